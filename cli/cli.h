@@ -1,0 +1,33 @@
+/* hetsched command line — one struct per subcommand, a registry in main.c.
+ * Exit statuses: 0 success, 1 failure while working, 2 bad usage or input.
+ * Data goes to stdout, diagnostics to stderr. */
+#ifndef HS_CLI_H
+#define HS_CLI_H
+
+#include <stdio.h>
+
+#include "hetsched/hetsched.h"
+
+typedef struct hs_cli_cmd {
+    const char *name;
+    const char *summary; /* one line for `hetsched --help` */
+    const char *usage;   /* full --help text */
+    int (*main)(int argc, char **argv); /* argv[0] is the subcommand name */
+} hs_cli_cmd;
+
+/* Prints "hetsched: MSG" to stderr and returns the exit status for err. */
+int hs_cli_fail(const hs_error *err);
+/* Prints "hetsched CMD: MSG\nTry 'hetsched CMD --help'." and returns 2. */
+int hs_cli_usage_error(const hs_cli_cmd *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Handles -h/--help given anywhere in argv: prints usage, returns 1 if it did. */
+int hs_cli_wants_help(const hs_cli_cmd *cmd, int argc, char **argv);
+/* Loads a workload or prints the error; returns NULL on failure and sets
+ * *status to the exit status. */
+hs_workload *hs_cli_load(const char *path, int *status);
+
+extern const hs_cli_cmd hs_cmd_info;
+extern const hs_cli_cmd hs_cmd_validate;
+extern const hs_cli_cmd hs_cmd_dot;
+
+#endif

@@ -1,0 +1,96 @@
+/* hetsched — the command line: a registry of subcommands (cli.h). */
+#include <stdarg.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* The registry: one line per subcommand, in the order `--help` lists them. */
+static const hs_cli_cmd *const commands[] = {
+    &hs_cmd_info,
+    &hs_cmd_validate,
+    &hs_cmd_dot,
+    NULL,
+};
+
+int hs_cli_fail(const hs_error *err)
+{
+    fprintf(stderr, "hetsched: %s\n", err->msg);
+    return hs_error_exit_status(err->code);
+}
+
+int hs_cli_usage_error(const hs_cli_cmd *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "hetsched %s: ", cmd->name);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry 'hetsched %s --help'.\n", cmd->name);
+    return 2;
+}
+
+int hs_cli_wants_help(const hs_cli_cmd *cmd, int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0)
+            break;
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            fputs(cmd->usage, stdout);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+hs_workload *hs_cli_load(const char *path, int *status)
+{
+    hs_workload *w = NULL;
+    hs_error err = {0};
+    if (hs_workload_load_file(path, &w, &err) != HS_OK) {
+        *status = hs_cli_fail(&err);
+        return NULL;
+    }
+    return w;
+}
+
+static void usage(FILE *out)
+{
+    fputs("usage: hetsched [--version] [--help] COMMAND [ARGS]\n"
+          "\n"
+          "Maps and runs graphs of kernels on CPUs and GPUs.\n"
+          "\n"
+          "commands:\n",
+          out);
+    for (int i = 0; commands[i]; i++)
+        fprintf(out, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
+    fputs("\n'hetsched COMMAND --help' tells more about one command.\n"
+          "Exit status: 0 success, 1 failure while working, 2 bad usage or input.\n",
+          out);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+        printf("hetsched %s\n", HS_VERSION);
+        return 0;
+    }
+    for (int i = 0; commands[i]; i++) {
+        if (strcmp(argv[1], commands[i]->name) == 0) {
+            if (hs_cli_wants_help(commands[i], argc - 1, argv + 1))
+                return 0;
+            return commands[i]->main(argc - 1, argv + 1);
+        }
+    }
+    fprintf(stderr, "hetsched: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return 2;
+}

@@ -1,0 +1,123 @@
+/* hetsched — the flattened task graph: storage, CSR adjacency, topological
+ * order (include/hetsched/graph.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hetsched/graph.h"
+
+int hs_graph_init(hs_graph *g, size_t ntasks, size_t nedges, int ndevices, hs_error *err)
+{
+    memset(g, 0, sizeof *g);
+    g->ndevices = ndevices;
+    g->tasks = calloc(ntasks ? ntasks : 1, sizeof *g->tasks);
+    g->edges = calloc(nedges ? nedges : 1, sizeof *g->edges);
+    g->cost_pool = calloc(ntasks * (size_t)ndevices + 1, sizeof *g->cost_pool);
+    if (!g->tasks || !g->edges || !g->cost_pool) {
+        hs_graph_free(g);
+        return hs_error_set(err, HS_ENOMEM, "out of memory for a graph of %zu tasks", ntasks);
+    }
+    g->ntasks = ntasks;
+    for (size_t t = 0; t < ntasks; t++) {
+        g->tasks[t].nparts = 1;
+        g->tasks[t].fraction = 1.0;
+        g->tasks[t].cost_us = g->cost_pool + t * (size_t)ndevices;
+    }
+    return HS_OK;
+}
+
+/* Counting sort of edge indices by one endpoint into off/idx. */
+static int csr(size_t ntasks, const hs_edge *edges, size_t nedges, int by_to, size_t **off_out,
+               size_t **idx_out)
+{
+    size_t *off = calloc(ntasks + 1, sizeof *off);
+    size_t *idx = malloc((nedges ? nedges : 1) * sizeof *idx);
+    if (!off || !idx) {
+        free(off);
+        free(idx);
+        return -1;
+    }
+    for (size_t e = 0; e < nedges; e++)
+        off[(by_to ? edges[e].to : edges[e].from) + 1]++;
+    for (size_t t = 0; t < ntasks; t++)
+        off[t + 1] += off[t];
+    {
+        size_t *fill = malloc((ntasks + 1) * sizeof *fill);
+        if (!fill) {
+            free(off);
+            free(idx);
+            return -1;
+        }
+        memcpy(fill, off, (ntasks + 1) * sizeof *fill);
+        for (size_t e = 0; e < nedges; e++)
+            idx[fill[by_to ? edges[e].to : edges[e].from]++] = e;
+        free(fill);
+    }
+    *off_out = off;
+    *idx_out = idx;
+    return 0;
+}
+
+int hs_graph_build_adjacency(hs_graph *g, hs_error *err)
+{
+    for (size_t e = 0; e < g->nedges; e++)
+        if (g->edges[e].from >= g->ntasks || g->edges[e].to >= g->ntasks)
+            return hs_error_set(err, HS_EINTERNAL, "edge %zu names a task out of range", e);
+    free(g->succ_off);
+    free(g->succ);
+    free(g->pred_off);
+    free(g->pred);
+    g->succ_off = g->succ = g->pred_off = g->pred = NULL;
+    if (csr(g->ntasks, g->edges, g->nedges, 0, &g->succ_off, &g->succ) != 0 ||
+        csr(g->ntasks, g->edges, g->nedges, 1, &g->pred_off, &g->pred) != 0)
+        return hs_error_set(err, HS_ENOMEM, "out of memory for the adjacency of %zu edges",
+                            g->nedges);
+    return HS_OK;
+}
+
+/* Kahn's algorithm, FIFO so that the order is stable for equal graphs. */
+int hs_graph_topo_order(const hs_graph *g, size_t *order, hs_error *err)
+{
+    size_t *indeg = malloc((g->ntasks ? g->ntasks : 1) * sizeof *indeg);
+    size_t head = 0, tail = 0;
+    if (!indeg)
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    for (size_t t = 0; t < g->ntasks; t++) {
+        indeg[t] = g->pred_off[t + 1] - g->pred_off[t];
+        if (indeg[t] == 0)
+            order[tail++] = t;
+    }
+    while (head < tail) {
+        size_t t = order[head++];
+        const hs_edge *e;
+        HS_GRAPH_SUCC_FOREACH(g, t, e)
+        {
+            if (--indeg[e->to] == 0)
+                order[tail++] = e->to;
+        }
+    }
+    free(indeg);
+    if (tail != g->ntasks)
+        return hs_error_set(err, HS_EINPUT, "the task graph has a cycle");
+    return HS_OK;
+}
+
+void hs_graph_free(hs_graph *g)
+{
+    free(g->tasks);
+    free(g->edges);
+    free(g->cost_pool);
+    free(g->succ_off);
+    free(g->succ);
+    free(g->pred_off);
+    free(g->pred);
+    memset(g, 0, sizeof *g);
+}
+
+double hs_task_min_cost(const hs_graph *g, size_t t)
+{
+    double best = g->tasks[t].cost_us[0];
+    for (int d = 1; d < g->ndevices; d++)
+        if (g->tasks[t].cost_us[d] < best)
+            best = g->tasks[t].cost_us[d];
+    return best;
+}

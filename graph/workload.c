@@ -1,0 +1,683 @@
+/* hetsched — building, checking and flattening a workload
+ * (include/hetsched/graph.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hetsched/graph.h"
+#include "strmap.h"
+
+/* Makes room for element `n` of *arr, doubling at powers of two so that n
+ * appends cost O(n) in all. */
+static int grow(void **arr, size_t n, size_t elem)
+{
+    if (n == 0 || (n & (n - 1)) == 0) {
+        void *p = realloc(*arr, (n ? 2 * n : 1) * elem);
+        if (!p)
+            return -1;
+        *arr = p;
+    }
+    return 0;
+}
+#define GROW(arr, n) grow((void **)&(arr), (size_t)(n), sizeof *(arr))
+
+static int nomem(hs_error *err)
+{
+    return hs_error_set(err, HS_ENOMEM, "out of memory");
+}
+
+static int bad_number(double x)
+{
+    return !isfinite(x) || x < 0;
+}
+
+const char *hs_device_kind_name(hs_device_kind kind)
+{
+    return kind == HS_DEVICE_GPU ? "gpu" : "cpu";
+}
+
+/* ---------------------------------------------------------------- platform */
+
+int hs_platform_find_device(const hs_platform *p, const char *name)
+{
+    for (int d = 0; d < p->ndevices; d++)
+        if (strcmp(p->devices[d].name, name) == 0)
+            return d;
+    return -1;
+}
+
+int hs_platform_find_memory(const hs_platform *p, const char *name)
+{
+    for (int m = 0; m < p->nmemories; m++)
+        if (strcmp(p->memories[m], name) == 0)
+            return m;
+    return -1;
+}
+
+double hs_transfer_us(const hs_platform *p, int from_memory, int to_memory, double bytes)
+{
+    const hs_link *l;
+    if (from_memory == to_memory || bytes <= 0)
+        return 0.0;
+    l = &p->links[from_memory * p->nmemories + to_memory];
+    if (!l->present)
+        return HUGE_VAL;
+    return l->latency_us + bytes / (l->bandwidth_gbps * 1000.0);
+}
+
+/* Adds a memory space (or finds it); returns its index or -1. */
+static int add_memory(hs_platform *p, const char *name)
+{
+    int m = hs_platform_find_memory(p, name);
+    hs_link *links;
+    char *copy;
+    int n;
+    if (m >= 0)
+        return m;
+    n = p->nmemories + 1;
+    links = calloc((size_t)n * (size_t)n, sizeof *links);
+    copy = strdup(name);
+    if (!links || !copy || GROW(p->memories, p->nmemories) != 0) {
+        free(links);
+        free(copy);
+        return -1;
+    }
+    for (int i = 0; i < p->nmemories; i++)
+        for (int j = 0; j < p->nmemories; j++)
+            links[i * n + j] = p->links[i * p->nmemories + j];
+    free(p->links);
+    p->links = links;
+    p->memories[p->nmemories] = copy;
+    return p->nmemories++;
+}
+
+hs_workload *hs_workload_new(void)
+{
+    hs_workload *w = calloc(1, sizeof *w);
+    if (!w)
+        return NULL;
+    if (add_memory(&w->platform, "host") != HS_HOST_MEMORY) {
+        hs_workload_free(w);
+        return NULL;
+    }
+    return w;
+}
+
+static void free_kernel(hs_kernel *k)
+{
+    free(k->name);
+    free(k->type);
+    for (int i = 0; i < k->nparams; i++)
+        free(k->params[i].name);
+    free(k->params);
+    for (int i = 0; i < k->ncosts; i++)
+        free(k->costs[i].key);
+    free(k->costs);
+    free(k->cost_us);
+}
+
+void hs_workload_free(hs_workload *w)
+{
+    if (!w)
+        return;
+    for (int d = 0; d < w->platform.ndevices; d++)
+        free(w->platform.devices[d].name);
+    free(w->platform.devices);
+    for (int m = 0; m < w->platform.nmemories; m++)
+        free(w->platform.memories[m]);
+    free(w->platform.memories);
+    free(w->platform.links);
+    for (int a = 0; a < w->napps; a++) {
+        hs_app *app = &w->apps[a];
+        for (int k = 0; k < app->nkernels; k++)
+            free_kernel(&app->kernels[k]);
+        free(app->kernels);
+        free(app->edges);
+        free(app->name);
+    }
+    free(w->apps);
+    hs_graph_free(&w->graph);
+    hs__strmap_free(w->ids);
+    free(w->path);
+    free(w);
+}
+
+static int check_name(const char *name, const char *path, hs_error *err)
+{
+    if (!name || !*name)
+        return hs_error_at(err, HS_EINPUT, path, "a name must not be empty");
+    for (const char *c = name; *c; c++)
+        if (*c == '#' || *c == '/' || *c == '[' || *c == ']' || *c == '"' ||
+            (unsigned char)*c < 0x20)
+            return hs_error_at(err, HS_EINPUT, path,
+                               "'%s' may not contain '#', '/', '[', ']', '\"' or control "
+                               "characters (they delimit task ids)",
+                               name);
+    return HS_OK;
+}
+
+int hs_platform_add_device(hs_workload *w, const char *name, hs_device_kind kind,
+                           const char *memory, int cores, hs_error *err)
+{
+    hs_platform *p = &w->platform;
+    char path[64];
+    int m, rc;
+    snprintf(path, sizeof path, "platform.devices[%d].name", p->ndevices);
+    if ((rc = check_name(name, path, err)) != 0)
+        return rc;
+    if (hs_platform_find_device(p, name) >= 0)
+        return hs_error_at(err, HS_EINPUT, path, "duplicate device name '%s'", name);
+    if (strcmp(name, "cpu") == 0 || strcmp(name, "gpu") == 0 || strcmp(name, "host") == 0)
+        return hs_error_at(err, HS_EINPUT, path,
+                           "'%s' is reserved (a device kind or the host memory)", name);
+    if (cores < 0) {
+        snprintf(path, sizeof path, "platform.devices[%d].cores", p->ndevices);
+        return hs_error_at(err, HS_EINPUT, path, "must be a whole number >= 0, not %d", cores);
+    }
+    snprintf(path, sizeof path, "platform.devices[%d].memory", p->ndevices);
+    if ((rc = check_name(memory, path, err)) != 0)
+        return rc;
+    if (GROW(p->devices, p->ndevices) != 0 || (m = add_memory(p, memory)) < 0)
+        return nomem(err);
+    p->devices[p->ndevices] = (hs_device){.name = strdup(name), .kind = kind, .memory = m,
+                                          .cores = cores};
+    if (!p->devices[p->ndevices].name)
+        return nomem(err);
+    return p->ndevices++;
+}
+
+int hs_platform_add_link(hs_workload *w, const char *from, const char *to,
+                         double bandwidth_gbps, double latency_us, hs_error *err)
+{
+    hs_platform *p = &w->platform;
+    int nlinks = 0, q, r, rc;
+    char path[64];
+    for (int i = 0; i < p->nmemories * p->nmemories; i++)
+        nlinks += p->links[i].present;
+    snprintf(path, sizeof path, "platform.links[%d].from", nlinks);
+    if ((q = hs_platform_find_memory(p, from)) < 0)
+        return hs_error_at(err, HS_EINPUT, path,
+                           "no memory '%s' (memories are 'host' and those the devices name)",
+                           from);
+    snprintf(path, sizeof path, "platform.links[%d].to", nlinks);
+    if ((r = hs_platform_find_memory(p, to)) < 0)
+        return hs_error_at(err, HS_EINPUT, path,
+                           "no memory '%s' (memories are 'host' and those the devices name)",
+                           to);
+    if (q == r)
+        return hs_error_at(err, HS_EINPUT, path, "a link joins two different memories, not "
+                           "'%s' to itself", to);
+    snprintf(path, sizeof path, "platform.links[%d]", nlinks);
+    if (p->links[q * p->nmemories + r].present)
+        return hs_error_at(err, HS_EINPUT, path, "duplicate link from '%s' to '%s'", from, to);
+    snprintf(path, sizeof path, "platform.links[%d].bandwidth_gbps", nlinks);
+    if (bad_number(bandwidth_gbps) || bandwidth_gbps == 0)
+        return hs_error_at(err, HS_EINPUT, path, "must be a finite number > 0, not %g",
+                           bandwidth_gbps);
+    snprintf(path, sizeof path, "platform.links[%d].latency_us", nlinks);
+    if (bad_number(latency_us))
+        return hs_error_at(err, HS_EINPUT, path, "must be a finite number >= 0, not %g",
+                           latency_us);
+    rc = nlinks;
+    p->links[q * p->nmemories + r] =
+        (hs_link){.present = 1, .bandwidth_gbps = bandwidth_gbps, .latency_us = latency_us};
+    return rc;
+}
+
+/* ------------------------------------------------------------ applications */
+
+static hs_app *app_at(hs_workload *w, int app)
+{
+    return app >= 0 && app < w->napps ? &w->apps[app] : NULL;
+}
+
+static hs_kernel *kernel_at(hs_workload *w, int app, int kernel)
+{
+    hs_app *a = app_at(w, app);
+    return a && kernel >= 0 && kernel < a->nkernels ? &a->kernels[kernel] : NULL;
+}
+
+static int find_app(const hs_workload *w, const char *name)
+{
+    for (int a = 0; a < w->napps; a++)
+        if (strcmp(w->apps[a].name, name) == 0)
+            return a;
+    return -1;
+}
+
+static int find_kernel(const hs_app *a, const char *name)
+{
+    for (int k = 0; k < a->nkernels; k++)
+        if (strcmp(a->kernels[k].name, name) == 0)
+            return k;
+    return -1;
+}
+
+int hs_workload_add_app(hs_workload *w, const char *name, int instances, hs_error *err)
+{
+    char path[64];
+    int rc;
+    if (w->finalized)
+        return hs_error_set(err, HS_EUSAGE, "the workload is already finalized");
+    snprintf(path, sizeof path, "applications[%d].name", w->napps);
+    if ((rc = check_name(name, path, err)) != 0)
+        return rc;
+    if (find_app(w, name) >= 0)
+        return hs_error_at(err, HS_EINPUT, path, "duplicate application name '%s'", name);
+    if (instances < 1) {
+        snprintf(path, sizeof path, "applications[%d].instances", w->napps);
+        return hs_error_at(err, HS_EINPUT, path, "must be a whole number >= 1, not %d",
+                           instances);
+    }
+    if (GROW(w->apps, w->napps) != 0)
+        return nomem(err);
+    w->apps[w->napps] = (hs_app){.name = strdup(name), .instances = instances};
+    if (!w->apps[w->napps].name)
+        return nomem(err);
+    return w->napps++;
+}
+
+int hs_app_add_kernel(hs_workload *w, int app, const char *name, hs_error *err)
+{
+    hs_app *a = app_at(w, app);
+    char path[96];
+    int rc;
+    if (!a || w->finalized)
+        return hs_error_set(err, HS_EUSAGE, "no application %d to add a kernel to", app);
+    snprintf(path, sizeof path, "applications[%d].kernels[%d].name", app, a->nkernels);
+    if ((rc = check_name(name, path, err)) != 0)
+        return rc;
+    if (find_kernel(a, name) >= 0)
+        return hs_error_at(err, HS_EINPUT, path, "duplicate kernel name '%s' in application '%s'",
+                           name, a->name);
+    if (GROW(a->kernels, a->nkernels) != 0)
+        return nomem(err);
+    a->kernels[a->nkernels] = (hs_kernel){.name = strdup(name)};
+    if (!a->kernels[a->nkernels].name)
+        return nomem(err);
+    return a->nkernels++;
+}
+
+#define KERNEL_OR_FAIL(k, w, app, kernel, err)                                           \
+    hs_kernel *k = kernel_at(w, app, kernel);                                            \
+    if (!k || (w)->finalized)                                                            \
+    return hs_error_set(err, HS_EUSAGE, "no kernel %d in application %d", kernel, app)
+
+int hs_kernel_set_cost(hs_workload *w, int app, int kernel, const char *key, double us,
+                       hs_error *err)
+{
+    char path[160];
+    KERNEL_OR_FAIL(k, w, app, kernel, err);
+    snprintf(path, sizeof path, "applications[%d].kernels[%d].cost_us.%s", app, kernel, key);
+    if (bad_number(us))
+        return hs_error_at(err, HS_EINPUT, path, "must be a finite number >= 0, not %g", us);
+    for (int i = 0; i < k->ncosts; i++)
+        if (strcmp(k->costs[i].key, key) == 0)
+            return hs_error_at(err, HS_EINPUT, path, "duplicate cost for '%s'", key);
+    if (GROW(k->costs, k->ncosts) != 0)
+        return nomem(err);
+    k->costs[k->ncosts] = (hs_cost_entry){.key = strdup(key), .us = us};
+    if (!k->costs[k->ncosts].key)
+        return nomem(err);
+    k->ncosts++;
+    return HS_OK;
+}
+
+int hs_kernel_set_bytes(hs_workload *w, int app, int kernel, double input_bytes,
+                        double output_bytes, hs_error *err)
+{
+    char path[128];
+    KERNEL_OR_FAIL(k, w, app, kernel, err);
+    snprintf(path, sizeof path, "applications[%d].kernels[%d].%s", app, kernel,
+             bad_number(input_bytes) ? "input_bytes" : "output_bytes");
+    if (bad_number(input_bytes) || bad_number(output_bytes))
+        return hs_error_at(err, HS_EINPUT, path, "must be a finite number >= 0, not %g",
+                           bad_number(input_bytes) ? input_bytes : output_bytes);
+    k->input_bytes = input_bytes;
+    k->output_bytes = output_bytes;
+    return HS_OK;
+}
+
+int hs_kernel_set_type(hs_workload *w, int app, int kernel, const char *type, hs_error *err)
+{
+    char path[128];
+    int rc;
+    KERNEL_OR_FAIL(k, w, app, kernel, err);
+    snprintf(path, sizeof path, "applications[%d].kernels[%d].type", app, kernel);
+    if ((rc = check_name(type, path, err)) != 0)
+        return rc;
+    free(k->type);
+    if (!(k->type = strdup(type)))
+        return nomem(err);
+    return HS_OK;
+}
+
+int hs_kernel_add_param(hs_workload *w, int app, int kernel, const char *name, double value,
+                        hs_error *err)
+{
+    char path[160];
+    KERNEL_OR_FAIL(k, w, app, kernel, err);
+    snprintf(path, sizeof path, "applications[%d].kernels[%d].params.%s", app, kernel, name);
+    if (!isfinite(value))
+        return hs_error_at(err, HS_EINPUT, path, "must be a finite number, not %g", value);
+    for (int i = 0; i < k->nparams; i++)
+        if (strcmp(k->params[i].name, name) == 0)
+            return hs_error_at(err, HS_EINPUT, path, "duplicate parameter '%s'", name);
+    if (GROW(k->params, k->nparams) != 0)
+        return nomem(err);
+    k->params[k->nparams] = (hs_param){.name = strdup(name), .value = value};
+    if (!k->params[k->nparams].name)
+        return nomem(err);
+    k->nparams++;
+    return HS_OK;
+}
+
+int hs_kernel_set_split(hs_workload *w, int app, int kernel, int splittable, double items,
+                        hs_error *err)
+{
+    char path[128];
+    KERNEL_OR_FAIL(k, w, app, kernel, err);
+    snprintf(path, sizeof path, "applications[%d].kernels[%d].items", app, kernel);
+    if (bad_number(items) || items != floor(items))
+        return hs_error_at(err, HS_EINPUT, path, "must be a whole number >= 0, not %g", items);
+    if (splittable && items < 1)
+        return hs_error_at(err, HS_EINPUT, path,
+                           "a splittable kernel needs items >= 1 (the work it divides)");
+    k->splittable = splittable;
+    k->items = items;
+    return HS_OK;
+}
+
+int hs_app_add_edge(hs_workload *w, int app, const char *from, const char *to, double bytes,
+                    hs_error *err)
+{
+    hs_app *a = app_at(w, app);
+    char path[128];
+    int f, t;
+    if (!a || w->finalized)
+        return hs_error_set(err, HS_EUSAGE, "no application %d to add an edge to", app);
+    snprintf(path, sizeof path, "applications[%d].edges[%d].from", app, a->nedges);
+    if ((f = find_kernel(a, from)) < 0)
+        return hs_error_at(err, HS_EINPUT, path, "no kernel '%s' in application '%s'", from,
+                           a->name);
+    snprintf(path, sizeof path, "applications[%d].edges[%d].to", app, a->nedges);
+    if ((t = find_kernel(a, to)) < 0)
+        return hs_error_at(err, HS_EINPUT, path, "no kernel '%s' in application '%s'", to,
+                           a->name);
+    if (f == t)
+        return hs_error_at(err, HS_EINPUT, path, "kernel '%s' cannot depend on itself", to);
+    snprintf(path, sizeof path, "applications[%d].edges[%d]", app, a->nedges);
+    for (int e = 0; e < a->nedges; e++)
+        if (a->edges[e].from == f && a->edges[e].to == t)
+            return hs_error_at(err, HS_EINPUT, path, "duplicate edge from '%s' to '%s'", from,
+                               to);
+    snprintf(path, sizeof path, "applications[%d].edges[%d].bytes", app, a->nedges);
+    if (bad_number(bytes))
+        return hs_error_at(err, HS_EINPUT, path, "must be a finite number >= 0, not %g", bytes);
+    if (GROW(a->edges, a->nedges) != 0)
+        return nomem(err);
+    a->edges[a->nedges] = (hs_kernel_edge){.from = f, .to = t, .bytes = bytes};
+    return a->nedges++;
+}
+
+/* ---------------------------------------------------------------- finalize */
+
+/* Cost of kernel k on device d: an entry naming the device wins over one
+ * naming its kind (DESIGN.md §3). */
+static int resolve_costs(hs_workload *w, int a, int ki, hs_error *err)
+{
+    const hs_platform *p = &w->platform;
+    hs_kernel *k = &w->apps[a].kernels[ki];
+    char path[128];
+    snprintf(path, sizeof path, "applications[%d].kernels[%d].cost_us", a, ki);
+    for (int i = 0; i < k->ncosts; i++) {
+        const char *key = k->costs[i].key;
+        if (strcmp(key, "cpu") != 0 && strcmp(key, "gpu") != 0 &&
+            hs_platform_find_device(p, key) < 0) {
+            char kpath[192];
+            snprintf(kpath, sizeof kpath, "%s.%s", path, key);
+            return hs_error_at(err, HS_EINPUT, kpath,
+                               "no device or device kind named '%s' (kinds are cpu, gpu)", key);
+        }
+    }
+    free(k->cost_us);
+    if (!(k->cost_us = calloc((size_t)p->ndevices + 1, sizeof *k->cost_us)))
+        return nomem(err);
+    for (int d = 0; d < p->ndevices; d++) {
+        const hs_device *dev = &p->devices[d];
+        int by_name = -1, by_kind = -1;
+        for (int i = 0; i < k->ncosts; i++) {
+            if (strcmp(k->costs[i].key, dev->name) == 0)
+                by_name = i;
+            else if (strcmp(k->costs[i].key, hs_device_kind_name(dev->kind)) == 0)
+                by_kind = i;
+        }
+        if (by_name < 0 && by_kind < 0) {
+            if (k->type && k->ncosts == 0)
+                return hs_error_at(err, HS_EINPUT, path,
+                                   "kernel '%s' of type '%s' has no cost_us and no performance "
+                                   "model is loaded (give cost_us)",
+                                   k->name, k->type);
+            return hs_error_at(err, HS_EINPUT, path,
+                               "no cost for device '%s' of kernel '%s' (give '%s' or '%s')",
+                               dev->name, k->name, dev->name, hs_device_kind_name(dev->kind));
+        }
+        k->cost_us[d] = k->costs[by_name >= 0 ? by_name : by_kind].us;
+    }
+    return HS_OK;
+}
+
+/* Depth-first search for a cycle in one application's kernel graph; the
+ * message lists the kernels on it, in edge order. */
+static int find_cycle(const hs_app *a, int ai, hs_error *err)
+{
+    int n = a->nkernels, rc = HS_OK;
+    int *state = calloc((size_t)n + 1, sizeof *state); /* 0 new, 1 on stack, 2 done */
+    int *stack = malloc(((size_t)n + 1) * sizeof *stack);
+    int *next = calloc((size_t)n + 1, sizeof *next);     /* next edge to try */
+    if (!state || !stack || !next) {
+        rc = nomem(err);
+        goto out;
+    }
+    for (int root = 0; root < n && rc == HS_OK; root++) {
+        int top = 0;
+        if (state[root])
+            continue;
+        stack[top++] = root;
+        state[root] = 1;
+        while (top > 0 && rc == HS_OK) {
+            int u = stack[top - 1], e = next[u]++;
+            if (e >= a->nedges) {
+                state[u] = 2;
+                top--;
+            } else if (a->edges[e].from == u) {
+                int v = a->edges[e].to;
+                if (state[v] == 0) {
+                    state[v] = 1;
+                    stack[top++] = v;
+                } else if (state[v] == 1) {
+                    char text[768], path[32];
+                    size_t len = 0;
+                    int i = top - 1;
+                    while (stack[i] != v)
+                        i--;
+                    for (; i < top; i++)
+                        len += (size_t)snprintf(text + len, len < sizeof text ? sizeof text - len : 0,
+                                                "%s -> ", a->kernels[stack[i]].name);
+                    if (len < sizeof text)
+                        snprintf(text + len, sizeof text - len, "%s", a->kernels[v].name);
+                    snprintf(path, sizeof path, "applications[%d].edges", ai);
+                    rc = hs_error_at(err, HS_EINPUT, path, "cycle in application '%s': %s",
+                                     a->name, text);
+                }
+            }
+        }
+    }
+out:
+    free(state);
+    free(stack);
+    free(next);
+    return rc;
+}
+
+/* A pair of memories that exchanges data needs a link.  With every kernel
+ * able to run on every device, an edge with data needs every ordered pair of
+ * distinct device memories, an input needs host -> each, an output each ->
+ * host. */
+static int check_links(const hs_workload *w, hs_error *err)
+{
+    const hs_platform *p = &w->platform;
+    for (int a = 0; a < w->napps; a++) {
+        const hs_app *app = &w->apps[a];
+        for (int k = 0; k < app->nkernels; k++) {
+            const hs_kernel *kn = &app->kernels[k];
+            for (int d = 0; d < p->ndevices; d++) {
+                int m = p->devices[d].memory;
+                char path[128];
+                if (m == HS_HOST_MEMORY)
+                    continue;
+                if (kn->input_bytes > 0 && !p->links[HS_HOST_MEMORY * p->nmemories + m].present) {
+                    snprintf(path, sizeof path, "applications[%d].kernels[%d].input_bytes", a, k);
+                    return hs_error_at(err, HS_EINPUT, path,
+                                       "no link from 'host' to '%s' in platform.links (kernel "
+                                       "'%s' reads its input on device '%s')",
+                                       p->memories[m], kn->name, p->devices[d].name);
+                }
+                if (kn->output_bytes > 0 && !p->links[m * p->nmemories + HS_HOST_MEMORY].present) {
+                    snprintf(path, sizeof path, "applications[%d].kernels[%d].output_bytes", a, k);
+                    return hs_error_at(err, HS_EINPUT, path,
+                                       "no link from '%s' to 'host' in platform.links (kernel "
+                                       "'%s' writes its output back from device '%s')",
+                                       p->memories[m], kn->name, p->devices[d].name);
+                }
+            }
+        }
+        for (int e = 0; e < app->nedges; e++) {
+            if (app->edges[e].bytes <= 0)
+                continue;
+            for (int d1 = 0; d1 < p->ndevices; d1++)
+                for (int d2 = 0; d2 < p->ndevices; d2++) {
+                    int q = p->devices[d1].memory, r = p->devices[d2].memory;
+                    char path[64];
+                    if (q == r || p->links[q * p->nmemories + r].present)
+                        continue;
+                    snprintf(path, sizeof path, "applications[%d].edges[%d]", a, e);
+                    return hs_error_at(err, HS_EINPUT, path,
+                                       "no link from '%s' to '%s' in platform.links (data from "
+                                       "'%s' to '%s' may move between devices '%s' and '%s')",
+                                       p->memories[q], p->memories[r],
+                                       app->kernels[app->edges[e].from].name,
+                                       app->kernels[app->edges[e].to].name, p->devices[d1].name,
+                                       p->devices[d2].name);
+                }
+        }
+    }
+    return HS_OK;
+}
+
+int hs_workload_finalize(hs_workload *w, hs_error *err)
+{
+    size_t ntasks = 0, nedges = 0, t = 0, e = 0;
+    int rc;
+    if (w->finalized)
+        return HS_OK;
+    if (w->platform.ndevices == 0)
+        return hs_error_at(err, HS_EINPUT, "platform.devices", "at least one device is needed");
+    if (w->napps == 0)
+        return hs_error_at(err, HS_EINPUT, "applications", "at least one application is needed");
+    for (int a = 0; a < w->napps; a++) {
+        char path[64];
+        if (w->apps[a].nkernels == 0) {
+            snprintf(path, sizeof path, "applications[%d].kernels", a);
+            return hs_error_at(err, HS_EINPUT, path, "application '%s' has no kernel",
+                               w->apps[a].name);
+        }
+        for (int k = 0; k < w->apps[a].nkernels; k++)
+            if ((rc = resolve_costs(w, a, k, err)) != 0)
+                return rc;
+        if ((rc = find_cycle(&w->apps[a], a, err)) != 0)
+            return rc;
+        ntasks += (size_t)w->apps[a].instances * (size_t)w->apps[a].nkernels;
+        nedges += (size_t)w->apps[a].instances * (size_t)w->apps[a].nedges;
+    }
+    if ((rc = check_links(w, err)) != 0)
+        return rc;
+    if ((rc = hs_graph_init(&w->graph, ntasks, nedges, w->platform.ndevices, err)) != 0)
+        return rc;
+    for (int a = 0; a < w->napps; a++) {
+        const hs_app *app = &w->apps[a];
+        for (int i = 0; i < app->instances; i++) {
+            size_t first = t;
+            for (int k = 0; k < app->nkernels; k++, t++) {
+                hs_task *task = &w->graph.tasks[t];
+                task->app = a;
+                task->instance = i;
+                task->kernel = k;
+                task->input_bytes = app->kernels[k].input_bytes;
+                task->output_bytes = app->kernels[k].output_bytes;
+                memcpy(task->cost_us, app->kernels[k].cost_us,
+                       (size_t)w->platform.ndevices * sizeof *task->cost_us);
+            }
+            for (int k = 0; k < app->nedges; k++, e++)
+                w->graph.edges[e] = (hs_edge){.from = first + (size_t)app->edges[k].from,
+                                              .to = first + (size_t)app->edges[k].to,
+                                              .bytes = app->edges[k].bytes};
+        }
+    }
+    w->graph.nedges = nedges;
+    if ((rc = hs_graph_build_adjacency(&w->graph, err)) != 0) {
+        hs_graph_free(&w->graph);
+        return rc;
+    }
+    w->finalized = 1;
+    return HS_OK;
+}
+
+/* --------------------------------------------------------------- task ids */
+
+int hs_task_id(const hs_workload *w, const hs_task *t, char *buf, size_t size)
+{
+    const hs_app *a = &w->apps[t->app];
+    if (t->nparts > 1)
+        return snprintf(buf, size, "%s#%d/%s[%d/%d]", a->name, t->instance,
+                        a->kernels[t->kernel].name, t->part, t->nparts);
+    return snprintf(buf, size, "%s#%d/%s", a->name, t->instance, a->kernels[t->kernel].name);
+}
+
+int hs_task_parse_id(hs_workload *w, const char *id, size_t *task, int *part, int *nparts,
+                     hs_error *err)
+{
+    char whole[512];
+    const char *bracket;
+    size_t len;
+    int k = 0, n = 1;
+    if (!w->finalized)
+        return hs_error_set(err, HS_EUSAGE, "the workload is not finalized");
+    if (!w->ids) {
+        if (!(w->ids = hs__strmap_new(w->graph.ntasks)))
+            return nomem(err);
+        for (size_t t = 0; t < w->graph.ntasks; t++) {
+            hs_task_id(w, &w->graph.tasks[t], whole, sizeof whole);
+            if (hs__strmap_put(w->ids, whole, t) < 0)
+                return nomem(err);
+        }
+    }
+    bracket = strchr(id, '[');
+    len = bracket ? (size_t)(bracket - id) : strlen(id);
+    if (len >= sizeof whole)
+        return hs_error_set(err, HS_EINPUT, "no task '%.64s...' in the workload", id);
+    memcpy(whole, id, len);
+    whole[len] = '\0';
+    if (bracket) {
+        int used = 0;
+        if (sscanf(bracket, "[%d/%d]%n", &k, &n, &used) != 2 || bracket[used] != '\0' || n < 1 ||
+            k < 0 || k >= n)
+            return hs_error_set(err, HS_EINPUT,
+                                "task id '%s': a part is written [k/n] with 0 <= k < n", id);
+    }
+    if (!hs__strmap_get(w->ids, whole, task))
+        return hs_error_set(err, HS_EINPUT, "no task '%s' in the workload", whole);
+    *part = k;
+    *nparts = n;
+    return HS_OK;
+}

@@ -1,0 +1,222 @@
+/* hetsched — platforms, applications and the task graph (DESIGN.md §1).
+ *
+ * A workload is a platform (devices, memories, links) plus applications.  An
+ * application is a DAG of kernels submitted `instances` times; finalizing a
+ * workload flattens every instance of every application into one task graph
+ * whose tasks are named `APP#I/KERNEL`.
+ *
+ * Building a workload (the YAML loader and the generators both do this):
+ *
+ *     hs_workload *w = hs_workload_new();
+ *     hs_platform_add_device(w, "cpu0", HS_DEVICE_CPU, "host", 4, &err);
+ *     hs_platform_add_device(w, "gpu0", HS_DEVICE_GPU, "gpu0", 0, &err);
+ *     hs_platform_add_link(w, "host", "gpu0", 12.0, 10.0, &err);
+ *     int a = hs_workload_add_app(w, "va", 1, &err);
+ *     int k = hs_app_add_kernel(w, a, "add", &err);
+ *     hs_kernel_set_cost(w, a, k, "cpu", 568.0, &err);   // by kind
+ *     hs_kernel_set_cost(w, a, k, "gpu0", 422.0, &err);  // by name: wins
+ *     hs_app_add_edge(w, a, "add", "scale", 200000, &err);
+ *     hs_workload_finalize(w, &err);   // resolves costs, checks, flattens
+ *
+ * Every builder call checks its own arguments; finalize checks what needs
+ * the whole picture (costs for every device, edges to known kernels, links
+ * between memories that exchange data, cycles).  Errors name the offending
+ * item by its path in the YAML contract, e.g.
+ * `applications[1].edges[0].to: no kernel 'mul' in application 'xgemm'`,
+ * and set hs_error.path to that path so the loader can add FILE:LINE:COL.
+ * Units: microseconds, bytes, GB/s (1 GB/s = 1000 bytes/µs).
+ */
+#ifndef HETSCHED_GRAPH_H
+#define HETSCHED_GRAPH_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "hetsched/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- platform */
+
+typedef enum hs_device_kind { HS_DEVICE_CPU = 0, HS_DEVICE_GPU = 1 } hs_device_kind;
+
+#define HS_HOST_MEMORY 0 /* memories[0] is always "host" */
+
+typedef struct hs_device {
+    char *name;          /* unique */
+    hs_device_kind kind;
+    int memory;          /* index into hs_platform.memories */
+    int cores;           /* 0 when not given */
+} hs_device;
+
+typedef struct hs_link {
+    int present;         /* declared in the workload */
+    double bandwidth_gbps;
+    double latency_us;
+} hs_link;
+
+typedef struct hs_platform {
+    int ndevices;
+    hs_device *devices;
+    int nmemories;
+    char **memories;     /* memories[HS_HOST_MEMORY] == "host" */
+    hs_link *links;      /* nmemories x nmemories, links[from * nmemories + to] */
+} hs_platform;
+
+const char *hs_device_kind_name(hs_device_kind kind); /* "cpu", "gpu" */
+
+/* The delay model (DESIGN.md §1): 0 on the same memory or for 0 bytes (an
+ * edge without data is a pure ordering constraint), else
+ * latency_us + bytes / (bandwidth_gbps * 1000).  Returns HUGE_VAL where the
+ * two memories have no link (finalize makes sure that never happens for a
+ * pair that exchanges data). */
+double hs_transfer_us(const hs_platform *p, int from_memory, int to_memory, double bytes);
+
+/* Index of a device or memory by name, or -1. */
+int hs_platform_find_device(const hs_platform *p, const char *name);
+int hs_platform_find_memory(const hs_platform *p, const char *name);
+
+/* ------------------------------------------------------------ applications */
+
+typedef struct hs_param {
+    char *name;
+    double value;
+} hs_param;
+
+typedef struct hs_cost_entry { /* as written: key is a device name or a kind */
+    char *key;
+    double us;
+} hs_cost_entry;
+
+typedef struct hs_kernel {
+    char *name;            /* unique within its application */
+    char *type;            /* a real kernel type (`gemm`, ...) or NULL */
+    int nparams;
+    hs_param *params;
+    int ncosts;
+    hs_cost_entry *costs;  /* as given; resolved per device into cost_us */
+    double *cost_us;       /* [ndevices] after finalize */
+    double input_bytes;    /* read from host memory before it starts */
+    double output_bytes;   /* written back to host memory after it ends */
+    int splittable;        /* may be split across devices (items > 0) */
+    double items;
+} hs_kernel;
+
+typedef struct hs_kernel_edge {
+    int from, to;          /* kernel indices within the application */
+    double bytes;
+} hs_kernel_edge;
+
+typedef struct hs_app {
+    char *name;            /* unique */
+    int instances;         /* >= 1 */
+    int nkernels;
+    hs_kernel *kernels;
+    int nedges;
+    hs_kernel_edge *edges;
+} hs_app;
+
+/* ------------------------------------------------------------- task graph */
+
+typedef struct hs_task {
+    int app, instance, kernel;
+    int part, nparts;      /* 0/1 for a whole task; k/n for a part of a split */
+    double fraction;       /* 1 for a whole task */
+    double *cost_us;       /* [ndevices], owned by the graph */
+    double input_bytes, output_bytes;
+} hs_task;
+
+typedef struct hs_edge {
+    size_t from, to;       /* task indices */
+    double bytes;
+} hs_edge;
+
+/* Adjacency in CSR form: the edges leaving task t are
+ * edges[succ[succ_off[t]]] .. edges[succ[succ_off[t + 1] - 1]]; likewise
+ * pred/pred_off for the edges entering t. */
+typedef struct hs_graph {
+    int ndevices;
+    size_t ntasks;
+    hs_task *tasks;
+    size_t nedges;
+    hs_edge *edges;
+    size_t *succ_off, *succ;
+    size_t *pred_off, *pred;
+    double *cost_pool;     /* ntasks x ndevices; tasks[t].cost_us points here */
+} hs_graph;
+
+/* Allocates `ntasks` tasks (zeroed, fraction 1, nparts 1, cost_us pointing
+ * into the pool) and room for `nedges` edges (nedges set to 0). */
+int hs_graph_init(hs_graph *g, size_t ntasks, size_t nedges, int ndevices, hs_error *err);
+/* Builds succ/pred from edges[0..nedges). */
+int hs_graph_build_adjacency(hs_graph *g, hs_error *err);
+/* Writes a topological order of all tasks into `order` (ntasks entries).
+ * Returns HS_EINPUT if the graph has a cycle. */
+int hs_graph_topo_order(const hs_graph *g, size_t *order, hs_error *err);
+void hs_graph_free(hs_graph *g);
+
+#define HS_GRAPH_SUCC_FOREACH(g, t, e)                                      \
+    for (size_t hs__i = (g)->succ_off[t], hs__end = (g)->succ_off[(t) + 1];  \
+         hs__i < hs__end && ((e) = &(g)->edges[(g)->succ[hs__i]], 1); hs__i++)
+#define HS_GRAPH_PRED_FOREACH(g, t, e)                                      \
+    for (size_t hs__i = (g)->pred_off[t], hs__end = (g)->pred_off[(t) + 1];  \
+         hs__i < hs__end && ((e) = &(g)->edges[(g)->pred[hs__i]], 1); hs__i++)
+
+/* ---------------------------------------------------------------- workload */
+
+typedef struct hs_workload {
+    char *path;            /* file it came from, or NULL */
+    hs_platform platform;
+    int napps;
+    hs_app *apps;
+    int finalized;
+    hs_graph graph;        /* every instance of every application */
+    struct hs__strmap *ids; /* task id -> task index, built on demand */
+} hs_workload;
+
+hs_workload *hs_workload_new(void);
+void hs_workload_free(hs_workload *w);
+
+/* Platform.  Return the new index, or a negative error. */
+int hs_platform_add_device(hs_workload *w, const char *name, hs_device_kind kind,
+                           const char *memory, int cores, hs_error *err);
+int hs_platform_add_link(hs_workload *w, const char *from, const char *to,
+                         double bandwidth_gbps, double latency_us, hs_error *err);
+
+/* Applications.  Return the new index, or a negative error. */
+int hs_workload_add_app(hs_workload *w, const char *name, int instances, hs_error *err);
+int hs_app_add_kernel(hs_workload *w, int app, const char *name, hs_error *err);
+int hs_kernel_set_cost(hs_workload *w, int app, int kernel, const char *key, double us,
+                       hs_error *err);
+int hs_kernel_set_bytes(hs_workload *w, int app, int kernel, double input_bytes,
+                        double output_bytes, hs_error *err);
+int hs_kernel_set_type(hs_workload *w, int app, int kernel, const char *type, hs_error *err);
+int hs_kernel_add_param(hs_workload *w, int app, int kernel, const char *name, double value,
+                        hs_error *err);
+int hs_kernel_set_split(hs_workload *w, int app, int kernel, int splittable, double items,
+                        hs_error *err);
+int hs_app_add_edge(hs_workload *w, int app, const char *from, const char *to, double bytes,
+                    hs_error *err);
+
+/* Checks the whole workload and builds w->graph.  On error the workload is
+ * left unfinalized (and may be freed). */
+int hs_workload_finalize(hs_workload *w, hs_error *err);
+
+/* Task identifiers: `APP#I/KERNEL`, and `APP#I/KERNEL[k/n]` for part k of n.
+ * hs_task_id returns the length it needed (snprintf-like). */
+int hs_task_id(const hs_workload *w, const hs_task *t, char *buf, size_t size);
+/* Parses an identifier of a task of w->graph.  *task gets the index of the
+ * whole task; part and nparts get 0 and 1 for a whole task.  Returns HS_EINPUT
+ * (message naming the id) if no such task exists. */
+int hs_task_parse_id(hs_workload *w, const char *id, size_t *task, int *part, int *nparts,
+                     hs_error *err);
+
+/* The smallest cost of task t over all devices. */
+double hs_task_min_cost(const hs_graph *g, size_t t);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

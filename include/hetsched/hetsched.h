@@ -1,0 +1,13 @@
+/* hetsched — a task-graph runtime for machines with CPUs and GPUs.
+ * The one header to include; see the headers it includes for each part. */
+#ifndef HETSCHED_H
+#define HETSCHED_H
+
+#include "hetsched/error.h"
+#include "hetsched/export.h"
+#include "hetsched/graph.h"
+#include "hetsched/load.h"
+#include "hetsched/schedule.h"
+#include "hetsched/version.h"
+
+#endif

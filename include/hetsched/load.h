@@ -1,0 +1,30 @@
+/* hetsched — the workload loader: YAML of DESIGN.md §3 via libcyaml.
+ *
+ * On success *out is a finalized workload.  On any error nothing is returned
+ * (*out stays NULL), the code is HS_EINPUT (HS_EIO if the file cannot be
+ * read) and the message is one line:
+ *   FILE:LINE:COL: error: WHAT          (syntax, unknown or missing fields)
+ *   FILE:LINE:COL: error: PATH: WHAT    (semantic errors, e.g.
+ *     applications[1].edges[0].to: no kernel 'mul' in application 'xgemm')
+ */
+#ifndef HETSCHED_LOAD_H
+#define HETSCHED_LOAD_H
+
+#include <stddef.h>
+
+#include "hetsched/error.h"
+#include "hetsched/graph.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+int hs_workload_load_file(const char *path, hs_workload **out, hs_error *err);
+/* `name` is used in messages in place of a file name. */
+int hs_workload_load_buffer(const char *name, const char *data, size_t len, hs_workload **out,
+                            hs_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

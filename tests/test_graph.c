@@ -1,0 +1,237 @@
+/* Tests of graph/: the transfer formula, the builder's checks, cost
+ * resolution, flattening, topological order and task ids. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "hetsched/hetsched.h"
+
+/* cpu0 (host), gpu0 (gpu0), gpu1 (gpu1); links host<->gpu0 only. */
+static hs_workload *two_gpus(void)
+{
+    hs_workload *w = hs_workload_new();
+    hs_error err = {0};
+    assert_non_null(w);
+    assert_int_equal(hs_platform_add_device(w, "cpu0", HS_DEVICE_CPU, "host", 4, &err), 0);
+    assert_int_equal(hs_platform_add_device(w, "gpu0", HS_DEVICE_GPU, "gpu0", 0, &err), 1);
+    assert_int_equal(hs_platform_add_device(w, "gpu1", HS_DEVICE_GPU, "gpu1", 0, &err), 2);
+    assert_int_equal(hs_platform_add_link(w, "host", "gpu0", 12.0, 10.0, &err), 0);
+    assert_int_equal(hs_platform_add_link(w, "gpu0", "host", 8.0, 5.0, &err), 1);
+    return w;
+}
+
+static void transfer_formula(void **state)
+{
+    hs_workload *w = two_gpus();
+    const hs_platform *p = &w->platform;
+    (void)state;
+    /* 10 us + 200000 B / (12 GB/s * 1000 B/us/GB/s) = 10 + 16.6667 */
+    assert_float_equal(hs_transfer_us(p, 0, 1, 200000), 10.0 + 200000.0 / 12000.0, 1e-9);
+    /* the other direction has its own figures: 5 + 4194304 / 8000 = 529.288 */
+    assert_float_equal(hs_transfer_us(p, 1, 0, 4194304), 529.288, 1e-9);
+    /* same memory, or no data: free */
+    assert_float_equal(hs_transfer_us(p, 1, 1, 1e9), 0.0, 0);
+    assert_float_equal(hs_transfer_us(p, 0, 1, 0), 0.0, 0);
+    /* no link: infinite */
+    assert_true(isinf(hs_transfer_us(p, 1, 2, 1)));
+    hs_workload_free(w);
+}
+
+static void expect_error(int rc, const hs_error *err, const char *msg)
+{
+    assert_int_equal(rc, HS_EINPUT);
+    assert_int_equal(err->code, HS_EINPUT);
+    assert_string_equal(err->msg, msg);
+}
+
+static void builder_refusals(void **state)
+{
+    hs_workload *w = two_gpus();
+    hs_error err = {0};
+    int a;
+    (void)state;
+    expect_error(hs_platform_add_device(w, "gpu0", HS_DEVICE_GPU, "gpu9", 0, &err), &err,
+                 "platform.devices[3].name: duplicate device name 'gpu0'");
+    assert_string_equal(err.path, "platform.devices[3].name");
+    expect_error(hs_platform_add_link(w, "host", "gpu7", 1, 1, &err), &err,
+                 "platform.links[2].to: no memory 'gpu7' (memories are 'host' and those the "
+                 "devices name)");
+    expect_error(hs_platform_add_link(w, "host", "gpu0", 1, 1, &err), &err,
+                 "platform.links[2]: duplicate link from 'host' to 'gpu0'");
+    expect_error(hs_platform_add_link(w, "gpu0", "gpu1", -3, 1, &err), &err,
+                 "platform.links[2].bandwidth_gbps: must be a finite number > 0, not -3");
+    expect_error(hs_platform_add_link(w, "gpu0", "gpu1", 3, NAN, &err), &err,
+                 "platform.links[2].latency_us: must be a finite number >= 0, not nan");
+    a = hs_workload_add_app(w, "xgemm", 1, &err);
+    assert_int_equal(a, 0);
+    expect_error(hs_workload_add_app(w, "xgemm", 1, &err), &err,
+                 "applications[1].name: duplicate application name 'xgemm'");
+    expect_error(hs_workload_add_app(w, "b", 0, &err), &err,
+                 "applications[1].instances: must be a whole number >= 1, not 0");
+    assert_int_equal(hs_app_add_kernel(w, a, "ab", &err), 0);
+    expect_error(hs_app_add_kernel(w, a, "ab", &err), &err,
+                 "applications[0].kernels[1].name: duplicate kernel name 'ab' in application "
+                 "'xgemm'");
+    expect_error(hs_app_add_kernel(w, a, "a/b", &err), &err,
+                 "applications[0].kernels[1].name: 'a/b' may not contain '#', '/', '[', ']', "
+                 "'\"' or control characters (they delimit task ids)");
+    expect_error(hs_app_add_edge(w, a, "ab", "mul", 8, &err), &err,
+                 "applications[0].edges[0].to: no kernel 'mul' in application 'xgemm'");
+    assert_string_equal(err.path, "applications[0].edges[0].to");
+    expect_error(hs_kernel_set_cost(w, a, 0, "cpu", -1, &err), &err,
+                 "applications[0].kernels[0].cost_us.cpu: must be a finite number >= 0, not -1");
+    expect_error(hs_kernel_set_cost(w, a, 0, "gpu", INFINITY, &err), &err,
+                 "applications[0].kernels[0].cost_us.gpu: must be a finite number >= 0, not inf");
+    expect_error(hs_kernel_set_bytes(w, a, 0, 1, -5, &err), &err,
+                 "applications[0].kernels[0].output_bytes: must be a finite number >= 0, not -5");
+    hs_workload_free(w);
+}
+
+static void finalize_refusals(void **state)
+{
+    hs_error err = {0};
+    hs_workload *w;
+    (void)state;
+
+    /* a cost missing for one device */
+    w = two_gpus();
+    assert_int_equal(hs_workload_add_app(w, "va", 1, &err), 0);
+    assert_int_equal(hs_app_add_kernel(w, 0, "add", &err), 0);
+    assert_int_equal(hs_kernel_set_cost(w, 0, 0, "cpu", 5, &err), 0);
+    assert_int_equal(hs_kernel_set_cost(w, 0, 0, "gpu0", 5, &err), 0);
+    expect_error(hs_workload_finalize(w, &err), &err,
+                 "applications[0].kernels[0].cost_us: no cost for device 'gpu1' of kernel 'add' "
+                 "(give 'gpu1' or 'gpu')");
+    hs_workload_free(w);
+
+    /* a cost key that names nothing */
+    w = two_gpus();
+    hs_workload_add_app(w, "va", 1, &err);
+    hs_app_add_kernel(w, 0, "add", &err);
+    hs_kernel_set_cost(w, 0, 0, "tpu", 5, &err);
+    expect_error(hs_workload_finalize(w, &err), &err,
+                 "applications[0].kernels[0].cost_us.tpu: no device or device kind named 'tpu' "
+                 "(kinds are cpu, gpu)");
+    hs_workload_free(w);
+
+    /* data between gpu0 and gpu1, which have no link */
+    w = two_gpus();
+    hs_workload_add_app(w, "va", 1, &err);
+    hs_app_add_kernel(w, 0, "add", &err);
+    hs_app_add_kernel(w, 0, "scale", &err);
+    hs_kernel_set_cost(w, 0, 0, "cpu", 1, &err);
+    hs_kernel_set_cost(w, 0, 0, "gpu", 1, &err);
+    hs_kernel_set_cost(w, 0, 1, "cpu", 1, &err);
+    hs_kernel_set_cost(w, 0, 1, "gpu", 1, &err);
+    assert_int_equal(hs_app_add_edge(w, 0, "add", "scale", 100, &err), 0);
+    expect_error(hs_workload_finalize(w, &err), &err,
+                 "applications[0].edges[0]: no link from 'host' to 'gpu1' in platform.links "
+                 "(data from 'add' to 'scale' may move between devices 'cpu0' and 'gpu1')");
+    hs_workload_free(w);
+}
+
+static void cycle_is_named(void **state)
+{
+    hs_error err = {0};
+    hs_workload *w = two_gpus();
+    const char *names[] = {"a", "b", "c", "d"};
+    (void)state;
+    hs_workload_add_app(w, "va", 1, &err);
+    hs_workload_add_app(w, "loop", 1, &err);
+    for (int a = 0; a < 2; a++)
+        for (int k = 0; k < 4; k++) {
+            hs_app_add_kernel(w, a, names[k], &err);
+            hs_kernel_set_cost(w, a, k, "cpu", 1, &err);
+            hs_kernel_set_cost(w, a, k, "gpu", 1, &err);
+        }
+    /* loop: a -> b -> c -> d -> b */
+    hs_app_add_edge(w, 1, "a", "b", 0, &err);
+    hs_app_add_edge(w, 1, "b", "c", 0, &err);
+    hs_app_add_edge(w, 1, "c", "d", 0, &err);
+    hs_app_add_edge(w, 1, "d", "b", 0, &err);
+    expect_error(hs_workload_finalize(w, &err), &err,
+                 "applications[1].edges: cycle in application 'loop': b -> c -> d -> b");
+    hs_workload_free(w);
+}
+
+static void flatten_resolve_and_ids(void **state)
+{
+    hs_error err = {0};
+    hs_workload *w = two_gpus();
+    size_t order[6], task;
+    char id[64];
+    int part, nparts;
+    (void)state;
+    hs_platform_add_link(w, "gpu0", "gpu1", 20, 2, &err);
+    hs_platform_add_link(w, "gpu1", "gpu0", 20, 2, &err);
+    hs_platform_add_link(w, "host", "gpu1", 12, 10, &err);
+    assert_int_equal(hs_platform_add_link(w, "gpu1", "host", 12, 10, &err), 5);
+    hs_workload_add_app(w, "va", 3, &err);
+    hs_app_add_kernel(w, 0, "add", &err);
+    hs_app_add_kernel(w, 0, "scale", &err);
+    hs_kernel_set_cost(w, 0, 0, "cpu", 568, &err);
+    hs_kernel_set_cost(w, 0, 0, "gpu", 422, &err);
+    hs_kernel_set_cost(w, 0, 0, "gpu1", 400, &err); /* a name beats a kind */
+    hs_kernel_set_cost(w, 0, 1, "cpu", 1520, &err);
+    hs_kernel_set_cost(w, 0, 1, "gpu", 242, &err);
+    hs_app_add_edge(w, 0, "add", "scale", 200000, &err);
+    assert_int_equal(hs_workload_finalize(w, &err), HS_OK);
+    assert_int_equal(w->graph.ntasks, 6);
+    assert_int_equal(w->graph.nedges, 3);
+    assert_float_equal(w->graph.tasks[4].cost_us[0], 568, 0);
+    assert_float_equal(w->graph.tasks[4].cost_us[1], 422, 0);
+    assert_float_equal(w->graph.tasks[4].cost_us[2], 400, 0);
+    assert_float_equal(hs_task_min_cost(&w->graph, 4), 400, 0);
+    hs_task_id(w, &w->graph.tasks[5], id, sizeof id);
+    assert_string_equal(id, "va#2/scale");
+    assert_int_equal(hs_task_parse_id(w, "va#1/add", &task, &part, &nparts, &err), HS_OK);
+    assert_int_equal(task, 2);
+    assert_int_equal(nparts, 1);
+    assert_int_equal(hs_task_parse_id(w, "va#1/scale[2/3]", &task, &part, &nparts, &err), HS_OK);
+    assert_int_equal(task, 3);
+    assert_int_equal(part, 2);
+    assert_int_equal(nparts, 3);
+    expect_error(hs_task_parse_id(w, "va#3/add", &task, &part, &nparts, &err), &err,
+                 "no task 'va#3/add' in the workload");
+    expect_error(hs_task_parse_id(w, "va#0/add[3/3]", &task, &part, &nparts, &err), &err,
+                 "task id 'va#0/add[3/3]': a part is written [k/n] with 0 <= k < n");
+    /* every edge goes forward in the topological order */
+    assert_int_equal(hs_graph_topo_order(&w->graph, order, &err), HS_OK);
+    for (size_t e = 0; e < w->graph.nedges; e++) {
+        size_t pf = 0, pt = 0;
+        for (size_t i = 0; i < 6; i++) {
+            if (order[i] == w->graph.edges[e].from)
+                pf = i;
+            if (order[i] == w->graph.edges[e].to)
+                pt = i;
+        }
+        assert_true(pf < pt);
+    }
+    hs_workload_free(w);
+}
+
+static void error_table(void **state)
+{
+    (void)state;
+    assert_string_equal(hs_strerror_name(HS_EINPUT), "EINPUT");
+    assert_string_equal(hs_strerror(HS_ENOMEM), "out of memory");
+    assert_int_equal(hs_error_exit_status(HS_OK), 0);
+    assert_int_equal(hs_error_exit_status(HS_EINPUT), 2);
+    assert_int_equal(hs_error_exit_status(HS_EUSAGE), 2);
+    assert_int_equal(hs_error_exit_status(HS_EIO), 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(transfer_formula),   cmocka_unit_test(builder_refusals),
+        cmocka_unit_test(finalize_refusals),  cmocka_unit_test(cycle_is_named),
+        cmocka_unit_test(flatten_resolve_and_ids), cmocka_unit_test(error_table),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
