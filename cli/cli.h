@@ -29,5 +29,9 @@ hs_workload *hs_cli_load(const char *path, int *status);
 extern const hs_cli_cmd hs_cmd_info;
 extern const hs_cli_cmd hs_cmd_validate;
 extern const hs_cli_cmd hs_cmd_dot;
+extern const hs_cli_cmd hs_cmd_map;
+extern const hs_cli_cmd hs_cmd_compare;
+extern const hs_cli_cmd hs_cmd_optimal;
+extern const hs_cli_cmd hs_cmd_gen;
 
 #endif

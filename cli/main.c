@@ -6,9 +6,13 @@
 
 /* The registry: one line per subcommand, in the order `--help` lists them. */
 static const hs_cli_cmd *const commands[] = {
-    &hs_cmd_info,
+    &hs_cmd_map,
+    &hs_cmd_compare,
+    &hs_cmd_optimal,
     &hs_cmd_validate,
     &hs_cmd_dot,
+    &hs_cmd_gen,
+    &hs_cmd_info,
     NULL,
 };
 

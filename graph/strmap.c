@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "strmap.h"
+#include "graph/strmap.h"
 
 struct hs__strmap {
     size_t cap, len; /* cap is a power of two */

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "hetsched/graph.h"
-#include "strmap.h"
+#include "graph/strmap.h"
 
 /* Makes room for element `n` of *arr, doubling at powers of two so that n
  * appends cost O(n) in all. */

@@ -1,0 +1,4 @@
+/* placeholder: hetsched gen is being written */
+#include "cli.h"
+static int stub(int argc, char **argv) { (void)argc; (void)argv; return 1; }
+const hs_cli_cmd hs_cmd_gen = { .name = "gen", .summary = "(being written)", .usage = "", .main = stub };

@@ -1,0 +1,4 @@
+/* placeholder: hetsched map is being written */
+#include "cli.h"
+static int stub(int argc, char **argv) { (void)argc; (void)argv; return 1; }
+const hs_cli_cmd hs_cmd_map = { .name = "map", .summary = "(being written)", .usage = "", .main = stub };
