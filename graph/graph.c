@@ -18,6 +18,7 @@ int hs_graph_init(hs_graph *g, size_t ntasks, size_t nedges, int ndevices, hs_er
     }
     g->ntasks = ntasks;
     for (size_t t = 0; t < ntasks; t++) {
+        g->tasks[t].origin = t;
         g->tasks[t].nparts = 1;
         g->tasks[t].fraction = 1.0;
         g->tasks[t].cost_us = g->cost_pool + t * (size_t)ndevices;

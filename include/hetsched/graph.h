@@ -121,6 +121,8 @@ typedef struct hs_app {
 /* ------------------------------------------------------------- task graph */
 
 typedef struct hs_task {
+    size_t origin;         /* index of the whole task in the workload's graph;
+                              == own index unless a policy split the graph */
     int app, instance, kernel;
     int part, nparts;      /* 0/1 for a whole task; k/n for a part of a split */
     double fraction;       /* 1 for a whole task */

@@ -7,6 +7,7 @@
 #include "hetsched/export.h"
 #include "hetsched/graph.h"
 #include "hetsched/load.h"
+#include "hetsched/mapper.h"
 #include "hetsched/schedule.h"
 #include "hetsched/version.h"
 

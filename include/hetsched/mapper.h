@@ -1,0 +1,53 @@
+/* hetsched — mapping a workload with a scheduling policy (public API).
+ *
+ * A policy (mapper/policy.h) decides which device runs each task and in what
+ * order; the engine (exec/engine.h) drives it with events; a backend executes.
+ * hs_map runs a policy on the `sim` backend: virtual time, costs and
+ * transfers from the model of DESIGN.md §1, no threads.
+ */
+#ifndef HETSCHED_MAPPER_H
+#define HETSCHED_MAPPER_H
+
+#include <stddef.h>
+
+#include "hetsched/error.h"
+#include "hetsched/graph.h"
+#include "hetsched/schedule.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct hs_map_options {
+    unsigned long seed;     /* for `random` and tie-breaking that wants it */
+    int thr;                /* h-ratio / d-rank dispatch threshold; 0 = default */
+    double split_threshold_us; /* ad-part: split a kernel predicted longer than
+                                  this; 0 = the policy's default */
+} hs_map_options;
+
+typedef struct hs_map_stats {
+    double mapping_seconds; /* CPU time spent inside the policy's hooks */
+    double busy_us_total;
+    size_t events;          /* engine events processed */
+} hs_map_stats;
+
+typedef struct hs_policy hs_policy; /* mapper/policy.h */
+
+/* The registered policies, NULL-terminated, in the order `map -a help`
+ * lists them; and one by name (NULL if none). */
+const hs_policy *const *hs_policy_list(void);
+const hs_policy *hs_policy_find(const char *name);
+const char *hs_policy_name(const hs_policy *p);
+const char *hs_policy_description(const hs_policy *p);
+
+/* Maps the finalized workload w with the named policy in simulation.  On
+ * success *out is a schedule that passes hs_schedule_validate (transfers
+ * derived, makespan set, algorithm = policy name).  `opt` and `stats` may be
+ * NULL.  An unknown policy is HS_EUSAGE. */
+int hs_map(hs_workload *w, const char *policy, const hs_map_options *opt, hs_schedule **out,
+           hs_map_stats *stats, hs_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
