@@ -22,6 +22,12 @@ int hs_cli_usage_error(const hs_cli_cmd *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Handles -h/--help given anywhere in argv: prints usage, returns 1 if it did. */
 int hs_cli_wants_help(const hs_cli_cmd *cmd, int argc, char **argv);
+/* Parses a whole decimal number in [min, max] (no sign); 0, or -1 if `s` is
+ * not one. */
+int hs_cli_parse_whole(const char *s, unsigned long long min, unsigned long long max,
+                       unsigned long long *out);
+/* Parses a finite number in [lo, hi]; 0, or -1 if `s` is not one. */
+int hs_cli_parse_real(const char *s, double lo, double hi, double *out);
 /* Loads a workload or prints the error; returns NULL on failure and sets
  * *status to the exit status. */
 hs_workload *hs_cli_load(const char *path, int *status);
@@ -33,5 +39,6 @@ extern const hs_cli_cmd hs_cmd_map;
 extern const hs_cli_cmd hs_cmd_compare;
 extern const hs_cli_cmd hs_cmd_optimal;
 extern const hs_cli_cmd hs_cmd_gen;
+extern const hs_cli_cmd hs_cmd_split;
 
 #endif

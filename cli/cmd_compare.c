@@ -1,4 +1,595 @@
-/* placeholder: hetsched compare is being written */
+/* hetsched compare — every registered policy on one workload side by side:
+ * makespan, speedup over cpu-only, SLR, ratio to the best policy, to the
+ * cheap lower bound and, with --optimal, to the MILP optimum (the shape of
+ * Table 3 of Zhou & Liu); or, with --random N, over N seeded random
+ * Topcuoglu-style workloads, each policy's mean and worst ratio to the best.
+ * Every schedule passes hs_schedule_validate before it counts. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <gsl/gsl_rng.h>
+
 #include "cli.h"
-static int stub(int argc, char **argv) { (void)argc; (void)argv; return 1; }
-const hs_cli_cmd hs_cmd_compare = { .name = "compare", .summary = "(being written)", .usage = "", .main = stub };
+
+static int compare_main(int argc, char **argv);
+
+const hs_cli_cmd hs_cmd_compare = {
+    .name = "compare",
+    .summary = "every policy side by side on one workload, or on N random ones",
+    .usage =
+        "usage: hetsched compare WORKLOAD [options]\n"
+        "       hetsched compare --random N [--seed S] [--thr T] [-v]\n"
+        "\n"
+        "Maps WORKLOAD with every registered policy in the simulator (delay model),\n"
+        "validates each schedule and prints one row per policy:\n"
+        "  makespan us  the simulated makespan\n"
+        "  speedup      cpu-only's makespan / this one ('-' without a CPU device)\n"
+        "  SLR          schedule length ratio: makespan / the critical path where each\n"
+        "               task takes its fastest cost and transfers cost nothing\n"
+        "  /best        makespan / the best policy's\n"
+        "  /bound       makespan / the lower bound of the header line (the larger of\n"
+        "               the critical path with fastest costs and unavoidable transfers,\n"
+        "               and the total fastest work / devices)\n"
+        "  /optimum     with --optimal: makespan / the MILP optimum (or, when it is not\n"
+        "               proven in time, / the MILP's lower bound: the note says so)\n"
+        "  map ms       time the policy spent deciding, in milliseconds\n"
+        "A policy marked * split tasks across devices (ad-part): the MILP, the\n"
+        "critical-path bound and SLR's path are over whole tasks, so its ratios to\n"
+        "them may fall below 1.\n"
+        "\n"
+        "options:\n"
+        "  --optimal           also solve the MILP (hetsched optimal) and add a row\n"
+        "                      `optimal` and the /optimum column\n"
+        "  --time-limit S      seconds for the MILP (default 60; needs --optimal)\n"
+        "  --seed N            seed of the `random` policy, and with --random of the\n"
+        "                      workloads drawn (default 0)\n"
+        "  --thr N             dispatch threshold of h-ratio, d-rank and ad-part\n"
+        "                      (default: the policy's)\n"
+        "  --json DIR          write each policy's schedule as DIR/POLICY.json (and\n"
+        "                      DIR/optimal.json); DIR is created if missing\n"
+        "  --random N          instead of WORKLOAD: N random workloads of Topcuoglu et\n"
+        "                      al. (hs_gen_random), each drawn from --seed: tasks\n"
+        "                      20..200 by 20, alpha 0.5|1|2, out-degree 1..5, CCR\n"
+        "                      0.1|1|5, beta 0.1|0.25|0.5|0.75|1, on cpu:1,gpu:1 (even\n"
+        "                      instances) and cpu:1,gpu:2 (odd); prints per policy the\n"
+        "                      mean and worst ratio to the best policy, how often it was\n"
+        "                      best, the mean ratio to the lower bound, the mean speedup\n"
+        "                      over cpu-only and SLR and the mean mapping time\n"
+        "  -v, --verbose       with --random: one line per workload, with the best\n"
+        "                      policy and the `hetsched gen` command that rebuilds it\n"
+        "  -h, --help          this text\n"
+        "\n"
+        "examples:\n"
+        "  hetsched compare workloads/case-study.yaml --optimal\n"
+        "  hetsched compare --random 100 --seed 0\n"
+        "\n"
+        "Exit status: 0 done, 1 a policy failed or gave an invalid schedule (a bug),\n"
+        "2 bad usage or input.\n",
+    .main = compare_main,
+};
+
+/* What one policy did on one workload. */
+typedef struct outcome {
+    const char *policy;
+    int ran;                      /* 1: a valid schedule; 0: the policy cannot take this
+                                     workload (why says so) */
+    char why[HS_ERROR_MSG_MAX];
+    double makespan_us;
+    double map_ms;                /* hs_map_stats.mapping_seconds, in ms */
+    int split;                    /* some task ran as parts */
+} outcome;
+
+/* The denominator of the SLR (Topcuoglu et al. 2002, eq. (9)): the longest
+ * path through the graph where each task costs its fastest device's time and
+ * no transfer costs anything.  HS_EINPUT on a cycle (finalize rules that out). */
+static int fastest_critical_path(const hs_workload *w, double *out, hs_error *err)
+{
+    const hs_graph *g = &w->graph;
+    size_t n = g->ntasks ? g->ntasks : 1;
+    size_t *order = malloc(n * sizeof *order);
+    double *finish = malloc(n * sizeof *finish), best = 0;
+    const hs_edge *e;
+    int rc;
+    if (!order || !finish) {
+        free(order);
+        free(finish);
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    }
+    rc = hs_graph_topo_order(g, order, err);
+    for (size_t k = 0; rc == HS_OK && k < g->ntasks; k++) {
+        size_t t = order[k];
+        double start = 0;
+        HS_GRAPH_PRED_FOREACH(g, t, e)
+            if (finish[e->from] > start)
+                start = finish[e->from];
+        finish[t] = start + hs_task_min_cost(g, t);
+        if (finish[t] > best)
+            best = finish[t];
+    }
+    free(order);
+    free(finish);
+    *out = best;
+    return rc;
+}
+
+/* Writes schedule s as DIR/NAME.json. */
+static int write_json_in(const hs_workload *w, const hs_schedule *s, const char *dir,
+                         const char *name, hs_error *err)
+{
+    size_t len = strlen(dir) + strlen(name) + 7;
+    char *path = malloc(len);
+    int rc;
+    if (!path)
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    snprintf(path, len, "%s/%s.json", dir, name);
+    rc = hs_schedule_write_json(w, s, path, err);
+    free(path);
+    return rc;
+}
+
+/* Maps w with every registered policy into rows[0..npolicies).  A policy
+ * that refuses the workload (HS_EINPUT, e.g. cpu-only without a CPU) gets
+ * ran = 0 and its reason; any other failure, or a schedule the validator
+ * rejects, is returned as an error (HS_EINVALID for an invalid schedule).
+ * With json_dir set, each schedule is written there. */
+static int run_policies(hs_workload *w, const hs_map_options *opt, const char *json_dir,
+                        outcome *rows, hs_error *err)
+{
+    const hs_policy *const *list = hs_policy_list();
+    for (size_t i = 0; list[i]; i++) {
+        outcome *r = &rows[i];
+        hs_schedule *s = NULL;
+        hs_map_stats st = {0};
+        hs_error perr = {0};
+        int rc;
+        memset(r, 0, sizeof *r);
+        r->policy = hs_policy_name(list[i]);
+        rc = hs_map(w, r->policy, opt, &s, &st, &perr);
+        if (rc == HS_EINPUT) {
+            snprintf(r->why, sizeof r->why, "%s", perr.msg);
+            continue;
+        }
+        if (rc != HS_OK)
+            return hs_error_set(err, rc, "policy %s: %s", r->policy, perr.msg);
+        if (hs_schedule_validate(w, s, &perr) != HS_OK) {
+            hs_schedule_free(s);
+            return hs_error_set(err, HS_EINVALID, "policy %s gave an invalid schedule (a bug): "
+                                "%s", r->policy, perr.msg);
+        }
+        if (json_dir && (rc = write_json_in(w, s, json_dir, r->policy, err)) != HS_OK) {
+            hs_schedule_free(s);
+            return rc;
+        }
+        r->ran = 1;
+        r->makespan_us = s->makespan_us;
+        r->map_ms = 1e3 * st.mapping_seconds;
+        for (size_t k = 0; k < s->nplacements; k++)
+            if (s->placements[k].nparts > 1)
+                r->split = 1;
+        hs_schedule_free(s);
+    }
+    return HS_OK;
+}
+
+/* The best makespan among the rows that ran (HUGE_VAL if none did) and the
+ * makespan of cpu-only (NAN when it did not run). */
+static double best_makespan(const outcome *rows, size_t n, double *cpu_only)
+{
+    double best = HUGE_VAL;
+    *cpu_only = NAN;
+    for (size_t i = 0; i < n; i++) {
+        if (!rows[i].ran)
+            continue;
+        if (rows[i].makespan_us < best)
+            best = rows[i].makespan_us;
+        if (strcmp(rows[i].policy, "cpu-only") == 0)
+            *cpu_only = rows[i].makespan_us;
+    }
+    return best;
+}
+
+/* a / b with `prec` decimals into buf, or "-" when either is not a positive
+ * finite number (no CPU device, a bound of 0, no optimum). */
+static const char *ratio(char *buf, size_t size, double a, double b, int prec)
+{
+    if (!(isfinite(a) && isfinite(b) && a >= 0 && b > 0))
+        return "-";
+    snprintf(buf, size, "%.*f", prec, a / b);
+    return buf;
+}
+
+/* ============================================================ one workload */
+
+/* The MILP's part of the table: the result, and what /optimum divides by. */
+typedef struct optimum {
+    int have;                     /* --optimal and the solver answered */
+    hs_milp_result res;
+    double ref_us;                /* optimum, or the bound when not proven */
+} optimum;
+
+/* One row of the table. */
+static void print_row(int width, const char *name, double makespan, double cpu_only,
+                      double cp, double best, double lb, const optimum *o, double ms)
+{
+    char b[6][32];
+    if (isfinite(makespan))
+        snprintf(b[0], sizeof b[0], "%.3f", makespan);
+    else
+        snprintf(b[0], sizeof b[0], "-");
+    printf("%-*s %13s %8s %7s %7s %7s", width, name, b[0],
+           ratio(b[1], sizeof b[1], cpu_only, makespan, 3),
+           ratio(b[2], sizeof b[2], makespan, cp, 3), ratio(b[3], sizeof b[3], makespan, best, 3),
+           ratio(b[4], sizeof b[4], makespan, lb, 3));
+    if (o)
+        printf(" %8s", ratio(b[5], sizeof b[5], makespan, o->ref_us, 3));
+    printf(" %9.3f\n", ms);
+}
+
+/* Prints the header, one row per policy, the optimal row and the notes. */
+static void print_table(const hs_workload *w, const char *path, const outcome *rows, size_t n,
+                        double lb, double cp, const optimum *o)
+{
+    double cpu_only, best = best_makespan(rows, n, &cpu_only);
+    int width = 7, any_split = 0;
+    for (size_t i = 0; i < n; i++) {
+        int len = (int)strlen(rows[i].policy) + (rows[i].split ? 1 : 0);
+        if (len > width)
+            width = len;
+    }
+    printf("workload %s: %zu tasks, %zu edges, %d devices (", path, w->graph.ntasks,
+           w->graph.nedges, w->platform.ndevices);
+    for (int d = 0; d < w->platform.ndevices; d++)
+        printf("%s%s %s", d ? ", " : "", w->platform.devices[d].name,
+               hs_device_kind_name(w->platform.devices[d].kind));
+    printf(")\nlower bound %.3f us (/bound)\n"
+           "critical path, fastest costs, no transfers %.3f us (SLR)\n\n", lb, cp);
+    printf("%-*s %13s %8s %7s %7s %7s", width, "policy", "makespan us", "speedup", "SLR",
+           "/best", "/bound");
+    if (o)
+        printf(" %8s", "/optimum");
+    printf(" %9s\n", "map ms");
+    for (size_t i = 0; i < n; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "%s%s", rows[i].policy, rows[i].split ? "*" : "");
+        any_split |= rows[i].split;
+        if (rows[i].ran)
+            print_row(width, name, rows[i].makespan_us, cpu_only, cp, best, lb, o,
+                      rows[i].map_ms);
+        else
+            printf("%-*s n/a: %s\n", width, name, rows[i].why);
+    }
+    if (o)
+        print_row(width, "optimal", o->res.schedule ? o->res.makespan_us : HUGE_VAL, cpu_only,
+                  cp, best, lb, o, 1e3 * o->res.solve_s);
+    printf("\n");
+    if (any_split)
+        printf("* split tasks across devices: the MILP, the lower bound's critical path and\n"
+               "  SLR's path are over whole tasks, so this row may beat them (ratios < 1).\n");
+    if (o) {
+        const hs_milp_result *r = &o->res;
+        if (r->status == HS_MILP_OPTIMAL)
+            printf("optimal: proven optimal by the MILP, %.0f nodes, %.3f s (its row's map ms "
+                   "is the solve time)\n", r->nodes, r->solve_s);
+        else if (r->status == HS_MILP_FEASIBLE)
+            printf("optimal: NOT proven (feasible, gap %.2f%%, %.2f s): /optimum divides by the "
+                   "MILP's\n  lower bound %.3f us, so it overstates each ratio by at most that "
+                   "gap\n", 100 * r->gap, r->solve_s, r->bound_us);
+        else
+            printf("optimal: %s (%.2f s): /optimum divides by the MILP's lower bound "
+                   "%.3f us\n", hs_milp_status_name(r->status), r->solve_s, r->bound_us);
+    }
+}
+
+/* `compare WORKLOAD`: loads it, maps it with every policy (and solves the
+ * MILP with want_optimal), prints the table; returns the exit status.  A
+ * failing MILP still leaves the table printed, then says why. */
+static int compare_one(const char *path, const hs_map_options *mopt, const char *json_dir,
+                       int want_optimal, double time_limit)
+{
+    size_t n = 0;
+    outcome *rows;
+    hs_workload *w;
+    hs_error err = {0}, milp_err = {0};
+    optimum o = {0};
+    double lb, cp = 0;
+    int status = 0, rc, milp_rc = HS_OK;
+    while (hs_policy_list()[n])
+        n++;
+    if (!(w = hs_cli_load(path, &status)))
+        return status;
+    if (json_dir && mkdir(json_dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "hetsched: cannot create %s: %s\n", json_dir, strerror(errno));
+        hs_workload_free(w);
+        return 1;
+    }
+    if (!(rows = calloc(n, sizeof *rows))) {
+        hs_workload_free(w);
+        fprintf(stderr, "hetsched: out of memory\n");
+        return 1;
+    }
+    lb = hs_lower_bound_us(w);
+    rc = fastest_critical_path(w, &cp, &err);
+    if (rc == HS_OK)
+        rc = run_policies(w, mopt, json_dir, rows, &err);
+    if (rc == HS_OK && want_optimal) {
+        hs_milp_options mo;
+        hs_milp_options_init(&mo);
+        mo.time_limit_s = time_limit;
+        milp_rc = hs_milp_solve(w, &mo, &o.res, &milp_err);
+        if (milp_rc == HS_OK) {
+            o.have = 1;
+            o.ref_us = o.res.status == HS_MILP_OPTIMAL ? o.res.makespan_us : o.res.bound_us;
+            if (o.res.schedule && hs_schedule_validate(w, o.res.schedule, &milp_err) != HS_OK)
+                rc = hs_error_set(&err, HS_EINVALID, "the MILP gave an invalid schedule "
+                                  "(a bug): %s", milp_err.msg);
+            if (rc == HS_OK && json_dir && o.res.schedule)
+                rc = write_json_in(w, o.res.schedule, json_dir, "optimal", &err);
+        }
+    }
+    if (rc == HS_OK) {
+        double cpu_only;
+        if (isfinite(best_makespan(rows, n, &cpu_only)))
+            print_table(w, path, rows, n, lb, cp, o.have ? &o : NULL);
+        else
+            rc = hs_error_set(&err, HS_EINTERNAL, "no policy could map %s", path);
+    }
+    if (rc != HS_OK)
+        status = hs_cli_fail(&err);
+    else if (milp_rc != HS_OK) /* the table stands; say why the optimum is missing */
+        status = hs_cli_fail(&milp_err);
+    if (o.have)
+        hs_milp_result_free(&o.res);
+    free(rows);
+    hs_workload_free(w);
+    return status;
+}
+
+/* ============================================================ random sweep */
+
+/* One policy's totals over the random workloads. */
+typedef struct tally {
+    size_t ran, best_in;
+    double sum_best, worst_best, sum_bound, sum_speedup, sum_slr, sum_ms;
+} tally;
+
+/* Draws workload i of the sweep from rng r into *o and its platform spec. */
+static const char *draw_random(gsl_rng *r, size_t i, hs_gen_random_opts *o)
+{
+    static const double alphas[] = {0.5, 1, 2};
+    static const double ccrs[] = {0.1, 1, 5};
+    static const double betas[] = {0.1, 0.25, 0.5, 0.75, 1};
+    hs_gen_random_defaults(o);
+    o->tasks = 20 * (1 + gsl_rng_uniform_int(r, 10));
+    o->alpha = alphas[gsl_rng_uniform_int(r, 3)];
+    o->out_degree = 1 + (int)gsl_rng_uniform_int(r, 5);
+    o->ccr = ccrs[gsl_rng_uniform_int(r, 3)];
+    o->beta = betas[gsl_rng_uniform_int(r, 5)];
+    o->seed = gsl_rng_get(r);
+    return i % 2 ? "cpu:1,gpu:2" : "cpu:1,gpu:1";
+}
+
+/* Builds and finalizes one random workload. */
+static int build_random(const hs_gen_random_opts *o, const char *devices, hs_workload **out,
+                        hs_error *err)
+{
+    hs_workload *w = hs_workload_new();
+    int rc;
+    if (!w)
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    rc = hs_gen_platform(w, devices, HS_GEN_CPU_CORES, err);
+    if (rc >= 0)
+        rc = hs_gen_random(w, o, err);
+    if (rc >= 0)
+        rc = hs_workload_finalize(w, err);
+    if (rc < 0) {
+        hs_workload_free(w);
+        return rc;
+    }
+    *out = w;
+    return HS_OK;
+}
+
+/* Adds workload w's outcomes to the tallies. */
+static void tally_add(tally *t, const outcome *rows, size_t n, double lb, double cp)
+{
+    double cpu_only, best = best_makespan(rows, n, &cpu_only);
+    for (size_t i = 0; i < n; i++) {
+        double q;
+        if (!rows[i].ran)
+            continue;
+        q = rows[i].makespan_us / best;
+        t[i].ran++;
+        t[i].best_in += rows[i].makespan_us <= best * (1 + 1e-9);
+        t[i].sum_best += q;
+        if (q > t[i].worst_best)
+            t[i].worst_best = q;
+        t[i].sum_bound += lb > 0 ? rows[i].makespan_us / lb : NAN;
+        t[i].sum_speedup += cpu_only / rows[i].makespan_us;
+        t[i].sum_slr += cp > 0 ? rows[i].makespan_us / cp : NAN;
+        t[i].sum_ms += rows[i].map_ms;
+    }
+}
+
+/* The summary table of the sweep: one row per policy from its tally. */
+static void print_sweep(const outcome *rows, const tally *t, size_t n, size_t count,
+                        unsigned long seed)
+{
+    int width = 6;
+    for (size_t i = 0; i < n; i++)
+        if ((int)strlen(rows[i].policy) > width)
+            width = (int)strlen(rows[i].policy);
+    printf("%zu random workloads (Topcuoglu et al. 2002), seed %lu: tasks 20..200, alpha\n"
+           "0.5|1|2, out-degree 1..5, CCR 0.1|1|5, beta 0.1..1; cpu:1,gpu:1 and cpu:1,gpu:2\n\n",
+           count, seed);
+    printf("%-*s %9s %10s %7s %10s %8s %7s %8s\n", width, "policy", "mean/best", "worst/best",
+           "best in", "mean/bound", "speedup", "SLR", "map ms");
+    for (size_t i = 0; i < n; i++) {
+        double k = (double)t[i].ran;
+        if (!t[i].ran) {
+            printf("%-*s n/a on every workload\n", width, rows[i].policy);
+            continue;
+        }
+        printf("%-*s %9.3f %10.3f %7zu %10.3f %8.3f %7.3f %8.3f", width, rows[i].policy,
+               t[i].sum_best / k, t[i].worst_best, t[i].best_in, t[i].sum_bound / k,
+               t[i].sum_speedup / k, t[i].sum_slr / k, t[i].sum_ms / k);
+        if (t[i].ran < count)
+            printf("  (ran on %zu)", t[i].ran);
+        printf("\n");
+    }
+    printf("\nmean/best, worst/best: makespan / the best policy's on the same workload;\n"
+           "best in: workloads where it was best (ties count for each); mean/bound: to the\n"
+           "lower bound; speedup over cpu-only, SLR and mapping time are means.\n");
+}
+
+/* `compare --random N`: draws, builds and maps N workloads one at a time
+ * (each freed before the next), prints the summary; returns the exit status.
+ * A failure names the workload as the `hetsched gen` command that rebuilds it. */
+static int compare_random(size_t count, const hs_map_options *mopt, int verbose)
+{
+    size_t n = 0;
+    outcome *rows;
+    tally *t;
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    hs_error err = {0};
+    int rc = HS_OK;
+    while (hs_policy_list()[n])
+        n++;
+    rows = calloc(n, sizeof *rows);
+    t = calloc(n, sizeof *t);
+    if (!r || !rows || !t) {
+        rc = hs_error_set(&err, HS_ENOMEM, "out of memory");
+        goto out;
+    }
+    gsl_rng_set(r, mopt->seed);
+    for (size_t i = 0; i < count && rc == HS_OK; i++) {
+        hs_gen_random_opts o;
+        const char *devices = draw_random(r, i, &o);
+        hs_workload *w = NULL;
+        double lb, cp = 0, cpu_only, best;
+        if ((rc = build_random(&o, devices, &w, &err)) != HS_OK)
+            break;
+        lb = hs_lower_bound_us(w);
+        rc = fastest_critical_path(w, &cp, &err);
+        if (rc == HS_OK)
+            rc = run_policies(w, mopt, NULL, rows, &err);
+        if (rc == HS_OK && !isfinite(best = best_makespan(rows, n, &cpu_only)))
+            rc = hs_error_set(&err, HS_EINTERNAL, "no policy could map random workload %zu", i);
+        if (rc == HS_OK) {
+            tally_add(t, rows, n, lb, cp);
+            if (verbose) {
+                size_t wi = 0;
+                for (size_t k = 0; k < n; k++)
+                    if (rows[k].ran && rows[k].makespan_us > rows[wi].makespan_us)
+                        wi = k;
+                for (size_t k = 0; k < n; k++)
+                    if (rows[k].ran && rows[k].makespan_us <= best) {
+                        printf("#%-3zu best %s %.3f us, worst %s x%.3f: hetsched gen random "
+                               "--tasks %zu\n     --alpha %g --out-degree %d --ccr %g --beta %g "
+                               "--devices %s --seed %lu\n", i, rows[k].policy, best,
+                               rows[wi].policy, rows[wi].makespan_us / best, o.tasks, o.alpha,
+                               o.out_degree, o.ccr, o.beta, devices, o.seed);
+                        break;
+                    }
+            }
+        } else {
+            /* name the workload, so that the failure can be rebuilt */
+            fprintf(stderr, "hetsched: random workload %zu: hetsched gen random --tasks %zu "
+                    "--alpha %g --out-degree %d --ccr %g --beta %g --devices %s --seed %lu\n",
+                    i, o.tasks, o.alpha, o.out_degree, o.ccr, o.beta, devices, o.seed);
+        }
+        hs_workload_free(w);
+    }
+    if (rc == HS_OK) {
+        if (verbose)
+            printf("\n");
+        print_sweep(rows, t, n, count, mopt->seed);
+    }
+out:
+    gsl_rng_free(r);
+    free(rows);
+    free(t);
+    return rc == HS_OK ? 0 : hs_cli_fail(&err);
+}
+
+/* ================================================================== main */
+
+static int compare_main(int argc, char **argv)
+{
+    enum { OPT_OPTIMAL = 256, OPT_TIME, OPT_SEED, OPT_THR, OPT_JSON, OPT_RANDOM };
+    static const struct option longopts[] = {
+        {"optimal", no_argument, NULL, OPT_OPTIMAL},
+        {"time-limit", required_argument, NULL, OPT_TIME},
+        {"seed", required_argument, NULL, OPT_SEED},
+        {"thr", required_argument, NULL, OPT_THR},
+        {"json", required_argument, NULL, OPT_JSON},
+        {"random", required_argument, NULL, OPT_RANDOM},
+        {"verbose", no_argument, NULL, 'v'},
+        {NULL, 0, NULL, 0},
+    };
+    const hs_cli_cmd *cmd = &hs_cmd_compare;
+    const char *json_dir = NULL;
+    hs_map_options mopt = {0};
+    double time_limit = 60;
+    int c, want_optimal = 0, have_limit = 0, verbose = 0;
+    unsigned long long v;
+    unsigned long random_count = 0;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":v", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_OPTIMAL: want_optimal = 1; break;
+        case OPT_TIME:
+            if (hs_cli_parse_real(optarg, 1e-3, 1e7, &time_limit) != 0)
+                return hs_cli_usage_error(cmd, "--time-limit wants seconds between 0.001 and "
+                                          "1e7, not '%s'", optarg);
+            have_limit = 1;
+            break;
+        case OPT_SEED:
+            if (hs_cli_parse_whole(optarg, 0, ULONG_MAX, &v) != 0)
+                return hs_cli_usage_error(cmd, "--seed wants a whole number >= 0, not '%s'",
+                                          optarg);
+            mopt.seed = v;
+            break;
+        case OPT_THR:
+            if (hs_cli_parse_whole(optarg, 0, INT_MAX, &v) != 0)
+                return hs_cli_usage_error(cmd, "--thr wants a whole number >= 0, not '%s'",
+                                          optarg);
+            mopt.thr = (int)v;
+            break;
+        case OPT_JSON: json_dir = optarg; break;
+        case OPT_RANDOM:
+            if (hs_cli_parse_whole(optarg, 0, 1000000, &v) != 0 || v == 0)
+                return hs_cli_usage_error(cmd, "--random wants a number of workloads from 1 "
+                                          "to 1000000, not '%s'", optarg);
+            random_count = v;
+            break;
+        case 'v': verbose = 1; break;
+        case ':':
+            return hs_cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
+        default:
+            return hs_cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (have_limit && !want_optimal)
+        return hs_cli_usage_error(cmd, "--time-limit is the MILP's: it needs --optimal");
+    if (random_count) {
+        if (optind != argc)
+            return hs_cli_usage_error(cmd, "--random draws its own workloads: give no "
+                                      "WORKLOAD");
+        if (want_optimal || json_dir)
+            return hs_cli_usage_error(cmd, "--random does not take --%s",
+                                      want_optimal ? "optimal" : "json");
+        return compare_random(random_count, &mopt, verbose);
+    }
+    if (verbose)
+        return hs_cli_usage_error(cmd, "--verbose goes with --random");
+    if (argc - optind != 1)
+        return hs_cli_usage_error(cmd, "expected one WORKLOAD, got %d arguments",
+                                  argc - optind);
+    return compare_one(argv[optind], &mopt, json_dir, want_optimal, time_limit);
+}

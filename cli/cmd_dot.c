@@ -1,4 +1,103 @@
-/* placeholder */
+/* hetsched dot — the kernel graph of a workload, and optionally a schedule of
+ * it, as DOT for Graphviz (hs_dot_write). */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "cli.h"
-static int stub(int argc, char **argv) { (void)argc; (void)argv; return 1; }
-const hs_cli_cmd hs_cmd_dot = { .name = "dot", .summary = "(being written)", .usage = "", .main = stub };
+
+static int dot_main(int argc, char **argv);
+
+const hs_cli_cmd hs_cmd_dot = {
+    .name = "dot",
+    .summary = "write the kernel graph (and a schedule) as DOT",
+    .usage = "usage: hetsched dot WORKLOAD [--schedule SCHEDULE] [-o FILE]\n"
+             "\n"
+             "Writes the task graph of WORKLOAD as DOT for Graphviz: one cluster per\n"
+             "application instance (cluster_APP#I), one node per task named by its id and\n"
+             "labelled with its kernel, edges labelled with the bytes they carry (exact\n"
+             "bytes in their tooltip and `bytes` attribute), a kernel's input and output\n"
+             "bytes on the last line of its label.\n"
+             "\n"
+             "With a schedule, each node is filled with the colour of the device that ran it\n"
+             "and labelled 'kernel / device start-end us'; a split task lists its parts one\n"
+             "per line and is striped with its devices' colours; a legend lists the devices.\n"
+             "\n"
+             "options:\n"
+             "  --schedule FILE   a schedule JSON of WORKLOAD (map/optimal --json; '-' stdin)\n"
+             "  -o, --output FILE write to FILE instead of stdout\n"
+             "\n"
+             "Draw it with e.g.  hetsched dot w.yaml | dot -Tsvg -o w.svg\n",
+    .main = dot_main,
+};
+
+/* Value of option argv[*i] given as "--opt VALUE" or "--opt=VALUE"; NULL when
+ * argv[*i] is not that option.  *missing is set when the value is absent. */
+static const char *option_value(int argc, char **argv, int *i, const char *opt, int *missing)
+{
+    size_t n = strlen(opt);
+    if (strncmp(argv[*i], opt, n) != 0)
+        return NULL;
+    if (argv[*i][n] == '=')
+        return argv[*i] + n + 1;
+    if (argv[*i][n] != '\0')
+        return NULL;
+    if (*i + 1 >= argc) {
+        *missing = 1;
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+static int dot_main(int argc, char **argv)
+{
+    const char *workload = NULL, *schedule = NULL, *output = NULL;
+    hs_workload *w = NULL;
+    hs_schedule *s = NULL;
+    hs_error err = {0};
+    FILE *out = stdout;
+    int status = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        int missing = 0;
+        if ((v = option_value(argc, argv, &i, "--schedule", &missing)))
+            schedule = v;
+        else if ((v = option_value(argc, argv, &i, "--output", &missing)) ||
+                 (v = option_value(argc, argv, &i, "-o", &missing)))
+            output = v;
+        else if (missing)
+            return hs_cli_usage_error(&hs_cmd_dot, "option '%s' needs a FILE", argv[i]);
+        else if (argv[i][0] == '-' && argv[i][1] != '\0')
+            return hs_cli_usage_error(&hs_cmd_dot, "unknown option '%s'", argv[i]);
+        else if (workload)
+            return hs_cli_usage_error(&hs_cmd_dot, "expected one WORKLOAD, got '%s' and '%s'",
+                                      workload, argv[i]);
+        else
+            workload = argv[i];
+    }
+    if (!workload)
+        return hs_cli_usage_error(&hs_cmd_dot, "expected a WORKLOAD");
+    if (!(w = hs_cli_load(workload, &status)))
+        return status;
+    /* The schedule is input: failing to read it is bad input (status 2). */
+    if (schedule && hs_schedule_read_json(w, schedule, &s, &err) != HS_OK) {
+        hs_cli_fail(&err);
+        hs_workload_free(w);
+        return err.code == HS_ENOMEM ? 1 : 2;
+    }
+    if (output && strcmp(output, "-") != 0 && !(out = fopen(output, "w"))) {
+        hs_error_set(&err, HS_EIO, "cannot write %s: %s", output, strerror(errno));
+        status = hs_cli_fail(&err);
+    } else if (hs_dot_write(w, s, out, &err) != HS_OK) {
+        status = hs_cli_fail(&err);
+    }
+    if (out && out != stdout && fclose(out) != 0 && status == 0) {
+        hs_error_set(&err, HS_EIO, "cannot write %s: %s", output, strerror(errno));
+        status = hs_cli_fail(&err);
+    }
+    if (status != 0 && out && out != stdout)
+        unlink(output); /* no half-written file left behind */
+    hs_schedule_free(s);
+    hs_workload_free(w);
+    return status;
+}

@@ -1,5 +1,8 @@
 /* hetsched — the command line: a registry of subcommands (cli.h). */
+#include <errno.h>
+#include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -12,6 +15,7 @@ static const hs_cli_cmd *const commands[] = {
     &hs_cmd_validate,
     &hs_cmd_dot,
     &hs_cmd_gen,
+    &hs_cmd_split,
     &hs_cmd_info,
     NULL,
 };
@@ -43,6 +47,33 @@ int hs_cli_wants_help(const hs_cli_cmd *cmd, int argc, char **argv)
             return 1;
         }
     }
+    return 0;
+}
+
+int hs_cli_parse_whole(const char *s, unsigned long long min, unsigned long long max,
+                       unsigned long long *out)
+{
+    char *end;
+    unsigned long long v;
+    if (!s[0] || s[0] == '-' || s[0] == '+')
+        return -1;
+    errno = 0;
+    v = strtoull(s, &end, 10);
+    if (errno || *end || v < min || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int hs_cli_parse_real(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    double v;
+    errno = 0;
+    v = strtod(s, &end);
+    if (!s[0] || *end || errno || !isfinite(v) || v < lo || v > hi)
+        return -1;
+    *out = v;
     return 0;
 }
 

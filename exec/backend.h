@@ -11,6 +11,8 @@
 #include "hetsched/error.h"
 #include "hetsched/graph.h"
 
+typedef struct hs_backend hs_backend; /* also in exec/engine.h (C11 allows both) */
+
 typedef struct hs_completion {
     size_t task;
     int device;
@@ -29,6 +31,12 @@ typedef struct hs_backend_ops {
     int (*wait)(hs_backend *b, hs_completion *c, hs_error *err);
     double (*now)(const hs_backend *b);
     void (*fini)(hs_backend *b);
+    /* Optional, never blocks: the next completion that has already happened
+     * by now() (sim: one ending exactly at the current virtual time; a real
+     * backend: one already in its completion queue); returns 0, or 1 when
+     * there is none.  The engine calls it after wait() so that it handles
+     * every completion of one instant before any device picks. */
+    int (*poll)(hs_backend *b, hs_completion *c, hs_error *err);
 } hs_backend_ops;
 
 struct hs_backend {

@@ -1,13 +1,1104 @@
-/* placeholder: the loader is being written */
+/* hetsched — the workload loader (include/hetsched/load.h, DESIGN.md §3).
+ *
+ * A file goes through four passes, each refusing what the next one could not
+ * handle or would report badly:
+ *   1. a libyaml event scan: syntax errors, anchors and aliases, more than
+ *      one document, nesting and node count beyond sane bounds (so hostile
+ *      input cannot make pass 2 build a huge tree);
+ *   2. libyaml's document tree: every mapping has scalar, unique keys; the
+ *      tree is kept to read the free-key mappings (cost_us, params) and to
+ *      turn item paths into LINE:COL;
+ *   3. libcyaml with the fixed schema: unknown and missing fields, wrong
+ *      shapes, the device kind; its log backtrace is turned into one line;
+ *   4. the builder of graph.h, which owns every semantic check; its messages
+ *      carry an item path that pass 2's tree locates.
+ * Numbers are read by libcyaml as strings and converted here, so that YAML's
+ * `.inf`/`.nan`, overflow and fractions get exact messages (libcyaml would
+ * call all of them "invalid value") and finite-but-negative values reach the
+ * builder's own checks.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cyaml/cyaml.h>
+#include <yaml.h>
+
 #include "hetsched/load.h"
-int hs_workload_load_file(const char *path, hs_workload **out, hs_error *err)
+
+/* Bounds on hostile input.  The builder's checks cost O(1) per item (hashed
+ * names) plus O(devices^2) per application, so counts bound its work. */
+#define MAX_FILE_BYTES (64u << 20) /* refuse larger files */
+#define MAX_DEPTH 16               /* the schema nests 6 deep */
+#define MAX_NODES 16000000         /* scalars, lists and mappings */
+#define MAX_KEYS 128               /* keys of one mapping */
+#define MAX_DEVICES 64
+#define MAX_LINKS (65 * 64)        /* every ordered pair of 65 memories */
+#define MAX_APPS 4096
+#define MAX_APP_KERNELS MAX_TASKS
+#define MAX_APP_EDGES MAX_GRAPH_EDGES
+#define MAX_FILE_KERNELS MAX_TASKS /* over all applications, before instances */
+#define MAX_FILE_EDGES MAX_GRAPH_EDGES
+#define MAX_PARAMS 64
+#define MAX_TASKS 1000000          /* after instances expansion */
+#define MAX_GRAPH_EDGES 4000000    /* after instances expansion */
+
+/* ------------------------------------------------------------ the schema */
+
+/* What libcyaml fills.  Numbers and booleans stay strings (see above). */
+typedef struct y_device {
+    char *name;
+    hs_device_kind kind;
+    char *memory;
+    char *cores;
+} y_device;
+
+typedef struct y_link {
+    char *from, *to, *bandwidth_gbps, *latency_us;
+} y_link;
+
+typedef struct y_platform {
+    y_device *devices;
+    unsigned devices_count;
+    y_link *links;
+    unsigned links_count;
+} y_platform;
+
+typedef struct y_kernel {
+    char *name, *input_bytes, *output_bytes, *type, *splittable, *items;
+} y_kernel;
+
+typedef struct y_edge {
+    char *from, *to, *bytes;
+} y_edge;
+
+typedef struct y_app {
+    char *name, *instances;
+    y_kernel *kernels;
+    unsigned kernels_count;
+    y_edge *edges;
+    unsigned edges_count;
+} y_app;
+
+typedef struct y_top {
+    y_platform platform;
+    y_app *applications;
+    unsigned applications_count;
+} y_top;
+
+#define STR(key, flags, type, member)                                                   \
+    CYAML_FIELD_STRING_PTR(key, CYAML_FLAG_POINTER | (flags), type, member, 0,          \
+                           CYAML_UNLIMITED)
+#define OPT CYAML_FLAG_OPTIONAL
+
+static const cyaml_strval_t kind_names[] = {
+    {"cpu", HS_DEVICE_CPU},
+    {"gpu", HS_DEVICE_GPU},
+};
+
+static const cyaml_schema_field_t device_fields[] = {
+    STR("name", 0, y_device, name),
+    CYAML_FIELD_ENUM("kind", CYAML_FLAG_STRICT, y_device, kind, kind_names,
+                     CYAML_ARRAY_LEN(kind_names)),
+    STR("memory", 0, y_device, memory),
+    STR("cores", OPT, y_device, cores),
+    CYAML_FIELD_END,
+};
+static const cyaml_schema_value_t device_schema = {
+    CYAML_VALUE_MAPPING(CYAML_FLAG_DEFAULT, y_device, device_fields),
+};
+
+static const cyaml_schema_field_t link_fields[] = {
+    STR("from", 0, y_link, from),
+    STR("to", 0, y_link, to),
+    STR("bandwidth_gbps", 0, y_link, bandwidth_gbps),
+    STR("latency_us", 0, y_link, latency_us),
+    CYAML_FIELD_END,
+};
+static const cyaml_schema_value_t link_schema = {
+    CYAML_VALUE_MAPPING(CYAML_FLAG_DEFAULT, y_link, link_fields),
+};
+
+static const cyaml_schema_field_t platform_fields[] = {
+    CYAML_FIELD_SEQUENCE("devices", CYAML_FLAG_POINTER, y_platform, devices, &device_schema,
+                         0, MAX_DEVICES),
+    CYAML_FIELD_SEQUENCE("links", CYAML_FLAG_POINTER | OPT, y_platform, links, &link_schema,
+                         0, MAX_LINKS),
+    CYAML_FIELD_END,
+};
+
+/* cost_us and params have free keys: read from the document tree. */
+static const cyaml_schema_field_t kernel_fields[] = {
+    STR("name", 0, y_kernel, name),
+    CYAML_FIELD_IGNORE("cost_us", OPT),
+    STR("input_bytes", OPT, y_kernel, input_bytes),
+    STR("output_bytes", OPT, y_kernel, output_bytes),
+    STR("type", OPT, y_kernel, type),
+    CYAML_FIELD_IGNORE("params", OPT),
+    STR("splittable", OPT, y_kernel, splittable),
+    STR("items", OPT, y_kernel, items),
+    CYAML_FIELD_END,
+};
+static const cyaml_schema_value_t kernel_schema = {
+    CYAML_VALUE_MAPPING(CYAML_FLAG_DEFAULT, y_kernel, kernel_fields),
+};
+
+static const cyaml_schema_field_t edge_fields[] = {
+    STR("from", 0, y_edge, from),
+    STR("to", 0, y_edge, to),
+    STR("bytes", OPT, y_edge, bytes),
+    CYAML_FIELD_END,
+};
+static const cyaml_schema_value_t edge_schema = {
+    CYAML_VALUE_MAPPING(CYAML_FLAG_DEFAULT, y_edge, edge_fields),
+};
+
+static const cyaml_schema_field_t app_fields[] = {
+    STR("name", 0, y_app, name),
+    STR("instances", OPT, y_app, instances),
+    CYAML_FIELD_SEQUENCE("kernels", CYAML_FLAG_POINTER, y_app, kernels, &kernel_schema, 0,
+                         MAX_APP_KERNELS),
+    CYAML_FIELD_SEQUENCE("edges", CYAML_FLAG_POINTER | OPT, y_app, edges, &edge_schema, 0,
+                         MAX_APP_EDGES),
+    CYAML_FIELD_END,
+};
+static const cyaml_schema_value_t app_schema = {
+    CYAML_VALUE_MAPPING(CYAML_FLAG_DEFAULT, y_app, app_fields),
+};
+
+static const cyaml_schema_field_t top_fields[] = {
+    CYAML_FIELD_MAPPING("platform", CYAML_FLAG_DEFAULT, y_top, platform, platform_fields),
+    CYAML_FIELD_SEQUENCE("applications", CYAML_FLAG_POINTER, y_top, applications, &app_schema,
+                         0, MAX_APPS),
+    CYAML_FIELD_END,
+};
+static const cyaml_schema_value_t top_schema = {
+    CYAML_VALUE_MAPPING(CYAML_FLAG_POINTER, y_top, top_fields),
+};
+
+/* The mapping a field name leads into, for messages about its fields. */
+static const struct context {
+    const char *field; /* the key whose value holds the mapping ("" for the top) */
+    const char *what;
+    const cyaml_schema_field_t *fields;
+} contexts[] = {
+    {"", "the top-level mapping", top_fields},
+    {"platform", "the platform", platform_fields},
+    {"devices", "a device", device_fields},
+    {"links", "a link", link_fields},
+    {"applications", "an application", app_fields},
+    {"kernels", "a kernel", kernel_fields},
+    {"edges", "an edge", edge_fields},
+};
+
+static const char *const number_fields[] = {
+    "cores", "bandwidth_gbps", "latency_us", "input_bytes", "output_bytes", "items",
+    "instances", "bytes",
+};
+
+/* ------------------------------------------------------- loader context */
+
+/* One frame of libcyaml's backtrace, innermost first. */
+typedef struct frame {
+    enum { FRAME_FIELD, FRAME_MAPPING, FRAME_ENTRY } type;
+    char field[32];
+    unsigned entry; /* libcyaml counts entries from 1 */
+    size_t line, col;
+} frame;
+
+#define MAX_FRAMES 32
+
+typedef struct loader {
+    const char *name;     /* file name for messages */
+    const char *data;
+    size_t len;
+    yaml_document_t doc;
+    int have_doc;
+    hs_error *err;
+    /* libcyaml's log of the failure */
+    char cyaml_msg[256];
+    frame frames[MAX_FRAMES];
+    int nframes;
+} loader;
+
+/* Writes "NAME:LINE:COL: error: TEXT" (or "NAME: error: TEXT" when line is
+ * 0) into the error and returns `code`. */
+static int fail_v(loader *L, int code, size_t line, size_t col, const char *fmt, va_list ap)
 {
-    (void)out;
-    return hs_error_set(err, HS_ENOTBUILT, "%s: loader not written yet", path);
+    char *msg = L->err->msg;
+    size_t size = sizeof L->err->msg;
+    int n;
+    L->err->code = code;
+    if (line > 0)
+        n = snprintf(msg, size, "%s:%zu:%zu: error: ", L->name, line, col);
+    else
+        n = snprintf(msg, size, "%s: error: ", L->name);
+    if (n >= 0 && (size_t)n < size)
+        vsnprintf(msg + n, size - (size_t)n, fmt, ap);
+    return code;
 }
+
+static int fail(loader *L, size_t line, size_t col, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int fail(loader *L, size_t line, size_t col, const char *fmt, ...)
+{
+    va_list ap;
+    int rc;
+    va_start(ap, fmt);
+    rc = fail_v(L, HS_EINPUT, line, col, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+/* The same at a libyaml position (0-based in libyaml, 1-based in messages). */
+static int fail_mark(loader *L, yaml_mark_t mark, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int fail_mark(loader *L, yaml_mark_t mark, const char *fmt, ...)
+{
+    va_list ap;
+    int rc;
+    va_start(ap, fmt);
+    rc = fail_v(L, HS_EINPUT, mark.line + 1, mark.column + 1, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+static int fail_nomem(loader *L)
+{
+    L->err->code = HS_ENOMEM;
+    snprintf(L->err->msg, sizeof L->err->msg, "%s: out of memory", L->name);
+    L->err->path[0] = '\0';
+    return HS_ENOMEM;
+}
+
+/* ------------------------------------------------------ document tree */
+
+static yaml_node_t *node_get(loader *L, int id)
+{
+    return yaml_document_get_node(&L->doc, id);
+}
+
+/* The value of `key` in a mapping node (and its key node), or NULL. */
+static yaml_node_t *map_get(loader *L, yaml_node_t *map, const char *key, yaml_node_t **key_node)
+{
+    if (!map || map->type != YAML_MAPPING_NODE)
+        return NULL;
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+         p++) {
+        yaml_node_t *k = node_get(L, p->key);
+        if (k && k->type == YAML_SCALAR_NODE && strcmp((char *)k->data.scalar.value, key) == 0) {
+            if (key_node)
+                *key_node = k;
+            return node_get(L, p->value);
+        }
+    }
+    return NULL;
+}
+
+/* The node at an item path such as `applications[1].edges[0].to` or
+ * `applications[0].kernels[2].cost_us.gpu0`, or the deepest node on the way
+ * (the root if nothing matches).  A key may itself contain '.' or '[' (a
+ * cost key is free text), so at a mapping the longest key that the rest of
+ * the path starts with wins.  *complete says whether the whole path
+ * resolved. */
+static yaml_node_t *resolve(loader *L, const char *path, int *complete)
+{
+    yaml_node_t *node = yaml_document_get_root_node(&L->doc);
+    const char *p = path;
+    *complete = 0;
+    while (node && *p) {
+        if (*p == '[') {
+            char *end;
+            unsigned long i = strtoul(p + 1, &end, 10);
+            yaml_node_item_t *items;
+            if (node->type != YAML_SEQUENCE_NODE || end == p + 1 || *end != ']')
+                return node;
+            items = node->data.sequence.items.start;
+            if (i >= (unsigned long)(node->data.sequence.items.top - items))
+                return node;
+            node = node_get(L, items[i]);
+            p = end + 1;
+        } else {
+            yaml_node_t *best = NULL;
+            size_t best_len = 0;
+            if (*p == '.')
+                p++;
+            if (node->type != YAML_MAPPING_NODE)
+                return node;
+            for (yaml_node_pair_t *q = node->data.mapping.pairs.start;
+                 q < node->data.mapping.pairs.top; q++) {
+                yaml_node_t *k = node_get(L, q->key);
+                size_t n;
+                if (!k || k->type != YAML_SCALAR_NODE)
+                    continue;
+                n = k->data.scalar.length;
+                if (n >= best_len && n > 0 && strncmp(p, (char *)k->data.scalar.value, n) == 0 &&
+                    (p[n] == '\0' || p[n] == '.' || p[n] == '[')) {
+                    best = node_get(L, q->value);
+                    best_len = n;
+                }
+            }
+            if (!best)
+                return node;
+            node = best;
+            p += best_len;
+        }
+    }
+    *complete = node && *p == '\0';
+    return node;
+}
+
+/* Adds the position of err->path to a builder (or conversion) error:
+ * "NAME:LINE:COL: error: PATH: TEXT". */
+static int locate(loader *L, int rc)
+{
+    char text[HS_ERROR_MSG_MAX];
+    int complete;
+    yaml_node_t *node;
+    if (rc == HS_ENOMEM)
+        return fail_nomem(L);
+    snprintf(text, sizeof text, "%s", L->err->msg);
+    node = L->err->path[0] ? resolve(L, L->err->path, &complete) : NULL;
+    if (node)
+        fail_mark(L, node->start_mark, "%s", text);
+    else
+        fail(L, 0, 0, "%s", text);
+    L->err->code = rc;
+    return rc;
+}
+
+/* A readable name of what a node is, for "expected X, not Y". */
+static const char *node_shape(const yaml_node_t *n)
+{
+    if (!n)
+        return "nothing";
+    if (n->type == YAML_MAPPING_NODE)
+        return "a mapping";
+    if (n->type == YAML_SEQUENCE_NODE)
+        return "a list";
+    return n->data.scalar.length == 0 ? "an empty value" : "a single value";
+}
+
+/* Pass 2: every mapping has at most MAX_KEYS keys, each a scalar, each
+ * given once; no scalar holds a NUL (C strings would silently cut it).
+ * Depth is already bounded by pass 1. */
+static int check_tree(loader *L, yaml_node_t *n)
+{
+    if (n->type == YAML_SCALAR_NODE) {
+        if (memchr(n->data.scalar.value, '\0', n->data.scalar.length))
+            return fail_mark(L, n->start_mark, "a value may not contain a NUL character");
+    } else if (n->type == YAML_SEQUENCE_NODE) {
+        for (yaml_node_item_t *i = n->data.sequence.items.start;
+             i < n->data.sequence.items.top; i++) {
+            int rc = check_tree(L, node_get(L, *i));
+            if (rc)
+                return rc;
+        }
+    } else if (n->type == YAML_MAPPING_NODE) {
+        yaml_node_pair_t *pairs = n->data.mapping.pairs.start;
+        long npairs = n->data.mapping.pairs.top - pairs;
+        if (npairs > MAX_KEYS)
+            return fail_mark(L, n->start_mark, "a mapping with more than %d keys", MAX_KEYS);
+        for (long i = 0; i < npairs; i++) {
+            yaml_node_t *k = node_get(L, pairs[i].key);
+            int rc;
+            if (k->type != YAML_SCALAR_NODE)
+                return fail_mark(L, k->start_mark, "a key must be a single value, not %s",
+                                 node_shape(k));
+            for (long j = 0; j < i; j++) {
+                yaml_node_t *o = node_get(L, pairs[j].key);
+                if (o->data.scalar.length == k->data.scalar.length &&
+                    memcmp(o->data.scalar.value, k->data.scalar.value, k->data.scalar.length) ==
+                        0)
+                    return fail_mark(L, k->start_mark, "duplicate key '%.64s' (first given at "
+                                     "%zu:%zu)", (char *)k->data.scalar.value,
+                                     o->start_mark.line + 1, o->start_mark.column + 1);
+            }
+            if ((rc = check_tree(L, k)) != 0 || (rc = check_tree(L, node_get(L, pairs[i].value))))
+                return rc;
+        }
+    }
+    return HS_OK;
+}
+
+/* ------------------------------------------------------ pass 1: events */
+
+/* Turns a libyaml parser error into "NAME:LINE:COL: error: YAML syntax
+ * error: PROBLEM (CONTEXT at LINE:COL)". */
+static int syntax_error(loader *L, const yaml_parser_t *p)
+{
+    size_t line = p->problem_mark.line + 1, col = p->problem_mark.column + 1;
+    const char *problem = p->problem ? p->problem : "unreadable input";
+    if (p->error == YAML_MEMORY_ERROR)
+        return fail_nomem(L);
+    if (p->error == YAML_READER_ERROR) {
+        /* reader errors carry a byte offset, not a mark */
+        line = 1;
+        col = 1;
+        for (size_t i = 0; i < p->problem_offset && i < L->len; i++) {
+            if (L->data[i] == '\n') {
+                line++;
+                col = 1;
+            } else {
+                col++;
+            }
+        }
+        if (p->problem_value != -1)
+            return fail(L, line, col, "YAML syntax error: %s (byte 0x%02X)", problem,
+                        (unsigned)p->problem_value & 0xFFu);
+        return fail(L, line, col, "YAML syntax error: %s", problem);
+    }
+    if (p->context)
+        return fail(L, line, col, "YAML syntax error: %s (%s at %zu:%zu)", problem, p->context,
+                    p->context_mark.line + 1, p->context_mark.column + 1);
+    return fail(L, line, col, "YAML syntax error: %s", problem);
+}
+
+static int refuse_anchor(loader *L, const yaml_event_t *ev, const yaml_char_t *anchor)
+{
+    if (!anchor)
+        return HS_OK;
+    return fail_mark(L, ev->start_mark,
+                     "anchors and aliases are not supported (anchor '&%.64s'); write the "
+                     "value out", (const char *)anchor);
+}
+
+/* Pass 1: reads the events once and refuses what the tree must not hold. */
+static int scan_events(loader *L)
+{
+    yaml_parser_t p;
+    yaml_event_t ev;
+    int rc = HS_OK, depth = 0, docs = 0, done = 0;
+    size_t nodes = 0;
+    if (!yaml_parser_initialize(&p))
+        return fail_nomem(L);
+    yaml_parser_set_input_string(&p, (const unsigned char *)L->data, L->len);
+    while (rc == HS_OK && !done) {
+        if (!yaml_parser_parse(&p, &ev)) {
+            rc = syntax_error(L, &p);
+            break;
+        }
+        switch (ev.type) {
+        case YAML_STREAM_END_EVENT:
+            done = 1;
+            break;
+        case YAML_DOCUMENT_START_EVENT:
+            if (++docs > 1)
+                rc = fail_mark(L, ev.start_mark, "a second YAML document; a workload is one "
+                               "document");
+            break;
+        case YAML_ALIAS_EVENT:
+            rc = fail_mark(L, ev.start_mark,
+                           "anchors and aliases are not supported (alias '*%.64s'); write the "
+                           "value out", (const char *)ev.data.alias.anchor);
+            break;
+        case YAML_SCALAR_EVENT:
+            nodes++;
+            rc = refuse_anchor(L, &ev, ev.data.scalar.anchor);
+            break;
+        case YAML_SEQUENCE_START_EVENT:
+        case YAML_MAPPING_START_EVENT:
+            nodes++;
+            rc = refuse_anchor(L, &ev, ev.type == YAML_SEQUENCE_START_EVENT
+                                           ? ev.data.sequence_start.anchor
+                                           : ev.data.mapping_start.anchor);
+            if (rc == HS_OK && ++depth > MAX_DEPTH)
+                rc = fail_mark(L, ev.start_mark, "nesting deeper than %d levels", MAX_DEPTH);
+            break;
+        case YAML_SEQUENCE_END_EVENT:
+        case YAML_MAPPING_END_EVENT:
+            depth--;
+            break;
+        default:
+            break;
+        }
+        if (rc == HS_OK && nodes > MAX_NODES)
+            rc = fail_mark(L, ev.start_mark, "more than %d values, lists and mappings",
+                           MAX_NODES);
+        yaml_event_delete(&ev);
+    }
+    yaml_parser_delete(&p);
+    return rc;
+}
+
+/* Pass 2: builds the document tree and checks its shape at the top. */
+static int load_tree(loader *L)
+{
+    yaml_parser_t p;
+    yaml_node_t *root;
+    int rc;
+    if (!yaml_parser_initialize(&p))
+        return fail_nomem(L);
+    yaml_parser_set_input_string(&p, (const unsigned char *)L->data, L->len);
+    if (!yaml_parser_load(&p, &L->doc)) {
+        rc = syntax_error(L, &p);
+        yaml_parser_delete(&p);
+        return rc;
+    }
+    yaml_parser_delete(&p);
+    L->have_doc = 1;
+    root = yaml_document_get_root_node(&L->doc);
+    if (!root)
+        return fail(L, 0, 0, "the file is empty (a workload is a mapping with 'platform' and "
+                    "'applications')");
+    if (root->type != YAML_MAPPING_NODE)
+        return fail_mark(L, root->start_mark, "a workload is a mapping with 'platform' and "
+                         "'applications', not %s", node_shape(root));
+    return check_tree(L, root);
+}
+
+/* --------------------------------------------------- pass 3: libcyaml */
+
+/* Collects libcyaml's error log: the first line is the problem, the lines
+ * "  in ..." the backtrace, innermost first. */
+static void cyaml_log_to_loader(cyaml_log_t level, void *ctx, const char *fmt, va_list args)
+{
+    loader *L = ctx;
+    char line[320], name[32];
+    size_t l, c;
+    unsigned entry;
+    frame *f;
+    if (level < CYAML_LOG_ERROR)
+        return;
+    vsnprintf(line, sizeof line, fmt, args);
+    line[strcspn(line, "\n")] = '\0';
+    if (strncmp(line, "  in ", 5) != 0) {
+        const char *text = strncmp(line, "Load: ", 6) == 0 ? line + 6 : line;
+        size_t n = strlen(text);
+        if (!L->cyaml_msg[0] && strcmp(text, "Backtrace:") != 0) {
+            n = n < sizeof L->cyaml_msg ? n : sizeof L->cyaml_msg - 1;
+            memcpy(L->cyaml_msg, text, n);
+            L->cyaml_msg[n] = '\0';
+        }
+        return;
+    }
+    if (L->nframes >= MAX_FRAMES)
+        return;
+    f = &L->frames[L->nframes];
+    if (sscanf(line, "  in mapping field '%31[^']' (line: %zu, column: %zu)", name, &l, &c) ==
+        3) {
+        *f = (frame){.type = FRAME_FIELD, .line = l, .col = c};
+        snprintf(f->field, sizeof f->field, "%s", name);
+    } else if (sscanf(line, "  in mapping (line: %zu, column: %zu)", &l, &c) == 2) {
+        *f = (frame){.type = FRAME_MAPPING, .line = l, .col = c};
+    } else if (sscanf(line, "  in sequence entry '%u' (line: %zu, column: %zu)", &entry, &l,
+                      &c) == 3) {
+        *f = (frame){.type = FRAME_ENTRY, .entry = entry, .line = l, .col = c};
+    } else {
+        return;
+    }
+    L->nframes++;
+}
+
+/* The item path of frames[skip..nframes), outermost first: a field frame
+ * whose value is being read adds ".field", an entry frame "[entry - 1]".
+ * `context` gets the innermost field name on the path ("" for none). */
+static void frames_path(const loader *L, int skip, char *path, size_t size,
+                        const char **context)
+{
+    size_t n = 0;
+    path[0] = '\0';
+    *context = "";
+    for (int i = L->nframes - 1; i >= skip && n < size; i--) {
+        const frame *f = &L->frames[i];
+        if (f->type == FRAME_FIELD) {
+            n += (size_t)snprintf(path + n, size - n, "%s%s", n ? "." : "", f->field);
+            *context = f->field;
+        } else if (f->type == FRAME_ENTRY && f->entry > 0) {
+            n += (size_t)snprintf(path + n, size - n, "[%u]", f->entry - 1);
+        }
+    }
+}
+
+static const struct context *find_context(const char *field)
+{
+    for (size_t i = 0; i < sizeof contexts / sizeof *contexts; i++)
+        if (strcmp(contexts[i].field, field) == 0)
+            return &contexts[i];
+    return &contexts[0];
+}
+
+static int is_number_field(const char *field)
+{
+    for (size_t i = 0; i < sizeof number_fields / sizeof *number_fields; i++)
+        if (strcmp(number_fields[i], field) == 0)
+            return 1;
+    return 0;
+}
+
+/* Writes "a, b, c or d" for the keys of a schema mapping. */
+static void list_fields(const cyaml_schema_field_t *fields, char *out, size_t size)
+{
+    size_t n = 0, count = 0;
+    while (fields[count].key)
+        count++;
+    out[0] = '\0';
+    for (size_t i = 0; i < count && n < size; i++)
+        n += (size_t)snprintf(out + n, size - n, "%s%s", i == 0 ? "" : i + 1 == count ? " or "
+                                                                                     : ", ",
+                              fields[i].key);
+}
+
+/* Position of the item at `path`; falls back on libcyaml's innermost frame
+ * when the tree does not hold the whole path. */
+static int fail_at_path(loader *L, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int fail_at_path(loader *L, const char *path, const char *fmt, ...)
+{
+    int complete, rc;
+    yaml_node_t *node = resolve(L, path, &complete);
+    size_t line = 0, col = 0;
+    va_list ap;
+    if (node && (complete || L->nframes == 0)) {
+        line = node->start_mark.line + 1;
+        col = node->start_mark.column + 1;
+    } else if (L->nframes > 0) {
+        line = L->frames[0].line;
+        col = L->frames[0].col;
+    }
+    va_start(ap, fmt);
+    rc = fail_v(L, HS_EINPUT, line, col, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+/* Turns libcyaml's failure (message and backtrace) into one line. */
+static int schema_error(loader *L, cyaml_err_t cerr)
+{
+    char path[256], fields[256], expected[64], got[64];
+    const char *ctx, *msg = L->cyaml_msg;
+    int complete;
+    yaml_node_t *node;
+    if (cerr == CYAML_ERR_OOM)
+        return fail_nomem(L);
+    if (strncmp(msg, "Unexpected key: ", 16) == 0) {
+        /* innermost frame: the mapping reading its keys */
+        const struct context *c;
+        yaml_node_t *key = NULL;
+        frames_path(L, 1, path, sizeof path, &ctx);
+        c = find_context(ctx);
+        list_fields(c->fields, fields, sizeof fields);
+        node = resolve(L, path, &complete);
+        if (complete && map_get(L, node, msg + 16, &key) && key)
+            return fail_mark(L, key->start_mark, "unknown field '%s' in %s (expected %s)",
+                             msg + 16, c->what, fields);
+        return fail_at_path(L, path, "unknown field '%s' in %s (expected %s)", msg + 16, c->what,
+                            fields);
+    }
+    if (strncmp(msg, "Missing required mapping field: ", 32) == 0) {
+        frames_path(L, 1, path, sizeof path, &ctx);
+        return fail_at_path(L, path, "missing field '%s' in %s", msg + 32,
+                            find_context(ctx)->what);
+    }
+    frames_path(L, 0, path, sizeof path, &ctx);
+    if (sscanf(msg, "Expecting %63s got event: %63s", expected, got) == 2) {
+        const char *want = "a single value";
+        expected[strcspn(expected, ",")] = '\0';
+        if (strcmp(expected, "SEQUENCE") == 0)
+            want = "a list";
+        else if (strcmp(expected, "MAPPING") == 0)
+            want = "a mapping";
+        else if (strcmp(expected, "ENUM") == 0)
+            want = "cpu or gpu";
+        else if (is_number_field(ctx))
+            want = "a number";
+        else if (strcmp(ctx, "splittable") == 0)
+            want = "true or false";
+        node = resolve(L, path, &complete);
+        return fail_at_path(L, path, "%s: expected %s, not %s", path, want,
+                            complete ? node_shape(node) : "that");
+    }
+    if (strncmp(msg, "Invalid ENUM value: ", 20) == 0)
+        return fail_at_path(L, path, "%s: expected cpu or gpu, not '%.64s'", path, msg + 20);
+    if (strncmp(msg, "Excessive entries (", 19) == 0) {
+        frames_path(L, 1, path, sizeof path, &ctx);
+        return fail_at_path(L, path, "%s: more than %lu entries (the loader's limit)", path,
+                            strtoul(msg + 19, NULL, 10));
+    }
+    return fail_at_path(L, path, "%s%s%s", path, path[0] ? ": " : "",
+                        msg[0] ? msg : cyaml_strerror(cerr));
+}
+
+/* ------------------------------------------------ pass 4: the builder */
+
+/* Converts the text of a number at `path` (NULL: absent, gives `dflt`).
+ * YAML's `.inf`, `-.inf` and `.nan` are read like strtod's `inf` and `nan`,
+ * and finite negative values pass, so the builder refuses them in its own
+ * words.  `whole` asks for an integer (checked on finite values >= 0; the
+ * builder refuses the others). */
+static int to_number(loader *L, const char *path, const char *text, double dflt, int whole,
+                     double *out)
+{
+    const char *s = text;
+    char *end;
+    double x;
+    if (!text) {
+        *out = dflt;
+        return HS_OK;
+    }
+    if (*s == '+' || *s == '-')
+        s++;
+    if (strcmp(s, ".inf") == 0 || strcmp(s, ".Inf") == 0 || strcmp(s, ".INF") == 0) {
+        x = *text == '-' ? -HUGE_VAL : HUGE_VAL;
+    } else if (s == text && (strcmp(s, ".nan") == 0 || strcmp(s, ".NaN") == 0 ||
+                             strcmp(s, ".NAN") == 0)) {
+        x = NAN;
+    } else {
+        errno = 0;
+        x = strtod(text, &end);
+        if (end == text || *end != '\0' || *text == ' ' || *text == '\t')
+            return hs_error_at(L->err, HS_EINPUT, path, "expected a number, not '%.64s'", text);
+        if (errno == ERANGE && isinf(x))
+            return hs_error_at(L->err, HS_EINPUT, path, "%.64s is out of range", text);
+    }
+    if (whole && isfinite(x) && x >= 0 && x != floor(x))
+        return hs_error_at(L->err, HS_EINPUT, path, "must be a whole number, not %.64s", text);
+    *out = x;
+    return HS_OK;
+}
+
+/* The same for an int field (cores, instances). */
+static int to_int(loader *L, const char *path, const char *text, int dflt, int *out)
+{
+    double x;
+    int rc = to_number(L, path, text, dflt, 1, &x);
+    if (rc)
+        return rc;
+    if (!isfinite(x) || x != floor(x))
+        return hs_error_at(L->err, HS_EINPUT, path, "must be a whole number, not %.64s", text);
+    if (x > INT_MAX || x < INT_MIN)
+        return hs_error_at(L->err, HS_EINPUT, path, "%.64s is out of range", text);
+    *out = (int)x;
+    return HS_OK;
+}
+
+static int to_bool(loader *L, const char *path, const char *text, int *out)
+{
+    static const char *const yes[] = {"true", "True", "TRUE"};
+    static const char *const no[] = {"false", "False", "FALSE"};
+    *out = 0;
+    if (!text)
+        return HS_OK;
+    for (int i = 0; i < 3; i++) {
+        if (strcmp(text, yes[i]) == 0) {
+            *out = 1;
+            return HS_OK;
+        }
+        if (strcmp(text, no[i]) == 0)
+            return HS_OK;
+    }
+    return hs_error_at(L->err, HS_EINPUT, path, "expected true or false, not '%.64s'", text);
+}
+
+static int build_platform(loader *L, const y_platform *yp, hs_workload *w)
+{
+    char path[96];
+    int rc;
+    for (unsigned d = 0; d < yp->devices_count; d++) {
+        const y_device *yd = &yp->devices[d];
+        int cores;
+        snprintf(path, sizeof path, "platform.devices[%u].cores", d);
+        if ((rc = to_int(L, path, yd->cores, 0, &cores)) != 0)
+            return rc;
+        if ((rc = hs_platform_add_device(w, yd->name, yd->kind, yd->memory, cores, L->err)) < 0)
+            return rc;
+    }
+    for (unsigned i = 0; i < yp->links_count; i++) {
+        const y_link *yl = &yp->links[i];
+        double bw, lat;
+        snprintf(path, sizeof path, "platform.links[%u].bandwidth_gbps", i);
+        if ((rc = to_number(L, path, yl->bandwidth_gbps, 0, 0, &bw)) != 0)
+            return rc;
+        snprintf(path, sizeof path, "platform.links[%u].latency_us", i);
+        if ((rc = to_number(L, path, yl->latency_us, 0, 0, &lat)) != 0)
+            return rc;
+        if ((rc = hs_platform_add_link(w, yl->from, yl->to, bw, lat, L->err)) < 0)
+            return rc;
+    }
+    return HS_OK;
+}
+
+/* Reads a free-key mapping (cost_us or params) of kernel k of app a from
+ * the tree and hands each entry to `add`.  At most `max` entries. */
+static int build_free_map(loader *L, hs_workload *w, int a, int k, const char *field, int max,
+                          int (*add)(hs_workload *, int, int, const char *, double, hs_error *))
+{
+    char path[256];
+    int complete, rc;
+    yaml_node_t *map;
+    snprintf(path, sizeof path, "applications[%d].kernels[%d].%s", a, k, field);
+    map = resolve(L, path, &complete);
+    if (!complete)
+        return HS_OK; /* not given */
+    if (map->type != YAML_MAPPING_NODE)
+        return hs_error_at(L->err, HS_EINPUT, path, "expected a mapping %s, not %s",
+                           strcmp(field, "cost_us") == 0
+                               ? "from device names or kinds to microseconds (e.g. {cpu: 568, "
+                                 "gpu: 422})"
+                               : "from parameter names to numbers (e.g. {n: 1024})",
+                           node_shape(map));
+    if (map->data.mapping.pairs.top - map->data.mapping.pairs.start > max)
+        return hs_error_at(L->err, HS_EINPUT, path, "more than %d entries (%s)", max,
+                           strcmp(field, "cost_us") == 0 ? "one per device or kind at most"
+                                                         : "the loader's limit");
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+         p++) {
+        const char *key = (const char *)node_get(L, p->key)->data.scalar.value;
+        yaml_node_t *value = node_get(L, p->value);
+        double x;
+        snprintf(path, sizeof path, "applications[%d].kernels[%d].%s.%s", a, k, field, key);
+        if (value->type != YAML_SCALAR_NODE)
+            return hs_error_at(L->err, HS_EINPUT, path, "expected a number, not %s",
+                               node_shape(value));
+        if ((rc = to_number(L, path, (const char *)value->data.scalar.value, 0, 0, &x)) != 0 ||
+            (rc = add(w, a, k, key, x, L->err)) != 0)
+            return rc;
+    }
+    return HS_OK;
+}
+
+static int build_kernel(loader *L, const y_kernel *yk, hs_workload *w, int a)
+{
+    char path[128];
+    double in, out, items;
+    int k, rc, split;
+    if ((k = hs_app_add_kernel(w, a, yk->name, L->err)) < 0)
+        return k;
+    if ((rc = build_free_map(L, w, a, k, "cost_us", w->platform.ndevices + 2,
+                             hs_kernel_set_cost)) != 0)
+        return rc;
+    snprintf(path, sizeof path, "applications[%d].kernels[%d].input_bytes", a, k);
+    if ((rc = to_number(L, path, yk->input_bytes, 0, 1, &in)) != 0)
+        return rc;
+    snprintf(path, sizeof path, "applications[%d].kernels[%d].output_bytes", a, k);
+    if ((rc = to_number(L, path, yk->output_bytes, 0, 1, &out)) != 0)
+        return rc;
+    if ((rc = hs_kernel_set_bytes(w, a, k, in, out, L->err)) != 0)
+        return rc;
+    if (yk->type && (rc = hs_kernel_set_type(w, a, k, yk->type, L->err)) != 0)
+        return rc;
+    if ((rc = build_free_map(L, w, a, k, "params", MAX_PARAMS, hs_kernel_add_param)) != 0)
+        return rc;
+    snprintf(path, sizeof path, "applications[%d].kernels[%d].splittable", a, k);
+    if ((rc = to_bool(L, path, yk->splittable, &split)) != 0)
+        return rc;
+    snprintf(path, sizeof path, "applications[%d].kernels[%d].items", a, k);
+    if ((rc = to_number(L, path, yk->items, 0, 0, &items)) != 0)
+        return rc;
+    if ((yk->splittable || yk->items) &&
+        (rc = hs_kernel_set_split(w, a, k, split, items, L->err)) != 0)
+        return rc;
+    return HS_OK;
+}
+
+/* Adds the applications, refusing before the builder allocates anything
+ * when instances would expand the graph beyond MAX_TASKS / MAX_GRAPH_EDGES. */
+static int build_apps(loader *L, const y_top *yt, hs_workload *w)
+{
+    size_t tasks = 0, edges = 0, file_kernels = 0, file_edges = 0;
+    char path[96];
+    int rc;
+    for (unsigned i = 0; i < yt->applications_count; i++) {
+        const y_app *ya = &yt->applications[i];
+        int instances, a;
+        snprintf(path, sizeof path, "applications[%u].instances", i);
+        if ((rc = to_int(L, path, ya->instances, 1, &instances)) != 0)
+            return rc;
+        if ((a = hs_workload_add_app(w, ya->name, instances, L->err)) < 0)
+            return a;
+        file_kernels += ya->kernels_count;
+        file_edges += ya->edges_count;
+        tasks += (size_t)instances * ya->kernels_count;
+        edges += (size_t)instances * ya->edges_count;
+        if (file_kernels > MAX_FILE_KERNELS) {
+            snprintf(path, sizeof path, "applications[%u].kernels", i);
+            return hs_error_at(L->err, HS_EINPUT, path, "more than %d kernels in the file (the "
+                               "loader's limit; use instances to repeat a graph)",
+                               MAX_FILE_KERNELS);
+        }
+        if (file_edges > MAX_FILE_EDGES) {
+            snprintf(path, sizeof path, "applications[%u].edges", i);
+            return hs_error_at(L->err, HS_EINPUT, path, "more than %d edges in the file (the "
+                               "loader's limit; use instances to repeat a graph)",
+                               MAX_FILE_EDGES);
+        }
+        if (tasks > MAX_TASKS)
+            return hs_error_at(L->err, HS_EINPUT, path, "%d instances of %u kernels bring the "
+                               "workload to %zu tasks, more than the limit of %d",
+                               instances, ya->kernels_count, tasks, MAX_TASKS);
+        if (edges > MAX_GRAPH_EDGES)
+            return hs_error_at(L->err, HS_EINPUT, path, "%d instances of %u edges bring the "
+                               "workload to %zu edges, more than the limit of %d",
+                               instances, ya->edges_count, edges, MAX_GRAPH_EDGES);
+        for (unsigned k = 0; k < ya->kernels_count; k++)
+            if ((rc = build_kernel(L, &ya->kernels[k], w, a)) != 0)
+                return rc;
+        for (unsigned e = 0; e < ya->edges_count; e++) {
+            const y_edge *ye = &ya->edges[e];
+            double bytes;
+            snprintf(path, sizeof path, "applications[%u].edges[%u].bytes", i, e);
+            if ((rc = to_number(L, path, ye->bytes, 0, 1, &bytes)) != 0)
+                return rc;
+            if ((rc = hs_app_add_edge(w, a, ye->from, ye->to, bytes, L->err)) < 0)
+                return rc;
+        }
+    }
+    return HS_OK;
+}
+
+/* ------------------------------------------------------------- entry */
+
+static int load(loader *L, hs_workload **out)
+{
+    cyaml_config_t config = {
+        .log_fn = cyaml_log_to_loader,
+        .log_ctx = L,
+        .mem_fn = cyaml_mem,
+        .log_level = CYAML_LOG_ERROR,
+        .flags = CYAML_CFG_NO_ALIAS,
+    };
+    y_top *yt = NULL;
+    hs_workload *w = NULL;
+    cyaml_err_t cerr;
+    int rc;
+    if (L->len > MAX_FILE_BYTES)
+        return fail(L, 0, 0, "the file is larger than %u MiB", MAX_FILE_BYTES >> 20);
+    if ((rc = scan_events(L)) != 0 || (rc = load_tree(L)) != 0)
+        return rc;
+    cerr = cyaml_load_data((const uint8_t *)L->data, L->len, &config, &top_schema,
+                           (cyaml_data_t **)&yt, NULL);
+    if (cerr != CYAML_OK)
+        return schema_error(L, cerr);
+    if (!yt) /* cannot happen after load_tree; refuse rather than crash */
+        return fail(L, 0, 0, "the file is empty");
+    if (!(w = hs_workload_new())) {
+        rc = fail_nomem(L);
+    } else if ((rc = build_platform(L, &yt->platform, w)) < 0 ||
+               (rc = build_apps(L, yt, w)) < 0 || (rc = hs_workload_finalize(w, L->err)) < 0) {
+        rc = locate(L, rc);
+    }
+    cyaml_free(&config, &top_schema, yt, 0);
+    if (rc < 0) {
+        hs_workload_free(w);
+        return rc;
+    }
+    *out = w;
+    return HS_OK;
+}
+
+/* Messages are one line: names and values quoted from the input may hold
+ * newlines or other control characters; write those as C escapes. */
+static void one_line(hs_error *err)
+{
+    char out[sizeof err->msg];
+    size_t n = 0;
+    for (const unsigned char *c = (const unsigned char *)err->msg; *c && n + 5 < sizeof out;
+         c++) {
+        if (*c == '\n' || *c == '\t' || *c == '\r') {
+            out[n++] = '\\';
+            out[n++] = *c == '\n' ? 'n' : *c == '\t' ? 't' : 'r';
+        } else if (*c < 0x20 || *c == 0x7f) {
+            n += (size_t)snprintf(out + n, sizeof out - n, "\\x%02x", *c);
+        } else {
+            out[n++] = (char)*c;
+        }
+    }
+    out[n] = '\0';
+    memcpy(err->msg, out, n + 1);
+}
+
+static int load_named(const char *name, const char *data, size_t len, hs_workload **out,
+                      hs_error *err)
+{
+    hs_error local = {0};
+    loader L = {.name = name ? name : "<buffer>", .data = data, .len = len, .err = &local};
+    int rc;
+    if (out)
+        *out = NULL;
+    if (!out || (!data && len > 0)) {
+        rc = hs_error_set(&local, HS_EUSAGE, "hs_workload_load_buffer: no data or no output");
+    } else {
+        if (!data)
+            L.data = "";
+        rc = load(&L, out);
+    }
+    if (L.have_doc)
+        yaml_document_delete(&L.doc);
+    one_line(&local);
+    if (err) {
+        *err = local;
+        if (rc == HS_OK)
+            *err = (hs_error){0};
+    }
+    return rc;
+}
+
 int hs_workload_load_buffer(const char *name, const char *data, size_t len, hs_workload **out,
                             hs_error *err)
 {
-    (void)data; (void)len; (void)out;
-    return hs_error_set(err, HS_ENOTBUILT, "%s: loader not written yet", name);
+    return load_named(name, data, len, out, err);
+}
+
+/* Reads the whole file (at most MAX_FILE_BYTES + 1 bytes, so that a larger
+ * one, or an endless pipe, is refused without reading it all). */
+int hs_workload_load_file(const char *path, hs_workload **out, hs_error *err)
+{
+    FILE *f;
+    char *data = NULL;
+    size_t len = 0, cap = 0;
+    struct stat st;
+    int rc;
+    if (out)
+        *out = NULL;
+    if (!path || !out)
+        return hs_error_set(err, HS_EUSAGE, "hs_workload_load_file: no path or no output");
+    if (!(f = fopen(path, "rb")))
+        return hs_error_set(err, HS_EINPUT, "%s: cannot read: %s", path, strerror(errno));
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > MAX_FILE_BYTES) {
+        fclose(f);
+        return hs_error_set(err, HS_EINPUT, "%s: error: the file is larger than %u MiB", path,
+                            MAX_FILE_BYTES >> 20);
+    }
+    for (;;) {
+        size_t n;
+        if (len == cap) {
+            char *p;
+            cap = cap ? 2 * cap : 65536;
+            if (cap > (size_t)MAX_FILE_BYTES + 1)
+                cap = (size_t)MAX_FILE_BYTES + 1;
+            if (len == cap || !(p = realloc(data, cap)))
+                break;
+            data = p;
+        }
+        n = fread(data + len, 1, cap - len, f);
+        len += n;
+        if (n == 0)
+            break;
+    }
+    if (ferror(f)) {
+        int e = errno;
+        fclose(f);
+        free(data);
+        return hs_error_set(err, HS_EINPUT, "%s: cannot read: %s", path, strerror(e));
+    }
+    if (!feof(f) && len <= MAX_FILE_BYTES) { /* realloc failed */
+        fclose(f);
+        free(data);
+        return hs_error_set(err, HS_ENOMEM, "%s: out of memory", path);
+    }
+    fclose(f);
+    rc = load_named(path, data ? data : "", len, out, err);
+    free(data);
+    if (rc == HS_OK && !((*out)->path = strdup(path))) {
+        hs_workload_free(*out);
+        *out = NULL;
+        rc = hs_error_set(err, HS_ENOMEM, "%s: out of memory", path);
+    }
+    return rc;
 }

@@ -1,1 +1,233 @@
-/* placeholder: written by the schedule work */
+/* hetsched — the in-memory schedule, the makespan the delay model gives for
+ * its placements, and the transfers the model implies
+ * (include/hetsched/schedule.h, DESIGN.md §1 and §4). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hetsched/schedule.h"
+#include "graph/schedule_int.h"
+
+static int nomem(hs_error *err)
+{
+    return hs_error_set(err, HS_ENOMEM, "out of memory");
+}
+
+/* strdup that keeps NULL as NULL; *ok is cleared when memory runs out. */
+static char *dup_or_null(const char *s, int *ok)
+{
+    char *copy;
+    if (!s)
+        return NULL;
+    if (!(copy = strdup(s)))
+        *ok = 0;
+    return copy;
+}
+
+hs_schedule *hs_schedule_new(const char *workload, const char *algorithm)
+{
+    hs_schedule *s = calloc(1, sizeof *s);
+    int ok = 1;
+    if (!s)
+        return NULL;
+    s->workload = dup_or_null(workload, &ok);
+    s->algorithm = dup_or_null(algorithm, &ok);
+    s->model = dup_or_null("delay", &ok);
+    if (!ok) {
+        hs_schedule_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void hs_schedule_free(hs_schedule *s)
+{
+    if (!s)
+        return;
+    free(s->workload);
+    free(s->algorithm);
+    free(s->model);
+    free(s->placements);
+    free(s->transfers);
+    free(s);
+}
+
+/* Makes room for one more element of an array of capacity *cap holding n,
+ * doubling so that appends cost amortised O(1). */
+static int reserve(void **arr, size_t *cap, size_t n, size_t elem)
+{
+    size_t want;
+    void *p;
+    if (n < *cap)
+        return 0;
+    want = *cap ? 2 * *cap : 16;
+    if (want > SIZE_MAX / elem || !(p = realloc(*arr, want * elem)))
+        return -1;
+    *arr = p;
+    *cap = want;
+    return 0;
+}
+
+long hs_schedule_add_placement(hs_schedule *s, const hs_placement *p, hs_error *err)
+{
+    if (reserve((void **)&s->placements, &s->placements_cap, s->nplacements,
+                sizeof *s->placements) != 0)
+        return nomem(err);
+    s->placements[s->nplacements] = *p;
+    return (long)s->nplacements++;
+}
+
+long hs_schedule_add_transfer(hs_schedule *s, const hs_transfer *t, hs_error *err)
+{
+    if (reserve((void **)&s->transfers, &s->transfers_cap, s->ntransfers, sizeof *s->transfers) !=
+        0)
+        return nomem(err);
+    s->transfers[s->ntransfers] = *t;
+    return (long)s->ntransfers++;
+}
+
+/* ---------------------------------------------------------- placement index */
+
+int hs__plindex_build(const hs_schedule *s, size_t ntasks, hs__plindex *ix, hs_error *err)
+{
+    size_t *fill;
+    ix->off = calloc(ntasks + 2, sizeof *ix->off);
+    ix->idx = malloc((s->nplacements ? s->nplacements : 1) * sizeof *ix->idx);
+    fill = malloc((ntasks + 1) * sizeof *fill);
+    if (!ix->off || !ix->idx || !fill) {
+        free(fill);
+        hs__plindex_free(ix);
+        return nomem(err);
+    }
+    for (size_t i = 0; i < s->nplacements; i++)
+        if (s->placements[i].task < ntasks)
+            ix->off[s->placements[i].task + 1]++;
+    for (size_t t = 0; t < ntasks; t++)
+        ix->off[t + 1] += ix->off[t];
+    memcpy(fill, ix->off, (ntasks + 1) * sizeof *fill);
+    for (size_t i = 0; i < s->nplacements; i++)
+        if (s->placements[i].task < ntasks)
+            ix->idx[fill[s->placements[i].task]++] = i;
+    free(fill);
+    return HS_OK;
+}
+
+void hs__plindex_free(hs__plindex *ix)
+{
+    free(ix->off);
+    free(ix->idx);
+    ix->off = ix->idx = NULL;
+}
+
+int hs__placement_id(const hs_workload *w, const hs_placement *p, char *buf, size_t size)
+{
+    hs_task t = w->graph.tasks[p->task];
+    t.part = p->part;
+    t.nparts = p->nparts;
+    return hs_task_id(w, &t, buf, size);
+}
+
+/* ------------------------------------------------------------------- model */
+
+/* Does placement p name a task of the graph and a device of the platform? */
+static int placement_ok(const hs_workload *w, const hs_placement *p)
+{
+    return p->task < w->graph.ntasks && p->device >= 0 && p->device < w->platform.ndevices;
+}
+
+/* The model's makespan (eq. (6) of Zhou & Liu, with the output's trip back to
+ * host added as DESIGN.md §1 asks): max over placements of end + the time to
+ * copy output_bytes x fraction from the device's memory to host.  Placements
+ * naming no task or device of w are skipped (the validator reports them). */
+double hs_schedule_makespan(const hs_workload *w, const hs_schedule *s)
+{
+    const hs_platform *pf = &w->platform;
+    double makespan = 0.0;
+    for (size_t i = 0; i < s->nplacements; i++) {
+        const hs_placement *p = &s->placements[i];
+        double done;
+        if (!placement_ok(w, p))
+            continue;
+        done = p->end_us + hs_transfer_us(pf, pf->devices[p->device].memory, HS_HOST_MEMORY,
+                                          w->graph.tasks[p->task].output_bytes * p->fraction);
+        if (done > makespan)
+            makespan = done;
+    }
+    return makespan;
+}
+
+/* Appends one transfer of `bytes` between two memories, starting at `start`;
+ * nothing when both ends share a memory or there is no data. */
+static int add_implied(hs_schedule *s, const hs_platform *pf, long from, long to, int from_dev,
+                       int to_dev, double bytes, double start, hs_error *err)
+{
+    int q = from_dev == HS_HOST_DEVICE ? HS_HOST_MEMORY : pf->devices[from_dev].memory;
+    int r = to_dev == HS_HOST_DEVICE ? HS_HOST_MEMORY : pf->devices[to_dev].memory;
+    hs_transfer t = {.from_placement = from,
+                     .to_placement = to,
+                     .from_device = from_dev,
+                     .to_device = to_dev,
+                     .bytes = bytes,
+                     .start_us = start};
+    if (q == r || bytes <= 0)
+        return HS_OK;
+    t.end_us = start + hs_transfer_us(pf, q, r, bytes);
+    return hs_schedule_add_transfer(s, &t, err) < 0 ? HS_ENOMEM : HS_OK;
+}
+
+/* Builds the model's transfers placement by placement: its input from host
+ * (leaving at time 0), the data of each outgoing edge to every placement of
+ * the successor (bytes x f_u x f_v, leaving at the producer's end: eq. (4)'s
+ * T term), then its output back to host.  The per-task placement index keeps
+ * this O(n + e) for whole-task schedules.  On error s is left as it was. */
+int hs_schedule_derive_transfers(const hs_workload *w, hs_schedule *s, hs_error *err)
+{
+    const hs_graph *g = &w->graph;
+    const hs_platform *pf = &w->platform;
+    hs_schedule out = {0};
+    hs__plindex ix;
+    int rc;
+    if (!w->finalized)
+        return hs_error_set(err, HS_EUSAGE, "the workload is not finalized");
+    for (size_t i = 0; i < s->nplacements; i++)
+        if (!placement_ok(w, &s->placements[i]))
+            return hs_error_set(err, HS_EUSAGE,
+                                "placement %zu names task %zu on device %d; the workload has "
+                                "%zu tasks and %d devices",
+                                i, s->placements[i].task, s->placements[i].device, g->ntasks,
+                                pf->ndevices);
+    if ((rc = hs__plindex_build(s, g->ntasks, &ix, err)) != 0)
+        return rc;
+    for (size_t i = 0; i < s->nplacements && rc == HS_OK; i++) {
+        const hs_placement *pu = &s->placements[i];
+        const hs_task *task = &g->tasks[pu->task];
+        const hs_edge *e;
+        rc = add_implied(&out, pf, HS_NONE, (long)i, HS_HOST_DEVICE, pu->device,
+                         task->input_bytes * pu->fraction, 0.0, err);
+        HS_GRAPH_SUCC_FOREACH(g, pu->task, e)
+        {
+            size_t j;
+            HS__PLINDEX_FOREACH(&ix, e->to, j)
+            {
+                const hs_placement *pv = &s->placements[j];
+                if (rc == HS_OK)
+                    rc = add_implied(&out, pf, (long)i, (long)j, pu->device, pv->device,
+                                     e->bytes * pu->fraction * pv->fraction, pu->end_us, err);
+            }
+        }
+        if (rc == HS_OK)
+            rc = add_implied(&out, pf, (long)i, HS_NONE, pu->device, HS_HOST_DEVICE,
+                             task->output_bytes * pu->fraction, pu->end_us, err);
+    }
+    hs__plindex_free(&ix);
+    if (rc != HS_OK) {
+        free(out.transfers);
+        return rc;
+    }
+    free(s->transfers);
+    s->transfers = out.transfers;
+    s->ntransfers = out.ntransfers;
+    s->transfers_cap = out.transfers_cap;
+    s->makespan_us = hs_schedule_makespan(w, s);
+    return HS_OK;
+}

@@ -1,1 +1,569 @@
-/* placeholder: written by the schedule_json work */
+/* hetsched — schedules as the JSON of DESIGN.md §4, with jansson
+ * (include/hetsched/schedule.h).
+ *
+ * Writing streams one task or transfer per line (each line dumped by
+ * jansson), so that a schedule of a million tasks needs no JSON tree in
+ * memory and stays readable.  Numbers round-trip exactly: each line is dumped
+ * with the fewest digits (15, 16 or 17) that give back every double on it,
+ * and byte counts that are whole numbers are written as integers.
+ *
+ * Reading is strict: every key known and present, every value of the right
+ * type and range, every task id and device known to the workload.  Errors
+ * read `FILE: error: PATH: WHAT` with the JSON path of the bad item, or
+ * `FILE:LINE:COL: error: WHAT` for JSON syntax. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "hetsched/schedule.h"
+#include "graph/schedule_int.h"
+
+/* ----------------------------------------------------------------- writing */
+
+/* Does %.{prec}g give back x exactly (as jansson writes and strtod reads)? */
+static int round_trips(double x, int prec)
+{
+    char buf[64];
+    if (x == floor(x) && fabs(x) < 1e15) /* whole numbers: the common case */
+        return 1;
+    snprintf(buf, sizeof buf, "%.*g", prec, x);
+    return strtod(buf, NULL) == x;
+}
+
+/* The jansson flags for a line holding these numbers: the smallest precision
+ * of 15, 16, 17 at which all of them round-trip (17 always does). */
+static size_t line_flags(const double *x, int n)
+{
+    int prec = 15;
+    for (int i = 0; i < n && prec < 17; i++)
+        while (prec < 17 && !round_trips(x[i], prec))
+            prec++;
+    return JSON_REAL_PRECISION(prec) | JSON_ENCODE_ANY;
+}
+
+/* A byte count: an integer when it is a whole number jansson can hold
+ * exactly, else a real. */
+static json_t *bytes_value(double b)
+{
+    if (b == floor(b) && fabs(b) < 9007199254740992.0)
+        return json_integer((json_int_t)b);
+    return json_real(b);
+}
+
+/* A growable buffer for task ids, which have no length limit. */
+typedef struct idbuf {
+    char small[256];
+    char *big;
+    size_t cap;
+} idbuf;
+
+static const char *placement_id(const hs_workload *w, const hs_placement *p, idbuf *b)
+{
+    int n = hs__placement_id(w, p, b->small, sizeof b->small);
+    char *grown;
+    if (n < (int)sizeof b->small)
+        return b->small;
+    if ((size_t)n >= b->cap) {
+        if (!(grown = realloc(b->big, (size_t)n + 1)))
+            return NULL;
+        b->big = grown;
+        b->cap = (size_t)n + 1;
+    }
+    hs__placement_id(w, p, b->big, b->cap);
+    return b->big;
+}
+
+/* Writes `v` after `indent`, then `tail`: one line, one fwrite; 0 or -1.
+ * The line goes through a buffer that grows to the longest line. */
+static int dump_line(FILE *f, const char *indent, const json_t *v, size_t flags, const char *tail,
+                     char **buf, size_t *cap)
+{
+    size_t head = strlen(indent), n;
+    if (!v)
+        return -1;
+    for (;;) {
+        n = json_dumpb(v, *buf ? *buf + head : NULL, *buf ? *cap - head : 0, flags);
+        if (n == 0)
+            return -1;
+        if (*buf && head + n + strlen(tail) <= *cap)
+            break;
+        free(*buf);
+        *cap = 2 * (head + n + strlen(tail)) + 64;
+        if (!(*buf = malloc(*cap)))
+            return -1;
+    }
+    memcpy(*buf, indent, head);
+    memcpy(*buf + head + n, tail, strlen(tail));
+    n += head + strlen(tail);
+    return fwrite(*buf, 1, n, f) == n ? 0 : -1;
+}
+
+static json_t *string_or_null(const char *s)
+{
+    return s ? json_string(s) : json_null();
+}
+
+/* Fills `o` with one task's line.  The object is reused line after line:
+ * replacing a key's value keeps its place, so the key order stays that of
+ * DESIGN.md §4 and no key is allocated again. */
+static int task_line(json_t *o, const hs_workload *w, const hs_placement *p, idbuf *ids,
+                     size_t *flags)
+{
+    const char *id = placement_id(w, p, ids);
+    double nums[] = {p->start_us, p->end_us, p->fraction};
+    if (!id || json_object_set_new(o, "id", json_string(id)) != 0 ||
+        json_object_set_new(o, "device", json_string(w->platform.devices[p->device].name)) ||
+        json_object_set_new(o, "start_us", json_real(p->start_us)) != 0 ||
+        json_object_set_new(o, "end_us", json_real(p->end_us)) != 0 ||
+        json_object_set_new(o, "fraction", json_real(p->fraction)) != 0)
+        return -1;
+    *flags = line_flags(nums, 3);
+    return 0;
+}
+
+static json_t *transfer_end(const hs_workload *w, const hs_schedule *s, long placement, idbuf *ids)
+{
+    const char *id;
+    if (placement == HS_NONE)
+        return json_null();
+    id = placement_id(w, &s->placements[placement], ids);
+    return id ? json_string(id) : NULL;
+}
+
+static const char *device_name(const hs_workload *w, int d)
+{
+    return d == HS_HOST_DEVICE ? "host" : w->platform.devices[d].name;
+}
+
+/* Fills `o` with one transfer's line (reused like task_line's). */
+static int transfer_line(json_t *o, const hs_workload *w, const hs_schedule *s,
+                         const hs_transfer *t, idbuf *ids, size_t *flags)
+{
+    double nums[] = {t->bytes, t->start_us, t->end_us};
+    if (json_object_set_new(o, "from_task", transfer_end(w, s, t->from_placement, ids)) ||
+        json_object_set_new(o, "to_task", transfer_end(w, s, t->to_placement, ids)) != 0 ||
+        json_object_set_new(o, "from_device", json_string(device_name(w, t->from_device))) ||
+        json_object_set_new(o, "to_device", json_string(device_name(w, t->to_device))) != 0 ||
+        json_object_set_new(o, "bytes", bytes_value(t->bytes)) != 0 ||
+        json_object_set_new(o, "start_us", json_real(t->start_us)) != 0 ||
+        json_object_set_new(o, "end_us", json_real(t->end_us)) != 0)
+        return -1;
+    *flags = line_flags(nums, 3);
+    return 0;
+}
+
+/* Every index the JSON needs must point into w and s, and every number must
+ * be finite (JSON has no NaN): a schedule built for another workload, or
+ * broken, is refused before a byte is written. */
+static int check_refs(const hs_workload *w, const hs_schedule *s, hs_error *err)
+{
+    long np = (long)s->nplacements;
+    int nd = w->platform.ndevices;
+    if (!w->finalized)
+        return hs_error_set(err, HS_EUSAGE, "the workload is not finalized");
+    if (!isfinite(s->makespan_us))
+        return hs_error_set(err, HS_EUSAGE, "the makespan is not finite (JSON cannot hold it)");
+    for (size_t i = 0; i < s->nplacements; i++)
+        if (s->placements[i].task >= w->graph.ntasks || s->placements[i].device < 0 ||
+            s->placements[i].device >= nd)
+            return hs_error_set(err, HS_EUSAGE,
+                                "placement %zu names task %zu on device %d; the workload has "
+                                "%zu tasks and %d devices",
+                                i, s->placements[i].task, s->placements[i].device, w->graph.ntasks,
+                                nd);
+    for (size_t i = 0; i < s->nplacements; i++)
+        if (!isfinite(s->placements[i].start_us) || !isfinite(s->placements[i].end_us) ||
+            !isfinite(s->placements[i].fraction))
+            return hs_error_set(err, HS_EUSAGE,
+                                "placement %zu has a time or fraction that is not finite (JSON "
+                                "cannot hold it)",
+                                i);
+    for (size_t k = 0; k < s->ntransfers; k++) {
+        const hs_transfer *t = &s->transfers[k];
+        if (!isfinite(t->bytes) || !isfinite(t->start_us) || !isfinite(t->end_us))
+            return hs_error_set(err, HS_EUSAGE,
+                                "transfer %zu has a size or time that is not finite (JSON "
+                                "cannot hold it)",
+                                k);
+        if (t->from_placement < HS_NONE || t->from_placement >= np || t->to_placement < HS_NONE ||
+            t->to_placement >= np || t->from_device < -1 || t->from_device >= nd ||
+            t->to_device < -1 || t->to_device >= nd)
+            return hs_error_set(err, HS_EUSAGE,
+                                "transfer %zu names a placement or device that does not exist", k);
+    }
+    return HS_OK;
+}
+
+/* One scalar line of the header: "  KEY": VALUE, */
+static int head_line(FILE *f, const char *indent, json_t *v, size_t flags, char **buf, size_t *cap)
+{
+    int rc = dump_line(f, indent, v, flags, ",\n", buf, cap);
+    json_decref(v);
+    return rc;
+}
+
+static int write_all(const hs_workload *w, const hs_schedule *s, FILE *f)
+{
+    idbuf ids = {.big = NULL};
+    json_t *o = json_object();
+    char *buf = NULL;
+    size_t flags = 0, cap = 0;
+    double m = s->makespan_us;
+    int rc = 0;
+    if (!o || fputs("{\n", f) < 0 ||
+        head_line(f, "  \"workload\": ", string_or_null(s->workload), JSON_ENCODE_ANY, &buf,
+                  &cap) ||
+        head_line(f, "  \"algorithm\": ", string_or_null(s->algorithm), JSON_ENCODE_ANY, &buf,
+                  &cap) ||
+        head_line(f, "  \"model\": ", string_or_null(s->model), JSON_ENCODE_ANY, &buf, &cap) ||
+        head_line(f, "  \"makespan_us\": ", json_real(m), line_flags(&m, 1), &buf, &cap) ||
+        fputs(s->nplacements ? "  \"tasks\": [\n" : "  \"tasks\": [],\n", f) < 0)
+        rc = -1;
+    for (size_t i = 0; i < s->nplacements && rc == 0; i++)
+        if ((rc = task_line(o, w, &s->placements[i], &ids, &flags)) == 0)
+            rc = dump_line(f, "    ", o, flags, i + 1 < s->nplacements ? ",\n" : "\n  ],\n", &buf,
+                           &cap);
+    json_decref(o);
+    if (rc == 0 && (!(o = json_object()) ||
+                    fputs(s->ntransfers ? "  \"transfers\": [\n" : "  \"transfers\": []\n", f) < 0))
+        rc = -1;
+    for (size_t k = 0; k < s->ntransfers && rc == 0; k++)
+        if ((rc = transfer_line(o, w, s, &s->transfers[k], &ids, &flags)) == 0)
+            rc = dump_line(f, "    ", o, flags, k + 1 < s->ntransfers ? ",\n" : "\n  ]\n", &buf,
+                           &cap);
+    json_decref(o);
+    free(ids.big);
+    free(buf);
+    if (rc == 0 && fputs("}\n", f) < 0)
+        rc = -1;
+    return rc;
+}
+
+/* Writes the JSON of DESIGN.md §4 to `path` ("-": stdout).  HS_EUSAGE when
+ * s refers to tasks or devices w does not have, HS_EIO when the file cannot
+ * be written. */
+int hs_schedule_write_json(const hs_workload *w, const hs_schedule *s, const char *path,
+                           hs_error *err)
+{
+    int to_stdout = strcmp(path, "-") == 0, rc;
+    FILE *f;
+    if ((rc = check_refs(w, s, err)) != 0)
+        return rc;
+    if (!(f = to_stdout ? stdout : fopen(path, "w")))
+        return hs_error_set(err, HS_EIO, "%s: cannot open for writing: %s", path, strerror(errno));
+    rc = write_all(w, s, f);
+    if (to_stdout ? fflush(f) != 0 : fclose(f) != 0)
+        rc = -1;
+    if (rc != 0)
+        return hs_error_set(err, HS_EIO, "%s: cannot write the schedule: %s",
+                            to_stdout ? "<stdout>" : path, strerror(errno));
+    return HS_OK;
+}
+
+/* ----------------------------------------------------------------- reading */
+
+typedef struct reader {
+    const char *name; /* file name for messages */
+    hs_workload *w;
+    hs_schedule *s;
+    hs_error *err;
+} reader;
+
+/* HS_EINPUT with "NAME: error: PATH: WHAT"; err->path keeps PATH. */
+static int bad(reader *r, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int bad(reader *r, const char *path, const char *fmt, ...)
+{
+    if (r->err) {
+        char what[HS_ERROR_MSG_MAX];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(what, sizeof what, fmt, ap);
+        va_end(ap);
+        if (*path)
+            hs_error_set(r->err, HS_EINPUT, "%s: error: %s: %s", r->name, path, what);
+        else
+            hs_error_set(r->err, HS_EINPUT, "%s: error: %s", r->name, what);
+        for (char *c = r->err->msg; *c; c++) /* a key or id may hold a newline: one line */
+            if ((unsigned char)*c < 0x20)
+                *c = '?';
+        snprintf(r->err->path, sizeof r->err->path, "%s", path);
+    }
+    return HS_EINPUT;
+}
+
+static const char *type_name(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT:
+        return "an object";
+    case JSON_ARRAY:
+        return "an array";
+    case JSON_STRING:
+        return "a string";
+    case JSON_INTEGER:
+    case JSON_REAL:
+        return "a number";
+    case JSON_TRUE:
+    case JSON_FALSE:
+        return "a boolean";
+    case JSON_NULL:
+        break;
+    }
+    return "null";
+}
+
+/* `v` at `path` is an object whose keys are exactly `keys` (NULL-ended);
+ * `what` names the item in messages ("a task"). */
+static int check_keys(reader *r, const json_t *v, const char *path, const char *const *keys,
+                      const char *what)
+{
+    char list[256] = "", sub[128];
+    const char *key;
+    json_t *val;
+    for (int i = 0; keys[i]; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", keys[i]);
+    if (!json_is_object(v))
+        return *path ? bad(r, path, "must be an object (%s), not %s", what, type_name(v))
+                     : bad(r, "", "a schedule is a JSON object, not %s", type_name(v));
+    json_object_foreach((json_t *)v, key, val)
+    {
+        int known = 0;
+        for (int i = 0; keys[i] && !known; i++)
+            known = strcmp(key, keys[i]) == 0;
+        if (!known) {
+            snprintf(sub, sizeof sub, "%s%s%.64s", path, *path ? "." : "", key);
+            return bad(r, sub, "unknown key (%s has %s)", what, list);
+        }
+    }
+    for (int i = 0; keys[i]; i++)
+        if (!json_object_get(v, keys[i]))
+            return *path ? bad(r, path, "missing key '%s' (%s has %s)", keys[i], what, list)
+                         : bad(r, "", "missing key '%s' (%s has %s)", keys[i], what, list);
+    return HS_OK;
+}
+
+enum range { TIME, BYTES, FRACTION };
+
+/* A number at obj.key in its range: times and bytes finite and >= 0,
+ * fractions in (0, 1]. */
+static int get_number(reader *r, const json_t *obj, const char *key, const char *path,
+                      enum range range, double *out)
+{
+    const json_t *v = json_object_get(obj, key);
+    char sub[128];
+    double x;
+    snprintf(sub, sizeof sub, "%s%s%s", path, *path ? "." : "", key);
+    if (!json_is_number(v))
+        return bad(r, sub, "must be a number, not %s", type_name(v));
+    x = json_number_value(v);
+    if (range == FRACTION && !(x > 0 && x <= 1))
+        return bad(r, sub, "must be a number in (0, 1], not %.17g", x);
+    if (range != FRACTION && !(isfinite(x) && x >= 0))
+        return bad(r, sub, "must be a finite number >= 0, not %.17g", x);
+    *out = x;
+    return HS_OK;
+}
+
+/* A string at obj.key, or NULL for JSON null when `nullable`. */
+static int get_string(reader *r, const json_t *obj, const char *key, const char *path, int nullable,
+                      const char **out)
+{
+    const json_t *v = json_object_get(obj, key);
+    char sub[128];
+    snprintf(sub, sizeof sub, "%s%s%s", path, *path ? "." : "", key);
+    if (nullable && json_is_null(v)) {
+        *out = NULL;
+        return HS_OK;
+    }
+    if (!json_is_string(v))
+        return bad(r, sub, "must be a string%s, not %s", nullable ? " or null" : "", type_name(v));
+    *out = json_string_value(v);
+    return HS_OK;
+}
+
+static int get_device(reader *r, const json_t *obj, const char *key, const char *path, int host_ok,
+                      int *out)
+{
+    const char *name;
+    char sub[128];
+    int rc = get_string(r, obj, key, path, 0, &name);
+    if (rc != HS_OK)
+        return rc;
+    if (host_ok && strcmp(name, "host") == 0) {
+        *out = HS_HOST_DEVICE;
+        return HS_OK;
+    }
+    if ((*out = hs_platform_find_device(&r->w->platform, name)) < 0) {
+        snprintf(sub, sizeof sub, "%s.%s", path, key);
+        return bad(r, sub, "no device '%.200s' in the workload%s", name,
+                   host_ok ? " (nor 'host')" : "");
+    }
+    return HS_OK;
+}
+
+static const char *const top_keys[] = {"workload", "algorithm", "model", "makespan_us",
+                                       "tasks",    "transfers", NULL};
+static const char *const task_keys[] = {"id", "device", "start_us", "end_us", "fraction", NULL};
+static const char *const transfer_keys[] = {"from_task", "to_task",  "from_device", "to_device",
+                                            "bytes",     "start_us", "end_us",      NULL};
+
+static int read_task(reader *r, const json_t *v, size_t i)
+{
+    hs_placement p = {0};
+    hs_error perr = {0};
+    const char *id;
+    char path[64], sub[72];
+    int rc;
+    snprintf(path, sizeof path, "tasks[%zu]", i);
+    snprintf(sub, sizeof sub, "%s.id", path);
+    if ((rc = check_keys(r, v, path, task_keys, "a task")) != HS_OK ||
+        (rc = get_string(r, v, "id", path, 0, &id)) != HS_OK)
+        return rc;
+    if (hs_task_parse_id(r->w, id, &p.task, &p.part, &p.nparts, &perr) != HS_OK)
+        return perr.code == HS_EINPUT ? bad(r, sub, "%s", perr.msg)
+                                      : hs_error_set(r->err, perr.code, "%s", perr.msg);
+    if ((rc = get_device(r, v, "device", path, 0, &p.device)) != HS_OK ||
+        (rc = get_number(r, v, "start_us", path, TIME, &p.start_us)) != HS_OK ||
+        (rc = get_number(r, v, "end_us", path, TIME, &p.end_us)) != HS_OK ||
+        (rc = get_number(r, v, "fraction", path, FRACTION, &p.fraction)) != HS_OK)
+        return rc;
+    return hs_schedule_add_placement(r->s, &p, r->err) < 0 ? HS_ENOMEM : HS_OK;
+}
+
+/* The placement a transfer's task id names: the first placement of that
+ * task with the same part (the validator complains about duplicates). */
+static int find_placement(reader *r, const hs__plindex *ix, const json_t *v, const char *key,
+                          const char *path, long *out)
+{
+    const char *id;
+    hs_error perr = {0};
+    char sub[72];
+    size_t task, j;
+    int part, nparts, rc = get_string(r, v, key, path, 1, &id);
+    if (rc != HS_OK)
+        return rc;
+    *out = HS_NONE;
+    if (!id)
+        return HS_OK;
+    snprintf(sub, sizeof sub, "%s.%s", path, key);
+    if (hs_task_parse_id(r->w, id, &task, &part, &nparts, &perr) != HS_OK)
+        return perr.code == HS_EINPUT ? bad(r, sub, "%s", perr.msg)
+                                      : hs_error_set(r->err, perr.code, "%s", perr.msg);
+    HS__PLINDEX_FOREACH(ix, task, j)
+    {
+        if (r->s->placements[j].part == part && r->s->placements[j].nparts == nparts) {
+            *out = (long)j;
+            return HS_OK;
+        }
+    }
+    return bad(r, sub, "task '%.200s' is not in this schedule's tasks", id);
+}
+
+static int read_transfer(reader *r, const hs__plindex *ix, const json_t *v, size_t k)
+{
+    hs_transfer t = {0};
+    char path[64];
+    int rc;
+    snprintf(path, sizeof path, "transfers[%zu]", k);
+    if ((rc = check_keys(r, v, path, transfer_keys, "a transfer")) != HS_OK ||
+        (rc = find_placement(r, ix, v, "from_task", path, &t.from_placement)) != HS_OK ||
+        (rc = find_placement(r, ix, v, "to_task", path, &t.to_placement)) != HS_OK ||
+        (rc = get_device(r, v, "from_device", path, 1, &t.from_device)) != HS_OK ||
+        (rc = get_device(r, v, "to_device", path, 1, &t.to_device)) != HS_OK ||
+        (rc = get_number(r, v, "bytes", path, BYTES, &t.bytes)) != HS_OK ||
+        (rc = get_number(r, v, "start_us", path, TIME, &t.start_us)) != HS_OK ||
+        (rc = get_number(r, v, "end_us", path, TIME, &t.end_us)) != HS_OK)
+        return rc;
+    return hs_schedule_add_transfer(r->s, &t, r->err) < 0 ? HS_ENOMEM : HS_OK;
+}
+
+static int set_string(reader *r, char **field, const char *value)
+{
+    free(*field);
+    *field = NULL;
+    if (value && !(*field = strdup(value)))
+        return hs_error_set(r->err, HS_ENOMEM, "out of memory");
+    return HS_OK;
+}
+
+/* Fills r->s from the parsed document. */
+static int read_doc(reader *r, const json_t *root)
+{
+    const json_t *tasks, *transfers;
+    const char *workload, *algorithm, *model;
+    hs__plindex ix;
+    int rc;
+    if ((rc = check_keys(r, root, "", top_keys, "the top level")) != HS_OK ||
+        (rc = get_string(r, root, "workload", "", 1, &workload)) != HS_OK ||
+        (rc = get_string(r, root, "algorithm", "", 1, &algorithm)) != HS_OK ||
+        (rc = get_string(r, root, "model", "", 0, &model)) != HS_OK ||
+        (rc = get_number(r, root, "makespan_us", "", TIME, &r->s->makespan_us)) != HS_OK)
+        return rc;
+    if ((rc = set_string(r, &r->s->workload, workload)) != HS_OK ||
+        (rc = set_string(r, &r->s->algorithm, algorithm)) != HS_OK ||
+        (rc = set_string(r, &r->s->model, model)) != HS_OK)
+        return rc;
+    tasks = json_object_get(root, "tasks");
+    transfers = json_object_get(root, "transfers");
+    if (!json_is_array(tasks))
+        return bad(r, "tasks", "must be an array, not %s", type_name(tasks));
+    if (!json_is_array(transfers))
+        return bad(r, "transfers", "must be an array, not %s", type_name(transfers));
+    for (size_t i = 0; i < json_array_size(tasks); i++)
+        if ((rc = read_task(r, json_array_get(tasks, i), i)) != HS_OK)
+            return rc;
+    if ((rc = hs__plindex_build(r->s, r->w->graph.ntasks, &ix, r->err)) != HS_OK)
+        return rc;
+    for (size_t k = 0; k < json_array_size(transfers) && rc == HS_OK; k++)
+        rc = read_transfer(r, &ix, json_array_get(transfers, k), k);
+    hs__plindex_free(&ix);
+    return rc;
+}
+
+/* Reads the JSON of DESIGN.md §4 from `path` ("-": stdin) into a new
+ * schedule of w's tasks.  HS_EINPUT for anything malformed and for a file
+ * that cannot be opened (a bad path is bad input); *out is set only on
+ * success. */
+int hs_schedule_read_json(hs_workload *w, const char *path, hs_schedule **out, hs_error *err)
+{
+    int from_stdin = strcmp(path, "-") == 0, rc = HS_OK;
+    reader r = {.name = from_stdin ? "<stdin>" : path, .w = w, .err = err};
+    json_error_t je;
+    json_t *root;
+    FILE *f;
+    if (!w->finalized)
+        return hs_error_set(err, HS_EUSAGE, "the workload is not finalized");
+    if (!(f = from_stdin ? stdin : fopen(path, "rb")))
+        return hs_error_set(err, HS_EINPUT, "%s: cannot read: %s", path, strerror(errno));
+    root = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
+    if (!root && ferror(f))
+        rc = hs_error_set(err, HS_EIO, "%s: cannot read: %s", r.name, strerror(errno));
+    if (!from_stdin)
+        fclose(f);
+    if (!root && rc != HS_OK)
+        return rc;
+    if (!root) {
+        if (json_error_code(&je) == json_error_out_of_memory)
+            return hs_error_set(err, HS_ENOMEM, "%s: out of memory", r.name);
+        return hs_error_set(err, HS_EINPUT, "%s:%d:%d: error: %s", r.name, je.line, je.column,
+                            je.text);
+    }
+    if (!(r.s = hs_schedule_new(NULL, NULL))) {
+        json_decref(root);
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    }
+    rc = read_doc(&r, root);
+    json_decref(root);
+    if (rc != HS_OK) {
+        hs_schedule_free(r.s);
+        return rc;
+    }
+    *out = r.s;
+    return HS_OK;
+}

@@ -134,6 +134,7 @@ void hs_workload_free(hs_workload *w)
         free(app->kernels);
         free(app->edges);
         free(app->name);
+        hs__strmap_free(app->kernel_index);
     }
     free(w->apps);
     hs_graph_free(&w->graph);
@@ -245,8 +246,13 @@ static int find_app(const hs_workload *w, const char *name)
     return -1;
 }
 
+/* Kernels are found through a->kernel_index (names as keys); edges are keyed
+ * "#F>T" there, which no name can collide with since names exclude '#'. */
 static int find_kernel(const hs_app *a, const char *name)
 {
+    size_t idx;
+    if (a->kernel_index)
+        return hs__strmap_get(a->kernel_index, name, &idx) ? (int)idx : -1;
     for (int k = 0; k < a->nkernels; k++)
         if (strcmp(a->kernels[k].name, name) == 0)
             return k;
@@ -290,11 +296,16 @@ int hs_app_add_kernel(hs_workload *w, int app, const char *name, hs_error *err)
     if (find_kernel(a, name) >= 0)
         return hs_error_at(err, HS_EINPUT, path, "duplicate kernel name '%s' in application '%s'",
                            name, a->name);
+    if (!a->kernel_index && !(a->kernel_index = hs__strmap_new(16)))
+        return nomem(err);
     if (GROW(a->kernels, a->nkernels) != 0)
         return nomem(err);
     a->kernels[a->nkernels] = (hs_kernel){.name = strdup(name)};
-    if (!a->kernels[a->nkernels].name)
+    if (!a->kernels[a->nkernels].name ||
+        hs__strmap_put(a->kernel_index, name, (size_t)a->nkernels) < 0) {
+        free(a->kernels[a->nkernels].name);
         return nomem(err);
+    }
     return a->nkernels++;
 }
 
@@ -392,7 +403,8 @@ int hs_app_add_edge(hs_workload *w, int app, const char *from, const char *to, d
                     hs_error *err)
 {
     hs_app *a = app_at(w, app);
-    char path[128];
+    char path[128], key[32];
+    size_t dup;
     int f, t;
     if (!a || w->finalized)
         return hs_error_set(err, HS_EUSAGE, "no application %d to add an edge to", app);
@@ -407,14 +419,15 @@ int hs_app_add_edge(hs_workload *w, int app, const char *from, const char *to, d
     if (f == t)
         return hs_error_at(err, HS_EINPUT, path, "kernel '%s' cannot depend on itself", to);
     snprintf(path, sizeof path, "applications[%d].edges[%d]", app, a->nedges);
-    for (int e = 0; e < a->nedges; e++)
-        if (a->edges[e].from == f && a->edges[e].to == t)
-            return hs_error_at(err, HS_EINPUT, path, "duplicate edge from '%s' to '%s'", from,
-                               to);
+    snprintf(key, sizeof key, "#%d>%d", f, t);
+    if (hs__strmap_get(a->kernel_index, key, &dup))
+        return hs_error_at(err, HS_EINPUT, path, "duplicate edge from '%s' to '%s'", from,
+                           to);
     snprintf(path, sizeof path, "applications[%d].edges[%d].bytes", app, a->nedges);
     if (bad_number(bytes))
         return hs_error_at(err, HS_EINPUT, path, "must be a finite number >= 0, not %g", bytes);
-    if (GROW(a->edges, a->nedges) != 0)
+    if (GROW(a->edges, a->nedges) != 0 ||
+        hs__strmap_put(a->kernel_index, key, (size_t)a->nedges) < 0)
         return nomem(err);
     a->edges[a->nedges] = (hs_kernel_edge){.from = f, .to = t, .bytes = bytes};
     return a->nedges++;
@@ -468,17 +481,30 @@ static int resolve_costs(hs_workload *w, int a, int ki, hs_error *err)
 }
 
 /* Depth-first search for a cycle in one application's kernel graph; the
- * message lists the kernels on it, in edge order. */
+ * message lists the kernels on it, in edge order.  Each kernel's out-edges
+ * are listed once (counting sort, in edge order) so the search is O(n + e). */
 static int find_cycle(const hs_app *a, int ai, hs_error *err)
 {
     int n = a->nkernels, rc = HS_OK;
     int *state = calloc((size_t)n + 1, sizeof *state); /* 0 new, 1 on stack, 2 done */
     int *stack = malloc(((size_t)n + 1) * sizeof *stack);
-    int *next = calloc((size_t)n + 1, sizeof *next);     /* next edge to try */
-    if (!state || !stack || !next) {
+    int *next = calloc((size_t)n + 1, sizeof *next);     /* next out-edge to try */
+    int *off = calloc((size_t)n + 2, sizeof *off);       /* out-edges of u: */
+    int *outs = malloc(((size_t)a->nedges + 1) * sizeof *outs); /* outs[off[u]..off[u+1]) */
+    if (!state || !stack || !next || !off || !outs) {
         rc = nomem(err);
         goto out;
     }
+    for (int e = 0; e < a->nedges; e++)
+        off[a->edges[e].from + 1]++;
+    for (int u = 0; u < n; u++)
+        off[u + 1] += off[u];
+    for (int u = 0; u < n; u++)
+        next[u] = off[u];
+    for (int e = 0; e < a->nedges; e++)
+        outs[next[a->edges[e].from]++] = e;
+    for (int u = 0; u < n; u++)
+        next[u] = off[u];
     for (int root = 0; root < n && rc == HS_OK; root++) {
         int top = 0;
         if (state[root])
@@ -486,12 +512,12 @@ static int find_cycle(const hs_app *a, int ai, hs_error *err)
         stack[top++] = root;
         state[root] = 1;
         while (top > 0 && rc == HS_OK) {
-            int u = stack[top - 1], e = next[u]++;
-            if (e >= a->nedges) {
+            int u = stack[top - 1], j = next[u]++;
+            if (j >= off[u + 1]) {
                 state[u] = 2;
                 top--;
-            } else if (a->edges[e].from == u) {
-                int v = a->edges[e].to;
+            } else {
+                int v = a->edges[outs[j]].to;
                 if (state[v] == 0) {
                     state[v] = 1;
                     stack[top++] = v;
@@ -517,6 +543,8 @@ out:
     free(state);
     free(stack);
     free(next);
+    free(off);
+    free(outs);
     return rc;
 }
 
@@ -552,6 +580,8 @@ static int check_links(const hs_workload *w, hs_error *err)
                 }
             }
         }
+        /* Every edge with data needs the same pairs: check them once, for
+         * the first such edge, so that the cost is O(edges + devices^2). */
         for (int e = 0; e < app->nedges; e++) {
             if (app->edges[e].bytes <= 0)
                 continue;
@@ -570,6 +600,7 @@ static int check_links(const hs_workload *w, hs_error *err)
                                        app->kernels[app->edges[e].to].name, p->devices[d1].name,
                                        p->devices[d2].name);
                 }
+            break;
         }
     }
     return HS_OK;

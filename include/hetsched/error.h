@@ -24,7 +24,8 @@ extern "C" {
     X(EINVALID, -5, "schedule violates the model")                         \
     X(ENOTBUILT, -6, "feature not built in")                               \
     X(ESOLVER, -7, "solver failure")                                       \
-    X(EINTERNAL, -8, "internal error")
+    X(EINTERNAL, -8, "internal error")                                     \
+    X(ECHECK, -9, "kernel result check failed")
 
 typedef enum hs_errcode {
     HS_OK = 0,

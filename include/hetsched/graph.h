@@ -116,6 +116,9 @@ typedef struct hs_app {
     hs_kernel *kernels;
     int nedges;
     hs_kernel_edge *edges;
+    struct hs__strmap *kernel_index; /* kernel name -> index, and "F>T" -> edge
+                                        index: keeps the builder's checks O(1)
+                                        so generators can build 1M kernels */
 } hs_app;
 
 /* ------------------------------------------------------------- task graph */
@@ -217,6 +220,14 @@ int hs_task_parse_id(hs_workload *w, const char *id, size_t *task, int *part, in
 
 /* The smallest cost of task t over all devices. */
 double hs_task_min_cost(const hs_graph *g, size_t t);
+
+/* Writes w's platform and applications, as declared, in the YAML of
+ * DESIGN.md §3 (libyaml's emitter): devices, links, then each application
+ * with its kernels (type, params, cost_us as given, input/output bytes) and
+ * edges; optional fields only where they differ from their defaults.
+ * Numbers are written so that they read back to the same doubles, so the
+ * loader gives back an equal workload.  HS_EIO if writing fails. */
+int hs_workload_write_yaml(const hs_workload *w, FILE *out, hs_error *err);
 
 #ifdef __cplusplus
 }

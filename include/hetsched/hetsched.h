@@ -5,9 +5,11 @@
 
 #include "hetsched/error.h"
 #include "hetsched/export.h"
+#include "hetsched/gen.h"
 #include "hetsched/graph.h"
 #include "hetsched/load.h"
 #include "hetsched/mapper.h"
+#include "hetsched/milp.h"
 #include "hetsched/schedule.h"
 #include "hetsched/version.h"
 

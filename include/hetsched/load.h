@@ -1,11 +1,18 @@
 /* hetsched — the workload loader: YAML of DESIGN.md §3 via libcyaml.
  *
  * On success *out is a finalized workload.  On any error nothing is returned
- * (*out stays NULL), the code is HS_EINPUT (HS_EIO if the file cannot be
- * read) and the message is one line:
+ * (*out stays NULL), the code is HS_EINPUT (also for a file that cannot be
+ * read: a bad path is bad input) and the message is one line:
  *   FILE:LINE:COL: error: WHAT          (syntax, unknown or missing fields)
  *   FILE:LINE:COL: error: PATH: WHAT    (semantic errors, e.g.
  *     applications[1].edges[0].to: no kernel 'mul' in application 'xgemm')
+ * Names and values quoted in a message have control characters escaped.
+ *
+ * Anchors/aliases and more than one YAML document are refused.  Bounds that
+ * keep hostile input cheap (each refused with a message naming the item):
+ * files up to 64 MiB, nesting 16 deep, 16000000 YAML nodes, 128 keys per
+ * mapping, 64 devices, 4096 applications, and 1000000 tasks and 4000000
+ * edges (in the file, and once instances are expanded).
  */
 #ifndef HETSCHED_LOAD_H
 #define HETSCHED_LOAD_H

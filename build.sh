@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# hetsched's two commands.
+#   ./build.sh        installs missing Debian packages, builds, and compares every
+#                     policy with the optimum on the case study (the main job)
+#   ./build.sh test   installs missing Debian packages, builds, runs the tests
+#                     (once plainly, once under AddressSanitizer + UBSan)
+set -euo pipefail
+cd "$(dirname "$0")"
+
+install_deps() {
+    local missing=()
+    while read -r pkg; do
+        case "$pkg" in '' | '#'*) continue ;; esac
+        dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' ||
+            missing+=("$pkg")
+    done < scripts/deps.txt
+    [ ${#missing[@]} -eq 0 ] && return 0
+    echo "build.sh: installing ${missing[*]}" >&2
+    local sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo=sudo
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+        "${missing[@]}" >&2
+}
+
+build() { # build DIR [meson options...]
+    local dir=$1
+    shift
+    [ -f "$dir/build.ninja" ] || meson setup "$dir" "$@" >&2
+    ninja -C "$dir" >&2
+}
+
+install_deps
+case "${1:-run}" in
+run)
+    build build
+    ./build/cli/hetsched compare workloads/case-study.yaml --optimal
+    ;;
+test)
+    build build
+    meson test -C build --print-errorlogs
+    build build-asan -Db_sanitize=address,undefined -Db_lundef=false
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+        LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp:print_suppressions=0 \
+        UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 HS_SANITIZED=1 \
+        meson test -C build-asan --print-errorlogs
+    ;;
+*)
+    echo "usage: ./build.sh [test]" >&2
+    exit 2
+    ;;
+esac

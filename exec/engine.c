@@ -1,0 +1,583 @@
+/* hetsched — the engine (exec/engine.h): readiness, time and data residency,
+ * driving a policy (mapper/policy.h) with events and a backend
+ * (exec/backend.h) with work.
+ *
+ * One run, in batches:
+ *   1. ask every idle device, in index order, for its next task (pick) and
+ *      start what it returns, no earlier than its inputs can be there;
+ *   2. wait for the next completion, then take every other completion of
+ *      the same instant (backend poll), ordered by the backend (sim: end,
+ *      device, start order);
+ *   3. account for them (placements, residency, predecessor counts), then
+ *      tell the policy: done(t) followed by ready() of each successor that
+ *      t made ready, completion by completion; back to 1.
+ * Work per event is O(degree + devices) plus the heaps' O(log n): the whole
+ * run is O((n + e) log n) for a fixed number of devices.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "exec/backend.h"
+#include "exec/engine.h"
+#include "mapper/policy.h"
+
+enum { T_WAITING, T_READY, T_RUNNING, T_DONE };
+
+struct hs_engine {
+    const hs_workload *w;
+    const hs_platform *pf;
+    const hs_graph *g;
+    const hs_policy *policy;
+    void *pstate;
+    hs_backend *b;
+    double now;             /* µs, the backend's clock at the current batch */
+    /* per task */
+    size_t *waiting;        /* predecessors not finished */
+    unsigned char *state;   /* T_* */
+    int *device;            /* device it runs / ran on, or -1 */
+    int *assigned;          /* device whose queue holds it (hs_engine_assign), or -1 */
+    double *end;            /* end: actual once done, predicted while running or queued */
+    uint64_t *valid;        /* [ntasks][words]: memories holding a copy of its output */
+    size_t words;
+    /* per device */
+    long *running;          /* task, or -1 when idle */
+    double *run_end;        /* predicted end of the running task */
+    double *tail;           /* predicted end of the queued chain (eq. 11-12 applied in turn) */
+    double *queued;         /* sum of the queued tasks' costs */
+    size_t *nqueued;
+    /* per batch */
+    hs_completion *batch;   /* [ndevices] */
+    size_t *newly_ready;    /* [ntasks] */
+    size_t *ready_off;      /* [ndevices + 1] */
+    /* accounting */
+    size_t ndone, events;
+    double hook_seconds, busy_us;
+    hs_schedule *s;
+    char bug[256];          /* misuse by the policy, reported after its hook returns */
+};
+
+/* ------------------------------------------------------------- queries */
+
+const hs_workload *hs_engine_workload(const hs_engine *e)
+{
+    return e->w;
+}
+
+const hs_platform *hs_engine_platform(const hs_engine *e)
+{
+    return e->pf;
+}
+
+const hs_graph *hs_engine_graph(const hs_engine *e)
+{
+    return e->g;
+}
+
+double hs_engine_now(const hs_engine *e)
+{
+    return e->now;
+}
+
+double hs_engine_cost(const hs_engine *e, size_t t, int d)
+{
+    return e->g->tasks[t].cost_us[d];
+}
+
+int hs_engine_task_device(const hs_engine *e, size_t t)
+{
+    return e->device[t];
+}
+
+static int memory_of(const hs_engine *e, int d)
+{
+    return e->pf->devices[d].memory;
+}
+
+/* Delay model (DESIGN.md §1, eq. (4) of Zhou & Liu): an input leaves its
+ * producer's memory when the producer ends and arrives transfer_us later; the
+ * host input leaves at time 0.  A producer not yet placed is assumed to end
+ * at now + its fastest cost, on d's memory (an optimistic guess). */
+double hs_engine_data_ready(const hs_engine *e, size_t t, int d)
+{
+    const hs_graph *g = e->g;
+    int m = memory_of(e, d);
+    double ready = hs_transfer_us(e->pf, HS_HOST_MEMORY, m, g->tasks[t].input_bytes);
+    const hs_edge *ed;
+    HS_GRAPH_PRED_FOREACH(g, t, ed)
+    {
+        size_t u = ed->from;
+        int du = e->device[u] >= 0 ? e->device[u] : e->assigned[u];
+        double at;
+        if (du >= 0)
+            at = e->end[u] + hs_transfer_us(e->pf, memory_of(e, du), m, ed->bytes);
+        else
+            at = e->now + hs_task_min_cost(g, u);
+        if (at > ready)
+            ready = at;
+    }
+    return ready;
+}
+
+/* The later of: the running task's predicted end; the queued chain's
+ * predicted end; and the running end plus the queued costs, which corrects
+ * the chain when tasks start later than it predicted. */
+double hs_engine_device_available(const hs_engine *e, int d)
+{
+    double a = e->now;
+    if (e->running[d] >= 0 && e->run_end[d] > a)
+        a = e->run_end[d];
+    if (e->nqueued[d] > 0) {
+        double b = a + e->queued[d];
+        a = e->tail[d] > b ? e->tail[d] : b;
+    }
+    return a;
+}
+
+/* eq. (11)-(12): the earliest start is the later of the device's
+ * availability and the inputs' arrival; the finish adds the cost. */
+double hs_engine_finish_time(const hs_engine *e, size_t t, int d)
+{
+    double avail = hs_engine_device_available(e, d);
+    double ready = hs_engine_data_ready(e, t, d);
+    return (avail > ready ? avail : ready) + hs_engine_cost(e, t, d);
+}
+
+static int has_copy(const hs_engine *e, size_t t, int m)
+{
+    return (e->valid[t * e->words + (size_t)m / 64] >> ((unsigned)m % 64)) & 1u;
+}
+
+static void set_copy(hs_engine *e, size_t t, int m)
+{
+    e->valid[t * e->words + (size_t)m / 64] |= (uint64_t)1 << ((unsigned)m % 64);
+}
+
+int hs_engine_inputs_on(const hs_engine *e, size_t t, int memory)
+{
+    const hs_graph *g = e->g;
+    const hs_edge *ed;
+    int n = g->tasks[t].input_bytes > 0 && memory == HS_HOST_MEMORY;
+    HS_GRAPH_PRED_FOREACH(g, t, ed)
+    {
+        if (ed->bytes > 0 && has_copy(e, ed->from, memory))
+            n++;
+    }
+    return n;
+}
+
+/* Takes t out of the queue of the device it was assigned to. */
+static void unqueue(hs_engine *e, size_t t)
+{
+    int a = e->assigned[t];
+    e->queued[a] -= hs_engine_cost(e, t, a);
+    if (--e->nqueued[a] == 0) {
+        e->queued[a] = 0.0; /* no rounding residue once the queue is empty */
+        e->tail[a] = 0.0;
+    }
+    e->assigned[t] = -1;
+}
+
+void hs_engine_assign(hs_engine *e, size_t t, int d)
+{
+    double f;
+    if (t >= e->g->ntasks || d < 0 || d >= e->pf->ndevices || e->state[t] >= T_RUNNING) {
+        snprintf(e->bug, sizeof e->bug,
+                 "policy '%s' assigned task %zu to device %d: no such task or device, or the "
+                 "task already started",
+                 e->policy->name, t, d);
+        return;
+    }
+    if (e->assigned[t] >= 0) /* a second call moves it (the contract says once) */
+        unqueue(e, t);
+    f = hs_engine_finish_time(e, t, d);
+    e->tail[d] = f;
+    e->queued[d] += hs_engine_cost(e, t, d);
+    e->nqueued[d]++;
+    e->assigned[t] = d;
+    e->end[t] = f;
+}
+
+/* ------------------------------------------------------------- the run */
+
+/* Seconds on the monotonic clock.  Mapping time is the time spent inside
+ * the policy's hooks; it is read once per batch, not per hook, and with the
+ * monotonic clock (a vDSO read of about 20 ns) rather than the thread CPU
+ * clock (a system call of about 200 ns), which would cost more than the
+ * cheap policies' hooks themselves.  The simulation runs in one thread, so
+ * the two clocks agree unless the process is descheduled. */
+static double seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int policy_bug(hs_engine *e, hs_error *err)
+{
+    return hs_error_set(err, HS_EINTERNAL, "%s", e->bug);
+}
+
+/* Starts task t on idle device d at the earliest moment its inputs are
+ * there, and records where its inputs now have copies. */
+static int start(hs_engine *e, size_t t, int d, hs_error *err)
+{
+    const hs_graph *g = e->g;
+    const hs_edge *ed;
+    int m = memory_of(e, d);
+    double ready;
+    if (e->assigned[t] >= 0)
+        unqueue(e, t);
+    ready = hs_engine_data_ready(e, t, d); /* exact: every producer has ended */
+    e->state[t] = T_RUNNING;
+    e->device[t] = d;
+    e->running[d] = (long)t;
+    e->run_end[d] = (ready > e->now ? ready : e->now) + hs_engine_cost(e, t, d);
+    e->end[t] = e->run_end[d];
+    HS_GRAPH_PRED_FOREACH(g, t, ed)
+    {
+        if (ed->bytes > 0)
+            set_copy(e, ed->from, m);
+    }
+    return e->b->ops->start_task(e->b, t, d, ready, err);
+}
+
+/* Asks every idle device, in index order, for a task and starts it. */
+static int pick_round(hs_engine *e, hs_error *err)
+{
+    const hs_graph *g = e->g;
+    for (int d = 0; d < e->pf->ndevices; d++) {
+        long t;
+        int rc;
+        if (e->running[d] >= 0)
+            continue;
+        t = e->policy->pick(e->pstate, e, d);
+        e->events++;
+        if (e->bug[0])
+            return policy_bug(e, err);
+        if (t == HS_NO_TASK)
+            continue;
+        if (t < 0 || (size_t)t >= g->ntasks || e->state[t] != T_READY)
+            return hs_error_set(err, HS_EINTERNAL,
+                                "policy '%s' gave task %ld to device '%s', but that task is not "
+                                "ready or was given before",
+                                e->policy->name, t, e->pf->devices[d].name);
+        if ((rc = start(e, (size_t)t, d, err)) != 0)
+            return rc;
+    }
+    return HS_OK;
+}
+
+/* Waits for the next completion and takes the others of the same instant. */
+static int collect(hs_engine *e, size_t *n, hs_error *err)
+{
+    const hs_backend_ops *ops = e->b->ops;
+    int rc = ops->wait(e->b, &e->batch[0], err);
+    if (rc < 0)
+        return rc;
+    if (rc == 1)
+        return hs_error_set(err, HS_EINTERNAL, "backend '%s' has nothing running, but the "
+                            "engine started tasks", ops->name);
+    *n = 1;
+    while (ops->poll && *n < (size_t)e->pf->ndevices &&
+           (rc = ops->poll(e->b, &e->batch[*n], err)) == 0)
+        (*n)++;
+    if (rc < 0)
+        return rc;
+    e->now = ops->now(e->b);
+    return HS_OK;
+}
+
+/* Books completion c: its placement (against the workload's graph, through
+ * hs_task.origin), its output's copy, and its successors' counts; the ones it
+ * makes ready are appended to newly_ready[*nready]. */
+static int book(hs_engine *e, const hs_completion *c, size_t *nready, hs_error *err)
+{
+    const hs_graph *g = e->g;
+    const hs_edge *ed;
+    const hs_task *task;
+    hs_placement p;
+    size_t t = c->task;
+    int d = c->device;
+    if (t >= g->ntasks || d < 0 || d >= e->pf->ndevices || e->state[t] != T_RUNNING ||
+        e->running[d] != (long)t)
+        return hs_error_set(err, HS_EINTERNAL,
+                            "backend '%s' reported task %zu done on device %d, which the engine "
+                            "did not start there",
+                            e->b->ops->name, t, d);
+    task = &g->tasks[t];
+    p = (hs_placement){.task = task->origin, .part = task->part, .nparts = task->nparts,
+                       .fraction = task->fraction, .device = d, .start_us = c->start_us,
+                       .end_us = c->end_us};
+    if (hs_schedule_add_placement(e->s, &p, err) < 0)
+        return HS_ENOMEM;
+    e->state[t] = T_DONE;
+    e->end[t] = c->end_us;
+    e->running[d] = -1;
+    e->ndone++;
+    e->busy_us += c->end_us - c->start_us;
+    set_copy(e, t, memory_of(e, d));
+    HS_GRAPH_SUCC_FOREACH(g, t, ed)
+    {
+        if (--e->waiting[ed->to] == 0) {
+            e->state[ed->to] = T_READY;
+            e->newly_ready[(*nready)++] = ed->to;
+        }
+    }
+    return HS_OK;
+}
+
+/* Tells the policy about n booked completions: done(t), then ready() of the
+ * successors t made ready. */
+static int tell(hs_engine *e, size_t n)
+{
+    const hs_policy *pol = e->policy;
+    for (size_t i = 0; i < n; i++) {
+        const hs_completion *c = &e->batch[i];
+        if (pol->done) {
+            pol->done(e->pstate, e, c->task, c->device, c->end_us - c->start_us);
+            e->events++;
+        }
+        for (size_t r = e->ready_off[i]; r < e->ready_off[i + 1]; r++) {
+            pol->ready(e->pstate, e, e->newly_ready[r]);
+            e->events++;
+        }
+        if (e->bug[0])
+            return -1;
+    }
+    return 0;
+}
+
+/* The event loop, from the sources' announcement to the last completion. */
+static int loop(hs_engine *e, hs_error *err)
+{
+    const hs_graph *g = e->g;
+    size_t n = 0, nready = 0;
+    int rc;
+    double t0 = seconds();
+    for (size_t t = 0; t < g->ntasks; t++) {
+        if (e->waiting[t] == 0) {
+            e->state[t] = T_READY;
+            e->policy->ready(e->pstate, e, t);
+            e->events++;
+        }
+    }
+    for (;;) {
+        int busy = 0;
+        /* hooks of the previous batch, then the pick round: timed together */
+        if (tell(e, n) != 0)
+            return policy_bug(e, err);
+        rc = pick_round(e, err);
+        e->hook_seconds += seconds() - t0;
+        if (rc != 0)
+            return rc;
+        for (int d = 0; d < e->pf->ndevices; d++)
+            busy += e->running[d] >= 0;
+        if (!busy) {
+            if (e->ndone == g->ntasks)
+                return HS_OK;
+            return hs_error_set(err, HS_EINTERNAL,
+                                "policy '%s' left %zu of %zu tasks unscheduled: every device is "
+                                "idle and none was given a task",
+                                e->policy->name, g->ntasks - e->ndone, g->ntasks);
+        }
+        if ((rc = collect(e, &n, err)) != 0)
+            return rc;
+        nready = 0;
+        for (size_t i = 0; i < n; i++) {
+            e->ready_off[i] = nready;
+            if ((rc = book(e, &e->batch[i], &nready, err)) != 0)
+                return rc;
+        }
+        e->ready_off[n] = nready;
+        t0 = seconds();
+    }
+}
+
+/* Checks a graph built by a policy's transform against the workload's:
+ * same devices, every part names a task of w with its app/instance/kernel,
+ * parts k of n are all there and their fractions sum to 1, costs are
+ * numbers, no cycle.  Builds the adjacency when the transform did not. */
+static int check_transformed(const hs_workload *w, const hs_policy *pol, hs_graph *g,
+                             hs_error *err)
+{
+    const hs_graph *wg = &w->graph;
+    double *sum = NULL;
+    size_t *count = NULL, *order = NULL;
+    int rc = HS_OK;
+    if (g->ndevices != w->platform.ndevices)
+        return hs_error_set(err, HS_EINTERNAL, "policy '%s' built a graph for %d devices, not %d",
+                            pol->name, g->ndevices, w->platform.ndevices);
+    if (!g->succ_off && (rc = hs_graph_build_adjacency(g, err)) != 0)
+        return rc;
+    sum = calloc(wg->ntasks + 1, sizeof *sum);
+    count = calloc(wg->ntasks + 1, sizeof *count);
+    order = malloc((g->ntasks + 1) * sizeof *order);
+    if (!sum || !count || !order) {
+        rc = hs_error_set(err, HS_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t t = 0; t < g->ntasks && rc == HS_OK; t++) {
+        const hs_task *p = &g->tasks[t], *o;
+        int bad_cost = 0;
+        for (int d = 0; d < g->ndevices; d++)
+            bad_cost |= !(p->cost_us[d] >= 0 && isfinite(p->cost_us[d]));
+        if (p->origin >= wg->ntasks) {
+            rc = hs_error_set(err, HS_EINTERNAL, "policy '%s': task %zu of its graph names "
+                              "task %zu, beyond the workload's %zu", pol->name, t, p->origin,
+                              wg->ntasks);
+            break;
+        }
+        o = &wg->tasks[p->origin];
+        if (p->app != o->app || p->instance != o->instance || p->kernel != o->kernel ||
+            p->nparts < 1 || p->part < 0 || p->part >= p->nparts || !(p->fraction > 0) ||
+            p->fraction > 1 || (p->nparts == 1 && p->fraction != 1) || bad_cost)
+            rc = hs_error_set(err, HS_EINTERNAL, "policy '%s': task %zu of its graph is not a "
+                              "well-formed part of task %zu", pol->name, t, p->origin);
+        sum[p->origin] += p->fraction;
+        count[p->origin]++;
+        if (rc == HS_OK && count[p->origin] > (size_t)p->nparts)
+            rc = hs_error_set(err, HS_EINTERNAL, "policy '%s': task %zu has more than %d parts",
+                              pol->name, p->origin, p->nparts);
+    }
+    for (size_t t = 0; t < wg->ntasks && rc == HS_OK; t++)
+        if (count[t] == 0 || fabs(sum[t] - 1.0) > 1e-9)
+            rc = hs_error_set(err, HS_EINTERNAL, "policy '%s': the parts of task %zu have "
+                              "fractions summing to %g, not 1", pol->name, t, sum[t]);
+    if (rc == HS_OK && hs_graph_topo_order(g, order, err) != HS_OK)
+        rc = hs_error_set(err, HS_EINTERNAL, "policy '%s' built a graph with a cycle",
+                          pol->name);
+out:
+    free(sum);
+    free(count);
+    free(order);
+    return rc;
+}
+
+static void engine_free(hs_engine *e)
+{
+    free(e->waiting);
+    free(e->state);
+    free(e->device);
+    free(e->assigned);
+    free(e->end);
+    free(e->valid);
+    free(e->running);
+    free(e->run_end);
+    free(e->tail);
+    free(e->queued);
+    free(e->nqueued);
+    free(e->batch);
+    free(e->newly_ready);
+    free(e->ready_off);
+}
+
+/* Allocates the per-task and per-device state for graph g. */
+static int engine_alloc(hs_engine *e, hs_error *err)
+{
+    size_t n = e->g->ntasks ? e->g->ntasks : 1;
+    size_t nd = (size_t)e->pf->ndevices;
+    e->words = ((size_t)e->pf->nmemories + 63) / 64;
+    e->waiting = malloc(n * sizeof *e->waiting);
+    e->state = calloc(n, sizeof *e->state);
+    e->device = malloc(n * sizeof *e->device);
+    e->assigned = malloc(n * sizeof *e->assigned);
+    e->end = calloc(n, sizeof *e->end);
+    e->valid = calloc(n * e->words, sizeof *e->valid);
+    e->running = malloc(nd * sizeof *e->running);
+    e->run_end = calloc(nd, sizeof *e->run_end);
+    e->tail = calloc(nd, sizeof *e->tail);
+    e->queued = calloc(nd, sizeof *e->queued);
+    e->nqueued = calloc(nd, sizeof *e->nqueued);
+    e->batch = calloc(nd, sizeof *e->batch);
+    e->newly_ready = malloc(n * sizeof *e->newly_ready);
+    e->ready_off = calloc(nd + 1, sizeof *e->ready_off);
+    if (!e->waiting || !e->state || !e->device || !e->assigned || !e->end || !e->valid ||
+        !e->running || !e->run_end || !e->tail || !e->queued || !e->nqueued || !e->batch ||
+        !e->newly_ready || !e->ready_off)
+        return hs_error_set(err, HS_ENOMEM, "out of memory for an engine of %zu tasks", n);
+    for (size_t t = 0; t < e->g->ntasks; t++) {
+        e->waiting[t] = e->g->pred_off[t + 1] - e->g->pred_off[t];
+        e->device[t] = e->assigned[t] = -1;
+    }
+    for (size_t d = 0; d < nd; d++)
+        e->running[d] = -1;
+    return HS_OK;
+}
+
+int hs_engine_run(hs_workload *w, const hs_policy *policy, const hs_map_options *opt,
+                  hs_backend *backend, hs_schedule **out, hs_map_stats *stats, hs_error *err)
+{
+    static const hs_map_options defaults = {0};
+    hs_engine e = {0};
+    hs_graph own = {0};
+    int rc, inited = 0, backend_up = 0;
+    double t0;
+    if (!w || !w->finalized)
+        return hs_error_set(err, HS_EUSAGE, "the workload is not finalized");
+    if (!policy || !policy->ready || !policy->pick)
+        return hs_error_set(err, HS_EUSAGE, "a policy needs ready and pick hooks");
+    if (!opt)
+        opt = &defaults;
+    e.w = w;
+    e.pf = &w->platform;
+    e.g = &w->graph;
+    e.policy = policy;
+    e.b = backend;
+    t0 = seconds();
+    if (policy->transform) {
+        rc = policy->transform(w, opt, &own, err);
+        if (rc < 0)
+            goto fail;
+        if (rc == 1) {
+            if ((rc = check_transformed(w, policy, &own, err)) != 0)
+                goto fail;
+            e.g = &own;
+        }
+    }
+    e.hook_seconds += seconds() - t0;
+    if ((rc = engine_alloc(&e, err)) != 0)
+        goto fail;
+    if (!(e.s = hs_schedule_new(w->path, policy->name))) {
+        rc = hs_error_set(err, HS_ENOMEM, "out of memory");
+        goto fail;
+    }
+    if ((rc = backend->ops->init(backend, w, e.g, err)) != 0)
+        goto fail;
+    backend_up = 1;
+    e.now = backend->ops->now(backend);
+    t0 = seconds();
+    rc = policy->init ? policy->init(&e, opt, &e.pstate, err) : HS_OK;
+    e.hook_seconds += seconds() - t0;
+    if (rc != 0)
+        goto fail;
+    inited = 1;
+    if ((rc = loop(&e, err)) != 0)
+        goto fail;
+    if ((rc = hs_schedule_derive_transfers(w, e.s, err)) != 0)
+        goto fail;
+fail:
+    if (inited && policy->fini) {
+        t0 = seconds();
+        policy->fini(e.pstate);
+        e.hook_seconds += seconds() - t0;
+    }
+    if (backend_up && backend->ops->fini)
+        backend->ops->fini(backend);
+    if (stats) {
+        stats->mapping_seconds = e.hook_seconds;
+        stats->busy_us_total = e.busy_us;
+        stats->events = e.events;
+    }
+    engine_free(&e);
+    hs_graph_free(&own);
+    if (rc != 0) {
+        hs_schedule_free(e.s);
+        return rc;
+    }
+    *out = e.s;
+    return HS_OK;
+}

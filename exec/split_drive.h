@@ -1,0 +1,41 @@
+/* hetsched — driving a splitter from real threads, one per device
+ * (mapper/split.h "Threads").  The CPU and CUDA backends run their chunks
+ * through this; tests run it with plain functions.
+ *
+ * Each device thread loops: under the driver's mutex it asks next(); on a
+ * chunk it unlocks, calls run(user, device, begin, end) and times it with
+ * CLOCK_MONOTONIC, then reports finished() under the mutex and wakes every
+ * waiting thread; on WAIT it sleeps on the condition variable until another
+ * thread reports or wake_us passes; on STOP it ends.  Times are µs since the
+ * drive started.  A run() that returns an error stands for a device that
+ * stopped answering: its thread ends without reporting the chunk, which a
+ * splitter with HS_SPLIT_SURVIVES_FAILURE then hands to the others.
+ */
+#ifndef HS_EXEC_SPLIT_DRIVE_H
+#define HS_EXEC_SPLIT_DRIVE_H
+
+#include <stddef.h>
+
+#include "hetsched/error.h"
+#include "mapper/split.h"
+
+/* Runs items [b, e) on device d; 0, or a negative HS_E* code. */
+typedef int (*hs_split_run_fn)(void *user, int device, size_t b, size_t e);
+
+typedef struct hs_split_drive_stats {
+    double wall_us;                           /* the whole drive */
+    size_t items[HS_SPLIT_MAX_DEVICES];       /* accepted */
+    size_t chunks[HS_SPLIT_MAX_DEVICES];      /* accepted */
+    size_t refused[HS_SPLIT_MAX_DEVICES];
+    int failed[HS_SPLIT_MAX_DEVICES];         /* its run() returned an error */
+} hs_split_drive_stats;
+
+/* Drives sp over kernel k on ndev device threads.  opt, mem and st may be
+ * NULL.  Returns 0 once every item was accepted exactly once; HS_EINTERNAL
+ * when the splitter stopped every thread with items left (or accepted an
+ * item twice), HS_ENOMEM / HS_EIO when threads cannot be made. */
+int hs_split_drive(const hs_splitter *sp, const hs_split_kernel *k, const hs_split_device *dev,
+                   int ndev, const hs_split_options *opt, hs_split_memory *mem,
+                   hs_split_run_fn run, void *user, hs_split_drive_stats *st, hs_error *err);
+
+#endif

@@ -1,0 +1,31 @@
+/* hetsched — internal helpers shared by schedule.c, validate.c and
+ * schedule_json.c: the placements of each task in CSR form (so that
+ * derive_transfers, the validator and the JSON reader visit a task's
+ * placements without scanning the whole schedule), and placement ids. */
+#ifndef HS_GRAPH_SCHEDULE_INT_H
+#define HS_GRAPH_SCHEDULE_INT_H
+
+#include <stddef.h>
+
+#include "hetsched/schedule.h"
+
+typedef struct hs__plindex {
+    size_t *off; /* ntasks + 1 entries */
+    size_t *idx; /* placements of task t: idx[off[t]] .. idx[off[t + 1] - 1] */
+} hs__plindex;
+
+/* Counting sort of the placements by task, stable (placement order within a
+ * task).  Placements naming a task >= ntasks are left out.  O(ntasks + P).
+ * Returns 0 or HS_ENOMEM (with err filled). */
+int hs__plindex_build(const hs_schedule *s, size_t ntasks, hs__plindex *ix, hs_error *err);
+void hs__plindex_free(hs__plindex *ix);
+
+/* The id of placement p (`APP#I/KERNEL`, or `APP#I/KERNEL[k/n]` for a part);
+ * snprintf-like: returns the length it needed.  p->task must be < ntasks. */
+int hs__placement_id(const hs_workload *w, const hs_placement *p, char *buf, size_t size);
+
+#define HS__PLINDEX_FOREACH(ix, t, p)                                                              \
+    for (size_t hs__j = (ix)->off[t], hs__jend = (ix)->off[(t) + 1];                               \
+         hs__j < hs__jend && ((p) = (ix)->idx[hs__j], 1); hs__j++)
+
+#endif

@@ -1,0 +1,247 @@
+/* hetsched — writing a workload as YAML (DESIGN.md §3) with libyaml's
+ * emitter (hs_workload_write_yaml in include/hetsched/graph.h).
+ *
+ * Block style for the outline, flow style for each device, link, kernel and
+ * edge, so a generated file reads like a hand-written one:
+ *   - {name: add, type: vadd, params: {n: 10000}, cost_us: {cpu: 568, gpu: 422}}
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <yaml.h>
+
+#include "hetsched/graph.h"
+
+typedef struct writer {
+    yaml_emitter_t em;
+    yaml_event_t ev;
+    int failed;
+} writer;
+
+/* Each emit helper is a no-op once something failed, so callers can chain
+ * them and check once at the end. */
+static void emit(writer *W, int made)
+{
+    if (W->failed)
+        return;
+    if (!made || !yaml_emitter_emit(&W->em, &W->ev))
+        W->failed = 1;
+}
+
+/* A scalar that a YAML 1.1 reader could take for a number, a boolean or
+ * null; names like that are quoted so they stay strings. */
+static int looks_typed(const char *s)
+{
+    static const char *const words[] = {"null", "~", "true", "false", "yes", "no", "on", "off",
+                                        ".inf", "-.inf", "+.inf", ".nan"};
+    char *end;
+    if (!*s)
+        return 1;
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (strcasecmp(s, words[i]) == 0)
+            return 1;
+    strtod(s, &end);
+    return *end == '\0';
+}
+
+static void str(writer *W, const char *s)
+{
+    if (W->failed)
+        return;
+    emit(W, yaml_scalar_event_initialize(&W->ev, NULL, NULL, (yaml_char_t *)s, (int)strlen(s),
+                                         1, 1,
+                                         looks_typed(s) ? YAML_DOUBLE_QUOTED_SCALAR_STYLE
+                                                        : YAML_ANY_SCALAR_STYLE));
+}
+
+/* The shortest decimal form that reads back to exactly x: whole numbers
+ * without exponent or point (bytes, counts), else the fewest significant
+ * digits (1..17) that round-trip through strtod. */
+static void num(writer *W, double x)
+{
+    char buf[40];
+    if (x == floor(x) && fabs(x) < 9007199254740992.0) { /* 2^53 */
+        snprintf(buf, sizeof buf, "%.0f", x);
+    } else {
+        for (int prec = 1; prec <= 17; prec++) {
+            snprintf(buf, sizeof buf, "%.*g", prec, x);
+            if (strtod(buf, NULL) == x)
+                break;
+        }
+    }
+    if (W->failed)
+        return;
+    emit(W, yaml_scalar_event_initialize(&W->ev, NULL, NULL, (yaml_char_t *)buf,
+                                         (int)strlen(buf), 1, 1, YAML_PLAIN_SCALAR_STYLE));
+}
+
+static void map_start(writer *W, int flow)
+{
+    if (!W->failed)
+        emit(W, yaml_mapping_start_event_initialize(&W->ev, NULL, NULL, 1,
+                                                    flow ? YAML_FLOW_MAPPING_STYLE
+                                                         : YAML_BLOCK_MAPPING_STYLE));
+}
+
+static void map_end(writer *W)
+{
+    if (!W->failed)
+        emit(W, yaml_mapping_end_event_initialize(&W->ev));
+}
+
+static void seq_start(writer *W)
+{
+    if (!W->failed)
+        emit(W, yaml_sequence_start_event_initialize(&W->ev, NULL, NULL, 1,
+                                                     YAML_BLOCK_SEQUENCE_STYLE));
+}
+
+static void seq_end(writer *W)
+{
+    if (!W->failed)
+        emit(W, yaml_sequence_end_event_initialize(&W->ev));
+}
+
+static void key_str(writer *W, const char *key, const char *value)
+{
+    str(W, key);
+    str(W, value);
+}
+
+static void key_num(writer *W, const char *key, double value)
+{
+    str(W, key);
+    num(W, value);
+}
+
+static void write_platform(writer *W, const hs_platform *p)
+{
+    str(W, "platform");
+    map_start(W, 0);
+    str(W, "devices");
+    seq_start(W);
+    for (int d = 0; d < p->ndevices; d++) {
+        const hs_device *dev = &p->devices[d];
+        map_start(W, 1);
+        key_str(W, "name", dev->name);
+        key_str(W, "kind", hs_device_kind_name(dev->kind));
+        key_str(W, "memory", p->memories[dev->memory]);
+        if (dev->cores > 0)
+            key_num(W, "cores", dev->cores);
+        map_end(W);
+    }
+    seq_end(W);
+    if (p->nmemories > 1) {
+        str(W, "links");
+        seq_start(W);
+        for (int q = 0; q < p->nmemories; q++)
+            for (int r = 0; r < p->nmemories; r++) {
+                const hs_link *l = &p->links[q * p->nmemories + r];
+                if (!l->present)
+                    continue;
+                map_start(W, 1);
+                key_str(W, "from", p->memories[q]);
+                key_str(W, "to", p->memories[r]);
+                key_num(W, "bandwidth_gbps", l->bandwidth_gbps);
+                key_num(W, "latency_us", l->latency_us);
+                map_end(W);
+            }
+        seq_end(W);
+    }
+    map_end(W);
+}
+
+static void write_kernel(writer *W, const hs_kernel *k)
+{
+    map_start(W, 1);
+    key_str(W, "name", k->name);
+    if (k->type)
+        key_str(W, "type", k->type);
+    if (k->nparams > 0) {
+        str(W, "params");
+        map_start(W, 1);
+        for (int i = 0; i < k->nparams; i++)
+            key_num(W, k->params[i].name, k->params[i].value);
+        map_end(W);
+    }
+    if (k->ncosts > 0) {
+        str(W, "cost_us");
+        map_start(W, 1);
+        for (int i = 0; i < k->ncosts; i++)
+            key_num(W, k->costs[i].key, k->costs[i].us);
+        map_end(W);
+    }
+    if (k->input_bytes > 0)
+        key_num(W, "input_bytes", k->input_bytes);
+    if (k->output_bytes > 0)
+        key_num(W, "output_bytes", k->output_bytes);
+    if (k->splittable)
+        key_str(W, "splittable", "true");
+    if (k->items > 0)
+        key_num(W, "items", k->items);
+    map_end(W);
+}
+
+static void write_app(writer *W, const hs_app *a)
+{
+    map_start(W, 0);
+    key_str(W, "name", a->name);
+    if (a->instances != 1)
+        key_num(W, "instances", a->instances);
+    str(W, "kernels");
+    seq_start(W);
+    for (int k = 0; k < a->nkernels && !W->failed; k++)
+        write_kernel(W, &a->kernels[k]);
+    seq_end(W);
+    if (a->nedges > 0) {
+        str(W, "edges");
+        seq_start(W);
+        for (int e = 0; e < a->nedges && !W->failed; e++) {
+            map_start(W, 1);
+            key_str(W, "from", a->kernels[a->edges[e].from].name);
+            key_str(W, "to", a->kernels[a->edges[e].to].name);
+            key_num(W, "bytes", a->edges[e].bytes);
+            map_end(W);
+        }
+        seq_end(W);
+    }
+    map_end(W);
+}
+
+int hs_workload_write_yaml(const hs_workload *w, FILE *out, hs_error *err)
+{
+    writer W = {.failed = 0};
+    int rc = HS_OK;
+    if (!yaml_emitter_initialize(&W.em))
+        return hs_error_set(err, HS_ENOMEM, "out of memory for the YAML emitter");
+    yaml_emitter_set_output_file(&W.em, out);
+    yaml_emitter_set_unicode(&W.em, 1);
+    yaml_emitter_set_width(&W.em, -1); /* one flow item per line, however long */
+    emit(&W, yaml_stream_start_event_initialize(&W.ev, YAML_UTF8_ENCODING));
+    if (!W.failed)
+        emit(&W, yaml_document_start_event_initialize(&W.ev, NULL, NULL, NULL, 1));
+    map_start(&W, 0);
+    write_platform(&W, &w->platform);
+    str(&W, "applications");
+    seq_start(&W);
+    for (int a = 0; a < w->napps && !W.failed; a++)
+        write_app(&W, &w->apps[a]);
+    seq_end(&W);
+    map_end(&W);
+    if (!W.failed)
+        emit(&W, yaml_document_end_event_initialize(&W.ev, 1));
+    if (!W.failed)
+        emit(&W, yaml_stream_end_event_initialize(&W.ev));
+    if (!W.failed && !yaml_emitter_flush(&W.em))
+        W.failed = 1;
+    if (W.failed)
+        rc = hs_error_set(err, W.em.error == YAML_MEMORY_ERROR ? HS_ENOMEM : HS_EIO,
+                          "cannot write YAML: %s",
+                          W.em.problem ? W.em.problem : "write error");
+    else if (fflush(out) != 0 || ferror(out))
+        rc = hs_error_set(err, HS_EIO, "cannot write YAML: write error");
+    yaml_emitter_delete(&W.em);
+    return rc;
+}

@@ -1,0 +1,695 @@
+/* hetsched — performance models: the history table and the a*D^b+c
+ * regression (mapper/perfmodel.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_fit.h>
+#include <gsl/gsl_multifit_nlinear.h>
+#include <gsl/gsl_statistics_double.h>
+#include <jansson.h>
+
+#include "graph/strmap.h"
+#include "mapper/perfmodel.h"
+
+typedef struct entry {
+    char *type, *device;
+    double size;
+    long count, rejected;
+    double mean, m2;                 /* Welford's running mean and sum of squares */
+    double window[HS_PERF_WINDOW];   /* last retained samples, a ring */
+    int nwin, next;
+} entry;
+
+typedef struct fit_entry {
+    char *type, *device;
+    hs_perf_fit fit;
+} fit_entry;
+
+struct hs_perfmodel {
+    entry *entries;
+    size_t nentries, cap;
+    hs__strmap *index;               /* history key -> entry */
+    fit_entry *fits;
+    size_t nfits, fits_cap;
+    hs__strmap *fit_index;           /* fit key -> fit */
+};
+
+static int nomem(hs_error *err)
+{
+    return hs_error_set(err, HS_ENOMEM, "out of memory");
+}
+
+/* Makes room for one more element (doubling). */
+static int reserve(void **arr, size_t *cap, size_t n, size_t elem)
+{
+    size_t want;
+    void *p;
+    if (n < *cap)
+        return 0;
+    want = *cap ? 2 * *cap : 16;
+    if (!(p = realloc(*arr, want * elem)))
+        return -1;
+    *arr = p;
+    *cap = want;
+    return 0;
+}
+
+hs_perfmodel *hs_perfmodel_new(void)
+{
+    hs_perfmodel *m = calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+    m->index = hs__strmap_new(64);
+    m->fit_index = hs__strmap_new(16);
+    if (!m->index || !m->fit_index) {
+        hs_perfmodel_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+void hs_perfmodel_free(hs_perfmodel *m)
+{
+    if (!m)
+        return;
+    for (size_t i = 0; i < m->nentries; i++) {
+        free(m->entries[i].type);
+        free(m->entries[i].device);
+    }
+    for (size_t i = 0; i < m->nfits; i++) {
+        free(m->fits[i].type);
+        free(m->fits[i].device);
+    }
+    free(m->entries);
+    free(m->fits);
+    hs__strmap_free(m->index);
+    hs__strmap_free(m->fit_index);
+    free(m);
+}
+
+/* Names are map-key parts joined by '\n', so they may not hold control
+ * characters (the workload's names may not either). */
+static int bad_name(const char *s)
+{
+    if (!s || !*s)
+        return 1;
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20)
+            return 1;
+    return 0;
+}
+
+/* "TYPE\nSIZE\nDEVICE" (history) or "TYPE\nDEVICE" (fit), NULL when too
+ * long for buf. */
+static const char *key(char *buf, size_t size, const char *type, const double *D,
+                       const char *device)
+{
+    int n = D ? snprintf(buf, size, "%s\n%.17g\n%s", type, *D, device)
+              : snprintf(buf, size, "%s\n%s", type, device);
+    return n >= 0 && (size_t)n < size ? buf : NULL;
+}
+
+#define KEY_MAX 512
+
+static entry *find_entry(const hs_perfmodel *m, const char *type, double size,
+                         const char *device)
+{
+    char buf[KEY_MAX];
+    size_t i;
+    const char *k = key(buf, sizeof buf, type, &size, device);
+    return k && hs__strmap_get(m->index, k, &i) ? &m->entries[i] : NULL;
+}
+
+/* Finds or creates the entry into *out. */
+static int get_entry(hs_perfmodel *m, const char *type, double size, const char *device,
+                     entry **out, hs_error *err)
+{
+    char buf[KEY_MAX];
+    const char *k = key(buf, sizeof buf, type, &size, device);
+    entry *e;
+    size_t i;
+    if (!k)
+        return hs_error_set(err, HS_EINPUT, "performance model: type and device names are too "
+                            "long");
+    if (hs__strmap_get(m->index, k, &i)) {
+        *out = &m->entries[i];
+        return HS_OK;
+    }
+    if (reserve((void **)&m->entries, &m->cap, m->nentries, sizeof *m->entries) != 0)
+        return nomem(err);
+    e = &m->entries[m->nentries];
+    *e = (entry){.type = strdup(type), .device = strdup(device), .size = size};
+    if (!e->type || !e->device || hs__strmap_put(m->index, k, m->nentries) < 0) {
+        free(e->type);
+        free(e->device);
+        return nomem(err);
+    }
+    m->nentries++;
+    *out = e;
+    return HS_OK;
+}
+
+/* Iglewicz & Hoaglin's modified z-score against the retained window, with
+ * the MAD floored at 1% of the median (see perfmodel.h). */
+static int is_outlier(const entry *e, double x)
+{
+    double sorted[HS_PERF_WINDOW], work[HS_PERF_WINDOW], med, mad;
+    if (e->count < HS_PERF_MIN_SAMPLES)
+        return 0;
+    memcpy(sorted, e->window, (size_t)e->nwin * sizeof *sorted);
+    med = gsl_stats_median(sorted, 1, (size_t)e->nwin);
+    mad = gsl_stats_mad0(e->window, 1, (size_t)e->nwin, work);
+    mad = fmax(mad, 0.01 * fabs(med));
+    return mad > 0 && 0.6745 * fabs(x - med) / mad > HS_PERF_OUTLIER_Z;
+}
+
+static void welford(entry *e, double x)
+{
+    double delta = x - e->mean;
+    e->count++;
+    e->mean += delta / (double)e->count;
+    e->m2 += delta * (x - e->mean);
+    e->window[e->next] = x;
+    e->next = (e->next + 1) % HS_PERF_WINDOW;
+    if (e->nwin < HS_PERF_WINDOW)
+        e->nwin++;
+}
+
+static int check_args(const char *type, double size, const char *device, hs_error *err)
+{
+    if (bad_name(type))
+        return hs_error_set(err, HS_EINPUT, "performance model: bad kernel type '%s'",
+                            type ? type : "(null)");
+    if (bad_name(device))
+        return hs_error_set(err, HS_EINPUT, "performance model: bad device name '%s'",
+                            device ? device : "(null)");
+    if (!(size > 0) || !isfinite(size))
+        return hs_error_set(err, HS_EINPUT, "performance model: size of %s must be a finite "
+                            "number > 0, not %g", type, size);
+    return HS_OK;
+}
+
+int hs_perfmodel_record(hs_perfmodel *m, const char *type, double size, const char *device,
+                        double us, int *accepted, hs_error *err)
+{
+    entry *e;
+    int rc;
+    if ((rc = check_args(type, size, device, err)) != 0)
+        return rc;
+    if (!(us >= 0) || !isfinite(us))
+        return hs_error_set(err, HS_EINPUT, "performance model: duration of %s on %s must be "
+                            "a finite number >= 0, not %g", type, device, us);
+    if ((rc = get_entry(m, type, size, device, &e, err)) != 0)
+        return rc;
+    if (is_outlier(e, us)) {
+        e->rejected++;
+        if (accepted)
+            *accepted = 0;
+        return HS_OK;
+    }
+    welford(e, us);
+    if (accepted)
+        *accepted = 1;
+    return HS_OK;
+}
+
+static void history_of(const entry *e, hs_perf_history *out)
+{
+    out->mean_us = e->mean;
+    out->stddev_us = e->count > 1 ? sqrt(e->m2 / (double)(e->count - 1)) : 0.0;
+    out->count = e->count;
+    out->rejected = e->rejected;
+}
+
+int hs_perfmodel_history(const hs_perfmodel *m, const char *type, double size,
+                         const char *device, hs_perf_history *out)
+{
+    const entry *e = find_entry(m, type, size, device);
+    if (!e || e->count == 0)
+        return 0;
+    history_of(e, out);
+    return 1;
+}
+
+/* ------------------------------------------------------------- regression */
+
+/* The problem as GSL sees it: parameters p = (ln a', b, c'), with D scaled by
+ * Dref (the sizes' geometric mean) and c by ymin, so that all three are of
+ * order 1 whatever the units:  f(D) = exp(p0) (D/Dref)^p1 + p2 * ymin.
+ * Then a = exp(p0) / Dref^b and c = p2 * ymin. */
+typedef struct fit_data {
+    size_t n;
+    const double *lx; /* ln(D_i / Dref) */
+    const double *y;
+    double ymin;
+} fit_data;
+
+static int fit_f(const gsl_vector *p, void *params, gsl_vector *f)
+{
+    const fit_data *d = params;
+    double p0 = gsl_vector_get(p, 0), p1 = gsl_vector_get(p, 1), p2 = gsl_vector_get(p, 2);
+    for (size_t i = 0; i < d->n; i++)
+        gsl_vector_set(f, i, exp(p0 + p1 * d->lx[i]) + p2 * d->ymin - d->y[i]);
+    return GSL_SUCCESS;
+}
+
+static int fit_df(const gsl_vector *p, void *params, gsl_matrix *J)
+{
+    const fit_data *d = params;
+    double p0 = gsl_vector_get(p, 0), p1 = gsl_vector_get(p, 1);
+    for (size_t i = 0; i < d->n; i++) {
+        double t = exp(p0 + p1 * d->lx[i]);
+        gsl_matrix_set(J, i, 0, t);
+        gsl_matrix_set(J, i, 1, t * d->lx[i]);
+        gsl_matrix_set(J, i, 2, d->ymin);
+    }
+    return GSL_SUCCESS;
+}
+
+/* Sum of count_i * relative residual_i^2 of parameters p. */
+static double rel_sse(const fit_data *d, const double *wt, const double p[3])
+{
+    double s = 0;
+    for (size_t i = 0; i < d->n; i++) {
+        double r = (exp(p[0] + p[1] * d->lx[i]) + p[2] * d->ymin - d->y[i]) / d->y[i];
+        s += wt[i] * d->y[i] * d->y[i] * r * r;
+    }
+    return s;
+}
+
+/* Starting values: for c0 = c' * ymin with c' in {0, .5, .9, .99}, a
+ * weighted linear fit of ln(y - c0) against ln(D/Dref) gives ln a' and b;
+ * keep the triple with the smallest relative error. */
+static void start_values(const fit_data *d, const double *wt, double best[3])
+{
+    static const double cs[] = {0.0, 0.5, 0.9, 0.99};
+    double *z = malloc(d->n * sizeof *z), best_sse = HUGE_VAL;
+    best[0] = log(d->ymin);
+    best[1] = 1.0;
+    best[2] = 0.0;
+    if (!z)
+        return;
+    for (size_t k = 0; k < sizeof cs / sizeof cs[0]; k++) {
+        double p[3], cov00, cov01, cov11, chisq, sse;
+        for (size_t i = 0; i < d->n; i++)
+            z[i] = log(d->y[i] - cs[k] * d->ymin);
+        if (gsl_fit_wlinear(d->lx, 1, wt, 1, z, 1, d->n, &p[0], &p[1], &cov00, &cov01, &cov11,
+                            &chisq) != GSL_SUCCESS)
+            continue;
+        p[2] = cs[k];
+        sse = rel_sse(d, wt, p);
+        if (isfinite(sse) && sse < best_sse) {
+            best_sse = sse;
+            memcpy(best, p, sizeof p);
+        }
+    }
+    free(z);
+}
+
+int hs_perfmodel_fit_points(const double *size, const double *us, const double *count,
+                            size_t n, hs_perf_fit *out, hs_error *err)
+{
+    double *lx = NULL, *wt = NULL, *lwt = NULL, lref = 0, ymin = HUGE_VAL, p[3], sse = 0,
+           wsum = 0;
+    size_t distinct = 0;
+    gsl_multifit_nlinear_workspace *work = NULL;
+    gsl_multifit_nlinear_parameters params = gsl_multifit_nlinear_default_parameters();
+    gsl_multifit_nlinear_fdf fdf;
+    fit_data d;
+    int rc = HS_OK, info, status;
+
+    for (size_t i = 0; i < n; i++) {
+        int seen = 0;
+        if (!(size[i] > 0) || !isfinite(size[i]) || !(us[i] > 0) || !isfinite(us[i]) ||
+            (count && (!(count[i] > 0) || !isfinite(count[i]))))
+            return hs_error_set(err, HS_EINPUT, "fit: point %zu (D %g, %g us) needs D > 0, a "
+                                "duration > 0 and a count > 0", i, size[i], us[i]);
+        for (size_t j = 0; j < i; j++)
+            seen |= size[j] == size[i];
+        distinct += !seen;
+        lref += log(size[i]) / (double)n;
+        ymin = fmin(ymin, us[i]);
+    }
+    if (distinct < 3)
+        return hs_error_set(err, HS_EINPUT, "fit: a*D^b+c needs at least 3 distinct sizes, "
+                            "got %zu", distinct);
+    lx = malloc(n * sizeof *lx);
+    wt = malloc(n * sizeof *wt);
+    lwt = malloc(n * sizeof *lwt);
+    if (!lx || !wt || !lwt) {
+        rc = nomem(err);
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        lx[i] = log(size[i]) - lref;
+        wt[i] = (count ? count[i] : 1.0) / (us[i] * us[i]); /* relative residuals */
+        lwt[i] = count ? count[i] : 1.0;                    /* log residuals are relative */
+    }
+    d = (fit_data){.n = n, .lx = lx, .y = us, .ymin = ymin};
+    start_values(&d, lwt, p);
+
+    /* Library code must not abort the process: GSL reports through codes. */
+    gsl_set_error_handler_off();
+    fdf = (gsl_multifit_nlinear_fdf){.f = fit_f, .df = fit_df, .fvv = NULL, .n = n, .p = 3,
+                                     .params = &d};
+    params.trs = gsl_multifit_nlinear_trs_lm;
+    if (!(work = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &params, n, 3))) {
+        rc = nomem(err);
+        goto out;
+    }
+    {
+        gsl_vector_view x0 = gsl_vector_view_array(p, 3);
+        gsl_vector_view w0 = gsl_vector_view_array(wt, n);
+        gsl_multifit_nlinear_winit(&x0.vector, &w0.vector, &fdf, work);
+    }
+    status = gsl_multifit_nlinear_driver(500, 1e-14, 1e-14, 0.0, NULL, NULL, &info, work);
+    /* Running out of iterations or of progress at machine precision still
+     * leaves the best point found; anything else is a failure. */
+    if (status != GSL_SUCCESS && status != GSL_EMAXITER && status != GSL_ENOPROG) {
+        rc = hs_error_set(err, HS_ESOLVER, "fit: GSL's solver failed: %s",
+                          gsl_strerror(status));
+        goto out;
+    }
+    for (int i = 0; i < 3; i++)
+        p[i] = gsl_vector_get(gsl_multifit_nlinear_position(work), i);
+    out->b = p[1];
+    out->a = exp(p[0] - p[1] * lref);
+    out->c = p[2] * ymin;
+    out->npoints = (int)distinct;
+    for (size_t i = 0; i < n; i++) {
+        double r = (exp(p[0] + p[1] * lx[i]) + p[2] * ymin - us[i]) / us[i];
+        sse += lwt[i] * r * r;
+        wsum += lwt[i];
+    }
+    out->rms_rel = sqrt(sse / wsum);
+    if (!isfinite(out->a) || !isfinite(out->b) || !isfinite(out->c) || !isfinite(out->rms_rel))
+        rc = hs_error_set(err, HS_ESOLVER, "fit: the solver diverged (a %g, b %g, c %g)",
+                          out->a, out->b, out->c);
+out:
+    gsl_multifit_nlinear_free(work);
+    free(lx);
+    free(wt);
+    free(lwt);
+    return rc;
+}
+
+/* Stores (or replaces) the fit of (type, device). */
+static int put_fit(hs_perfmodel *m, const char *type, const char *device, const hs_perf_fit *f,
+                   hs_error *err)
+{
+    char buf[KEY_MAX];
+    const char *k = key(buf, sizeof buf, type, NULL, device);
+    fit_entry *fe;
+    size_t i;
+    if (!k)
+        return hs_error_set(err, HS_EINPUT, "performance model: type and device names are too "
+                            "long");
+    if (hs__strmap_get(m->fit_index, k, &i)) {
+        m->fits[i].fit = *f;
+        return HS_OK;
+    }
+    if (reserve((void **)&m->fits, &m->fits_cap, m->nfits, sizeof *m->fits) != 0)
+        return nomem(err);
+    fe = &m->fits[m->nfits];
+    *fe = (fit_entry){.type = strdup(type), .device = strdup(device), .fit = *f};
+    if (!fe->type || !fe->device || hs__strmap_put(m->fit_index, k, m->nfits) < 0) {
+        free(fe->type);
+        free(fe->device);
+        return nomem(err);
+    }
+    m->nfits++;
+    return HS_OK;
+}
+
+int hs_perfmodel_fit(hs_perfmodel *m, hs_error *err)
+{
+    size_t n = m->nentries;
+    double *D = NULL, *y = NULL, *cnt = NULL;
+    char *done = NULL;
+    int first_rc = HS_OK;
+    hs_error first = {0};
+    if (n == 0)
+        return HS_OK;
+    D = malloc(n * sizeof *D);
+    y = malloc(n * sizeof *y);
+    cnt = malloc(n * sizeof *cnt);
+    done = calloc(n, 1);
+    if (!D || !y || !cnt || !done) {
+        first_rc = nomem(err);
+        goto out;
+    }
+    /* Group entries by (type, device): quadratic in the number of entries,
+     * which stays in the hundreds (types x sizes x devices). */
+    for (size_t i = 0; i < n; i++) {
+        const entry *ei = &m->entries[i];
+        size_t k = 0;
+        if (done[i])
+            continue;
+        for (size_t j = i; j < n; j++) {
+            const entry *ej = &m->entries[j];
+            if (!done[j] && ej->count > 0 && strcmp(ej->type, ei->type) == 0 &&
+                strcmp(ej->device, ei->device) == 0) {
+                done[j] = 1;
+                D[k] = ej->size;
+                y[k] = ej->mean;
+                cnt[k] = (double)ej->count;
+                k++;
+            }
+        }
+        if (k >= 3) {
+            hs_perf_fit f;
+            hs_error e = {0};
+            int rc = hs_perfmodel_fit_points(D, y, cnt, k, &f, &e);
+            if (rc == HS_OK)
+                rc = put_fit(m, ei->type, ei->device, &f, &e);
+            if (rc != HS_OK && first_rc == HS_OK) {
+                first_rc = rc;
+                first = e;
+                snprintf(first.msg, sizeof first.msg, "%.200s on %.200s: %.500s", ei->type,
+                         ei->device, e.msg);
+            }
+        }
+    }
+    if (first_rc != HS_OK && err)
+        *err = first;
+out:
+    free(D);
+    free(y);
+    free(cnt);
+    free(done);
+    return first_rc;
+}
+
+int hs_perfmodel_get_fit(const hs_perfmodel *m, const char *type, const char *device,
+                         hs_perf_fit *out)
+{
+    char buf[KEY_MAX];
+    const char *k = key(buf, sizeof buf, type, NULL, device);
+    size_t i;
+    if (!k || !hs__strmap_get(m->fit_index, k, &i))
+        return 0;
+    *out = m->fits[i].fit;
+    return 1;
+}
+
+int hs_perfmodel_predict(const hs_perfmodel *m, const char *type, double size,
+                         const char *device, double *us, hs_perf_source *src, hs_error *err)
+{
+    hs_perf_history h;
+    hs_perf_fit f;
+    int rc;
+    if (src)
+        *src = HS_PERF_NONE;
+    if ((rc = check_args(type, size, device, err)) != 0)
+        return rc;
+    if (hs_perfmodel_history(m, type, size, device, &h)) {
+        *us = h.mean_us;
+        if (src)
+            *src = HS_PERF_HISTORY;
+        return HS_OK;
+    }
+    if (hs_perfmodel_get_fit(m, type, device, &f)) {
+        *us = fmax(0.0, f.a * pow(size, f.b) + f.c);
+        if (src)
+            *src = HS_PERF_FIT;
+        return HS_OK;
+    }
+    return hs_error_set(err, HS_EINPUT, "no performance model for %s of size %g on %s (not "
+                        "measured at this size, and no fit: it needs 3 measured sizes)",
+                        type, size, device);
+}
+
+/* ------------------------------------------------------------------- JSON */
+
+#define FORMAT_KEY "hetsched_perfmodel"
+#define FORMAT_VERSION 1
+
+int hs_perfmodel_save(const hs_perfmodel *m, const char *path, hs_error *err)
+{
+    json_t *root = json_object(), *hist = json_array(), *fits = json_array();
+    int rc = HS_OK, ok = root && hist && fits;
+    ok = ok && json_object_set_new(root, FORMAT_KEY, json_integer(FORMAT_VERSION)) == 0;
+    for (size_t i = 0; ok && i < m->nentries; i++) {
+        const entry *e = &m->entries[i];
+        hs_perf_history h;
+        json_t *win = json_array(), *o;
+        history_of(e, &h);
+        /* the window oldest first, so a reload resumes the ring in order */
+        for (int k = 0; win && k < e->nwin; k++) {
+            int at = (e->next - e->nwin + k + 2 * HS_PERF_WINDOW) % HS_PERF_WINDOW;
+            ok = ok && json_array_append_new(win, json_real(e->window[at])) == 0;
+        }
+        o = json_pack("{s:s, s:f, s:s, s:f, s:f, s:I, s:I, s:o}", "type", e->type, "size",
+                      e->size, "device", e->device, "mean_us", h.mean_us, "stddev_us",
+                      h.stddev_us, "count", (json_int_t)e->count, "rejected",
+                      (json_int_t)e->rejected, "samples", win);
+        ok = ok && o && json_array_append_new(hist, o) == 0;
+    }
+    for (size_t i = 0; ok && i < m->nfits; i++) {
+        const fit_entry *f = &m->fits[i];
+        json_t *o = json_pack("{s:s, s:s, s:f, s:f, s:f, s:i, s:f}", "type", f->type, "device",
+                              f->device, "a", f->fit.a, "b", f->fit.b, "c", f->fit.c,
+                              "points", f->fit.npoints, "rms_rel", f->fit.rms_rel);
+        ok = ok && o && json_array_append_new(fits, o) == 0;
+    }
+    if (ok) {
+        ok = json_object_set(root, "history", hist) == 0 &&
+             json_object_set(root, "fits", fits) == 0;
+    }
+    if (!ok) {
+        rc = nomem(err);
+    } else {
+        size_t flags = JSON_INDENT(2) | JSON_REAL_PRECISION(17);
+        int bad;
+        if (strcmp(path, "-") == 0)
+            bad = json_dumpf(root, stdout, flags) != 0 || fputc('\n', stdout) == EOF ||
+                  fflush(stdout) != 0;
+        else
+            bad = json_dump_file(root, path, flags) != 0;
+        if (bad)
+            rc = hs_error_set(err, HS_EIO, "%s: cannot write the performance model", path);
+    }
+    json_decref(hist);
+    json_decref(fits);
+    json_decref(root);
+    return rc;
+}
+
+/* Reads one history entry; `at` names it in messages. */
+static int load_entry(hs_perfmodel *m, const char *path, const char *at, json_t *o,
+                      hs_error *err)
+{
+    const char *type, *device;
+    double size, mean, sd;
+    json_int_t count, rejected;
+    json_t *samples, *s;
+    json_error_t je;
+    hs_error bad = {0};
+    entry *e;
+    size_t k;
+    int rc;
+    if (json_unpack_ex(o, &je, JSON_STRICT, "{s:s, s:F, s:s, s:F, s:F, s:I, s:I, s:o}", "type",
+                       &type, "size", &size, "device", &device, "mean_us", &mean, "stddev_us",
+                       &sd, "count", &count, "rejected", &rejected, "samples", &samples) != 0)
+        return hs_error_set(err, HS_EINPUT, "%s: %s: %s", path, at, je.text);
+    if (check_args(type, size, device, &bad) != 0)
+        return hs_error_set(err, HS_EINPUT, "%s: %s: %s", path, at, bad.msg);
+    if (!isfinite(mean) || mean < 0 || !isfinite(sd) || sd < 0 || count < 0 || rejected < 0 ||
+        !json_is_array(samples) || json_array_size(samples) > HS_PERF_WINDOW ||
+        (json_int_t)json_array_size(samples) > count)
+        return hs_error_set(err, HS_EINPUT, "%s: %s: mean, stddev, counts must be >= 0 and "
+                            "samples a list of at most min(count, %d) numbers",
+                            path, at, HS_PERF_WINDOW);
+    if (find_entry(m, type, size, device))
+        return hs_error_set(err, HS_EINPUT, "%s: %s: duplicate entry for %s of size %g on %s",
+                            path, at, type, size, device);
+    if ((rc = get_entry(m, type, size, device, &e, err)) != 0)
+        return rc;
+    e->count = (long)count;
+    e->rejected = (long)rejected;
+    e->mean = mean;
+    e->m2 = count > 1 ? sd * sd * (double)(count - 1) : 0.0;
+    json_array_foreach(samples, k, s) {
+        if (!json_is_number(s) || !isfinite(json_number_value(s)) || json_number_value(s) < 0)
+            return hs_error_set(err, HS_EINPUT, "%s: %s.samples[%zu]: not a number >= 0", path,
+                                at, k);
+        e->window[e->nwin++] = json_number_value(s);
+    }
+    e->next = e->nwin % HS_PERF_WINDOW;
+    return HS_OK;
+}
+
+static int load_fit(hs_perfmodel *m, const char *path, const char *at, json_t *o,
+                    hs_error *err)
+{
+    const char *type, *device;
+    hs_perf_fit f;
+    json_error_t je;
+    if (json_unpack_ex(o, &je, JSON_STRICT, "{s:s, s:s, s:F, s:F, s:F, s:i, s:F}", "type",
+                       &type, "device", &device, "a", &f.a, "b", &f.b, "c", &f.c, "points",
+                       &f.npoints, "rms_rel", &f.rms_rel) != 0)
+        return hs_error_set(err, HS_EINPUT, "%s: %s: %s", path, at, je.text);
+    if (bad_name(type) || bad_name(device) || !isfinite(f.a) || !isfinite(f.b) ||
+        !isfinite(f.c) || f.npoints < 3 || !isfinite(f.rms_rel) || f.rms_rel < 0)
+        return hs_error_set(err, HS_EINPUT, "%s: %s: needs names, finite a, b, c, rms_rel >= 0 "
+                            "and points >= 3", path, at);
+    if (hs_perfmodel_get_fit(m, type, device, &(hs_perf_fit){0}))
+        return hs_error_set(err, HS_EINPUT, "%s: %s: duplicate fit for %s on %s", path, at,
+                            type, device);
+    return put_fit(m, type, device, &f, err);
+}
+
+int hs_perfmodel_load(const char *path, hs_perfmodel **out, hs_error *err)
+{
+    json_error_t je;
+    json_t *root, *hist, *fits, *o;
+    json_int_t version;
+    hs_perfmodel *m;
+    size_t i;
+    int rc = HS_OK;
+    char at[48];
+    *out = NULL;
+    root = strcmp(path, "-") == 0 ? json_loadf(stdin, 0, &je) : json_load_file(path, 0, &je);
+    if (!root) {
+        if (je.line <= 0)
+            return hs_error_set(err, HS_EIO, "%s: %s", path, je.text);
+        return hs_error_set(err, HS_EINPUT, "%s:%d:%d: error: %s", path, je.line, je.column,
+                            je.text);
+    }
+    if (json_unpack_ex(root, &je, JSON_STRICT, "{s:I, s:o, s:o}", FORMAT_KEY, &version,
+                       "history", &hist, "fits", &fits) != 0) {
+        json_decref(root);
+        return hs_error_set(err, HS_EINPUT, "%s: not a hetsched performance model: %s", path,
+                            je.text);
+    }
+    if (version != FORMAT_VERSION || !json_is_array(hist) || !json_is_array(fits)) {
+        json_decref(root);
+        return hs_error_set(err, HS_EINPUT, "%s: expected %s %d with lists history and fits",
+                            path, FORMAT_KEY, FORMAT_VERSION);
+    }
+    if (!(m = hs_perfmodel_new())) {
+        json_decref(root);
+        return nomem(err);
+    }
+    json_array_foreach(hist, i, o) {
+        snprintf(at, sizeof at, "history[%zu]", i);
+        if ((rc = load_entry(m, path, at, o, err)) != 0)
+            break;
+    }
+    if (rc == HS_OK)
+        json_array_foreach(fits, i, o) {
+            snprintf(at, sizeof at, "fits[%zu]", i);
+            if ((rc = load_fit(m, path, at, o, err)) != 0)
+                break;
+        }
+    json_decref(root);
+    if (rc != HS_OK) {
+        hs_perfmodel_free(m);
+        return rc;
+    }
+    *out = m;
+    return HS_OK;
+}

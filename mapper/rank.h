@@ -1,0 +1,125 @@
+/* hetsched — internal: what the list-scheduling policies share.
+ *
+ * h-ratio, d-rank and ad-part (Zhou & Liu, Sec. 4) differ only in the
+ * priority they give a task; heft and peft (Topcuoglu et al. 2002; Arabnejad
+ * & Barbosa 2014) differ only in their rank and in the term added to the
+ * finish time when they choose a device.  This header holds the priorities
+ * (pure functions of a graph and a platform, testable without the engine),
+ * the threshold dispatcher of Alg. 1 parameterised by a priority, the
+ * insertion slots of HEFT, and the planner + plan executor of heft and peft.
+ */
+#ifndef HS_MAPPER_RANK_H
+#define HS_MAPPER_RANK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "exec/engine.h"
+#include "hetsched/graph.h"
+#include "hetsched/mapper.h"
+
+/* ------------------------------------------------------------ priorities */
+
+/* Mean cost of task t over the devices (eq. (14)'s sum C / m, HEFT's w-bar). */
+double hs__mean_cost(const hs_graph *g, size_t t);
+
+/* Mean time to move `bytes` between two devices of the platform.  With
+ * `distinct` set: over the m(m-1) ordered pairs of distinct devices (HEFT's
+ * and PEFT's c-bar); otherwise over all m^2 ordered pairs, the pairs of a
+ * device with itself counting 0 (eq. (13)).  A pair of devices sharing a
+ * memory always counts 0 (no transfer in the model).  0 with one device. */
+double hs__mean_transfer(const hs_platform *pf, double bytes, int distinct);
+
+/* Heterogeneity ratio of every task, eq. (9)-(10): H = max_k C_k / min_k C_k
+ * (the largest favorite ratio).  1 when every cost is 0; HUGE_VAL when only
+ * some are.  h has g->ntasks entries. */
+void hs__h_ratio(const hs_graph *g, double *h);
+
+/* d-rank's priority, eq. (13)-(14): the task's mean cost plus, over its
+ * successors, the largest mean transfer (eq. (13)) + successor mean cost.
+ * One level deep, as eq. (14) is written (not HEFT's recursion). */
+void hs__d_rank(const hs_graph *g, const hs_platform *pf, double *rank);
+
+/* HEFT's upward rank: rank(t) = mean cost + max over successors of
+ * (c-bar(e) + rank(s)), c-bar over distinct device pairs.  HS_EINPUT on a
+ * cycle, HS_ENOMEM. */
+int hs__upward_rank(const hs_graph *g, const hs_platform *pf, double *rank, hs_error *err);
+
+/* PEFT's optimistic cost table: oct[t * m + p] = max over successors s of
+ * min over devices w of (oct(s, w) + C(s, w) + (c-bar(e) if w's memory
+ * differs from p's, else 0)); 0 for a sink.  rank[t] = mean of oct[t][.]
+ * (rank_oct), or NULL when not wanted.  HS_EINPUT on a cycle, HS_ENOMEM. */
+int hs__oct(const hs_graph *g, const hs_platform *pf, double *oct, double *rank,
+            hs_error *err);
+
+/* ------------------------------------------------ threshold dispatcher */
+
+/* Default of hs_map_options.thr for m devices (see rank.c for why). */
+int hs__dispatch_default_thr(int ndevices);
+
+/* Creates the state of Alg. 1's machinery for engine e: a central ready
+ * queue ordered by prio (largest first; takes ownership of prio, an array of
+ * g->ntasks entries allocated with malloc), per-device FIFO queues, and the
+ * threshold opt->thr (0: default).  The hooks below are the policy's ready,
+ * done, pick and fini.  On error prio is freed. */
+int hs__dispatch_new(hs_engine *e, const hs_map_options *opt, double *prio, void **state,
+                     hs_error *err);
+void hs__dispatch_ready(void *state, hs_engine *e, size_t task);
+void hs__dispatch_done(void *state, hs_engine *e, size_t task, int device, double measured_us);
+long hs__dispatch_pick(void *state, hs_engine *e, int device);
+void hs__dispatch_fini(void *state);
+
+/* ------------------------------------------------------ insertion slots */
+
+/* The busy intervals of one device, sorted, in a treap keyed by start whose
+ * nodes also know the idle gap before them and the largest gap in their
+ * subtree: the earliest gap that fits a task is found in O(log k) expected
+ * for k intervals, instead of a scan of every gap. */
+typedef struct hs__slot {
+    double start, end;
+    double lo;        /* end of the previous interval (0 for the first) */
+    double maxgap;    /* largest start - lo in the subtree */
+    uint32_t prio;
+    long l, r, p;     /* children and parent, -1 for none */
+} hs__slot;
+
+typedef struct hs__slots {
+    hs__slot *node;
+    size_t n, cap;
+    long root;
+    uint32_t rng;
+} hs__slots;
+
+void hs__slots_init(hs__slots *s);
+void hs__slots_free(hs__slots *s);
+/* Earliest start >= ready of an idle stretch of length dur (>= 0). */
+double hs__slots_earliest(const hs__slots *s, double ready, double dur);
+/* Marks [start, end) busy; it must lie in an idle stretch.  0 or -1 (memory). */
+int hs__slots_insert(hs__slots *s, double start, double end);
+
+/* ------------------------------------------------------ planned schedule */
+
+/* A full static plan: device, start and end of every task. */
+typedef struct hs__plan {
+    int *device;
+    double *start, *end;
+} hs__plan;
+
+/* List scheduling with insertion (HEFT's second phase): repeatedly takes
+ * the ready task of largest prio (ties: lower index), computes for each
+ * device the time its inputs arrive (delay model) and the earliest idle gap
+ * there, and places it on the device minimising finish + bonus[t * m + d]
+ * (bonus NULL: plain EFT; PEFT passes its OCT).  Costs are the graph's. */
+int hs__plan_compute(const hs_graph *g, const hs_platform *pf, const double *prio,
+                     const double *bonus, hs__plan *plan, hs_error *err);
+void hs__plan_free(hs__plan *plan);
+
+/* Policy state that executes a plan: pick(d) returns d's next task in
+ * planned-start order once it is ready, else HS_NO_TASK.  Takes ownership of
+ * the plan (freed on error too). */
+int hs__planned_new(hs_engine *e, hs__plan *plan, void **state, hs_error *err);
+void hs__planned_ready(void *state, hs_engine *e, size_t task);
+long hs__planned_pick(void *state, hs_engine *e, int device);
+void hs__planned_fini(void *state);
+
+#endif

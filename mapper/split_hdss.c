@@ -1,0 +1,247 @@
+/* hetsched — `hdss`: the Heterogeneous Dynamic Self-Scheduler of Belviranli,
+ * Bhuyan & Gupta (ACM TACO 2013), Sec. 3.2.
+ *
+ * Adaptive phase: each device starts with a block of -o initial_block items
+ * (128, rounded up to a multiple of its parallel width) and, while its
+ * weight (items/µs of its last block, transfers included) is not stable,
+ * grows it by -o block_factor (128, rounded likewise).  A weight is stable
+ * once it moves by less than MIN_CHANGE_RATE (-o min_change_rate, 0.01)
+ * relative to the previous one.  From 4 measured points on, a least-squares
+ * fit w(x) = a ln x + b (gsl_fit_linear on ln x) says where the weight
+ * stops growing, and the device jumps there.  The paper's "point where the
+ * slope of the fitted curve is equal to a / MIN_CHANGE_RATE" is ambiguous;
+ * we read it as the point where the fitted weight reaches a / mcr, i.e.
+ * where a 1% larger block buys less than mcr of a percent of weight:
+ * ln x* = 1 / mcr - b / a.  On a log curve that point lies far out (the
+ * jump of HDSS Sec. 4, from 8192 to 8M items), so it is capped by the
+ * device's weighted share w_d / sum w of what the adaptive phase may still
+ * hand out: a slow device never jumps to a block it would take long over.
+ * A stable device keeps its block size.  The phase ends when every device
+ * is stable or when -o adaptive_max (20%) of the items have been handed out
+ * in it.
+ *
+ * Completion phase (MGSS, eq. (2)): a device asking gets
+ * B = R w_i / sum_j w_j of the R items left, with the weights measured on
+ * the adaptive blocks (a device never measured counts with the rate it has
+ * at least achieved so far on its block in flight, else its hint), rounded
+ * up to its width.  The weights are not updated any more: a device slowed
+ * down after the adaptive phase keeps its large share, a limit of the
+ * algorithm (the paper's remedy: min_change_rate near 0, adaptive_max 1).
+ *
+ * Not done: the wavefront mode of Sec. 3.3 (2-D loops whose iterations
+ * depend on their upper and left neighbours): splitters here hand out 1-D
+ * ranges of independent items only.
+ *
+ * A device that stops answering loses its block to the others
+ * (mapper/split_core.h), and drops out of sum_j w_j.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <gsl/gsl_fit.h>
+
+#include "mapper/split_core.h"
+
+#define HDSS_FIT_POINTS 4   /* points before the log fit (Sec. 3.2) */
+#define HDSS_MAX_POINTS 64  /* adaptive points kept per device */
+
+typedef struct hdss_dev {
+    size_t init, factor;    /* first block and growth step, multiples of width */
+    size_t block;           /* last adaptive block handed out (0: none yet) */
+    int in_adaptive;        /* the block in flight belongs to the adaptive phase */
+    int npoints;
+    double x[HDSS_MAX_POINTS], w[HDSS_MAX_POINTS]; /* block size, weight */
+    double weight;          /* last adaptive weight, items/µs; 0 unknown */
+    int stable;
+} hdss_dev;
+
+typedef struct hdss {
+    hs__split_core core;
+    double mcr;             /* MIN_CHANGE_RATE */
+    size_t cap;             /* items the adaptive phase may hand out */
+    size_t adaptive_given;
+    int completion;
+    hdss_dev v[HS_SPLIT_MAX_DEVICES];
+} hdss;
+
+static int hdss_start(const hs_split_kernel *k, const hs_split_device *dev, int ndev,
+                      const hs_split_options *opt, const hs_split_memory *mem, void **state,
+                      hs_error *err)
+{
+    hs_split_options o = {0};
+    double amax;
+    hdss *s;
+    int rc;
+    (void)mem;
+    if (opt)
+        o = *opt;
+    amax = o.adaptive_max > 0 ? o.adaptive_max : 0.2;
+    if (amax > 1 || (o.min_change_rate != 0 && !(o.min_change_rate > 0)))
+        return hs_error_set(err, HS_EINPUT,
+                            "hdss: adaptive_max must be in (0, 1], min_change_rate > 0");
+    if (!(s = calloc(1, sizeof *s)))
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    if ((rc = hs__split_core_init(&s->core, k, dev, ndev, 1, err)) != HS_OK) {
+        free(s);
+        return rc;
+    }
+    s->mcr = o.min_change_rate > 0 ? o.min_change_rate : 0.01;
+    s->cap = (size_t)ceil(amax * (double)k->items);
+    for (int d = 0; d < ndev; d++) {
+        s->v[d].init = hs__split_round_up(o.initial_block ? o.initial_block : 128, dev[d].width);
+        s->v[d].factor = hs__split_round_up(o.block_factor ? o.block_factor : 128, dev[d].width);
+    }
+    *state = s;
+    return HS_OK;
+}
+
+/* Where the fitted curve w(x) = a ln x + b flattens out (see the header
+ * comment): ln x* = 1 / mcr - b / a, the block from which one more percent
+ * of block size buys less than mcr of a percent of weight.  Returns ln x*,
+ * or -HUGE_VAL when the fit shows no growth to chase. */
+static double fitted_log_block(const hdss_dev *v, double mcr)
+{
+    double xs[HDSS_MAX_POINTS], a, b, c00, c01, c11, ss;
+    for (int i = 0; i < v->npoints; i++)
+        xs[i] = log(v->x[i]);
+    if (gsl_fit_linear(xs, 1, v->w, 1, (size_t)v->npoints, &b, &a, &c00, &c01, &c11, &ss) !=
+            0 ||
+        !(a > 0) || !isfinite(b))
+        return -HUGE_VAL;
+    return 1 / mcr - b / a;
+}
+
+/* Weight of device d for MGSS: measured, else what its block in flight has
+ * at least achieved so far, else its hint. */
+static double mgss_weight(const hdss *s, int d, double now)
+{
+    const hs__split_dev *x = &s->core.d[d];
+    if (s->v[d].weight > 0)
+        return s->v[d].weight;
+    if (x->busy && now > x->issued_us)
+        return (double)(x->e - x->b) / (now - x->issued_us);
+    return s->core.dev[d].rate_hint;
+}
+
+/* The next adaptive block of device d: the first block, the last one when
+ * stable, the last plus a growth step for the first HDSS_FIT_POINTS blocks,
+ * then the flattening point of the log fit, capped by d's weighted share
+ * (as MGSS would cut it) of what the adaptive phase may still hand out. */
+static size_t adaptive_block(hdss *s, int d, double now)
+{
+    hdss_dev *v = &s->v[d];
+    double want = (double)(v->block + v->factor);
+    if (v->block == 0)
+        return v->init;
+    if (v->stable)
+        return v->block;
+    if (v->npoints >= HDSS_FIT_POINTS) {
+        double lx = fitted_log_block(v, s->mcr), sum = 0, budget;
+        for (int j = 0; j < s->core.ndev; j++)
+            if (!s->core.d[j].retired)
+                sum += mgss_weight(s, j, now);
+        budget = (double)(s->cap - s->adaptive_given);
+        if (sum > 0)
+            budget *= mgss_weight(s, d, now) / sum;
+        if (lx > -HUGE_VAL)
+            want = budget > 1 && lx < log(budget) ? exp(lx) : budget;
+        if (want < (double)(v->block + v->factor))
+            want = (double)(v->block + v->factor);
+    }
+    if (want >= (double)s->core.items)
+        return s->core.items;
+    return hs__split_round_up((size_t)want, s->core.dev[d].width);
+}
+
+/* eq. (2): B = R w_d / sum_j w_j over the devices still in the run. */
+static size_t mgss_block(hdss *s, int d, size_t left, double now)
+{
+    double sum = 0, wd = mgss_weight(s, d, now), b;
+    for (int j = 0; j < s->core.ndev; j++)
+        if (!s->core.d[j].retired)
+            sum += mgss_weight(s, j, now);
+    if (!(wd > 0) || !(sum > 0))
+        return hs__split_round_up((left + (size_t)s->core.ndev - 1) / (size_t)s->core.ndev,
+                                  s->core.dev[d].width);
+    b = ceil((double)left * wd / sum);
+    if (b >= (double)left)
+        return left;
+    return hs__split_round_up(b < 1 ? 1 : (size_t)b, s->core.dev[d].width);
+}
+
+static int all_stable(const hdss *s)
+{
+    for (int d = 0; d < s->core.ndev; d++)
+        if (!s->core.d[d].retired && !s->v[d].stable)
+            return 0;
+    return 1;
+}
+
+static hs_split_answer hdss_next(void *state, int d, double now, hs_split_grant *g)
+{
+    hdss *s = state;
+    size_t left = hs__split_left(&s->core), want;
+    hs_split_answer a;
+    if (s->core.d[d].retired)
+        return HS_SPLIT_STOP;
+    if (left == 0)
+        return hs__split_idle(&s->core, d, now, g);
+    if (!s->completion && (all_stable(s) || s->adaptive_given >= s->cap))
+        s->completion = 1;
+    if (!s->completion) {
+        want = adaptive_block(s, d, now);
+        if (want > s->cap - s->adaptive_given)
+            want = s->cap - s->adaptive_given;
+        a = hs__split_give(&s->core, d, want, now, g);
+        if (a == HS_SPLIT_CHUNK) {
+            s->adaptive_given += g->end - g->begin;
+            s->v[d].block = g->end - g->begin;
+            s->v[d].in_adaptive = 1;
+        }
+        return a;
+    }
+    s->v[d].in_adaptive = 0;
+    return hs__split_give(&s->core, d, mgss_block(s, d, left, now), now, g);
+}
+
+static int hdss_finished(void *state, int d, size_t b, size_t e, double us, double now)
+{
+    hdss *s = state;
+    hdss_dev *v = &s->v[d];
+    double w;
+    (void)now;
+    if (!hs__split_done(&s->core, d, b, e, us))
+        return 0;
+    if (!v->in_adaptive || !(us > 0))
+        return 1;
+    w = (double)(e - b) / us;
+    if (v->weight > 0 && fabs(w - v->weight) < s->mcr * v->weight)
+        v->stable = 1;
+    v->weight = w;
+    if (v->npoints < HDSS_MAX_POINTS) {
+        v->x[v->npoints] = (double)(e - b);
+        v->w[v->npoints] = w;
+        v->npoints++;
+    }
+    return 1;
+}
+
+static void hdss_fini(void *state)
+{
+    hdss *s = state;
+    if (!s)
+        return;
+    hs__split_core_free(&s->core);
+    free(s);
+}
+
+const hs_splitter hs__split_hdss = {
+    .name = "hdss",
+    .description = "HDSS: adaptive phase with log-fitted block growth, then weighted GSS",
+    .flags = HS_SPLIT_SURVIVES_FAILURE,
+    .start = hdss_start,
+    .next = hdss_next,
+    .finished = hdss_finished,
+    .fini = hdss_fini,
+};

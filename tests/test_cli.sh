@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# Command-line tests: exit statuses, stdout/stderr discipline, --help
+# everywhere, and the subcommands end to end on the bundled workloads.
+# Needs HETSCHED (the binary) and HS_SOURCE_ROOT, set by tests/meson.build.
+set -u
+cd "$HS_SOURCE_ROOT"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+
+# expect STATUS DESCRIPTION -- COMMAND...: runs COMMAND, keeps its stdout and
+# stderr in $tmp/out and $tmp/err, and checks the exit status.
+expect() {
+    local want=$1 what=$2
+    shift 3
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    local got=$?
+    if [ "$got" -eq "$want" ]; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1))
+        echo "FAIL: $what: exit $got, expected $want: $*"
+        sed 's/^/  stderr: /' "$tmp/err" | head -5
+    fi
+}
+
+# check DESCRIPTION FILE PATTERN: FILE must match the extended regex PATTERN.
+check() {
+    if grep -Eq -- "$3" "$2"; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1))
+        echo "FAIL: $1: $2 does not match '$3'"
+        sed 's/^/  /' "$2" | head -5
+    fi
+}
+
+empty() {
+    if [ ! -s "$2" ]; then pass=$((pass + 1)); else
+        fail=$((fail + 1))
+        echo "FAIL: $1: $2 is not empty"
+    fi
+}
+
+H=$HETSCHED
+W=workloads/case-study.yaml
+
+expect 0 "version" -- "$H" --version
+check "version" "$tmp/out" '^hetsched [0-9]+\.[0-9]+\.[0-9]+$'
+expect 0 "help" -- "$H" --help
+check "help lists commands" "$tmp/out" '^  map '
+expect 2 "no command" -- "$H"
+expect 2 "unknown command" -- "$H" frobnicate
+check "unknown command named" "$tmp/err" "unknown command 'frobnicate'"
+for cmd in $("$H" --help | awk '/^commands:/ {on = 1; next} on && /^  [a-z]/ {print $1}'); do
+    expect 0 "$cmd --help" -- "$H" "$cmd" --help
+    check "$cmd --help has usage" "$tmp/out" "^usage: hetsched $cmd"
+done
+
+# info: data on stdout, nothing on stderr
+expect 0 "info" -- "$H" info "$W"
+check "info tasks" "$tmp/out" '^task graph: 5 tasks, 3 edges'
+empty "info stderr" "$tmp/err"
+
+# malformed workloads: exit 2, FILE:LINE:COL on stderr, nothing on stdout
+for f in tests/cases/bad-*.yaml; do
+    [ -e "$f" ] || continue
+    expect 2 "bad input $f" -- "$H" info "$f"
+    check "bad input $f message" "$tmp/err" "^hetsched: $f(:[0-9]+:[0-9]+)?: error: "
+    empty "bad input $f stdout" "$tmp/out"
+done
+expect 2 "missing file" -- "$H" info /nonexistent.yaml
+check "missing file named" "$tmp/err" "/nonexistent.yaml"
+expect 2 "extra argument" -- "$H" info "$W" extra
+
+# validate: a mapped schedule is valid; a broken one is not
+if "$H" map -a help >/dev/null 2>&1; then
+    expect 0 "map" -- "$H" map -a heft "$W" --json "$tmp/s.json"
+    check "map makespan" "$tmp/out" 'makespan [0-9.]+ us'
+    expect 0 "validate" -- "$H" validate "$W" "$tmp/s.json"
+    check "validate says valid" "$tmp/out" '^valid: makespan'
+    # pull the first task 1 us earlier: it must now be invalid (exit 1)
+    python3 - "$tmp/s.json" "$tmp/bad.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+t = max(s["tasks"], key=lambda t: t["start_us"])
+t["start_us"] -= 1.0
+t["end_us"] -= 1.0
+json.dump(s, open(sys.argv[2], "w"))
+PY
+    expect 1 "validate broken" -- "$H" validate "$W" "$tmp/bad.json"
+    check "validate broken says why" "$tmp/err" 'invalid schedule'
+    echo '{"workload": 3' >"$tmp/junk.json"
+    expect 2 "validate junk" -- "$H" validate "$W" "$tmp/junk.json"
+    expect 2 "map unknown policy" -- "$H" map -a nope "$W"
+    check "map unknown policy named" "$tmp/err" "unknown policy 'nope'"
+    expect 0 "map -a help" -- "$H" map -a help
+    check "map -a help lists heft" "$tmp/out" 'heft'
+fi
+
+# dot: loads in Graphviz
+expect 0 "dot" -- "$H" dot "$W"
+if command -v dot >/dev/null; then
+    cp "$tmp/out" "$tmp/g.dot"
+    expect 0 "dot -Tsvg" -- dot -Tsvg "$tmp/g.dot"
+    check "svg" "$tmp/out" '<svg' 
+fi
+
+# compare: a row per registered policy, cpu-only is its own speedup baseline,
+# every schedule written with --json is valid; --optimal adds a row `optimal`
+# no longer than any policy that runs whole tasks (ad-part, marked *, splits
+# tasks and may beat the whole-task optimum: 6283.014 < 6390.208 us here)
+if "$H" map -a help >/dev/null 2>&1; then
+    expect 0 "compare" -- "$H" compare "$W" --json "$tmp/cmp"
+    cp "$tmp/out" "$tmp/compare.txt"
+    for p in $("$H" map -a help | awk 'NR > 1 {print $1}'); do
+        check "compare row $p" "$tmp/compare.txt" "^$p\\*? +[0-9]+\\.[0-9]+ "
+        expect 0 "compare --json $p valid" -- "$H" validate "$W" "$tmp/cmp/$p.json"
+    done
+    check "compare cpu-only speedup" "$tmp/compare.txt" '^cpu-only +[0-9.]+ +1\.000 '
+    check "compare header" "$tmp/compare.txt" '^workload .*: 5 tasks, 3 edges, 2 devices'
+    check "compare lower bound" "$tmp/compare.txt" '^lower bound [0-9.]+ us'
+    expect 2 "compare bad workload" -- "$H" compare tests/cases/bad-syntax.yaml
+    empty "compare bad workload stdout" "$tmp/out"
+    expect 2 "compare no workload" -- "$H" compare
+    expect 2 "compare --time-limit without --optimal" -- "$H" compare "$W" --time-limit 5
+    expect 2 "compare --random with a workload" -- "$H" compare --random 2 "$W"
+
+    expect 0 "compare --optimal" -- "$H" compare "$W" --optimal --time-limit 60
+    cp "$tmp/out" "$tmp/optimal.txt"
+    check "compare --optimal row" "$tmp/optimal.txt" '^optimal +[0-9]+\.[0-9]+ '
+    check "compare --optimal column" "$tmp/optimal.txt" '^policy .*/optimum'
+    check "compare --optimal proven" "$tmp/optimal.txt" '^optimal: proven optimal'
+    awk '$1 == "optimal" && $2 ~ /^[0-9.]+$/ {opt = $2}
+         $2 ~ /^[0-9.]+$/ && $1 != "optimal" && $1 !~ /\*$/ {if ($2 < min || !n++) min = $2}
+         END {if (opt == "" || !n) print "no rows"; else if (opt > min + 1e-6) print "worse"
+              else print "ok"}' "$tmp/optimal.txt" >"$tmp/cmp-check"
+    check "compare optimal <= every whole-task policy" "$tmp/cmp-check" '^ok$'
+
+    # 6 random workloads: every policy is summarised, none beats the best,
+    # and each workload has at least one best policy
+    expect 0 "compare --random" -- "$H" compare --random 6 --seed 3
+    cp "$tmp/out" "$tmp/random.txt"
+    for p in $("$H" map -a help | awk 'NR > 1 {print $1}'); do
+        check "compare --random row $p" "$tmp/random.txt" "^$p +[0-9]+\\.[0-9]+ "
+    done
+    awk '$2 ~ /^[0-9]+\.[0-9]+$/ && $3 ~ /^[0-9.]+$/ {
+             rows++; if ($2 < 1 || $3 < $2 - 1e-9) bad++; best += $4 }
+         END {print (rows && !bad && best >= 6) ? "ok" : "bad"}' "$tmp/random.txt" \
+        >"$tmp/rnd-check"
+    check "compare --random ratios >= 1, worst >= mean" "$tmp/rnd-check" '^ok$'
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,471 @@
+/* Tests of graph/trace.c and graph/gantt.c: the Chrome trace parses back
+ * with one X event per placement and per transfer at the right times, on
+ * named threads; the Gantt chart is a PNG of the documented size with boxes
+ * in their application's colour, or an SVG; bad paths and references are
+ * refused; random schedules keep these invariants.  Where cairo is not
+ * built, the Gantt tests check the HS_ENOTBUILT answer instead.  The fixture
+ * is tests/export_fixture.h. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "hs_config.h"
+#include "hetsched/hetsched.h"
+#include "export_fixture.h"
+#if HS_HAVE_CAIRO
+#include <cairo.h>
+#endif
+
+/* A fresh empty file /tmp/hs_test_export_XXXXXX<suffix>; its name in buf. */
+static void tmp_path(char *buf, size_t size, const char *suffix)
+{
+    int fd;
+    snprintf(buf, size, "/tmp/hs_test_export_XXXXXX%s", suffix);
+    fd = mkstemps(buf, (int)strlen(suffix));
+    assert_true(fd >= 0);
+    close(fd);
+}
+
+/* ---------------------------------------------------------------- trace */
+
+static json_t *write_and_load_trace(const hs_workload *w, const hs_schedule *s)
+{
+    char path[64];
+    hs_error err = {0};
+    json_error_t jerr;
+    json_t *root;
+    tmp_path(path, sizeof path, ".json");
+    if (hs_trace_write(w, s, path, &err) != HS_OK)
+        fail_msg("hs_trace_write: %s", err.msg);
+    if (!(root = json_load_file(path, 0, &jerr)))
+        fail_msg("%s does not parse: %s", path, jerr.text);
+    unlink(path);
+    assert_string_equal(json_string_value(json_object_get(root, "displayTimeUnit")), "ms");
+    assert_true(json_is_array(json_object_get(root, "traceEvents")));
+    return root;
+}
+
+static const char *str_of(const json_t *ev, const char *key)
+{
+    const char *v = json_string_value(json_object_get(ev, key));
+    return v ? v : "";
+}
+
+static double num_of(const json_t *ev, const char *key)
+{
+    const json_t *v = json_object_get(ev, key);
+    assert_true(json_is_number(v));
+    return json_number_value(v);
+}
+
+/* The name a thread_name event gives thread tid, or NULL. */
+static const char *thread_name(const json_t *events, int tid)
+{
+    size_t i;
+    json_t *ev;
+    json_array_foreach(events, i, ev)
+        if (strcmp(str_of(ev, "ph"), "M") == 0 && strcmp(str_of(ev, "name"), "thread_name") == 0 &&
+            json_integer_value(json_object_get(ev, "tid")) == tid)
+            return str_of(json_object_get(ev, "args"), "name");
+    return NULL;
+}
+
+/* Number of X events named `name` on thread tid; the last one in *found. */
+static int count_x(const json_t *events, const char *name, int tid, json_t **found)
+{
+    size_t i;
+    json_t *ev;
+    int n = 0;
+    json_array_foreach(events, i, ev)
+        if (strcmp(str_of(ev, "ph"), "X") == 0 && strcmp(str_of(ev, "name"), name) == 0 &&
+            json_integer_value(json_object_get(ev, "tid")) == tid) {
+            n++;
+            *found = ev;
+        }
+    return n;
+}
+
+static int count_ph(const json_t *events, const char *ph)
+{
+    size_t i;
+    json_t *ev;
+    int n = 0;
+    json_array_foreach(events, i, ev)
+        n += strcmp(str_of(ev, "ph"), ph) == 0;
+    return n;
+}
+
+static void trace_events(void **state)
+{
+    hs_workload *w = fix_workload();
+    hs_schedule *s = fix_schedule();
+    json_t *root = write_and_load_trace(w, s), *events, *ev;
+    /* ids of the placements in fix_placements order: ab is split in halves */
+    static const char *const pids[FIX_NPLACEMENTS] = {
+        "va#0/add", "va#0/scale", "va#1/add", "va#1/scale", "xgemm#0/ab[0/2]",
+        "xgemm#0/ab[1/2]", "xgemm#0/c", "xgemm#0/d",
+    };
+    static const char *const cats[FIX_NPLACEMENTS] = {"va", "va", "va", "va",
+                                                      "xgemm", "xgemm", "xgemm", "xgemm"};
+    (void)state;
+    events = json_object_get(root, "traceEvents");
+    /* threads: device d is d + 1; then links in memory-pair order:
+     * host -> gpu0 (pair 0*2+1) is 3, gpu0 -> host (pair 1*2+0) is 4 */
+    assert_string_equal(thread_name(events, 1), "cpu0");
+    assert_string_equal(thread_name(events, 2), "gpu0");
+    assert_string_equal(thread_name(events, 3), "host -> gpu0");
+    assert_string_equal(thread_name(events, 4), "gpu0 -> host");
+    assert_null(thread_name(events, 5));
+    /* exactly one X event per placement, at its start, lasting end - start */
+    for (int i = 0; i < FIX_NPLACEMENTS; i++) {
+        const hs_placement *p = &fix_placements[i];
+        assert_int_equal(count_x(events, pids[i], p->device + 1, &ev), 1);
+        assert_float_equal(num_of(ev, "ts"), p->start_us, 1e-9);
+        assert_float_equal(num_of(ev, "dur"), p->end_us - p->start_us, 1e-9);
+        assert_string_equal(str_of(ev, "cat"), cats[i]);
+        assert_string_equal(str_of(json_object_get(ev, "args"), "device"),
+                            p->device ? "gpu0" : "cpu0");
+        assert_float_equal(num_of(json_object_get(ev, "args"), "fraction"), p->fraction, 0);
+    }
+    /* d ends at 3460.5: dur 60.5 exactly (15 digits survive the dump) */
+    assert_int_equal(count_x(events, "xgemm#0/d", 2, &ev), 1);
+    assert_float_equal(num_of(ev, "dur"), 60.5, 0);
+    /* one X event per transfer, on its link's thread (durations in the
+     * fixture's comment: 43.333, 26.667, 184.763) */
+    assert_int_equal(count_x(events, "input of va#0/add", 3, &ev), 1);
+    assert_float_equal(num_of(ev, "ts"), 0, 0);
+    assert_float_equal(num_of(ev, "dur"), 10 + 400000 / 12000.0, 1e-9);
+    assert_int_equal(count_x(events, "output of va#0/scale", 4, &ev), 1);
+    assert_float_equal(num_of(ev, "ts"), 714, 0);
+    assert_float_equal(num_of(ev, "dur"), 10 + 200000 / 12000.0, 1e-9);
+    assert_int_equal(count_x(events, "xgemm#0/ab[1/2] -> xgemm#0/c", 3, &ev), 1);
+    assert_float_equal(num_of(ev, "ts"), 3088, 0);
+    assert_float_equal(num_of(ev, "dur"), 10 + 2097152 / 12000.0, 1e-9);
+    assert_float_equal(num_of(json_object_get(ev, "args"), "bytes"), 2097152, 0);
+    assert_string_equal(str_of(json_object_get(ev, "args"), "from"), "cpu0");
+    assert_string_equal(str_of(ev, "cat"), "xgemm");
+    /* nothing else: 8 + 3 X events; 1 process name + 2 events per thread */
+    assert_int_equal(count_ph(events, "X"), FIX_NPLACEMENTS + FIX_NTRANSFERS);
+    assert_int_equal(count_ph(events, "M"), 1 + 2 * 4);
+    json_decref(root);
+    hs_schedule_free(s);
+    hs_workload_free(w);
+}
+
+/* Transfers that overlap on one link go to separate threads of that link. */
+static void trace_overlap_tracks(void **state)
+{
+    hs_workload *w = fix_workload();
+    hs_schedule *s = fix_schedule();
+    hs_error err = {0};
+    /* host -> gpu0 during 20-60 us, while va#0/add's input (0-43.3) is on
+     * the same link; and 50-70, after that input is over: back on track 1 */
+    hs_transfer a = {.from_placement = HS_NONE, .to_placement = 4,
+                     .from_device = HS_HOST_DEVICE, .to_device = 1, .bytes = 1000,
+                     .start_us = 20, .end_us = 60};
+    hs_transfer b = a;
+    json_t *root, *events, *ev;
+    (void)state;
+    b.start_us = 50;
+    b.end_us = 70;
+    b.to_placement = 6;
+    assert_int_equal(hs_schedule_add_transfer(s, &a, &err), 3);
+    assert_int_equal(hs_schedule_add_transfer(s, &b, &err), 4);
+    root = write_and_load_trace(w, s);
+    events = json_object_get(root, "traceEvents");
+    /* link host -> gpu0 has tracks 3 and 4; gpu0 -> host moves to 5 */
+    assert_string_equal(thread_name(events, 3), "host -> gpu0");
+    assert_string_equal(thread_name(events, 4), "host -> gpu0 (2)");
+    assert_string_equal(thread_name(events, 5), "gpu0 -> host");
+    assert_null(thread_name(events, 6));
+    /* in start order: input of add (0) on 3, a (20) on 4 since 3 is busy
+     * until 43.3, b (50) on 3 again, ab[1/2] -> c (3088) on 3 */
+    assert_int_equal(count_x(events, "input of va#0/add", 3, &ev), 1);
+    assert_int_equal(count_x(events, "input of xgemm#0/ab[0/2]", 4, &ev), 1);
+    assert_int_equal(count_x(events, "input of xgemm#0/c", 3, &ev), 1);
+    assert_int_equal(count_x(events, "xgemm#0/ab[1/2] -> xgemm#0/c", 3, &ev), 1);
+    assert_int_equal(count_x(events, "output of va#0/scale", 5, &ev), 1);
+    json_decref(root);
+    hs_schedule_free(s);
+    hs_workload_free(w);
+}
+
+static void trace_refusals(void **state)
+{
+    hs_workload *w = fix_workload();
+    hs_schedule *s = fix_schedule();
+    hs_error err = {0};
+    (void)state;
+    assert_int_equal(hs_trace_write(w, s, "/nonexistent-dir/t.json", &err), HS_EIO);
+    assert_string_equal(err.msg, "cannot write /nonexistent-dir/t.json: No such file or directory");
+    s->transfers[0].to_device = 2;
+    assert_int_equal(hs_trace_write(w, s, "/nonexistent-dir/t.json", &err), HS_EINPUT);
+    assert_string_equal(err.msg, "transfer 0: devices -1 -> 2, but there are 2 devices");
+    hs_schedule_free(s);
+    hs_workload_free(w);
+}
+
+/* ---------------------------------------------------------------- Gantt */
+
+#if HS_HAVE_CAIRO
+/* Colour of pixel (x, y) of an ARGB32 image as 0xRRGGBB. */
+static unsigned pixel(cairo_surface_t *img, int x, int y)
+{
+    const unsigned char *row = cairo_image_surface_get_data(img) +
+                               (size_t)y * (size_t)cairo_image_surface_get_stride(img);
+    return ((const uint32_t *)(const void *)row)[x] & 0xffffff;
+}
+
+/* x of time `us` with the layout of graph/gantt.c (lane labels 140 px on the
+ * left, 30 px margin on the right) and the fixture's makespan 3460.5. */
+static int x_of(double us)
+{
+    return (int)(140 + us / 3460.5 * (HS_GANTT_WIDTH - 140 - 30));
+}
+#endif
+
+static void gantt_png(void **state)
+{
+    hs_workload *w = fix_workload();
+    hs_schedule *s = fix_schedule();
+    hs_error err = {0};
+    char path[64];
+    (void)state;
+    tmp_path(path, sizeof path, ".png");
+#if HS_HAVE_CAIRO
+    {
+        static const unsigned char magic[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+        unsigned char head[8] = {0};
+        cairo_surface_t *img;
+        FILE *f;
+        if (hs_gantt_write(w, s, path, &err) != HS_OK)
+            fail_msg("hs_gantt_write: %s", err.msg);
+        assert_non_null(f = fopen(path, "rb"));
+        assert_int_equal(fread(head, 1, 8, f), 8);
+        fclose(f);
+        assert_memory_equal(head, magic, 8);
+        img = cairo_image_surface_create_from_png(path);
+        assert_int_equal(cairo_surface_status(img), CAIRO_STATUS_SUCCESS);
+        /* 2 devices, 2 links carrying data (host -> gpu0, gpu0 -> host), 2
+         * applications: 60 + 2*40 + 2*20 + 50 + 24 = 254 */
+        assert_int_equal(cairo_image_surface_get_width(img), 1200);
+        assert_int_equal(cairo_image_surface_get_height(img), 254);
+        assert_int_equal(HS_GANTT_HEIGHT(2, 2, 2), 254);
+        /* va#1/scale runs 568-2088 on cpu0, whose lane is y 60-100 with the
+         * box at 65-95: at 948 us, above the centred text, it is va's colour
+         * (palette 0, #80b1d3).  gpu0's lane (y 100-140) is idle at 2200 us:
+         * white background. */
+        assert_int_equal(pixel(img, x_of(948), 68), 0x80b1d3);
+        assert_int_equal(pixel(img, x_of(2200), 108), 0xffffff);
+        /* xgemm#0/ab[0/2] runs 714-864 on gpu0: xgemm's colour (#fdb462) */
+        assert_int_equal(pixel(img, x_of(720), 108), 0xfdb462);
+        cairo_surface_destroy(img);
+    }
+#else
+    assert_int_equal(hs_gantt_write(w, s, path, &err), HS_ENOTBUILT);
+    assert_string_equal(err.msg, "Gantt pictures need cairo: not built in");
+#endif
+    unlink(path);
+    hs_schedule_free(s);
+    hs_workload_free(w);
+}
+
+static void gantt_svg(void **state)
+{
+    hs_workload *w = fix_workload();
+    hs_schedule *s = fix_schedule();
+    hs_error err = {0};
+    char path[64];
+    (void)state;
+    tmp_path(path, sizeof path, ".SVG"); /* the extension's case does not matter */
+    if (!HS_HAVE_CAIRO) {
+        assert_int_equal(hs_gantt_write(w, s, path, &err), HS_ENOTBUILT);
+    } else {
+        char head[6] = {0};
+        FILE *f;
+        if (hs_gantt_write(w, s, path, &err) != HS_OK)
+            fail_msg("hs_gantt_write: %s", err.msg);
+        assert_non_null(f = fopen(path, "rb"));
+        assert_int_equal(fread(head, 1, 5, f), 5);
+        fclose(f);
+        assert_string_equal(head, "<?xml");
+    }
+    unlink(path);
+    hs_schedule_free(s);
+    hs_workload_free(w);
+}
+
+static void gantt_refusals(void **state)
+{
+    hs_workload *w = fix_workload();
+    hs_schedule *s = fix_schedule();
+    hs_error err = {0};
+    (void)state;
+    if (!HS_HAVE_CAIRO)
+        skip();
+    assert_int_equal(hs_gantt_write(w, s, "/tmp/chart.pdf", &err), HS_EUSAGE);
+    assert_string_equal(err.msg, "/tmp/chart.pdf: a Gantt picture is written as .png or .svg "
+                                 "(by the file's extension)");
+    assert_int_equal(hs_gantt_write(w, s, "/tmp/hs.d/chart", &err), HS_EUSAGE);
+    assert_int_equal(hs_gantt_write(w, s, "/nonexistent-dir/g.png", &err), HS_EIO);
+    assert_string_equal(err.msg, "cannot write /nonexistent-dir/g.png: error while writing to "
+                                 "output stream");
+    s->placements[0].fraction = 0;
+    assert_int_equal(hs_gantt_write(w, s, "/nonexistent-dir/g.png", &err), HS_EINPUT);
+    assert_string_equal(err.msg, "placement 0 (va#0/add): part 0/1 with fraction 0 is not a part "
+                                 "k/n (0 <= k < n) with a fraction in (0, 1]");
+    hs_schedule_free(s);
+    hs_workload_free(w);
+}
+
+/* ------------------------------------------------------ random schedules */
+
+/* A deterministic generator (xorshift64*) so that failures reproduce. */
+static double rnd(uint64_t *x)
+{
+    *x ^= *x >> 12;
+    *x ^= *x << 25;
+    *x ^= *x >> 27;
+    return (double)((*x * 2685821657736338717ULL) >> 11) / 9007199254740992.0;
+}
+
+typedef struct busy {
+    json_int_t tid;
+    double ts, end;
+} busy;
+
+static int by_tid_ts(const void *a, const void *b)
+{
+    const busy *x = a, *y = b;
+    if (x->tid != y->tid)
+        return x->tid < y->tid ? -1 : 1;
+    return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+/* Random placements (some tasks split in 2 or 3 parts) and transfers, often
+ * overlapping, on the fixture: the trace has one X event per placement on
+ * its device's thread and one per transfer between two memories on a named
+ * link thread, where no two events overlap; the Gantt chart draws, and its
+ * height follows the links used. */
+static void random_invariants(void **state)
+{
+    hs_workload *w = fix_workload();
+    uint64_t seed = 0x9e3779b97f4a7c15ULL;
+    (void)state;
+    for (int round = 0; round < 40; round++) {
+        hs_schedule *s = hs_schedule_new(NULL, "random");
+        hs_error err = {0};
+        json_t *root, *events;
+        int crossing = 0, used[4] = {0}, nlinks = 0;
+        size_t i;
+        json_t *ev;
+        int x_dev = 0, x_link = 0, nbusy = 0;
+        busy link_busy[12];
+        assert_non_null(s);
+        for (size_t t = 0; t < FIX_NTASKS; t++) {
+            int n = rnd(&seed) < 0.3 ? 2 + (int)(rnd(&seed) * 2) : 1;
+            for (int k = 0; k < n; k++) {
+                double start = rnd(&seed) * 5000;
+                hs_placement p = {.task = t, .part = k, .nparts = n, .fraction = 1.0 / n,
+                                  .device = (int)(rnd(&seed) * 2), .start_us = start,
+                                  .end_us = start + rnd(&seed) * 800};
+                assert_true(hs_schedule_add_placement(s, &p, &err) >= 0);
+            }
+        }
+        for (int k = 0; k < 12; k++) {
+            double start = rnd(&seed) * 5000;
+            long np = (long)s->nplacements;
+            hs_transfer tr = {.from_placement = (long)(rnd(&seed) * np),
+                              .to_placement = rnd(&seed) < 0.3 ? HS_NONE
+                                                               : (long)(rnd(&seed) * np),
+                              .from_device = (int)(rnd(&seed) * 3) - 1,
+                              .to_device = (int)(rnd(&seed) * 3) - 1,
+                              .bytes = 1000, .start_us = start,
+                              .end_us = start + rnd(&seed) * 1500};
+            /* memories: device -1 (host) and 0 (cpu0) are host (0), 1 is gpu0 */
+            int q = tr.from_device == 1, r = tr.to_device == 1;
+            assert_true(hs_schedule_add_transfer(s, &tr, &err) >= 0);
+            if (q != r) {
+                crossing++;
+                nlinks += !used[q * 2 + r];
+                used[q * 2 + r] = 1;
+            }
+        }
+        s->makespan_us = 5800;
+        root = write_and_load_trace(w, s);
+        events = json_object_get(root, "traceEvents");
+        json_array_foreach(events, i, ev) {
+            json_int_t tid = json_integer_value(json_object_get(ev, "tid"));
+            if (strcmp(str_of(ev, "ph"), "X") != 0)
+                continue;
+            if (tid == 1 || tid == 2) {
+                x_dev++;
+            } else {
+                const char *tn = thread_name(events, (int)tid);
+                assert_true(tid > 2 && nbusy < 12);
+                assert_non_null(tn);
+                assert_true(strncmp(tn, "host -> gpu0", 12) == 0 ||
+                            strncmp(tn, "gpu0 -> host", 12) == 0);
+                link_busy[nbusy++] = (busy){tid, num_of(ev, "ts"),
+                                            num_of(ev, "ts") + num_of(ev, "dur")};
+                x_link++;
+            }
+        }
+        assert_int_equal(x_dev, (int)s->nplacements);
+        assert_int_equal(x_link, crossing);
+        qsort(link_busy, (size_t)nbusy, sizeof *link_busy, by_tid_ts);
+        for (int k = 1; k < nbusy; k++)
+            if (link_busy[k].tid == link_busy[k - 1].tid)
+                assert_true(link_busy[k].ts >= link_busy[k - 1].end - 1e-6);
+        json_decref(root);
+#if HS_HAVE_CAIRO
+        {
+            char path[64];
+            cairo_surface_t *img;
+            tmp_path(path, sizeof path, ".png");
+            if (hs_gantt_write(w, s, path, &err) != HS_OK)
+                fail_msg("round %d: %s", round, err.msg);
+            img = cairo_image_surface_create_from_png(path);
+            assert_int_equal(cairo_image_surface_get_height(img), HS_GANTT_HEIGHT(2, nlinks, 2));
+            cairo_surface_destroy(img);
+            unlink(path);
+        }
+#endif
+        hs_schedule_free(s);
+    }
+    hs_workload_free(w);
+}
+
+/* Under -fsanitize=address, LeakSanitizer reads this: fontconfig (which
+ * cairo loads fonts through) keeps its parsed configuration for the life of
+ * the process, and only FcFini, which hetsched does not link, frees it. */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void)
+{
+    return "leak:libfontconfig.so\n";
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(trace_events),   cmocka_unit_test(trace_overlap_tracks),
+        cmocka_unit_test(trace_refusals),
+        cmocka_unit_test(gantt_png),      cmocka_unit_test(gantt_svg),
+        cmocka_unit_test(gantt_refusals), cmocka_unit_test(random_invariants),
+    };
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+#if HS_HAVE_CAIRO
+    /* Let go of cairo's font caches, which leak checkers would report. */
+    cairo_debug_reset_static_data();
+#endif
+    return failed;
+}

@@ -1,0 +1,856 @@
+/* Tests of the list-scheduling policies of mapper/: h-ratio, d-rank and
+ * ad-part (Zhou & Liu, Sec. 4), heft (Topcuoglu et al. 2002) and peft
+ * (Arabnejad & Barbosa 2014).  Priorities and the insertion slots are checked
+ * as pure functions; exact makespans on hand-checked cases pin each policy,
+ * with the derivation beside the expected value; the paper's case study
+ * (Table 2) is mapped by each; ad-part's transformed graph is checked against
+ * the model of include/hetsched/schedule.h; every schedule passes
+ * hs_schedule_validate. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "hetsched/hetsched.h"
+#include "mapper/policy.h"
+#include "mapper/rank.h"
+
+#define EPS 1e-6
+
+/* ---------------------------------------------------------------- helpers */
+
+typedef struct dev_spec {
+    const char *name;
+    hs_device_kind kind;
+    const char *memory;
+} dev_spec;
+
+typedef struct kern_spec {
+    const char *name;
+    double cost[4];        /* by device, in the order of the dev_specs */
+    double in, out;        /* input_bytes, output_bytes */
+} kern_spec;
+
+typedef struct edge_spec {
+    const char *from, *to;
+    double bytes;
+} edge_spec;
+
+static void ok(int rc, const hs_error *err)
+{
+    if (rc < 0)
+        fail_msg("unexpected error %d: %s", rc, err->msg);
+}
+
+/* One application `g` on the given devices; every ordered pair of distinct
+ * memories linked at `gbps` GB/s and `lat` us, so that moving B bytes
+ * between memories takes lat + B / (1000 gbps) us. */
+static hs_workload *build(const dev_spec *dv, int nd, double gbps, double lat,
+                          const kern_spec *ks, int nk, const edge_spec *es, int ne)
+{
+    hs_workload *w = hs_workload_new();
+    hs_error err = {0};
+    int a;
+    assert_non_null(w);
+    for (int d = 0; d < nd; d++)
+        ok(hs_platform_add_device(w, dv[d].name, dv[d].kind, dv[d].memory, 0, &err), &err);
+    for (int q = 0; q < w->platform.nmemories; q++)
+        for (int r = 0; r < w->platform.nmemories; r++)
+            if (q != r)
+                ok(hs_platform_add_link(w, w->platform.memories[q], w->platform.memories[r],
+                                        gbps, lat, &err),
+                   &err);
+    a = hs_workload_add_app(w, "g", 1, &err);
+    ok(a, &err);
+    for (int k = 0; k < nk; k++) {
+        ok(hs_app_add_kernel(w, a, ks[k].name, &err), &err);
+        for (int d = 0; d < nd; d++)
+            ok(hs_kernel_set_cost(w, a, k, dv[d].name, ks[k].cost[d], &err), &err);
+        ok(hs_kernel_set_bytes(w, a, k, ks[k].in, ks[k].out, &err), &err);
+    }
+    for (int e = 0; e < ne; e++)
+        ok(hs_app_add_edge(w, a, es[e].from, es[e].to, es[e].bytes, &err), &err);
+    ok(hs_workload_finalize(w, &err), &err);
+    return w;
+}
+
+/* The case study of Zhou & Liu (Sec. 3, Table 2), as workloads/case-study.yaml
+ * has it: cpu0 (host) and gpu0, linked at 12 GB/s with 10 us latency.  Tasks:
+ * 0 va#0/add, 1 va#0/scale, 2 xgemm#0/ab, 3 xgemm#0/cd, 4 xgemm#0/add. */
+static hs_workload *case_study(void)
+{
+    hs_workload *w = hs_workload_new();
+    hs_error err = {0};
+    int va, xg;
+    ok(hs_platform_add_device(w, "cpu0", HS_DEVICE_CPU, "host", 4, &err), &err);
+    ok(hs_platform_add_device(w, "gpu0", HS_DEVICE_GPU, "gpu0", 0, &err), &err);
+    ok(hs_platform_add_link(w, "host", "gpu0", 12.0, 10.0, &err), &err);
+    ok(hs_platform_add_link(w, "gpu0", "host", 12.0, 10.0, &err), &err);
+    va = hs_workload_add_app(w, "va", 1, &err);
+    ok(hs_app_add_kernel(w, va, "add", &err), &err);
+    ok(hs_app_add_kernel(w, va, "scale", &err), &err);
+    ok(hs_kernel_set_cost(w, va, 0, "cpu", 568, &err), &err);
+    ok(hs_kernel_set_cost(w, va, 0, "gpu", 422, &err), &err);
+    ok(hs_kernel_set_cost(w, va, 1, "cpu", 1520, &err), &err);
+    ok(hs_kernel_set_cost(w, va, 1, "gpu", 242, &err), &err);
+    ok(hs_kernel_set_bytes(w, va, 0, 400000, 0, &err), &err);
+    ok(hs_kernel_set_bytes(w, va, 1, 0, 200000, &err), &err);
+    ok(hs_app_add_edge(w, va, "add", "scale", 200000, &err), &err);
+    xg = hs_workload_add_app(w, "xgemm", 1, &err);
+    ok(hs_app_add_kernel(w, xg, "ab", &err), &err);
+    ok(hs_app_add_kernel(w, xg, "cd", &err), &err);
+    ok(hs_app_add_kernel(w, xg, "add", &err), &err);
+    ok(hs_kernel_set_cost(w, xg, 0, "cpu", 44100, &err), &err);
+    ok(hs_kernel_set_cost(w, xg, 0, "gpu", 5600, &err), &err);
+    ok(hs_kernel_set_cost(w, xg, 1, "cpu", 874, &err), &err);
+    ok(hs_kernel_set_cost(w, xg, 1, "gpu", 844, &err), &err);
+    ok(hs_kernel_set_cost(w, xg, 2, "cpu", 440, &err), &err);
+    ok(hs_kernel_set_cost(w, xg, 2, "gpu", 420, &err), &err);
+    ok(hs_kernel_set_bytes(w, xg, 0, 8192, 0, &err), &err);
+    ok(hs_kernel_set_bytes(w, xg, 1, 8388608, 0, &err), &err);
+    ok(hs_kernel_set_bytes(w, xg, 2, 0, 4194304, &err), &err);
+    ok(hs_app_add_edge(w, xg, "ab", "add", 4194304, &err), &err);
+    ok(hs_app_add_edge(w, xg, "cd", "add", 4194304, &err), &err);
+    ok(hs_workload_finalize(w, &err), &err);
+    return w;
+}
+
+/* Maps w with `algo` and checks what every schedule must satisfy: the
+ * validator accepts it and its makespan is the model's. */
+static hs_schedule *run(hs_workload *w, const char *algo, int thr, double split)
+{
+    hs_map_options opt = {.thr = thr, .split_threshold_us = split};
+    hs_schedule *s = NULL;
+    hs_error err = {0};
+    ok(hs_map(w, algo, &opt, &s, NULL, &err), &err);
+    assert_non_null(s);
+    ok(hs_schedule_validate(w, s, &err), &err);
+    assert_float_equal(s->makespan_us, hs_schedule_makespan(w, s), EPS);
+    return s;
+}
+
+static double makespan(hs_workload *w, const char *algo, int thr)
+{
+    hs_schedule *s = run(w, algo, thr, 0);
+    double m = s->makespan_us;
+    hs_schedule_free(s);
+    return m;
+}
+
+/* Asserts that the whole task `id` ran on `device` over [start, end]. */
+static void placed(const hs_workload *w, const hs_schedule *s, const char *id,
+                   const char *device, double start, double end)
+{
+    char buf[128];
+    for (size_t i = 0; i < s->nplacements; i++) {
+        const hs_placement *p = &s->placements[i];
+        hs_task_id(w, &w->graph.tasks[p->task], buf, sizeof buf);
+        if (strcmp(buf, id) != 0 || p->nparts != 1)
+            continue;
+        if (strcmp(w->platform.devices[p->device].name, device) != 0)
+            fail_msg("%s ran on %s, expected %s", id, w->platform.devices[p->device].name,
+                     device);
+        assert_float_equal(p->start_us, start, EPS);
+        assert_float_equal(p->end_us, end, EPS);
+        return;
+    }
+    fail_msg("%s is not in the schedule", id);
+}
+
+/* The DAG of Topcuoglu et al. 2002 (Fig. 2; costs of its Table 1) on three
+ * devices, each with its own memory, linked at 1 GB/s with no latency: an
+ * edge of c x 1000 bytes costs exactly c between devices, as in the paper. */
+static hs_workload *topcuoglu(void)
+{
+    static const dev_spec dv[] = {{"p1", HS_DEVICE_CPU, "host"},
+                                  {"p2", HS_DEVICE_GPU, "m2"},
+                                  {"p3", HS_DEVICE_GPU, "m3"}};
+    static const kern_spec ks[] = {
+        {"n1", {14, 16, 9}, 0, 0},  {"n2", {13, 19, 18}, 0, 0}, {"n3", {11, 13, 19}, 0, 0},
+        {"n4", {13, 8, 17}, 0, 0},  {"n5", {12, 13, 10}, 0, 0}, {"n6", {13, 16, 9}, 0, 0},
+        {"n7", {7, 15, 11}, 0, 0},  {"n8", {5, 11, 14}, 0, 0},  {"n9", {18, 12, 20}, 0, 0},
+        {"n10", {21, 7, 16}, 0, 0},
+    };
+    static const edge_spec es[] = {
+        {"n1", "n2", 18000}, {"n1", "n3", 12000}, {"n1", "n4", 9000},  {"n1", "n5", 11000},
+        {"n1", "n6", 14000}, {"n2", "n8", 19000}, {"n2", "n9", 16000}, {"n3", "n7", 23000},
+        {"n4", "n8", 27000}, {"n4", "n9", 23000}, {"n5", "n9", 13000}, {"n6", "n8", 15000},
+        {"n7", "n10", 17000}, {"n8", "n10", 11000}, {"n9", "n10", 13000},
+    };
+    return build(dv, 3, 1.0, 0.0, ks, 10, es, 15);
+}
+
+static const dev_spec cpu_gpu[] = {{"cpu0", HS_DEVICE_CPU, "host"},
+                                   {"gpu0", HS_DEVICE_GPU, "gpu0"}};
+
+/* ------------------------------------------------------------- priorities */
+
+static void priorities(void **state)
+{
+    hs_workload *w = case_study();
+    const hs_graph *g = &w->graph;
+    const hs_platform *pf = &w->platform;
+    double v[5];
+    (void)state;
+
+    /* eq. (9)-(10): H = max cost / min cost.  The paper's own example:
+     * H(va/add) = 568 / 422 = 1.346. */
+    hs__h_ratio(g, v);
+    assert_float_equal(v[0], 568.0 / 422.0, 1e-12);
+    assert_float_equal(v[1], 1520.0 / 242.0, 1e-12);
+    assert_float_equal(v[2], 44100.0 / 5600.0, 1e-12);
+    assert_float_equal(v[3], 874.0 / 844.0, 1e-12);
+    assert_float_equal(v[4], 440.0 / 420.0, 1e-12);
+
+    /* eq. (13): the 200000-byte edge costs 10 + 200000 / 12000 = 26.667 us
+     * each way; over the m^2 = 4 ordered pairs (two of them a device with
+     * itself, 0): 53.333 / 4 = 13.333.  HEFT's mean over the 2 pairs of
+     * distinct devices: 26.667. */
+    assert_float_equal(hs__mean_transfer(pf, 200000, 0), (10 + 200000 / 12000.0) / 2, 1e-9);
+    assert_float_equal(hs__mean_transfer(pf, 200000, 1), 10 + 200000 / 12000.0, 1e-9);
+    assert_float_equal(hs__mean_transfer(pf, 0, 1), 0, 0);
+
+    /* eq. (14), one level: mean cost + max over successors of (eq. (13) +
+     * successor's mean cost).
+     *   va/add: 495 + 13.333 + 881 = 1389.333      scale: 881 (a sink)
+     *   ab: 24850 + (10 + 349.525) / 2 + 430 = 25459.763
+     *   cd: 859 + 179.763 + 430 = 1468.763          add: 430 */
+    hs__d_rank(g, pf, v);
+    assert_float_equal(v[0], 495 + (10 + 200000 / 12000.0) / 2 + 881, 1e-9);
+    assert_float_equal(v[1], 881, 1e-9);
+    assert_float_equal(v[2], 24850 + (10 + 4194304 / 12000.0) / 2 + 430, 1e-9);
+    assert_float_equal(v[3], 859 + (10 + 4194304 / 12000.0) / 2 + 430, 1e-9);
+    assert_float_equal(v[4], 430, 1e-9);
+    hs_workload_free(w);
+
+    /* HEFT's upward ranks of Topcuoglu et al.'s example (their Table 1):
+     * 108, 77, 80, 80, 69, 63.333, 42.667, 35.667, 44.333, 14.667. */
+    w = topcuoglu();
+    {
+        static const double want[10] = {108, 77, 80, 80, 69, 190 / 3.0, 128 / 3.0,
+                                        107 / 3.0, 133 / 3.0, 44 / 3.0};
+        double r[10];
+        hs_error err = {0};
+        ok(hs__upward_rank(&w->graph, &w->platform, r, &err), &err);
+        for (int t = 0; t < 10; t++)
+            assert_float_equal(r[t], want[t], 1e-9);
+    }
+    hs_workload_free(w);
+}
+
+/* PEFT's table on a chain s -> t (20000 bytes: 20 us between devices) on
+ * A = cpu0, B = gpu0 (1 GB/s, no latency).  Costs s: A 10, B 12; t: A 50,
+ * B 10.  OCT(t, .) = 0 (a sink).  OCT(s, A) = min(0 + 50, 0 + 10 + 20) = 30;
+ * OCT(s, B) = min(0 + 50 + 20, 0 + 10) = 10; rank_oct(s) = 20. */
+static hs_workload *peft_chain(void)
+{
+    static const kern_spec ks[] = {{"s", {10, 12}, 0, 0}, {"t", {50, 10}, 0, 0}};
+    static const edge_spec es[] = {{"s", "t", 20000}};
+    return build(cpu_gpu, 2, 1.0, 0.0, ks, 2, es, 1);
+}
+
+static void optimistic_cost_table(void **state)
+{
+    hs_workload *w = peft_chain();
+    double oct[4], rank[2];
+    hs_error err = {0};
+    (void)state;
+    ok(hs__oct(&w->graph, &w->platform, oct, rank, &err), &err);
+    assert_float_equal(oct[0], 30, 1e-12);
+    assert_float_equal(oct[1], 10, 1e-12);
+    assert_float_equal(oct[2], 0, 0);
+    assert_float_equal(oct[3], 0, 0);
+    assert_float_equal(rank[0], 20, 1e-12);
+    assert_float_equal(rank[1], 0, 0);
+    hs_workload_free(w);
+}
+
+/* -------------------------------------------------------- insertion slots */
+
+/* The earliest start of a stretch of `dur` at or after `ready` by a plain
+ * scan of the sorted busy intervals: the reference for the treap. */
+static double scan_earliest(const double *lo, const double *hi, int n, double ready, double dur)
+{
+    double t = ready;
+    for (int i = 0; i < n; i++) {
+        if (hi[i] <= t)
+            continue;
+        if (t + dur <= lo[i])
+            return t;
+        if (hi[i] > t)
+            t = hi[i];
+    }
+    return t;
+}
+
+static void slots_match_a_scan(void **state)
+{
+    enum { N = 3000 };
+    double *lo = malloc(N * sizeof *lo), *hi = malloc(N * sizeof *hi);
+    unsigned short x[3] = {7, 11, 13};
+    hs__slots s;
+    int n = 0;
+    (void)state;
+    assert_non_null(lo);
+    assert_non_null(hi);
+    hs__slots_init(&s);
+    /* an empty device: anything starts when ready */
+    assert_float_equal(hs__slots_earliest(&s, 5, 3), 5, 0);
+    for (int i = 0; i < N; i++) {
+        /* integer times so that gaps fit exactly; some zero durations; the
+         * busy time outgrows the range of ready times, so the device fills
+         * up and later tasks must find gaps or go to the end */
+        double ready = (double)(int)(erand48(x) * 30000);
+        double dur = (double)(int)(erand48(x) * (i % 7 == 0 ? 200 : 12));
+        double want = scan_earliest(lo, hi, n, ready, dur);
+        double got = hs__slots_earliest(&s, ready, dur);
+        int j;
+        if (got != want)
+            fail_msg("step %d: ready %g dur %g: treap %g, scan %g", i, ready, dur, got, want);
+        assert_int_equal(hs__slots_insert(&s, got, got + dur), 0);
+        for (j = n; j > 0 && (lo[j - 1] > got || (lo[j - 1] == got && hi[j - 1] > got + dur));
+             j--) {
+            lo[j] = lo[j - 1];
+            hi[j] = hi[j - 1];
+        }
+        lo[j] = got;
+        hi[j] = got + dur;
+        n++;
+    }
+    /* the busy intervals never overlap */
+    for (int i = 1; i < n; i++)
+        assert_true(hi[i - 1] <= lo[i]);
+    hs__slots_free(&s);
+    free(lo);
+    free(hi);
+}
+
+/* ---------------------------------------------------------------- h-ratio */
+
+/* Three independent kernels on cpu0 + gpu0, no data:
+ *     a: cpu 10, gpu 8  -> H = 1.25
+ *     b: cpu 40, gpu 4  -> H = 10
+ *     c: cpu 12, gpu 6  -> H = 2
+ * The central queue holds b, c, a.
+ * thr = 2.  At t = 0 the first pick refills: b -> EFT cpu 40, gpu 4: gpu
+ *   (gpu free at 4); c -> cpu 12, gpu 4 + 6 = 10: gpu; 2 tasks queued, stop.
+ *   cpu gets nothing; gpu runs b [0, 4].  At t = 4 one place is free: a ->
+ *   cpu 4 + 10 = 14, gpu (c queued until 10) 10 + 8 = 18: cpu.  cpu runs a
+ *   [4, 14], gpu c [4, 10].  Makespan 14: the threshold kept a from the idle
+ *   cpu at t = 0.
+ * thr = 3 (and the default, 16): a is dispatched at t = 0 as well: cpu 10,
+ *   gpu 18: cpu.  a [0, 10] on cpu, b [0, 4] then c [4, 10] on gpu: 10. */
+static void h_ratio_threshold(void **state)
+{
+    static const kern_spec ks[] = {
+        {"a", {10, 8}, 0, 0}, {"b", {40, 4}, 0, 0}, {"c", {12, 6}, 0, 0}};
+    hs_workload *w = build(cpu_gpu, 2, 1.0, 0.0, ks, 3, NULL, 0);
+    hs_schedule *s;
+    (void)state;
+    s = run(w, "h-ratio", 2, 0);
+    assert_float_equal(s->makespan_us, 14, EPS);
+    placed(w, s, "g#0/b", "gpu0", 0, 4);
+    placed(w, s, "g#0/c", "gpu0", 4, 10);
+    placed(w, s, "g#0/a", "cpu0", 4, 14);
+    hs_schedule_free(s);
+    s = run(w, "h-ratio", 3, 0);
+    assert_float_equal(s->makespan_us, 10, EPS);
+    placed(w, s, "g#0/a", "cpu0", 0, 10);
+    hs_schedule_free(s);
+    assert_float_equal(makespan(w, "h-ratio", 0), 10, EPS);
+    assert_int_equal(hs__dispatch_default_thr(2), 16);
+    hs_workload_free(w);
+}
+
+/* ---------------------------------------------------------------- d-rank */
+
+/* p -> q (5000 bytes) and an independent z, on cpu0 + gpu0 at 1 GB/s with
+ * no latency (B bytes take B / 1000 us between the memories):
+ *     p: cpu 20, gpu 10, input 3000 B (3 us to the gpu)
+ *     q: cpu 30, gpu 10, output 2000 B (2 us back from the gpu)
+ *     z: cpu 12, gpu 4
+ * h-ratio: H(z) = 3 > H(p) = 2, so z is dispatched first.  z: cpu 12, gpu 4:
+ *   gpu.  p: cpu 20, gpu max(4, 3) + 10 = 14: gpu.  gpu runs z [0, 4], p
+ *   [4, 14]; the cpu idles.  At 14, q: cpu 14 + 5 + 30 = 49, gpu 24: gpu
+ *   [14, 24]; its output is home at 26.  Makespan 26.
+ * d-rank: eq. (13) for p -> q: (5 + 5 + 0 + 0) / 4 = 2.5; eq. (14):
+ *   rank(p) = 15 + 2.5 + 20 = 37.5, rank(z) = 8, rank(q) = 20.  p first: cpu
+ *   20, gpu 3 + 10 = 13: gpu [3, 13].  z: cpu 12, gpu 13 + 4 = 17: cpu
+ *   [0, 12].  At 13, q: cpu 13 + 5 + 30 = 48, gpu 23: gpu [13, 23], output
+ *   home at 25.  Makespan 25: ranking p's successor first keeps z off the
+ *   gpu. */
+static void d_rank_vs_h_ratio(void **state)
+{
+    static const kern_spec ks[] = {
+        {"p", {20, 10}, 3000, 0}, {"q", {30, 10}, 0, 2000}, {"z", {12, 4}, 0, 0}};
+    static const edge_spec es[] = {{"p", "q", 5000}};
+    hs_workload *w = build(cpu_gpu, 2, 1.0, 0.0, ks, 3, es, 1);
+    hs_schedule *s;
+    (void)state;
+    s = run(w, "h-ratio", 0, 0);
+    assert_float_equal(s->makespan_us, 26, EPS);
+    placed(w, s, "g#0/z", "gpu0", 0, 4);
+    placed(w, s, "g#0/p", "gpu0", 4, 14);
+    placed(w, s, "g#0/q", "gpu0", 14, 24);
+    hs_schedule_free(s);
+    s = run(w, "d-rank", 0, 0);
+    assert_float_equal(s->makespan_us, 25, EPS);
+    placed(w, s, "g#0/p", "gpu0", 3, 13);
+    placed(w, s, "g#0/z", "cpu0", 0, 12);
+    placed(w, s, "g#0/q", "gpu0", 13, 23);
+    hs_schedule_free(s);
+    hs_workload_free(w);
+}
+
+/* ------------------------------------------------------------------ heft */
+
+/* Topcuoglu et al.'s example: ranks as in `priorities`, order n1, n3, n4 (n3
+ * and n4 tie at 80: the lower index first), n2, n5, n6, n9, n7, n8, n10; the
+ * schedule of their Fig. 3(a):
+ *   n1 p3 [0, 9]     n3 p3 [9, 28]    n4 p2 [18, 26]   n2 p1 [27, 40]
+ *   n5 p3 [28, 38]   n6 p2 [26, 42]   n9 p2 [56, 68]   n7 p3 [38, 49]
+ *   n8 p1 [57, 62]   n10 p2 [73, 80]
+ * e.g. n4: p1 9 + 9 + 13 = 31, p2 9 + 9 + 8 = 26, p3 28 + 17 = 45: p2;
+ * n10: p1 68 + 13 + 21 = 102, p2 max(49 + 17, 62 + 11, 68) + 7 = 80, p3
+ * max(49, 62 + 11, 68 + 13) + 16 = 97.  Makespan 80, the paper's. */
+static void heft_topcuoglu(void **state)
+{
+    hs_workload *w = topcuoglu();
+    hs_schedule *s = run(w, "heft", 0, 0);
+    (void)state;
+    assert_float_equal(s->makespan_us, 80, EPS);
+    placed(w, s, "g#0/n1", "p3", 0, 9);
+    placed(w, s, "g#0/n3", "p3", 9, 28);
+    placed(w, s, "g#0/n4", "p2", 18, 26);
+    placed(w, s, "g#0/n2", "p1", 27, 40);
+    placed(w, s, "g#0/n5", "p3", 28, 38);
+    placed(w, s, "g#0/n6", "p2", 26, 42);
+    placed(w, s, "g#0/n9", "p2", 56, 68);
+    placed(w, s, "g#0/n7", "p3", 38, 49);
+    placed(w, s, "g#0/n8", "p1", 57, 62);
+    placed(w, s, "g#0/n10", "p2", 73, 80);
+    hs_schedule_free(s);
+    hs_workload_free(w);
+}
+
+/* Insertion: on cpu0 (A) + gpu0 (B), 1 GB/s, no latency.
+ *     a: A 10, B 1000        b: A 1000, B 10
+ *     c: A 10, B 1000, after b (30000 bytes: 30 us between devices)
+ *     d: A 20, B 40
+ * Upward ranks: b = 505 + 30 + 505 = 1040, a = c = 505, d = 30.  b: A 1000,
+ * B 10: B [0, 10].  a: A [0, 10].  c: inputs on A at 10 + 30 = 40: A
+ * [40, 50] (B: 10 + 1000), leaving A idle over [10, 40].  d: A's gap
+ * [10, 40] fits 20: A [10, 30], finish 30 < B's 10 + 40 = 50.  (Appended
+ * after c, d would end at 70 on A and go to B, [10, 50].)  Makespan 50.  The
+ * run keeps A's planned order a, d, c although c is ready at 10 as well. */
+static void heft_inserts(void **state)
+{
+    static const kern_spec ks[] = {{"a", {10, 1000}, 0, 0},
+                                   {"b", {1000, 10}, 0, 0},
+                                   {"c", {10, 1000}, 0, 0},
+                                   {"d", {20, 40}, 0, 0}};
+    static const edge_spec es[] = {{"b", "c", 30000}};
+    hs_workload *w = build(cpu_gpu, 2, 1.0, 0.0, ks, 4, es, 1);
+    hs_schedule *s = run(w, "heft", 0, 0);
+    (void)state;
+    assert_float_equal(s->makespan_us, 50, EPS);
+    placed(w, s, "g#0/b", "gpu0", 0, 10);
+    placed(w, s, "g#0/a", "cpu0", 0, 10);
+    placed(w, s, "g#0/d", "cpu0", 10, 30);
+    placed(w, s, "g#0/c", "cpu0", 40, 50);
+    hs_schedule_free(s);
+    hs_workload_free(w);
+}
+
+/* ------------------------------------------------------------------ peft */
+
+/* peft_chain (see optimistic_cost_table).  HEFT: rank(s) = 11 + 20 + 30;
+ * s: A 10, B 12: A [0, 10]; t: A 10 + 50 = 60, B 10 + 20 + 10 = 40: B
+ * [30, 40].  Makespan 40.  PEFT: s: A 10 + OCT 30 = 40, B 12 + 10 = 22: B
+ * [0, 12]; t: A 12 + 20 + 50 + 0, B 12 + 10: B [12, 22].  Makespan 22: the
+ * table saw that t wants B. */
+static void peft_looks_ahead(void **state)
+{
+    hs_workload *w = peft_chain();
+    hs_schedule *s;
+    (void)state;
+    s = run(w, "heft", 0, 0);
+    assert_float_equal(s->makespan_us, 40, EPS);
+    placed(w, s, "g#0/s", "cpu0", 0, 10);
+    placed(w, s, "g#0/t", "gpu0", 30, 40);
+    hs_schedule_free(s);
+    s = run(w, "peft", 0, 0);
+    assert_float_equal(s->makespan_us, 22, EPS);
+    placed(w, s, "g#0/s", "gpu0", 0, 12);
+    placed(w, s, "g#0/t", "gpu0", 12, 22);
+    hs_schedule_free(s);
+    hs_workload_free(w);
+}
+
+/* ------------------------------------------------------------ case study */
+
+/* Zhou & Liu's case study.  T(B) = 10 + B / 12000 us; 8192 B take
+ * 10.683, 400000 B 43.333, 200000 B 26.667, 4194304 B 359.525.
+ *
+ * h-ratio: H = ab 7.875, va/add 1.346, cd 1.036 (the sources, in that
+ *   order).  ab: cpu 44100, gpu 10.683 + 5600 = 5610.683: gpu.  va/add: cpu
+ *   568, gpu 5610.683 + 422: cpu.  cd: cpu 568 + 874 = 1442, gpu 5610.683 +
+ *   844: cpu.  cpu runs va/add [0, 568], cd [568, 1442]; at 568 scale: cpu
+ *   1442 + 1520 = 2962, gpu 5610.683 + 242 = 5852.683: cpu [1442, 2962].
+ *   At 5610.683 xgemm/add: cpu 5610.683 + 359.525 + 440 = 6410.208, gpu
+ *   5610.683 + 420 = 6030.683: gpu; its 4194304-byte output is home at
+ *   6030.683 + 359.525 = 6390.208, the makespan.  It is the length of the
+ *   path ab -> add -> output: no mapping of whole kernels does better.
+ * d-rank: ranks ab 25459.8, cd 1468.8, va/add 1389.3: ab to gpu, cd then
+ *   va/add to cpu ([0, 874], [874, 1442]), scale cpu [1442, 2962], add gpu
+ *   as above: 6390.208.
+ * heft: ranks ab 25639.5, cd 1648.5, va/add 1402.7, scale 881, add 430; the
+ *   same devices (no gap on the gpu fits cd or va/add before ab): cd
+ *   [0, 874], va/add [874, 1442], scale [1442, 2962] on cpu, ab and add on
+ *   gpu: 6390.208.  peft: the same mapping, 6390.208.
+ * ad-part: see ad_part_case_study. */
+static void case_study_makespans(void **state)
+{
+    hs_workload *w = case_study();
+    hs_schedule *s;
+    const double path = 10 + 8192 / 12000.0 + 5600 + 420 + 10 + 4194304 / 12000.0;
+    (void)state;
+    assert_float_equal(path, 6390.208, 1e-9);
+    s = run(w, "h-ratio", 0, 0);
+    assert_float_equal(s->makespan_us, path, EPS);
+    placed(w, s, "va#0/add", "cpu0", 0, 568);
+    placed(w, s, "xgemm#0/cd", "cpu0", 568, 1442);
+    placed(w, s, "va#0/scale", "cpu0", 1442, 2962);
+    placed(w, s, "xgemm#0/ab", "gpu0", 10 + 8192 / 12000.0, 5600 + 10 + 8192 / 12000.0);
+    placed(w, s, "xgemm#0/add", "gpu0", 5610 + 8192 / 12000.0, 6030 + 8192 / 12000.0);
+    hs_schedule_free(s);
+    s = run(w, "d-rank", 0, 0);
+    assert_float_equal(s->makespan_us, path, EPS);
+    placed(w, s, "xgemm#0/cd", "cpu0", 0, 874);
+    placed(w, s, "va#0/add", "cpu0", 874, 1442);
+    placed(w, s, "va#0/scale", "cpu0", 1442, 2962);
+    hs_schedule_free(s);
+    s = run(w, "heft", 0, 0);
+    assert_float_equal(s->makespan_us, path, EPS);
+    placed(w, s, "xgemm#0/cd", "cpu0", 0, 874);
+    placed(w, s, "va#0/add", "cpu0", 874, 1442);
+    hs_schedule_free(s);
+    assert_float_equal(makespan(w, "peft", 0), path, EPS);
+    hs_workload_free(w);
+}
+
+/* ---------------------------------------------------------------- ad-part */
+
+/* Runs ad-part's transform on w; returns 1 and fills *out if it split. */
+static int transform(const hs_workload *w, double split, hs_graph *out)
+{
+    const hs_policy *p = hs_policy_find("ad-part");
+    hs_map_options opt = {.split_threshold_us = split};
+    hs_error err = {0};
+    int rc;
+    assert_non_null(p);
+    assert_non_null(p->transform);
+    rc = p->transform(w, &opt, out, &err);
+    ok(rc, &err);
+    return rc;
+}
+
+/* Checks a transformed graph against the model of schedule.h: the parts of
+ * each task have part = 0..n-1, the task's app/instance/kernel, fractions
+ * summing to 1, costs f x C, bytes f x the whole's; and for each edge u -> v
+ * of the original, the edges between their parts carry bytes x f_u x f_v,
+ * so they add up to the edge's bytes. */
+static void check_transformed(const hs_workload *w, const hs_graph *t)
+{
+    const hs_graph *g = &w->graph;
+    double *sum = calloc(g->ntasks, sizeof *sum);
+    double *moved = calloc(g->nedges, sizeof *moved);
+    assert_non_null(sum);
+    assert_non_null(moved);
+    assert_int_equal(t->ndevices, g->ndevices);
+    for (size_t i = 0; i < t->ntasks; i++) {
+        const hs_task *p = &t->tasks[i], *o;
+        assert_true(p->origin < g->ntasks);
+        o = &g->tasks[p->origin];
+        assert_int_equal(p->app, o->app);
+        assert_int_equal(p->instance, o->instance);
+        assert_int_equal(p->kernel, o->kernel);
+        assert_true(p->part >= 0 && p->part < p->nparts);
+        assert_true(p->fraction > 0 && p->fraction <= 1);
+        /* parts of one task are consecutive, numbered in order */
+        if (p->part > 0) {
+            assert_int_equal(t->tasks[i - 1].origin, p->origin);
+            assert_int_equal(t->tasks[i - 1].part, p->part - 1);
+        }
+        for (int d = 0; d < g->ndevices; d++)
+            assert_float_equal(p->cost_us[d], p->fraction * o->cost_us[d], 1e-9);
+        assert_float_equal(p->input_bytes, p->fraction * o->input_bytes, 1e-6);
+        assert_float_equal(p->output_bytes, p->fraction * o->output_bytes, 1e-6);
+        sum[p->origin] += p->fraction;
+    }
+    for (size_t i = 0; i < g->ntasks; i++)
+        assert_float_equal(sum[i], 1.0, 1e-12);
+    for (size_t e = 0; e < t->nedges; e++) {
+        const hs_edge *pe = &t->edges[e];
+        size_t u = t->tasks[pe->from].origin, v = t->tasks[pe->to].origin, k;
+        for (k = 0; k < g->nedges; k++)
+            if (g->edges[k].from == u && g->edges[k].to == v)
+                break;
+        assert_true(k < g->nedges);
+        assert_float_equal(pe->bytes,
+                           g->edges[k].bytes * t->tasks[pe->from].fraction *
+                               t->tasks[pe->to].fraction,
+                           1e-6);
+        moved[k] += pe->bytes;
+    }
+    for (size_t k = 0; k < g->nedges; k++)
+        assert_float_equal(moved[k], g->edges[k].bytes, 1e-6 * (1 + g->edges[k].bytes));
+    free(sum);
+    free(moved);
+}
+
+/* The case study under ad-part.  The default threshold is the mean fastest
+ * cost, (422 + 242 + 5600 + 844 + 420) / 5 = 1505.6: only ab (5600) is
+ * long.  Fractions by speed: cpu 5600 / 49700 = 0.112676, gpu 44100 /
+ * 49700 = 0.887324.  Does it pay?  Whole, ab's best is the gpu: 10.683 +
+ * 5600 = 5610.683 (its output kept there).  Split: the cpu part computes
+ * 0.112676 x 44100 = 4969.014 and ships 0.112676 x 4194304 = 472597 B to
+ * the gpu in 49.383: 5018.4; the gpu part takes 10.606 + 4969.014.  5018.4
+ * < 5610.7: split, parts numbered smallest first: ab[0/2] (0.112676) and
+ * ab[1/2] (0.887324), each costing f x (44100, 5600).
+ *
+ * h-ratio on the new graph: priorities ab parts 7.875 (ab[1/2] newest, so
+ * first), va/add 1.346, cd 1.036.  ab[1/2]: cpu 39131, gpu 10.606 +
+ * 4969.014 = 4979.620: gpu.  ab[0/2]: cpu 4969.014, gpu 4979.620 + 630.986:
+ * cpu.  va/add: cpu 4969.014 + 568, gpu 4979.620 + 422 = 5401.620: gpu.
+ * cd: cpu 4969.014 + 874 = 5843.014, gpu 5401.620 + 844: cpu.  At 5401.620
+ * scale: cpu (cd runs until 5843.014) 7363.014, gpu 5643.620: gpu, output
+ * home at 5670.287.  At 5843.014 xgemm/add: cpu: inputs there at
+ * max(4969.014, 4979.620 + 10 + 3721707 / 12000 = 5299.762, 5843.014):
+ * 5843.014 + 440 = 6283.014; gpu: cd's matrix arrives at 6202.539, + 420:
+ * cpu.  Makespan 44100 x 5600 / 49700 + 874 + 440 = 6283.014, below the
+ * 6390.208 of every whole-kernel mapping. */
+static void ad_part_case_study(void **state)
+{
+    hs_workload *w = case_study();
+    const double f0 = 5600.0 / 49700.0;
+    hs_graph t;
+    hs_schedule *s;
+    int parts = 0;
+    (void)state;
+    assert_int_equal(transform(w, 0, &t), 1);
+    check_transformed(w, &t);
+    assert_int_equal((int)t.ntasks, 6);
+    assert_int_equal((int)t.nedges, 4);
+    for (size_t i = 0; i < t.ntasks; i++) {
+        if (t.tasks[i].origin != 2) {
+            assert_int_equal(t.tasks[i].nparts, 1);
+            continue;
+        }
+        assert_int_equal(t.tasks[i].nparts, 2);
+        assert_float_equal(t.tasks[i].fraction, t.tasks[i].part == 0 ? f0 : 1 - f0, 1e-12);
+        parts++;
+    }
+    assert_int_equal(parts, 2);
+    hs_graph_free(&t);
+
+    s = run(w, "ad-part", 0, 0);
+    assert_float_equal(s->makespan_us, 44100 * f0 + 874 + 440, EPS);
+    assert_float_equal(s->makespan_us, 6283.014084507, 1e-6);
+    placed(w, s, "xgemm#0/cd", "cpu0", 44100 * f0, 44100 * f0 + 874);
+    placed(w, s, "xgemm#0/add", "cpu0", 44100 * f0 + 874, 44100 * f0 + 1314);
+    placed(w, s, "va#0/add", "gpu0", 10 + 8192 * (1 - f0) / 12000 + 5600 * (1 - f0),
+           10 + 8192 * (1 - f0) / 12000 + 5600 * (1 - f0) + 422);
+    {
+        int on_cpu = 0, on_gpu = 0;
+        for (size_t i = 0; i < s->nplacements; i++) {
+            const hs_placement *p = &s->placements[i];
+            if (p->task != 2)
+                continue;
+            assert_int_equal(p->nparts, 2);
+            if (p->part == 0) {
+                on_cpu = p->device == 0;
+                assert_float_equal(p->start_us, 0, EPS);
+            } else {
+                on_gpu = p->device == 1;
+            }
+        }
+        assert_true(on_cpu && on_gpu);
+    }
+    hs_schedule_free(s);
+
+    /* a threshold above every kernel: nothing splits, ad-part is h-ratio */
+    assert_int_equal(transform(w, 1e9, &t), 0);
+    s = run(w, "ad-part", 0, 1e9);
+    assert_float_equal(s->makespan_us, 6390.208, EPS);
+    hs_schedule_free(s);
+    hs_workload_free(w);
+}
+
+/* When moving the data costs more than the parallel work saves, nothing is
+ * split (Fig. 2(e)).  k: cpu 1000, gpu 800, 8 MB in and out at 1 GB/s
+ * (8000 us each way between memories).  Whole on cpu: 1000 (data at home).
+ * Split f = (0.444, 0.556): the gpu part alone moves 4.4 MB each way:
+ * 2 x 4444 + 444 > 1000.  No split, although k is above any threshold. */
+static void ad_part_refuses_costly_split(void **state)
+{
+    static const kern_spec ks[] = {{"k", {1000, 800}, 8e6, 8e6}, {"z", {1, 1}, 0, 0}};
+    hs_workload *w = build(cpu_gpu, 2, 1.0, 0.0, ks, 2, NULL, 0);
+    hs_graph t;
+    (void)state;
+    assert_int_equal(transform(w, 10, &t), 0);
+    assert_float_equal(makespan(w, "ad-part", 0), 1000, EPS);
+    hs_workload_free(w);
+}
+
+/* ------------------------------------------------ seeded random workloads */
+
+/* A random DAG on `nd` devices (two CPUs sharing host memory when nd > 2):
+ * n kernels, edges i -> j (i < j) with probability 3/n, costs 1..100 with
+ * GPUs 1-10 x faster, bytes up to 200 kB, links 4 GB/s and 5 us. */
+static hs_workload *random_workload(unsigned short x[3], int n, int nd)
+{
+    static const dev_spec all[] = {{"cpu0", HS_DEVICE_CPU, "host"},
+                                   {"gpu0", HS_DEVICE_GPU, "gpu0"},
+                                   {"cpu1", HS_DEVICE_CPU, "host"},
+                                   {"gpu1", HS_DEVICE_GPU, "gpu1"}};
+    kern_spec *ks = calloc((size_t)n, sizeof *ks);
+    edge_spec *es = calloc((size_t)n * (size_t)n, sizeof *es);
+    char (*names)[16] = calloc((size_t)n, sizeof *names);
+    int ne = 0;
+    hs_workload *w;
+    assert_true(ks && es && names);
+    for (int i = 0; i < n; i++) {
+        double c = 1 + 99 * erand48(x), sp = 1 + 9 * erand48(x);
+        snprintf(names[i], sizeof names[i], "k%d", i);
+        ks[i].name = names[i];
+        for (int d = 0; d < nd; d++)
+            ks[i].cost[d] = all[d].kind == HS_DEVICE_GPU ? c / sp : c * (0.8 + 0.4 * erand48(x));
+        ks[i].in = erand48(x) < 0.3 ? (double)(int)(200000 * erand48(x)) : 0;
+        ks[i].out = erand48(x) < 0.3 ? (double)(int)(200000 * erand48(x)) : 0;
+        for (int j = 0; j < i; j++)
+            if (erand48(x) < 3.0 / n)
+                es[ne++] = (edge_spec){names[j], names[i], (double)(int)(200000 * erand48(x))};
+    }
+    w = build(all, nd, 4.0, 5.0, ks, n, es, ne);
+    free(ks);
+    free(es);
+    free(names);
+    return w;
+}
+
+/* On seeded random workloads: every policy's schedule is valid (run());
+ * heft's and peft's runs never end a task later than their plan (the plan
+ * is a valid schedule and the run keeps its order per device); h-ratio and
+ * d-rank are valid at any threshold; ad-part's transform follows the model
+ * whatever it splits. */
+static void random_invariants(void **state)
+{
+    unsigned short x[3] = {1, 2, 3};
+    (void)state;
+    for (int seed = 0; seed < 60; seed++) {
+        int n = 2 + (int)(erand48(x) * 40), nd = 2 + seed % 3;
+        hs_workload *w = random_workload(x, n, nd);
+        const hs_graph *g = &w->graph;
+        hs_error err = {0};
+        hs_graph t;
+        for (int pol = 0; pol < 2; pol++) {
+            double *rank = malloc(g->ntasks * sizeof *rank);
+            double *oct = malloc(g->ntasks * (size_t)nd * sizeof *oct);
+            hs__plan plan;
+            hs_schedule *s;
+            assert_true(rank && oct);
+            if (pol == 0)
+                ok(hs__upward_rank(g, &w->platform, rank, &err), &err);
+            else
+                ok(hs__oct(g, &w->platform, oct, rank, &err), &err);
+            ok(hs__plan_compute(g, &w->platform, rank, pol ? oct : NULL, &plan, &err), &err);
+            s = run(w, pol ? "peft" : "heft", 0, 0);
+            for (size_t i = 0; i < s->nplacements; i++) {
+                const hs_placement *p = &s->placements[i];
+                assert_int_equal(p->device, plan.device[p->task]);
+                assert_true(p->end_us <= plan.end[p->task] + 1e-9);
+            }
+            hs_schedule_free(s);
+            hs__plan_free(&plan);
+            free(rank);
+            free(oct);
+        }
+        hs_schedule_free(run(w, "h-ratio", 1 + seed % 5, 0));
+        hs_schedule_free(run(w, "d-rank", 1 + seed % 5, 0));
+        hs_schedule_free(run(w, "h-ratio", 0, 0));
+        hs_schedule_free(run(w, "d-rank", 0, 0));
+        /* a tiny threshold makes every kernel a candidate */
+        if (transform(w, 1e-3, &t) == 1) {
+            check_transformed(w, &t);
+            hs_graph_free(&t);
+        }
+        hs_schedule_free(run(w, "ad-part", 0, 1e-3));
+        hs_schedule_free(run(w, "ad-part", 0, 0));
+        hs_workload_free(w);
+    }
+}
+
+/* ------------------------------------------------------------- refusals */
+
+static void bad_options(void **state)
+{
+    hs_workload *w = case_study();
+    hs_map_options opt = {.thr = -1};
+    hs_schedule *s = NULL;
+    hs_error err = {0};
+    (void)state;
+    assert_int_equal(hs_map(w, "h-ratio", &opt, &s, NULL, &err), HS_EINPUT);
+    assert_string_equal(err.msg, "thr must be >= 0 (0: the default), not -1");
+    assert_null(s);
+    assert_int_equal(hs_map(w, "d-rank", &opt, &s, NULL, &err), HS_EINPUT);
+    opt = (hs_map_options){.split_threshold_us = -5};
+    assert_int_equal(hs_map(w, "ad-part", &opt, &s, NULL, &err), HS_EINPUT);
+    assert_string_equal(err.msg, "split_threshold_us must be a finite number >= 0 (0: the "
+                                 "default), not -5");
+    opt.split_threshold_us = NAN;
+    assert_int_equal(hs_map(w, "ad-part", &opt, &s, NULL, &err), HS_EINPUT);
+    assert_null(s);
+    hs_workload_free(w);
+}
+
+/* One device: nothing to choose, nothing to split; every policy runs the
+ * tasks back to back. */
+static void one_device(void **state)
+{
+    static const dev_spec one[] = {{"cpu0", HS_DEVICE_CPU, "host"}};
+    static const kern_spec ks[] = {{"a", {5}, 0, 0}, {"b", {7}, 0, 0}, {"c", {11}, 0, 0}};
+    static const edge_spec es[] = {{"a", "c", 100}};
+    static const char *const algos[] = {"h-ratio", "d-rank", "ad-part", "heft", "peft"};
+    hs_workload *w = build(one, 1, 1.0, 0.0, ks, 3, es, 1);
+    (void)state;
+    for (int i = 0; i < 5; i++)
+        assert_float_equal(makespan(w, algos[i], 0), 23, EPS);
+    hs_workload_free(w);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(priorities),
+        cmocka_unit_test(optimistic_cost_table),
+        cmocka_unit_test(slots_match_a_scan),
+        cmocka_unit_test(h_ratio_threshold),
+        cmocka_unit_test(d_rank_vs_h_ratio),
+        cmocka_unit_test(heft_topcuoglu),
+        cmocka_unit_test(heft_inserts),
+        cmocka_unit_test(peft_looks_ahead),
+        cmocka_unit_test(case_study_makespans),
+        cmocka_unit_test(ad_part_case_study),
+        cmocka_unit_test(ad_part_refuses_costly_split),
+        cmocka_unit_test(random_invariants),
+        cmocka_unit_test(bad_options),
+        cmocka_unit_test(one_device),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

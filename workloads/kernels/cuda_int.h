@@ -1,0 +1,32 @@
+/* hetsched — what the CUDA halves of the kernel types share: the per-worker
+ * context and the checks of CUDA, cuBLAS and cuSOLVER statuses. */
+#ifndef HS_WORKLOADS_CUDA_INT_H
+#define HS_WORKLOADS_CUDA_INT_H
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <cusolverDn.h>
+
+#include "workloads/kernels/kernel_int.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct hs_kcuda {
+    int device;
+    cudaStream_t stream;        /* of the run in progress (hs_krun_cuda) */
+    cublasHandle_t blas;
+    cusolverDnHandle_t solver;
+};
+
+/* 0 when the status is a success, else HS_EIO naming the kernel type (or
+ * NULL) and the call: "gemm: cublasSgemm failed: CUBLAS_STATUS_...". */
+int hs__kcuda_ok(cudaError_t e, const hs_kconf *c, const char *call, hs_error *err);
+int hs__kcublas_ok(cublasStatus_t s, const hs_kconf *c, const char *call, hs_error *err);
+int hs__kcusolver_ok(cusolverStatus_t s, const hs_kconf *c, const char *call, hs_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
