@@ -24,9 +24,9 @@ int hs_split_plot(const hs_split_sim *sim, const hs_split_result *res, const cha
 #include <strings.h>
 
 #include <cairo.h>
-#include <cairo-svg.h>
 
 #include "graph/export_util.h"
+#include "graph/picture.h"
 
 enum { WIDTH = 960, HEIGHT = 540, LEFT = 90, RIGHT = 170, TOP = 60, BOTTOM = 60 };
 
@@ -35,6 +35,9 @@ typedef struct plot {
     double tmax;            /* µs at the right edge */
     double ymin, ymax;      /* log10 of the block sizes at the bottom and top */
     double unit;            /* 1000 for ms, 1 for µs */
+    const char *title;
+    const hs_split_sim *sim;
+    const hs_split_result *res;
 } plot;
 
 static double xof(const plot *p, double us)
@@ -147,27 +150,22 @@ static void draw_device(plot *p, const hs_split_result *res, int d, const char *
     text(cr, name, WIDTH - RIGHT + 40, TOP + 19 + 22 * d, 12, 0);
 }
 
-/* 1 for .png, 2 for .svg (any case), 0 otherwise. */
-static int format_of(const char *path)
+/* Paints the axes and every device's chunks (hs__picture_write's hook). */
+static void draw(cairo_t *cr, void *ctx)
 {
-    const char *dot = strrchr(path, '.');
-    if (dot && !strchr(dot, '/')) {
-        if (strcasecmp(dot, ".png") == 0)
-            return 1;
-        if (strcasecmp(dot, ".svg") == 0)
-            return 2;
-    }
-    return 0;
+    plot *p = ctx;
+    p->cr = cr;
+    draw_axes(p, p->title);
+    for (int d = 0; d < p->sim->ndevices; d++)
+        draw_device(p, p->res, d, p->sim->dev[d].name);
 }
 
 int hs_split_plot(const hs_split_sim *sim, const hs_split_result *res, const char *splitter,
                   const char *path, hs_error *err)
 {
-    int fmt = format_of(path);
+    int fmt = hs__picture_format(path);
     plot p = {.tmax = res->makespan_us, .ymin = 0};
     double big = 1, small = HUGE_VAL;
-    cairo_surface_t *surf;
-    cairo_status_t st;
     char title[256];
     if (!fmt)
         return hs_error_set(err, HS_EUSAGE,
@@ -192,28 +190,10 @@ int hs_split_plot(const hs_split_sim *sim, const hs_split_result *res, const cha
     snprintf(title, sizeof title, "%s on %s: block size over time (%zu items%s)", splitter,
              sim->kernel ? sim->kernel : "kernel", sim->items,
              res->records_truncated ? ", first chunks only" : "");
-    if (fmt == 1)
-        surf = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, WIDTH, HEIGHT);
-    else
-        surf = cairo_svg_surface_create(path, WIDTH, HEIGHT);
-    p.cr = cairo_create(surf);
-    draw_axes(&p, title);
-    for (int d = 0; d < sim->ndevices; d++)
-        draw_device(&p, res, d, sim->dev[d].name);
-    st = cairo_status(p.cr);
-    cairo_destroy(p.cr);
-    if (st == CAIRO_STATUS_SUCCESS && fmt == 1)
-        st = cairo_surface_write_to_png(surf, path);
-    cairo_surface_finish(surf);
-    if (st == CAIRO_STATUS_SUCCESS)
-        st = cairo_surface_status(surf);
-    cairo_surface_destroy(surf);
-    if (st == CAIRO_STATUS_NO_MEMORY)
-        return hs_error_set(err, HS_ENOMEM, "out of memory for the split plot");
-    if (st != CAIRO_STATUS_SUCCESS)
-        return hs_error_set(err, HS_EIO, "cannot write %s: %s", path,
-                            cairo_status_to_string(st));
-    return HS_OK;
+    p.title = title;
+    p.sim = sim;
+    p.res = res;
+    return hs__picture_write(path, fmt, WIDTH, HEIGHT, draw, &p, "split plot", err);
 }
 
 #endif

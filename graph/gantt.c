@@ -23,9 +23,9 @@ int hs_gantt_write(const hs_workload *w, const hs_schedule *s, const char *path,
 #include <strings.h>
 
 #include <cairo.h>
-#include <cairo-svg.h>
 
 #include "graph/export_util.h"
+#include "graph/picture.h"
 
 /* Layout in pixels (points for SVG); HS_GANTT_HEIGHT in export.h sums them. */
 enum {
@@ -267,8 +267,10 @@ static void draw_legend(const chart *c)
 }
 
 /* Draws the whole chart on cr. */
-static void draw(chart *c)
+static void draw(cairo_t *cr, void *ctx)
 {
+    chart *c = ctx;
+    c->cr = cr;
     double step = tick_step(c->tmax);
     cairo_set_source_rgb(c->cr, 1, 1, 1);
     cairo_paint(c->cr);
@@ -280,24 +282,9 @@ static void draw(chart *c)
     draw_legend(c);
 }
 
-/* 1 for .png, 2 for .svg (any case), 0 otherwise. */
-static int format_of(const char *path)
-{
-    const char *dot = strrchr(path, '.');
-    if (dot && strchr(dot, '/') == NULL) {
-        if (strcasecmp(dot, ".png") == 0)
-            return 1;
-        if (strcasecmp(dot, ".svg") == 0)
-            return 2;
-    }
-    return 0;
-}
-
 int hs_gantt_write(const hs_workload *w, const hs_schedule *s, const char *path, hs_error *err)
 {
-    int fmt = format_of(path), nm = w->platform.nmemories, height, rc;
-    cairo_surface_t *surf;
-    cairo_status_t st;
+    int fmt = hs__picture_format(path), nm = w->platform.nmemories, height, rc;
     int *lane_of_pair;
     chart c = {.w = w, .s = s, .tmax = s->makespan_us};
     if (!fmt)
@@ -318,27 +305,9 @@ int hs_gantt_write(const hs_workload *w, const hs_schedule *s, const char *path,
     if (!(c.tmax > 0))
         c.tmax = 1;
     height = HS_GANTT_HEIGHT(w->platform.ndevices, c.nlanes, w->napps);
-    if (fmt == 1)
-        surf = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, HS_GANTT_WIDTH, height);
-    else
-        surf = cairo_svg_surface_create(path, HS_GANTT_WIDTH, height);
-    c.cr = cairo_create(surf);
-    draw(&c);
-    st = cairo_status(c.cr);
-    cairo_destroy(c.cr);
-    if (st == CAIRO_STATUS_SUCCESS && fmt == 1)
-        st = cairo_surface_write_to_png(surf, path);
-    cairo_surface_finish(surf);
-    if (st == CAIRO_STATUS_SUCCESS)
-        st = cairo_surface_status(surf);
-    cairo_surface_destroy(surf);
+    rc = hs__picture_write(path, fmt, HS_GANTT_WIDTH, height, draw, &c, "Gantt chart", err);
     free(lane_of_pair);
-    if (st == CAIRO_STATUS_NO_MEMORY)
-        return hs_error_set(err, HS_ENOMEM, "out of memory for the Gantt chart");
-    if (st != CAIRO_STATUS_SUCCESS)
-        return hs_error_set(err, HS_EIO, "cannot write %s: %s", path,
-                            cairo_status_to_string(st));
-    return HS_OK;
+    return rc;
 }
 
 #endif

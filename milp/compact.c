@@ -576,18 +576,7 @@ static void load_rows(cbuild *b, double lower)
 
 static void symmetry_rows(cbuild *b)
 {
-    const hs_workload *w = b->I->w;
-    size_t first = 0;
-    for (int a = 0; b->M->app_kernel && a < w->napps; a++) {
-        size_t K = (size_t)w->apps[a].nkernels, NI = (size_t)w->apps[a].instances;
-        int k = b->M->app_kernel[a];
-        for (size_t i = 0; k >= 0 && i + 1 < NI; i++) {
-            hs__row_term(b->M, b->cs[first + (i + 1) * K + (size_t)k], 1);
-            hs__row_term(b->M, b->cs[first + i * K + (size_t)k], -1);
-            hs__row_add(b->M, GLP_LO, 0, 0, "symi[%d,%zu]", a, i);
-        }
-        first += NI * K;
-    }
+    hs__instance_symmetry_rows(b->M, b->I->w, b->cs);
     if (!b->M->dev_class)
         return;
     for (int d = 0; d < b->m; d++) {

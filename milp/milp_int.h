@@ -151,6 +151,10 @@ int hs__row_add(hs__model *m, int type, double lb, double ub, const char *name_f
  * and per device the first device identical to it (NULL if all differ). */
 int *hs__symmetric_apps(const hs__minst *I);
 int *hs__device_classes(const hs__minst *I);
+/* Rows that order the instances of a symmetric application (M->app_kernel[a]
+ * >= 0) by the start of that kernel: instance i + 1 starts it no earlier than
+ * instance i.  cs[t] is the start column of task t.  Both formulations. */
+void hs__instance_symmetry_rows(hs__model *M, const hs_workload *w, const int *cs);
 /* Relabels identical application instances and identical devices of s so
  * that it satisfies m's symmetry-breaking rows (same makespan). */
 void hs__canon(const hs__model *m, const hs__minst *I, hs__sched *s);

@@ -273,3 +273,18 @@ void hs__model_extract(const hs__model *m, const hs__minst *I, const double *x, 
     hs__order_by_start(I, s->dev, s->start, s->order);
     s->makespan = hs__eval(I, s->dev, s->order, s->start);
 }
+
+void hs__instance_symmetry_rows(hs__model *M, const hs_workload *w, const int *cs)
+{
+    size_t first = 0;
+    for (int a = 0; M->app_kernel && a < w->napps; a++) {
+        size_t K = (size_t)w->apps[a].nkernels, NI = (size_t)w->apps[a].instances;
+        int k = M->app_kernel[a];
+        for (size_t i = 0; k >= 0 && i + 1 < NI; i++) {
+            hs__row_term(M, cs[first + (i + 1) * K + (size_t)k], 1);
+            hs__row_term(M, cs[first + i * K + (size_t)k], -1);
+            hs__row_add(M, GLP_LO, 0, 0, "symi[%d,%zu]", a, i);
+        }
+        first += NI * K;
+    }
+}
