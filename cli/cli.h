@@ -31,6 +31,14 @@ int hs_cli_parse_real(const char *s, double lo, double hi, double *out);
 /* Loads a workload or prints the error; returns NULL on failure and sets
  * *status to the exit status. */
 hs_workload *hs_cli_load(const char *path, int *status);
+/* hs_cli_load, and with model_path (not NULL) first loads that performance
+ * model (mapper/perfmodel.h) into *model and lets it give the costs of the
+ * workload's typed kernels that cost_us leaves out.  *model is NULL without
+ * model_path or on failure; the caller frees it (hs_perfmodel_free) after
+ * the workload. */
+struct hs_perfmodel;
+hs_workload *hs_cli_load_model(const char *path, const char *model_path,
+                               struct hs_perfmodel **model, int *status);
 
 extern const hs_cli_cmd hs_cmd_info;
 extern const hs_cli_cmd hs_cmd_validate;

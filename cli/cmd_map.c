@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "mapper/perfmodel.h"
 
 static int map_main(int argc, char **argv);
 
@@ -31,6 +32,8 @@ const hs_cli_cmd hs_cmd_map = {
              "  --seed N              seed of the `random` policy (default 0)\n"
              "  --thr N               dispatch threshold of h-ratio and d-rank\n"
              "                        (default: the policy's)\n"
+             "  --model FILE          performance model (JSON): costs of typed kernels\n"
+             "                        without cost_us, and ad-part's part costs\n"
              "  -h, --help            this text\n"
              "\n"
              "When a file goes to stdout, the summary goes to stderr.\n",
@@ -102,7 +105,7 @@ static int write_dot(const hs_workload *w, const hs_schedule *s, const char *pat
 
 static int map_main(int argc, char **argv)
 {
-    enum { OPT_JSON = 256, OPT_DOT, OPT_GANTT, OPT_TRACE, OPT_SEED, OPT_THR };
+    enum { OPT_JSON = 256, OPT_DOT, OPT_GANTT, OPT_TRACE, OPT_SEED, OPT_THR, OPT_MODEL };
     static const struct option longopts[] = {
         {"algorithm", required_argument, NULL, 'a'},
         {"json", required_argument, NULL, OPT_JSON},
@@ -111,9 +114,12 @@ static int map_main(int argc, char **argv)
         {"trace", required_argument, NULL, OPT_TRACE},
         {"seed", required_argument, NULL, OPT_SEED},
         {"thr", required_argument, NULL, OPT_THR},
+        {"model", required_argument, NULL, OPT_MODEL},
         {NULL, 0, NULL, 0},
     };
     const char *algo = NULL, *json = NULL, *dot = NULL, *gantt = NULL, *trace = NULL;
+    const char *model_path = NULL;
+    hs_perfmodel *model = NULL;
     hs_map_options opt = {0};
     hs_map_stats stats = {0};
     hs_schedule *s = NULL;
@@ -130,6 +136,7 @@ static int map_main(int argc, char **argv)
         case OPT_DOT: dot = optarg; break;
         case OPT_GANTT: gantt = optarg; break;
         case OPT_TRACE: trace = optarg; break;
+        case OPT_MODEL: model_path = optarg; break;
         case OPT_SEED:
             if (hs_cli_parse_whole(optarg, 0, ULONG_MAX, &v) != 0)
                 return hs_cli_usage_error(&hs_cmd_map, "--seed wants a whole number >= 0, "
@@ -162,8 +169,9 @@ static int map_main(int argc, char **argv)
     if (argc - optind != 1)
         return hs_cli_usage_error(&hs_cmd_map, "expected one WORKLOAD, got %d arguments",
                                   argc - optind);
-    if (!(w = hs_cli_load(argv[optind], &status)))
+    if (!(w = hs_cli_load_model(argv[optind], model_path, &model, &status)))
         return status;
+    opt.perfmodel = model;
     rc = hs_map(w, algo, &opt, &s, &stats, &err);
     if (rc == HS_OK && json)
         rc = hs_schedule_write_json(w, s, json, &err);
@@ -182,5 +190,6 @@ static int map_main(int argc, char **argv)
     }
     hs_schedule_free(s);
     hs_workload_free(w);
+    hs_perfmodel_free(model);
     return status;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "mapper/perfmodel.h"
 #include "hs_config.h"
 
 static int optimal_main(int argc, char **argv);
@@ -39,6 +40,8 @@ const hs_cli_cmd hs_cmd_optimal = {
              "                      ('-' for stdout)\n"
              "  --gantt FILE        draw a Gantt chart, FILE.png or FILE.svg\n"
              "  --write-lp FILE     write the model in CPLEX LP format before solving\n"
+             "  --model FILE        performance model (JSON): costs of typed kernels\n"
+             "                      without cost_us\n"
              "  --disable LIST      for experiments: switch off parts of the compact model,\n"
              "                      a comma-separated list of incumbent, symmetry, cuts,\n"
              "                      windows\n"
@@ -112,7 +115,7 @@ static void summarise(FILE *out, const hs_workload *w, const char *path,
 static int optimal_main(int argc, char **argv)
 {
     enum { OPT_FORM = 256, OPT_TIME, OPT_GAP, OPT_SOLVER, OPT_VERBOSE, OPT_JSON, OPT_DOT,
-           OPT_GANTT, OPT_LP, OPT_DISABLE };
+           OPT_GANTT, OPT_LP, OPT_DISABLE, OPT_MODEL };
     static const struct option longopts[] = {
         {"formulation", required_argument, NULL, OPT_FORM},
         {"time-limit", required_argument, NULL, OPT_TIME},
@@ -124,9 +127,11 @@ static int optimal_main(int argc, char **argv)
         {"gantt", required_argument, NULL, OPT_GANTT},
         {"write-lp", required_argument, NULL, OPT_LP},
         {"disable", required_argument, NULL, OPT_DISABLE},
+        {"model", required_argument, NULL, OPT_MODEL},
         {NULL, 0, NULL, 0},
     };
-    const char *json = NULL, *dot = NULL, *gantt = NULL;
+    const char *json = NULL, *dot = NULL, *gantt = NULL, *model_path = NULL;
+    hs_perfmodel *model = NULL;
     hs_milp_options opt;
     hs_milp_result res;
     hs_workload *w;
@@ -172,6 +177,7 @@ static int optimal_main(int argc, char **argv)
         case OPT_DOT: dot = optarg; break;
         case OPT_GANTT: gantt = optarg; break;
         case OPT_LP: opt.lp_file = optarg; break;
+        case OPT_MODEL: model_path = optarg; break;
         case OPT_DISABLE:
             if (parse_disable(optarg, &off) != 0)
                 return hs_cli_usage_error(&hs_cmd_optimal, "--disable takes a comma-separated "
@@ -194,13 +200,14 @@ static int optimal_main(int argc, char **argv)
                         "and rebuild with -Dcbc=enabled)\n");
         return 2;
     }
-    if (!(w = hs_cli_load(argv[optind], &status)))
+    if (!(w = hs_cli_load_model(argv[optind], model_path, &model, &status)))
         return status;
     if ((json && strcmp(json, "-") == 0) || (dot && strcmp(dot, "-") == 0))
         out = stderr;
     if (hs_milp_solve(w, &opt, &res, &err) != HS_OK) {
         status = hs_cli_fail(&err);
         hs_workload_free(w);
+        hs_perfmodel_free(model);
         return status;
     }
     summarise(out, w, argv[optind], &opt, &res);
@@ -213,5 +220,6 @@ static int optimal_main(int argc, char **argv)
     }
     hs_milp_result_free(&res);
     hs_workload_free(w);
+    hs_perfmodel_free(model);
     return status;
 }

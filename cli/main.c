@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "mapper/perfmodel.h"
 
 /* The registry: one line per subcommand, in the order `--help` lists them. */
 static const hs_cli_cmd *const commands[] = {
@@ -82,6 +83,29 @@ hs_workload *hs_cli_load(const char *path, int *status)
     hs_workload *w = NULL;
     hs_error err = {0};
     if (hs_workload_load_file(path, &w, &err) != HS_OK) {
+        *status = hs_cli_fail(&err);
+        return NULL;
+    }
+    return w;
+}
+
+hs_workload *hs_cli_load_model(const char *path, const char *model_path,
+                               struct hs_perfmodel **model, int *status)
+{
+    hs_load_options opt = {.cost_fn = hs_perfmodel_cost_fn};
+    hs_workload *w = NULL;
+    hs_error err = {0};
+    *model = NULL;
+    if (!model_path)
+        return hs_cli_load(path, status);
+    if (hs_perfmodel_load(model_path, model, &err) != HS_OK) {
+        *status = hs_cli_fail(&err);
+        return NULL;
+    }
+    opt.cost_ctx = *model;
+    if (hs_workload_load_file_opts(path, &opt, &w, &err) != HS_OK) {
+        hs_perfmodel_free(*model);
+        *model = NULL;
         *status = hs_cli_fail(&err);
         return NULL;
     }

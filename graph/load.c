@@ -221,6 +221,7 @@ typedef struct loader {
     yaml_document_t doc;
     int have_doc;
     hs_error *err;
+    const hs_load_options *opt; /* or NULL */
     /* libcyaml's log of the failure */
     char cyaml_msg[256];
     frame frames[MAX_FRAMES];
@@ -977,7 +978,9 @@ static int load(loader *L, hs_workload **out)
         return schema_error(L, cerr);
     if (!yt) /* cannot happen after load_tree; refuse rather than crash */
         return fail(L, 0, 0, "the file is empty");
-    if (!(w = hs_workload_new())) {
+    if ((w = hs_workload_new()) && L->opt)
+        hs_workload_set_cost_fn(w, L->opt->cost_fn, L->opt->cost_ctx);
+    if (!w) {
         rc = fail_nomem(L);
     } else if ((rc = build_platform(L, &yt->platform, w)) < 0 ||
                (rc = build_apps(L, yt, w)) < 0 || (rc = hs_workload_finalize(w, L->err)) < 0) {
@@ -1013,11 +1016,12 @@ static void one_line(hs_error *err)
     memcpy(err->msg, out, n + 1);
 }
 
-static int load_named(const char *name, const char *data, size_t len, hs_workload **out,
-                      hs_error *err)
+static int load_named(const char *name, const char *data, size_t len,
+                      const hs_load_options *opt, hs_workload **out, hs_error *err)
 {
     hs_error local = {0};
-    loader L = {.name = name ? name : "<buffer>", .data = data, .len = len, .err = &local};
+    loader L = {.name = name ? name : "<buffer>", .data = data, .len = len, .err = &local,
+                .opt = opt};
     int rc;
     if (out)
         *out = NULL;
@@ -1042,12 +1046,18 @@ static int load_named(const char *name, const char *data, size_t len, hs_workloa
 int hs_workload_load_buffer(const char *name, const char *data, size_t len, hs_workload **out,
                             hs_error *err)
 {
-    return load_named(name, data, len, out, err);
+    return load_named(name, data, len, NULL, out, err);
 }
 
 /* Reads the whole file (at most MAX_FILE_BYTES + 1 bytes, so that a larger
  * one, or an endless pipe, is refused without reading it all). */
 int hs_workload_load_file(const char *path, hs_workload **out, hs_error *err)
+{
+    return hs_workload_load_file_opts(path, NULL, out, err);
+}
+
+int hs_workload_load_file_opts(const char *path, const hs_load_options *opt, hs_workload **out,
+                               hs_error *err)
 {
     FILE *f;
     char *data = NULL;
@@ -1093,7 +1103,7 @@ int hs_workload_load_file(const char *path, hs_workload **out, hs_error *err)
         return hs_error_set(err, HS_ENOMEM, "%s: out of memory", path);
     }
     fclose(f);
-    rc = load_named(path, data ? data : "", len, out, err);
+    rc = load_named(path, data ? data : "", len, opt, out, err);
     free(data);
     if (rc == HS_OK && !((*out)->path = strdup(path))) {
         hs_workload_free(*out);

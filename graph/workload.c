@@ -435,8 +435,15 @@ int hs_app_add_edge(hs_workload *w, int app, const char *from, const char *to, d
 
 /* ---------------------------------------------------------------- finalize */
 
+void hs_workload_set_cost_fn(hs_workload *w, hs_cost_fn fn, void *ctx)
+{
+    w->cost_fn = fn;
+    w->cost_ctx = fn ? ctx : NULL;
+}
+
 /* Cost of kernel k on device d: an entry naming the device wins over one
- * naming its kind (DESIGN.md §3). */
+ * naming its kind (DESIGN.md §3); a typed kernel that has neither asks the
+ * workload's cost provider, when one is set. */
 static int resolve_costs(hs_workload *w, int a, int ki, hs_error *err)
 {
     const hs_platform *p = &w->platform;
@@ -464,6 +471,18 @@ static int resolve_costs(hs_workload *w, int a, int ki, hs_error *err)
                 by_name = i;
             else if (strcmp(k->costs[i].key, hs_device_kind_name(dev->kind)) == 0)
                 by_kind = i;
+        }
+        if (by_name < 0 && by_kind < 0 && k->type && w->cost_fn) {
+            hs_error perr = {0};
+            int rc = w->cost_fn(w->cost_ctx, k, dev, &k->cost_us[d], &perr);
+            if (rc != 0)
+                return hs_error_at(err, rc < 0 ? rc : HS_EINPUT, path, "kernel '%s': %s",
+                                   k->name, perr.msg);
+            if (bad_number(k->cost_us[d]))
+                return hs_error_at(err, HS_EINPUT, path, "kernel '%s': the cost provider gave "
+                                   "%g us on '%s' (must be finite and >= 0)",
+                                   k->name, k->cost_us[d], dev->name);
+            continue;
         }
         if (by_name < 0 && by_kind < 0) {
             if (k->type && k->ncosts == 0)

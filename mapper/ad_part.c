@@ -29,19 +29,30 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "mapper/perfmodel.h"
 #include "mapper/policy.h"
 #include "mapper/rank.h"
 
 /* Default threshold, as a multiple of the mean fastest task cost. */
 #define HS__ADPART_MEAN_FACTOR 1.0
 
-/* Cost of the part of task t holding fraction f of its data, on device d.
- * The linear model f x C, which the validator's model assumes; the one place
- * to change when the a*D^b+c regression of mapper/perfmodel.h predicts parts
- * from their data size. */
-static double part_cost(const hs_graph *g, size_t t, int d, double f)
+/* Cost of the part of task t holding fraction f < 1 of its data, on device
+ * d (f = 1: the whole task's cost).  When the kernel has a type and a
+ * performance model `pm` (hs_map_options.perfmodel) predicts it, the
+ * model's cost at size f x D (Sec. 4.3: the a*D^b+c regression applied to
+ * the part's data size; D as in mapper/perfmodel.h), but never below the
+ * linear f x C, the least the validator lets a part of a task of cost C take.
+ * Otherwise (untyped, no model, or no entry) the linear f x C. */
+static double part_cost(const hs_workload *w, const hs_perfmodel *pm, size_t t, int d, double f)
 {
-    return f * g->tasks[t].cost_us[d];
+    const hs_task *task = &w->graph.tasks[t];
+    const hs_kernel *k = &w->apps[task->app].kernels[task->kernel];
+    double lin = f * task->cost_us[d], size, us;
+    if (f < 1 && pm && k->type && hs_perfmodel_kernel_size(k, &size, NULL) == HS_OK &&
+        hs_perfmodel_predict_device(pm, k->type, f * size, &w->platform.devices[d], &us,
+                                    NULL) == HS_OK)
+        return us > lin ? us : lin;
+    return lin;
 }
 
 /* Fractions sized by device speed, f_d proportional to 1 / C_d, into
@@ -70,9 +81,11 @@ static int speed_fractions(const hs_graph *g, size_t t, double *f)
  * slice of the output goes back to host and of each edge's data to `home`.
  * Transfers of one side overlap (the delay model), so each side costs its
  * longest transfer. */
-static double share_time(const hs_graph *g, const hs_platform *pf, size_t t, int d, double f,
-                         int home)
+static double share_time(const hs_workload *w, const hs_perfmodel *pm, size_t t, int d,
+                         double f, int home)
 {
+    const hs_graph *g = &w->graph;
+    const hs_platform *pf = &w->platform;
     int mem = pf->devices[d].memory;
     double in = hs_transfer_us(pf, HS_HOST_MEMORY, mem, f * g->tasks[t].input_bytes);
     double out = hs_transfer_us(pf, mem, HS_HOST_MEMORY, f * g->tasks[t].output_bytes);
@@ -87,26 +100,28 @@ static double share_time(const hs_graph *g, const hs_platform *pf, size_t t, int
         double v = hs_transfer_us(pf, mem, home, f * e->bytes);
         out = v > out ? v : out;
     }
-    return in + part_cost(g, t, d, f) + out;
+    return in + part_cost(w, pm, t, d, f) + out;
 }
 
 /* Does splitting t by fractions f beat running it whole?  Whole: on the
  * device b where share_time(f = 1) is least, its neighbours' data assumed
  * local to b (the case most favourable to not splitting).  Split: the
  * slowest part, each part's edge data coming from / going to b's memory. */
-static int pays_off(const hs_graph *g, const hs_platform *pf, size_t t, const double *f)
+static int pays_off(const hs_workload *w, const hs_perfmodel *pm, size_t t, const double *f)
 {
+    const hs_graph *g = &w->graph;
+    const hs_platform *pf = &w->platform;
     int m = g->ndevices, best = 0;
     double whole = HUGE_VAL, split = 0.0;
     for (int d = 0; d < m; d++) {
-        double v = share_time(g, pf, t, d, 1.0, pf->devices[d].memory);
+        double v = share_time(w, pm, t, d, 1.0, pf->devices[d].memory);
         if (v < whole) {
             whole = v;
             best = d;
         }
     }
     for (int d = 0; d < m; d++) {
-        double v = share_time(g, pf, t, d, f[d], pf->devices[best].memory);
+        double v = share_time(w, pm, t, d, f[d], pf->devices[best].memory);
         split = v > split ? v : split;
     }
     return split < whole;
@@ -141,10 +156,10 @@ static int ad_part_transform(const hs_workload *w, const hs_map_options *opt, hs
                              hs_error *err)
 {
     const hs_graph *g = &w->graph;
-    const hs_platform *pf = &w->platform;
     size_t n = g->ntasks, nt = 0, ne = 0, nsplit = 0;
     int m = g->ndevices, rc;
     double thr = opt ? opt->split_threshold_us : 0.0;
+    const hs_perfmodel *pm = opt ? opt->perfmodel : NULL;
     double *frac;
     size_t *base;
     if (!(thr >= 0) || !isfinite(thr))
@@ -167,7 +182,7 @@ static int ad_part_transform(const hs_workload *w, const hs_map_options *opt, hs
     for (size_t t = 0; t < n; t++) {
         double *f = &frac[t * (size_t)m];
         int split = hs_task_min_cost(g, t) > thr && speed_fractions(g, t, f) == 0 &&
-                    pays_off(g, pf, t, f);
+                    pays_off(w, pm, t, f);
         if (split)
             sort_ascending(f, m);
         base[t] = nt;
@@ -204,7 +219,7 @@ static int ad_part_transform(const hs_workload *w, const hs_map_options *opt, hs
             p->input_bytes = src->input_bytes * f;
             p->output_bytes = src->output_bytes * f;
             for (int d = 0; d < m; d++)
-                p->cost_us[d] = np == 1 ? src->cost_us[d] : part_cost(g, t, d, f);
+                p->cost_us[d] = np == 1 ? src->cost_us[d] : part_cost(w, pm, t, d, f);
         }
     }
     for (size_t e = 0; e < g->nedges; e++) {

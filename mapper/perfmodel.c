@@ -13,6 +13,7 @@
 
 #include "graph/strmap.h"
 #include "mapper/perfmodel.h"
+#include "workloads/kernels/kernel.h"
 
 typedef struct entry {
     char *type, *device;
@@ -654,8 +655,8 @@ int hs_perfmodel_load(const char *path, hs_perfmodel **out, hs_error *err)
     *out = NULL;
     root = strcmp(path, "-") == 0 ? json_loadf(stdin, 0, &je) : json_load_file(path, 0, &je);
     if (!root) {
-        if (je.line <= 0)
-            return hs_error_set(err, HS_EIO, "%s: %s", path, je.text);
+        if (je.line <= 0) /* could not open it: a bad path is bad input */
+            return hs_error_set(err, HS_EINPUT, "%s: %s", path, je.text);
         return hs_error_set(err, HS_EINPUT, "%s:%d:%d: error: %s", path, je.line, je.column,
                             je.text);
     }
@@ -692,4 +693,40 @@ int hs_perfmodel_load(const char *path, hs_perfmodel **out, hs_error *err)
     }
     *out = m;
     return HS_OK;
+}
+
+/* ------------------------------------------------------- typed kernels */
+
+int hs_perfmodel_kernel_size(const hs_kernel *k, double *size, hs_error *err)
+{
+    hs_kconf c;
+    int rc;
+    if (!k->type)
+        return hs_error_set(err, HS_EINPUT, "kernel '%s' has no type: its size is not defined",
+                            k->name);
+    if ((rc = hs_kconf_init(&c, k->type, k->params, k->nparams, err)) != 0)
+        return rc;
+    *size = c.flops;
+    return HS_OK;
+}
+
+int hs_perfmodel_predict_device(const hs_perfmodel *m, const char *type, double size,
+                                const hs_device *d, double *us, hs_error *err)
+{
+    if (hs_perfmodel_predict(m, type, size, d->name, us, NULL, NULL) == HS_OK ||
+        hs_perfmodel_predict(m, type, size, hs_device_kind_name(d->kind), us, NULL, NULL) ==
+            HS_OK)
+        return HS_OK;
+    return hs_error_set(err, HS_EINPUT, "no performance model for %s on %s (run hetsched "
+                        "calibrate)", type, d->name);
+}
+
+int hs_perfmodel_cost_fn(void *ctx, const hs_kernel *k, const hs_device *d, double *us,
+                         hs_error *err)
+{
+    double size;
+    int rc;
+    if ((rc = hs_perfmodel_kernel_size(k, &size, err)) != 0)
+        return rc;
+    return hs_perfmodel_predict_device(ctx, k->type, size, d, us, err);
 }

@@ -16,8 +16,14 @@
  *     paper's model, its ref. [19]), fitted by weighted least squares with
  *     GSL's trust-region solver (gsl_multifit_nlinear) on the history's
  *     per-size means.
- * D is the kernel's size as its type defines it (the generators write it as
- * params.n); the model does not interpret it beyond D > 0.
+ * The model itself does not interpret D beyond D > 0.  For a typed kernel of
+ * a workload, D is its work as the kernel registry measures it: the flops of
+ * hs_kconf (workloads/kernels/kernel.h) for its type and params, e.g.
+ * 2 m n k for gemm, n for va.  One measure across types, and it is
+ * proportional to the items a part of the kernel owns, so a part holding
+ * fraction f of the data has size f x D (what ad-part predicts).  Whatever
+ * records samples for a workload's kernels must use the same D
+ * (hs_perfmodel_kernel_size).
  */
 #ifndef HS_MAPPER_PERFMODEL_H
 #define HS_MAPPER_PERFMODEL_H
@@ -25,6 +31,7 @@
 #include <stddef.h>
 
 #include "hetsched/error.h"
+#include "hetsched/graph.h"
 
 #define HS_PERF_MIN_SAMPLES 5  /* outlier rejection starts with this many samples */
 #define HS_PERF_OUTLIER_Z 3.5  /* modified z-score beyond which a sample is dropped */
@@ -90,6 +97,24 @@ int hs_perfmodel_get_fit(const hs_perfmodel *m, const char *type, const char *de
  * model for ...".  *src (may be NULL) says which. */
 int hs_perfmodel_predict(const hs_perfmodel *m, const char *type, double size,
                          const char *device, double *us, hs_perf_source *src, hs_error *err);
+
+/* D of a typed kernel (see the top of this file): its hs_kconf flops.
+ * HS_EINPUT when k has no type, or the registry refuses its type or params
+ * (the registry's message). */
+int hs_perfmodel_kernel_size(const hs_kernel *k, double *size, hs_error *err);
+
+/* Predicted cost of `type` at size D on device d: hs_perfmodel_predict by
+ * the device's name, else by its kind ("cpu", "gpu": a model file may
+ * record kinds to cover every device of that kind), else HS_EINPUT
+ * "no performance model for TYPE on DEVICE (run hetsched calibrate)". */
+int hs_perfmodel_predict_device(const hs_perfmodel *m, const char *type, double size,
+                                const hs_device *d, double *us, hs_error *err);
+
+/* A cost provider (hs_cost_fn of include/hetsched/graph.h) backed by the
+ * model `ctx` (const hs_perfmodel *): predict_device at the kernel's size.
+ * Set it with hs_workload_set_cost_fn or hs_load_options. */
+int hs_perfmodel_cost_fn(void *ctx, const hs_kernel *k, const hs_device *d, double *us,
+                         hs_error *err);
 
 /* JSON with jansson; `path` "-" is stdout.  The file holds the history
  * (with each entry's retained-sample window, so rejection resumes where it

@@ -152,5 +152,20 @@ if "$H" map -a help >/dev/null 2>&1; then
     check "compare --random ratios >= 1, worst >= mean" "$tmp/rnd-check" '^ok$'
 fi
 
+# typed kernels without cost_us, costed by a performance model (--model)
+TW=workloads/typed-example.yaml
+TM=workloads/models/example.json
+expect 0 "map ad-part --model" -- "$H" map -a ad-part "$TW" --model "$TM"
+check "map --model makespan" "$tmp/out" '^policy ad-part on .*: makespan [0-9]+\.[0-9]+ us$'
+expect 2 "typed workload without --model" -- "$H" map -a ad-part "$TW"
+check "typed workload without --model: why" "$tmp/err" \
+    "kernel 'ab' of type 'gemm' has no cost_us and no performance model is loaded"
+expect 2 "map --model unreadable" -- "$H" map -a heft "$TW" --model "$tmp/none.json"
+expect 0 "compare --model" -- "$H" compare "$TW" --model "$TM"
+check "compare --model ad-part row" "$tmp/out" '^ad-part\*? +[0-9]+\.[0-9]+ '
+expect 2 "compare --random --model" -- "$H" compare --random 2 --model "$TM"
+expect 0 "optimal --model" -- "$H" optimal "$TW" --model "$TM" --time-limit 30
+check "optimal --model makespan" "$tmp/out" '^makespan +[0-9]+\.[0-9]+ us'
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -13,10 +13,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "hetsched/hetsched.h"
+#include "mapper/perfmodel.h"
 #include "mapper/policy.h"
 #include "mapper/rank.h"
 
@@ -708,6 +710,109 @@ static void ad_part_refuses_costly_split(void **state)
     hs_workload_free(w);
 }
 
+
+/* ad-part with a performance model: one typed kernel va n = 1000 (D = its
+ * flops = 1000) on cpu0 and gpu0, costs from the model `fits` (JSON), split
+ * threshold 1 us.  Loads the model, builds and finalizes the workload with
+ * the model as its cost provider, and runs the transform with the model in
+ * the options into *t (asserting that it split); *pm and the workload are
+ * the caller's to free. */
+static hs_workload *typed_split(const char *fits, hs_perfmodel **pm, hs_graph *t)
+{
+    hs_workload *w = hs_workload_new();
+    hs_error err = {0};
+    char path[64] = "/tmp/hs_heur_model_XXXXXX", json[1024];
+    const hs_policy *p = hs_policy_find("ad-part");
+    hs_map_options opt = {.split_threshold_us = 1};
+    FILE *f;
+    int fd = mkstemp(path), a;
+    assert_true(fd >= 0);
+    close(fd);
+    snprintf(json, sizeof json, "{\"hetsched_perfmodel\": 1, \"history\": [], \"fits\": [%s]}",
+             fits);
+    assert_non_null(f = fopen(path, "w"));
+    fputs(json, f);
+    fclose(f);
+    ok(hs_perfmodel_load(path, pm, &err), &err);
+    unlink(path);
+    ok(hs_platform_add_device(w, "cpu0", HS_DEVICE_CPU, "host", 0, &err), &err);
+    ok(hs_platform_add_device(w, "gpu0", HS_DEVICE_GPU, "gpu0", 0, &err), &err);
+    ok(a = hs_workload_add_app(w, "g", 1, &err), &err);
+    ok(hs_app_add_kernel(w, a, "k", &err), &err);
+    ok(hs_kernel_set_type(w, a, 0, "va", &err), &err);
+    ok(hs_kernel_add_param(w, a, 0, "n", 1000, &err), &err);
+    hs_workload_set_cost_fn(w, hs_perfmodel_cost_fn, *pm);
+    ok(hs_workload_finalize(w, &err), &err);
+    opt.perfmodel = *pm;
+    assert_int_equal(p->transform(w, &opt, t, &err), 1);
+    return w;
+}
+
+#define FIT(dev, a, b, c)                                                                    \
+    "{\"type\": \"va\", \"device\": \"" dev "\", \"a\": " #a ", \"b\": " #b ", \"c\": " #c   \
+    ", \"points\": 3, \"rms_rel\": 0}"
+
+/* Sec. 4.3 with the regression: fits cpu0 0.1 D + 20 and gpu0 0.05 D + 20,
+ * so the whole kernel costs 120 and 70 us.  Fractions by speed: 1/120 : 1/70,
+ * i.e. 7/19 (cpu0) and 12/19 (gpu0); part 0 is the smaller.  Part costs are
+ * the model at f x 1000:
+ *   part 0 (7/19):  cpu0 700/19 + 20 = 1080/19, gpu0 350/19 + 20 = 730/19
+ *   part 1 (12/19): cpu0 1200/19 + 20 = 1580/19, gpu0 600/19 + 20 = 980/19
+ * (each above the linear f x C, e.g. 7/19 x 120 = 840/19 < 1080/19).  Split
+ * pays: the slowest part alone, cpu0's 1080/19 = 56.8 us, beats 70 whole.
+ * Mapping: part 1 goes first to gpu0 (ends 980/19); part 0 then ends at
+ * 1080/19 on cpu0 against 1710/19 on gpu0: makespan 1080/19.  Without the
+ * model both parts cost 840/19 (linear), the makespan 840/19. */
+static void ad_part_model_parts(void **state)
+{
+    hs_perfmodel *pm = NULL;
+    hs_graph t;
+    hs_workload *w = typed_split(FIT("cpu0", 0.1, 1, 20) "," FIT("gpu0", 0.05, 1, 20), &pm, &t);
+    hs_map_options opt = {.split_threshold_us = 1, .perfmodel = pm};
+    hs_schedule *s = NULL;
+    hs_error err = {0};
+    (void)state;
+    assert_float_equal(w->graph.tasks[0].cost_us[0], 120, 1e-12);
+    assert_float_equal(w->graph.tasks[0].cost_us[1], 70, 1e-12);
+    assert_int_equal(t.ntasks, 2);
+    assert_float_equal(t.tasks[0].fraction, 7.0 / 19, 1e-12);
+    assert_float_equal(t.tasks[1].fraction, 12.0 / 19, 1e-12);
+    assert_float_equal(t.tasks[0].cost_us[0], 1080.0 / 19, 1e-9);
+    assert_float_equal(t.tasks[0].cost_us[1], 730.0 / 19, 1e-9);
+    assert_float_equal(t.tasks[1].cost_us[0], 1580.0 / 19, 1e-9);
+    assert_float_equal(t.tasks[1].cost_us[1], 980.0 / 19, 1e-9);
+    hs_graph_free(&t);
+    ok(hs_map(w, "ad-part", &opt, &s, NULL, &err), &err);
+    ok(hs_schedule_validate(w, s, &err), &err);
+    assert_float_equal(s->makespan_us, 1080.0 / 19, 1e-9);
+    hs_schedule_free(s);
+    opt.perfmodel = NULL;
+    ok(hs_map(w, "ad-part", &opt, &s, NULL, &err), &err);
+    ok(hs_schedule_validate(w, s, &err), &err);
+    assert_float_equal(s->makespan_us, 840.0 / 19, 1e-9);
+    hs_schedule_free(s);
+    hs_workload_free(w);
+    hs_perfmodel_free(pm);
+}
+
+/* A model that predicts a part cheaper than its linear share (b = 2:
+ * 1.2e-4 D^2 and 7e-5 D^2, whole 120 and 70 us, a part 120 f^2 < 120 f)
+ * gives way to f x C, the least the validator lets a part take: the
+ * transformed graph is then exactly the linear one. */
+static void ad_part_model_floor(void **state)
+{
+    hs_perfmodel *pm = NULL;
+    hs_graph t;
+    hs_workload *w = typed_split(FIT("cpu0", 1.2e-4, 2, 0) "," FIT("gpu0", 7e-5, 2, 0), &pm, &t);
+    (void)state;
+    assert_float_equal(w->graph.tasks[0].cost_us[0], 120, 1e-9);
+    check_transformed(w, &t);
+    hs_graph_free(&t);
+    hs_workload_free(w);
+    hs_perfmodel_free(pm);
+}
+#undef FIT
+
 /* ------------------------------------------------ seeded random workloads */
 
 /* A random DAG on `nd` devices (two CPUs sharing host memory when nd > 2):
@@ -848,6 +953,8 @@ int main(void)
         cmocka_unit_test(case_study_makespans),
         cmocka_unit_test(ad_part_case_study),
         cmocka_unit_test(ad_part_refuses_costly_split),
+        cmocka_unit_test(ad_part_model_parts),
+        cmocka_unit_test(ad_part_model_floor),
         cmocka_unit_test(random_invariants),
         cmocka_unit_test(bad_options),
         cmocka_unit_test(one_device),

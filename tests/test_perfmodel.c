@@ -1,6 +1,7 @@
 /* Tests of the performance models (mapper/perfmodel.c): Welford statistics,
  * outlier rejection, the a*D^b+c fit on exact and noisy data, prediction
- * sources, and the JSON save/load round trip and its refusals. */
+ * sources, the JSON save/load round trip and its refusals, and the model as
+ * the cost provider of a workload's typed kernels. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 #include <cmocka.h>
 #include <gsl/gsl_rng.h>
 
+#include "hetsched/hetsched.h"
 #include "mapper/perfmodel.h"
 
 static void record_ok(hs_perfmodel *m, const char *type, double D, const char *dev, double us,
@@ -325,8 +327,194 @@ static void load_refusals(void **state)
     assert_null(m);
     unlink(path);
 
-    assert_int_equal(hs_perfmodel_load("/nonexistent/model.json", &m, &err), HS_EIO);
+    assert_int_equal(hs_perfmodel_load("/nonexistent/model.json", &m, &err), HS_EINPUT);
     assert_null(m);
+}
+
+
+/* ------------------------------------------------ the model as cost provider */
+
+/* A hand-written model.  D of a typed kernel is its hs_kconf flops: n for
+ * va, 2 m n k = 2 n^3 for gemm (m, k default to n).
+ *   va  at D 1000 on cpu0: history, mean 50
+ *   va  on cpu0: fit 0.1 D          (2000 -> 200; at 1000 history wins: 50)
+ *   va  on the kind gpu: 0.01 D + 10 (1000 -> 20, 2000 -> 30)
+ *   gemm on gpu0 only: 1e-6 D + 5   (n 100: D 2e6 -> 7) */
+static const char *model_json =
+    "{\"hetsched_perfmodel\": 1,\n"
+    " \"history\": [{\"type\": \"va\", \"size\": 1000, \"device\": \"cpu0\", \"mean_us\": 50,"
+    " \"stddev_us\": 0, \"count\": 1, \"rejected\": 0, \"samples\": [50]}],\n"
+    " \"fits\": [\n"
+    "  {\"type\": \"va\", \"device\": \"cpu0\", \"a\": 0.1, \"b\": 1, \"c\": 0, \"points\": 3,"
+    " \"rms_rel\": 0},\n"
+    "  {\"type\": \"va\", \"device\": \"gpu\", \"a\": 0.01, \"b\": 1, \"c\": 10, \"points\": 3,"
+    " \"rms_rel\": 0},\n"
+    "  {\"type\": \"gemm\", \"device\": \"gpu0\", \"a\": 1e-6, \"b\": 1, \"c\": 5, \"points\": 3,"
+    " \"rms_rel\": 0}]}\n";
+
+static hs_perfmodel *load_model(void)
+{
+    hs_perfmodel *m = NULL;
+    hs_error err = {0};
+    char path[64];
+    temp_path(path, sizeof path);
+    write_file(path, model_json);
+    if (hs_perfmodel_load(path, &m, &err) != HS_OK)
+        fail_msg("%s", err.msg);
+    unlink(path);
+    return m;
+}
+
+/* cpu0 (host), gpu0, gpu1, linked both ways to the host. */
+static const char *platform_yaml =
+    "platform:\n"
+    "  devices:\n"
+    "    - {name: cpu0, kind: cpu, memory: host}\n"
+    "    - {name: gpu0, kind: gpu, memory: gpu0}\n"
+    "    - {name: gpu1, kind: gpu, memory: gpu1}\n"
+    "  links:\n"
+    "    - {from: host, to: gpu0, bandwidth_gbps: 10, latency_us: 5}\n"
+    "    - {from: gpu0, to: host, bandwidth_gbps: 10, latency_us: 5}\n"
+    "    - {from: host, to: gpu1, bandwidth_gbps: 10, latency_us: 5}\n"
+    "    - {from: gpu1, to: host, bandwidth_gbps: 10, latency_us: 5}\n";
+
+/* Typed kernels without (or with partial) cost_us get the model's costs,
+ * exactly as derived beside model_json; given costs win. */
+static void typed_costs_from_model(void **state)
+{
+    hs_perfmodel *m = load_model();
+    hs_load_options opt = {.cost_fn = hs_perfmodel_cost_fn, .cost_ctx = m};
+    hs_workload *w = NULL;
+    hs_error err = {0};
+    char path[64], text[2048];
+    const hs_kernel *k;
+    (void)state;
+    snprintf(text, sizeof text, "%s"
+             "applications:\n"
+             "  - name: app\n"
+             "    kernels:\n"
+             "      - {name: v1, type: va, params: {n: 1000}}\n"
+             "      - {name: v2, type: va, params: {n: 2000}}\n"
+             "      - {name: g, type: gemm, params: {n: 100}, cost_us: {cpu: 400, gpu1: 9}}\n"
+             "      - {name: u, cost_us: {cpu: 1, gpu: 2}}\n"
+             "    edges:\n"
+             "      - {from: v1, to: g, bytes: 0}\n",
+             platform_yaml);
+    temp_path(path, sizeof path);
+    write_file(path, text);
+    if (hs_workload_load_file_opts(path, &opt, &w, &err) != HS_OK)
+        fail_msg("%s", err.msg);
+    k = w->apps[0].kernels;
+    /* v1: history 50 on cpu0 (by name), fit of kind gpu 0.01 x 1000 + 10 */
+    assert_float_equal(k[0].cost_us[0], 50, 0);
+    assert_float_equal(k[0].cost_us[1], 20, 1e-12);
+    assert_float_equal(k[0].cost_us[2], 20, 1e-12);
+    /* v2: no history at 2000: cpu0's fit 0.1 x 2000, gpu 0.01 x 2000 + 10 */
+    assert_float_equal(k[1].cost_us[0], 200, 1e-12);
+    assert_float_equal(k[1].cost_us[1], 30, 1e-12);
+    assert_float_equal(k[1].cost_us[2], 30, 1e-12);
+    /* g: cpu and gpu1 given (win); gpu0 from the model 1e-6 x 2e6 + 5 */
+    assert_float_equal(k[2].cost_us[0], 400, 0);
+    assert_float_equal(k[2].cost_us[1], 7, 1e-12);
+    assert_float_equal(k[2].cost_us[2], 9, 0);
+    /* u is untyped and fully given */
+    assert_float_equal(k[3].cost_us[1], 2, 0);
+    /* the graph's tasks carry the same costs */
+    assert_float_equal(w->graph.tasks[2].cost_us[1], 7, 1e-12);
+    hs_workload_free(w);
+
+    /* without the model the same file is refused as before */
+    assert_int_equal(hs_workload_load_file(path, &w, &err), HS_EINPUT);
+    assert_null(w);
+    assert_non_null(strstr(err.msg, "kernel 'v1' of type 'va' has no cost_us and no "
+                                    "performance model is loaded (give cost_us)"));
+    unlink(path);
+    hs_perfmodel_free(m);
+}
+
+/* A pair the model does not cover: the exact error, with the kernel's path;
+ * and the provider is never asked about untyped kernels. */
+static void typed_cost_missing(void **state)
+{
+    hs_perfmodel *m = load_model();
+    hs_workload *w = hs_workload_new();
+    hs_error err = {0};
+    int a, k;
+    (void)state;
+    assert_non_null(w);
+    assert_true(hs_platform_add_device(w, "cpu0", HS_DEVICE_CPU, "host", 0, &err) >= 0);
+    assert_true(hs_platform_add_device(w, "gpu0", HS_DEVICE_GPU, "gpu0", 0, &err) >= 0);
+    a = hs_workload_add_app(w, "app", 1, &err);
+    assert_true(hs_app_add_kernel(w, a, "v", &err) >= 0);
+    assert_int_equal(hs_kernel_set_type(w, a, 0, "va", &err), HS_OK);
+    assert_int_equal(hs_kernel_add_param(w, a, 0, "n", 1000, &err), HS_OK);
+    k = hs_app_add_kernel(w, a, "mm", &err);
+    assert_int_equal(hs_kernel_set_type(w, a, k, "gemm", &err), HS_OK);
+    assert_int_equal(hs_kernel_add_param(w, a, k, "n", 100, &err), HS_OK);
+    hs_workload_set_cost_fn(w, hs_perfmodel_cost_fn, m);
+    /* gemm has a fit on gpu0 only: cpu0 is missing, by name and by kind */
+    assert_int_equal(hs_workload_finalize(w, &err), HS_EINPUT);
+    assert_string_equal(err.msg, "applications[0].kernels[1].cost_us: kernel 'mm': no "
+                                 "performance model for gemm on cpu0 (run hetsched calibrate)");
+    assert_string_equal(err.path, "applications[0].kernels[1].cost_us");
+    /* giving the cpu cost fills the gap; gpu0 still comes from the model */
+    assert_int_equal(hs_kernel_set_cost(w, a, k, "cpu0", 123, &err), HS_OK);
+    if (hs_workload_finalize(w, &err) != HS_OK)
+        fail_msg("%s", err.msg);
+    assert_float_equal(w->apps[0].kernels[1].cost_us[0], 123, 0);
+    assert_float_equal(w->apps[0].kernels[1].cost_us[1], 7, 1e-12);
+    hs_workload_free(w);
+
+    /* an untyped kernel without costs keeps its own message */
+    w = hs_workload_new();
+    assert_true(hs_platform_add_device(w, "cpu0", HS_DEVICE_CPU, "host", 0, &err) >= 0);
+    a = hs_workload_add_app(w, "app", 1, &err);
+    assert_true(hs_app_add_kernel(w, a, "x", &err) >= 0);
+    hs_workload_set_cost_fn(w, hs_perfmodel_cost_fn, m);
+    assert_int_equal(hs_workload_finalize(w, &err), HS_EINPUT);
+    assert_string_equal(err.msg, "applications[0].kernels[0].cost_us: no cost for device "
+                                 "'cpu0' of kernel 'x' (give 'cpu0' or 'cpu')");
+    hs_workload_free(w);
+
+    /* a type the registry refuses: its message, behind the kernel's path */
+    w = hs_workload_new();
+    assert_true(hs_platform_add_device(w, "cpu0", HS_DEVICE_CPU, "host", 0, &err) >= 0);
+    a = hs_workload_add_app(w, "app", 1, &err);
+    assert_true(hs_app_add_kernel(w, a, "x", &err) >= 0);
+    assert_int_equal(hs_kernel_set_type(w, a, 0, "nosuch", &err), HS_OK);
+    hs_workload_set_cost_fn(w, hs_perfmodel_cost_fn, m);
+    assert_int_equal(hs_workload_finalize(w, &err), HS_EINPUT);
+    assert_non_null(strstr(err.msg, "applications[0].kernels[0].cost_us: kernel 'x': "));
+    assert_non_null(strstr(err.msg, "nosuch"));
+    hs_workload_free(w);
+    hs_perfmodel_free(m);
+}
+
+/* The D of typed kernels, and prediction by device name then kind. */
+static void kernel_size_and_kind(void **state)
+{
+    hs_perfmodel *m = load_model();
+    hs_param gp[] = {{"n", 4}, {"m", 2}, {"k", 3}}, vp[] = {{"n", 1000}};
+    hs_kernel g = {.name = "g", .type = "gemm", .nparams = 3, .params = gp};
+    hs_kernel v = {.name = "v", .type = "va", .nparams = 1, .params = vp};
+    hs_kernel u = {.name = "u"};
+    hs_device gpu7 = {.name = "gpu7", .kind = HS_DEVICE_GPU};
+    hs_device cpu1 = {.name = "cpu1", .kind = HS_DEVICE_CPU};
+    hs_error err = {0};
+    double D, us;
+    (void)state;
+    assert_int_equal(hs_perfmodel_kernel_size(&g, &D, &err), HS_OK);
+    assert_float_equal(D, 2.0 * 2 * 4 * 3, 0); /* 2 m n k */
+    assert_int_equal(hs_perfmodel_kernel_size(&v, &D, &err), HS_OK);
+    assert_float_equal(D, 1000, 0);
+    assert_int_equal(hs_perfmodel_kernel_size(&u, &D, &err), HS_EINPUT);
+    /* gpu7 is not in the model by name: the kind's fit 0.01 x 500 + 10 */
+    assert_int_equal(hs_perfmodel_predict_device(m, "va", 500, &gpu7, &us, &err), HS_OK);
+    assert_float_equal(us, 15, 1e-12);
+    assert_int_equal(hs_perfmodel_predict_device(m, "va", 500, &cpu1, &us, &err), HS_EINPUT);
+    assert_string_equal(err.msg, "no performance model for va on cpu1 (run hetsched "
+                                 "calibrate)");
+    hs_perfmodel_free(m);
 }
 
 int main(void)
@@ -337,6 +525,8 @@ int main(void)
         cmocka_unit_test(fit_exact),            cmocka_unit_test(fit_refusals),
         cmocka_unit_test(fit_noisy_and_predict), cmocka_unit_test(save_load_round_trip),
         cmocka_unit_test(load_refusals),
+        cmocka_unit_test(typed_costs_from_model), cmocka_unit_test(typed_cost_missing),
+        cmocka_unit_test(kernel_size_and_kind),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

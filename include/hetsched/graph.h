@@ -171,6 +171,13 @@ void hs_graph_free(hs_graph *g);
 
 /* ---------------------------------------------------------------- workload */
 
+/* A cost provider: the cost in µs of typed kernel k on device d, into *us
+ * (finite, >= 0).  On failure it returns a negative HS_E* code with a
+ * one-line message in err (e.g. "no performance model for gemm on gpu0 ..."),
+ * which finalize prefixes with the kernel's path. */
+typedef int (*hs_cost_fn)(void *ctx, const hs_kernel *k, const hs_device *d, double *us,
+                          hs_error *err);
+
 typedef struct hs_workload {
     char *path;            /* file it came from, or NULL */
     hs_platform platform;
@@ -179,6 +186,8 @@ typedef struct hs_workload {
     int finalized;
     hs_graph graph;        /* every instance of every application */
     struct hs__strmap *ids; /* task id -> task index, built on demand */
+    hs_cost_fn cost_fn;    /* see hs_workload_set_cost_fn; NULL: none */
+    void *cost_ctx;
 } hs_workload;
 
 hs_workload *hs_workload_new(void);
@@ -204,6 +213,12 @@ int hs_kernel_set_split(hs_workload *w, int app, int kernel, int splittable, dou
                         hs_error *err);
 int hs_app_add_edge(hs_workload *w, int app, const char *from, const char *to, double bytes,
                     hs_error *err);
+
+/* Sets the cost provider finalize asks for every (kernel, device) pair of a
+ * kernel with a type that its cost_us does not cover (given costs always
+ * win).  `fn` NULL removes it.  graph/ knows nothing of where the costs come
+ * from: mapper/perfmodel.h has one backed by a performance model. */
+void hs_workload_set_cost_fn(hs_workload *w, hs_cost_fn fn, void *ctx);
 
 /* Checks the whole workload and builds w->graph.  On error the workload is
  * left unfinalized (and may be freed). */

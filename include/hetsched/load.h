@@ -27,6 +27,17 @@ extern "C" {
 #endif
 
 int hs_workload_load_file(const char *path, hs_workload **out, hs_error *err);
+
+/* What a load may add to the file's content.  Zero-initialise it: fields
+ * left 0 change nothing. */
+typedef struct hs_load_options {
+    hs_cost_fn cost_fn;    /* cost provider for typed kernels (hs_workload_set_cost_fn) */
+    void *cost_ctx;
+} hs_load_options;
+
+/* hs_workload_load_file with options (`opt` NULL: none). */
+int hs_workload_load_file_opts(const char *path, const hs_load_options *opt, hs_workload **out,
+                               hs_error *err);
 /* `name` is used in messages in place of a file name. */
 int hs_workload_load_buffer(const char *name, const char *data, size_t len, hs_workload **out,
                             hs_error *err);

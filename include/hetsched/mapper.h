@@ -23,6 +23,8 @@ typedef struct hs_map_options {
     int thr;                /* h-ratio / d-rank dispatch threshold; 0 = default */
     double split_threshold_us; /* ad-part: split a kernel predicted longer than
                                   this; 0 = the policy's default */
+    const struct hs_perfmodel *perfmodel; /* ad-part: predicts the parts of typed
+                                  kernels (mapper/perfmodel.h); NULL = f x cost */
 } hs_map_options;
 
 typedef struct hs_map_stats {
