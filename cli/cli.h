@@ -28,6 +28,15 @@ int hs_cli_parse_whole(const char *s, unsigned long long min, unsigned long long
                        unsigned long long *out);
 /* Parses a finite number in [lo, hi]; 0, or -1 if `s` is not one. */
 int hs_cli_parse_real(const char *s, double lo, double hi, double *out);
+/* The files a schedule is written to (NULL: not asked for; "-": stdout). */
+typedef struct hs_cli_outputs {
+    const char *json, *dot, *gantt, *trace;
+} hs_cli_outputs;
+/* Writes s to every file asked for; stops at the first failure. */
+int hs_cli_write_outputs(const hs_workload *w, const hs_schedule *s, const hs_cli_outputs *o,
+                         hs_error *err);
+/* 1 when one of the outputs is stdout: the summary then goes to stderr. */
+int hs_cli_outputs_use_stdout(const hs_cli_outputs *o);
 /* Loads a workload or prints the error; returns NULL on failure and sets
  * *status to the exit status. */
 hs_workload *hs_cli_load(const char *path, int *status);

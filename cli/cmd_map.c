@@ -89,20 +89,6 @@ static int summarise(FILE *out, const hs_workload *w, const char *algo, const ch
     return 0;
 }
 
-/* Writes the DOT picture to `path` ("-": stdout). */
-static int write_dot(const hs_workload *w, const hs_schedule *s, const char *path,
-                     hs_error *err)
-{
-    FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
-    int rc;
-    if (!f)
-        return hs_error_set(err, HS_EIO, "cannot write %s: %s", path, strerror(errno));
-    rc = hs_dot_write(w, s, f, err);
-    if (f != stdout && fclose(f) != 0 && rc == HS_OK)
-        rc = hs_error_set(err, HS_EIO, "cannot write %s: %s", path, strerror(errno));
-    return rc;
-}
-
 static int map_main(int argc, char **argv)
 {
     enum { OPT_JSON = 256, OPT_DOT, OPT_GANTT, OPT_TRACE, OPT_SEED, OPT_THR, OPT_MODEL };
@@ -117,7 +103,8 @@ static int map_main(int argc, char **argv)
         {"model", required_argument, NULL, OPT_MODEL},
         {NULL, 0, NULL, 0},
     };
-    const char *algo = NULL, *json = NULL, *dot = NULL, *gantt = NULL, *trace = NULL;
+    const char *algo = NULL;
+    hs_cli_outputs out = {0};
     const char *model_path = NULL;
     hs_perfmodel *model = NULL;
     hs_map_options opt = {0};
@@ -132,10 +119,10 @@ static int map_main(int argc, char **argv)
     while ((c = getopt_long(argc, argv, ":a:", longopts, NULL)) != -1) {
         switch (c) {
         case 'a': algo = optarg; break;
-        case OPT_JSON: json = optarg; break;
-        case OPT_DOT: dot = optarg; break;
-        case OPT_GANTT: gantt = optarg; break;
-        case OPT_TRACE: trace = optarg; break;
+        case OPT_JSON: out.json = optarg; break;
+        case OPT_DOT: out.dot = optarg; break;
+        case OPT_GANTT: out.gantt = optarg; break;
+        case OPT_TRACE: out.trace = optarg; break;
         case OPT_MODEL: model_path = optarg; break;
         case OPT_SEED:
             if (hs_cli_parse_whole(optarg, 0, ULONG_MAX, &v) != 0)
@@ -173,18 +160,10 @@ static int map_main(int argc, char **argv)
         return status;
     opt.perfmodel = model;
     rc = hs_map(w, algo, &opt, &s, &stats, &err);
-    if (rc == HS_OK && json)
-        rc = hs_schedule_write_json(w, s, json, &err);
-    if (rc == HS_OK && dot)
-        rc = write_dot(w, s, dot, &err);
-    if (rc == HS_OK && gantt)
-        rc = hs_gantt_write(w, s, gantt, &err);
-    if (rc == HS_OK && trace)
-        rc = hs_trace_write(w, s, trace, &err);
+    if (rc == HS_OK)
+        rc = hs_cli_write_outputs(w, s, &out, &err);
     if (rc == HS_OK) {
-        int to_stdout = (json && strcmp(json, "-") == 0) || (dot && strcmp(dot, "-") == 0) ||
-                        (trace && strcmp(trace, "-") == 0);
-        status = summarise(to_stdout ? stderr : stdout, w, algo, argv[optind], s, &stats);
+        status = summarise(hs_cli_outputs_use_stdout(&out) ? stderr : stdout, w, algo, argv[optind], s, &stats);
     } else {
         status = hs_cli_fail(&err);
     }

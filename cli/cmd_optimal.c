@@ -39,6 +39,7 @@ const hs_cli_cmd hs_cmd_optimal = {
              "  --dot FILE          write the kernel graph with the schedule as DOT\n"
              "                      ('-' for stdout)\n"
              "  --gantt FILE        draw a Gantt chart, FILE.png or FILE.svg\n"
+             "  --trace FILE        write a Chrome trace (opens in Perfetto; '-' for stdout)\n"
              "  --write-lp FILE     write the model in CPLEX LP format before solving\n"
              "  --model FILE        performance model (JSON): costs of typed kernels\n"
              "                      without cost_us\n"
@@ -76,19 +77,6 @@ static int parse_disable(const char *list, unsigned *bits)
     return 0;
 }
 
-static int write_dot(const hs_workload *w, const hs_schedule *s, const char *path,
-                     hs_error *err)
-{
-    FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
-    int rc;
-    if (!f)
-        return hs_error_set(err, HS_EIO, "cannot write %s: %s", path, strerror(errno));
-    rc = hs_dot_write(w, s, f, err);
-    if (f != stdout && fclose(f) != 0 && rc == HS_OK)
-        rc = hs_error_set(err, HS_EIO, "cannot write %s: %s", path, strerror(errno));
-    return rc;
-}
-
 static void summarise(FILE *out, const hs_workload *w, const char *path,
                       const hs_milp_options *o, const hs_milp_result *r)
 {
@@ -115,7 +103,7 @@ static void summarise(FILE *out, const hs_workload *w, const char *path,
 static int optimal_main(int argc, char **argv)
 {
     enum { OPT_FORM = 256, OPT_TIME, OPT_GAP, OPT_SOLVER, OPT_VERBOSE, OPT_JSON, OPT_DOT,
-           OPT_GANTT, OPT_LP, OPT_DISABLE, OPT_MODEL };
+           OPT_GANTT, OPT_TRACE, OPT_LP, OPT_DISABLE, OPT_MODEL };
     static const struct option longopts[] = {
         {"formulation", required_argument, NULL, OPT_FORM},
         {"time-limit", required_argument, NULL, OPT_TIME},
@@ -125,12 +113,14 @@ static int optimal_main(int argc, char **argv)
         {"json", required_argument, NULL, OPT_JSON},
         {"dot", required_argument, NULL, OPT_DOT},
         {"gantt", required_argument, NULL, OPT_GANTT},
+        {"trace", required_argument, NULL, OPT_TRACE},
         {"write-lp", required_argument, NULL, OPT_LP},
         {"disable", required_argument, NULL, OPT_DISABLE},
         {"model", required_argument, NULL, OPT_MODEL},
         {NULL, 0, NULL, 0},
     };
-    const char *json = NULL, *dot = NULL, *gantt = NULL, *model_path = NULL;
+    const char *model_path = NULL;
+    hs_cli_outputs outputs = {0};
     hs_perfmodel *model = NULL;
     hs_milp_options opt;
     hs_milp_result res;
@@ -173,9 +163,10 @@ static int optimal_main(int argc, char **argv)
                                           optarg);
             break;
         case OPT_VERBOSE: opt.verbose = 1; break;
-        case OPT_JSON: json = optarg; break;
-        case OPT_DOT: dot = optarg; break;
-        case OPT_GANTT: gantt = optarg; break;
+        case OPT_JSON: outputs.json = optarg; break;
+        case OPT_DOT: outputs.dot = optarg; break;
+        case OPT_GANTT: outputs.gantt = optarg; break;
+        case OPT_TRACE: outputs.trace = optarg; break;
         case OPT_LP: opt.lp_file = optarg; break;
         case OPT_MODEL: model_path = optarg; break;
         case OPT_DISABLE:
@@ -202,7 +193,7 @@ static int optimal_main(int argc, char **argv)
     }
     if (!(w = hs_cli_load_model(argv[optind], model_path, &model, &status)))
         return status;
-    if ((json && strcmp(json, "-") == 0) || (dot && strcmp(dot, "-") == 0))
+    if (hs_cli_outputs_use_stdout(&outputs))
         out = stderr;
     if (hs_milp_solve(w, &opt, &res, &err) != HS_OK) {
         status = hs_cli_fail(&err);
@@ -213,9 +204,7 @@ static int optimal_main(int argc, char **argv)
     summarise(out, w, argv[optind], &opt, &res);
     if (!res.schedule) {
         status = 1;
-    } else if ((json && hs_schedule_write_json(w, res.schedule, json, &err) != HS_OK) ||
-               (dot && write_dot(w, res.schedule, dot, &err) != HS_OK) ||
-               (gantt && hs_gantt_write(w, res.schedule, gantt, &err) != HS_OK)) {
+    } else if (hs_cli_write_outputs(w, res.schedule, &outputs, &err) != HS_OK) {
         status = hs_cli_fail(&err);
     }
     hs_milp_result_free(&res);

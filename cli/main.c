@@ -78,6 +78,45 @@ int hs_cli_parse_real(const char *s, double lo, double hi, double *out)
     return 0;
 }
 
+static int is_stdout(const char *path)
+{
+    return path && strcmp(path, "-") == 0;
+}
+
+int hs_cli_outputs_use_stdout(const hs_cli_outputs *o)
+{
+    return is_stdout(o->json) || is_stdout(o->dot) || is_stdout(o->trace);
+}
+
+/* DOT goes through a FILE (hs_dot_write); the others take a path. */
+static int write_dot(const hs_workload *w, const hs_schedule *s, const char *path,
+                     hs_error *err)
+{
+    FILE *f = is_stdout(path) ? stdout : fopen(path, "w");
+    int rc;
+    if (!f)
+        return hs_error_set(err, HS_EIO, "cannot write %s: %s", path, strerror(errno));
+    rc = hs_dot_write(w, s, f, err);
+    if (f != stdout && fclose(f) != 0 && rc == HS_OK)
+        rc = hs_error_set(err, HS_EIO, "cannot write %s: %s", path, strerror(errno));
+    return rc;
+}
+
+int hs_cli_write_outputs(const hs_workload *w, const hs_schedule *s, const hs_cli_outputs *o,
+                         hs_error *err)
+{
+    int rc = HS_OK;
+    if (rc == HS_OK && o->json)
+        rc = hs_schedule_write_json(w, s, o->json, err);
+    if (rc == HS_OK && o->dot)
+        rc = write_dot(w, s, o->dot, err);
+    if (rc == HS_OK && o->gantt)
+        rc = hs_gantt_write(w, s, o->gantt, err);
+    if (rc == HS_OK && o->trace)
+        rc = hs_trace_write(w, s, o->trace, err);
+    return rc;
+}
+
 hs_workload *hs_cli_load(const char *path, int *status)
 {
     hs_workload *w = NULL;

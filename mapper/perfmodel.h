@@ -118,8 +118,8 @@ int hs_perfmodel_cost_fn(void *ctx, const hs_kernel *k, const hs_device *d, doub
 
 /* JSON with jansson; `path` "-" is stdout.  The file holds the history
  * (with each entry's retained-sample window, so rejection resumes where it
- * stopped) and the fits.  Loading checks every field: HS_EIO when the file
- * cannot be read, HS_EINPUT naming the file and the bad item otherwise. */
+ * stopped) and the fits.  Loading checks every field: HS_EINPUT naming the
+ * file (and the bad item, if it could be read); saving fails with HS_EIO. */
 int hs_perfmodel_save(const hs_perfmodel *m, const char *path, hs_error *err);
 int hs_perfmodel_load(const char *path, hs_perfmodel **out, hs_error *err);
 
