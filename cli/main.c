@@ -11,6 +11,7 @@
 /* The registry: one line per subcommand, in the order `--help` lists them. */
 static const hs_cli_cmd *const commands[] = {
     &hs_cmd_map,
+    &hs_cmd_run,
     &hs_cmd_compare,
     &hs_cmd_optimal,
     &hs_cmd_validate,

@@ -167,5 +167,17 @@ expect 2 "compare --random --model" -- "$H" compare --random 2 --model "$TM"
 expect 0 "optimal --model" -- "$H" optimal "$TW" --model "$TM" --time-limit 30
 check "optimal --model makespan" "$tmp/out" '^makespan +[0-9]+\.[0-9]+ us'
 
+# run: real execution on worker threads (exec/data.h)
+RW=workloads/run-small.yaml
+expect 0 "run emu" -- "$H" run -a heft "$RW" --trace "$tmp/run.json"
+check "run measured" "$tmp/out" '^policy heft on .*, backend emu: measured makespan [0-9.]+ us$'
+check "run predicted" "$tmp/out" '^predicted makespan [0-9.]+ us \(measured / predicted [0-9.]+\)$'
+check "run checked" "$tmp/out" '^checked 6 of 6 typed kernels; 2 cost-only tasks'
+check "run trace" "$tmp/run.json" '"traceEvents"'
+expect 2 "run cpu on a gpu platform" -- "$H" run -a heft --backend cpu "$RW"
+check "run cpu on a gpu platform: why" "$tmp/err" "backend cpu runs cpu devices only"
+expect 2 "run bad backend" -- "$H" run -a heft --backend sim "$RW"
+expect 2 "run unknown policy" -- "$H" run -a nope "$RW"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

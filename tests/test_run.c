@@ -1,0 +1,417 @@
+/* Tests of the real backends cpu and emu (exec/data.h): every policy runs
+ * small typed workloads for real; kernels' checks pass; the schedules are
+ * structurally sound (one task at a time per device, dependencies respected:
+ * measured durations differ from the model's costs, so hs_schedule_validate's
+ * timing against the model is not asked for); outputs are byte-identical to a
+ * serial reference written here from the rule of exec/data.h; copies and
+ * replica counts on hand-checked cases. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "exec/data.h"
+#include "exec/engine.h"
+#include "hetsched/hetsched.h"
+#include "mapper/policy.h"
+#include "workloads/kernels/kernel.h"
+
+/* ---------------------------------------------------------------- helpers */
+
+enum { PF_CPU2, PF_CPU_GPU2, PF_GPU1, PF_CPU_GPU1 };
+
+/* Adds the platform: PF_CPU2 = cpu0, cpu1 (host); PF_CPU_GPU2 = cpu0 + gpu0,
+ * gpu1 (own memories, linked to host and to each other); PF_GPU1 = gpu0
+ * only; PF_CPU_GPU1 = cpu0 + gpu0. */
+static void platform(hs_workload *w, int pf)
+{
+    hs_error err = {0};
+    static const char *const mems[] = {"host", "gpu0", "gpu1"};
+    int nm = pf == PF_CPU_GPU2 ? 3 : pf == PF_CPU2 ? 1 : 2;
+    if (pf != PF_GPU1)
+        assert_true(hs_platform_add_device(w, "cpu0", HS_DEVICE_CPU, "host", 1, &err) >= 0);
+    if (pf == PF_CPU2)
+        assert_true(hs_platform_add_device(w, "cpu1", HS_DEVICE_CPU, "host", 1, &err) >= 0);
+    if (pf != PF_CPU2)
+        assert_true(hs_platform_add_device(w, "gpu0", HS_DEVICE_GPU, "gpu0", 0, &err) >= 0);
+    if (pf == PF_CPU_GPU2)
+        assert_true(hs_platform_add_device(w, "gpu1", HS_DEVICE_GPU, "gpu1", 0, &err) >= 0);
+    for (int a = 0; a < nm; a++)
+        for (int b = 0; b < nm; b++)
+            if (a != b)
+                assert_true(hs_platform_add_link(w, mems[a], mems[b], 10.0, 5.0, &err) >= 0);
+}
+
+static int kernel(hs_workload *w, int app, const char *name, const char *type, const char *p1,
+                  double v1, const char *p2, double v2, double cpu_us, double gpu_us)
+{
+    hs_error err = {0};
+    int k = hs_app_add_kernel(w, app, name, &err);
+    assert_true(k >= 0);
+    assert_int_equal(hs_kernel_set_type(w, app, k, type, &err), 0);
+    assert_int_equal(hs_kernel_add_param(w, app, k, p1, v1, &err), 0);
+    if (p2)
+        assert_int_equal(hs_kernel_add_param(w, app, k, p2, v2, &err), 0);
+    assert_int_equal(hs_kernel_set_cost(w, app, k, "cpu", cpu_us, &err), 0);
+    assert_int_equal(hs_kernel_set_cost(w, app, k, "gpu", gpu_us, &err), 0);
+    return k;
+}
+
+/* Application "chain" (`instances` times): va -> scale -> increment on n =
+ * 1000 floats (4000-byte results, so each edge feeds the next kernel's
+ * first buffer).  Costs cpu/gpu: va 10/1000, scale 1000/10, increment 10/1000,
+ * so HEFT puts va and increment on cpu0 and scale on the gpu. */
+static void chain_app(hs_workload *w, int instances)
+{
+    hs_error err = {0};
+    int a = hs_workload_add_app(w, "chain", instances, &err);
+    assert_true(a >= 0);
+    kernel(w, a, "va", "va", "n", 1000, NULL, 0, 10, 1000);
+    kernel(w, a, "scale", "scale", "n", 1000, "s", -2.5, 1000, 10);
+    kernel(w, a, "inc", "increment", "n", 1000, NULL, 0, 10, 1000);
+    assert_true(hs_app_add_edge(w, a, "va", "scale", 4000, &err) >= 0);
+    assert_true(hs_app_add_edge(w, a, "scale", "inc", 4000, &err) >= 0);
+}
+
+/* A 2 x 2 tiled Cholesky of 8 x 8 tiles: potrf(A00) -> trsm (L00 feeds l)
+ * -> syrk (the solved tile feeds a) -> potrf(A11).  The last edge carries 0
+ * bytes, an ordering only: generated tiles are not a whole SPD matrix, so
+ * C - A A^T need not be positive definite. */
+static void cholesky_app(hs_workload *w)
+{
+    hs_error err = {0};
+    int a = hs_workload_add_app(w, "chol", 1, &err);
+    assert_true(a >= 0);
+    kernel(w, a, "potrf0", "potrf", "n", 8, NULL, 0, 30, 20);
+    kernel(w, a, "trsm", "trsm", "n", 8, "m", 8, 30, 20);
+    kernel(w, a, "syrk", "syrk", "n", 8, "k", 8, 30, 20);
+    kernel(w, a, "potrf1", "potrf", "n", 8, NULL, 0, 30, 20);
+    assert_true(hs_app_add_edge(w, a, "potrf0", "trsm", 256, &err) >= 0);
+    assert_true(hs_app_add_edge(w, a, "trsm", "syrk", 256, &err) >= 0);
+    assert_true(hs_app_add_edge(w, a, "syrk", "potrf1", 0, &err) >= 0);
+}
+
+static hs_workload *finalize(hs_workload *w)
+{
+    hs_error err = {0};
+    assert_int_equal(hs_workload_finalize(w, &err), 0);
+    return w;
+}
+
+/* The mixed workload: two chains and the Cholesky. */
+static hs_workload *mixed(int pf)
+{
+    hs_workload *w = hs_workload_new();
+    platform(w, pf);
+    chain_app(w, 2);
+    cholesky_app(w);
+    return finalize(w);
+}
+
+/* Runs policy `pol` on backend ops; returns the status, fills *s and *r. */
+static int run(hs_workload *w, const char *pol, const hs_backend_ops *ops, hs_schedule **s,
+               hs_run_report *r, hs_error *err)
+{
+    hs_backend b = {.ops = ops, .state = r};
+    hs_map_options opt = {0};
+    memset(r, 0, sizeof *r);
+    *s = NULL;
+    return hs_engine_run(w, hs_policy_find(pol), &opt, &b, s, NULL, err);
+}
+
+/* The structural half of hs_schedule_validate: every task placed (whole,
+ * or parts whose fractions sum to 1), start <= end; placements on one device
+ * do not overlap; every placement of a task starts after every placement of
+ * each predecessor ends. */
+static void check_structure(const hs_workload *w, const hs_schedule *s)
+{
+    const hs_graph *g = &w->graph;
+    double *sum = calloc(g->ntasks, sizeof *sum);
+    assert_non_null(sum);
+    for (size_t i = 0; i < s->nplacements; i++) {
+        const hs_placement *p = &s->placements[i];
+        assert_true(p->task < g->ntasks);
+        assert_true(p->start_us <= p->end_us);
+        sum[p->task] += p->fraction;
+        for (size_t j = 0; j < s->nplacements; j++) {
+            const hs_placement *q = &s->placements[j];
+            if (j != i && q->device == p->device)
+                assert_true(p->end_us <= q->start_us || q->end_us <= p->start_us);
+            for (size_t e = 0; e < g->nedges; e++)
+                if (g->edges[e].from == q->task && g->edges[e].to == p->task)
+                    assert_true(p->start_us >= q->end_us);
+        }
+    }
+    for (size_t t = 0; t < g->ntasks; t++)
+        assert_true(fabs(sum[t] - 1.0) < 1e-9);
+    free(sum);
+}
+
+/* The serial reference: every typed task in index order (the graph's
+ * instances are built in topological order within an application), buffers
+ * from the generator with seed task + 1, the k-th data edge feeding the k-th
+ * readable buffer when the sizes agree; returns the results (NULL for
+ * untyped tasks), which the caller frees. */
+static void **reference(const hs_workload *w)
+{
+    const hs_graph *g = &w->graph;
+    hs_kconf *c = calloc(g->ntasks, sizeof *c);
+    void **res = calloc(g->ntasks, sizeof *res);
+    size_t *rsize = calloc(g->ntasks, sizeof *rsize);
+    hs_error err = {0};
+    assert_true(c && res && rsize);
+    for (size_t t = 0; t < g->ntasks; t++) {
+        const hs_kernel *k = &w->apps[g->tasks[t].app].kernels[g->tasks[t].kernel];
+        void *bufs[HS_KMAX_BUFS] = {0};
+        int rb = 0, result = -1;
+        const hs_edge *ed;
+        if (!k->type)
+            continue;
+        assert_int_equal(hs_kconf_init(&c[t], k->type, k->params, k->nparams, &err), 0);
+        c[t].seed = t + 1;
+        for (int i = 0; i < c[t].nbufs; i++) {
+            bufs[i] = calloc(1, c[t].bufs[i].bytes);
+            if (c[t].bufs[i].mode & HS_KWRITE)
+                result = i;
+        }
+        hs_kfill(&c[t], bufs);
+        HS_GRAPH_PRED_FOREACH(g, t, ed)
+        {
+            if (ed->bytes <= 0)
+                continue;
+            while (rb < c[t].nbufs && !(c[t].bufs[rb].mode & HS_KREAD))
+                rb++;
+            if (rb == c[t].nbufs)
+                break;
+            if (res[ed->from] && rsize[ed->from] == c[t].bufs[rb].bytes)
+                memcpy(bufs[rb], res[ed->from], rsize[ed->from]);
+            rb++;
+        }
+        assert_int_equal(hs_krun_cpu(&c[t], bufs, 0, c[t].items, 1, &err), 0);
+        for (int i = 0; i < c[t].nbufs; i++)
+            if (i != result)
+                free(bufs[i]);
+        res[t] = bufs[result];
+        rsize[t] = c[t].bufs[result].bytes;
+    }
+    free(c);
+    free(rsize);
+    return res;
+}
+
+static void free_results(const hs_workload *w, void **res)
+{
+    for (size_t t = 0; t < w->graph.ntasks; t++)
+        free(res[t]);
+    free(res);
+}
+
+/* Every output is the reference's result of a typed sink, byte for byte, and
+ * every typed sink has one. */
+static void check_outputs(const hs_workload *w, const hs_run_report *r, void **ref)
+{
+    const hs_graph *g = &w->graph;
+    size_t sinks = 0;
+    for (size_t t = 0; t < g->ntasks; t++)
+        sinks += ref[t] && g->succ_off[t + 1] == g->succ_off[t];
+    assert_int_equal(r->noutputs, sinks);
+    for (size_t i = 0; i < r->noutputs; i++) {
+        assert_non_null(ref[r->outputs[i].task]);
+        assert_memory_equal(r->outputs[i].data, ref[r->outputs[i].task], r->outputs[i].bytes);
+    }
+    /* every replica but the outputs on host was freed */
+    assert_int_equal(r->replicas_allocated - r->replicas_freed, r->noutputs);
+}
+
+/* ------------------------------------------------------------------ tests */
+
+/* Every policy on cpu (two cpu devices) and on emu (cpu0 + two gpus): all 10
+ * kernels (2 x 3 chain + 4 Cholesky) checked, structure sound, outputs equal
+ * to the serial reference (the two platforms give the same task indices, so
+ * the same reference), and the cpu run moves no bytes.  On the two cpus
+ * ad-part splits the chains' scale (fastest cost 1000 us, above the mean
+ * fastest cost (2 x (10 + 1000 + 10) + 4 x 30) / 10 = 216 us), so parts of a
+ * split typed kernel run too. */
+static void every_policy_cpu_and_emu(void **state)
+{
+    hs_workload *wc = mixed(PF_CPU2), *we = mixed(PF_CPU_GPU2);
+    void **ref = reference(wc);
+    const hs_policy *const *pol = hs_policy_list();
+    int nsplit = 0;
+    (void)state;
+    for (size_t i = 0; pol[i]; i++) {
+        const char *name = hs_policy_name(pol[i]);
+        for (int k = 0; k < 2; k++) {
+            hs_workload *w = k ? we : wc;
+            hs_schedule *s;
+            hs_run_report r;
+            hs_error err = {0};
+            int rc = run(w, name, k ? &hs_backend_emu : &hs_backend_cpu, &s, &r, &err);
+            if (rc != 0)
+                fail_msg("%s on %s: %s", name, k ? "emu" : "cpu", err.msg);
+            nsplit += s->nplacements > w->graph.ntasks;
+            assert_int_equal(r.typed, 10);
+            assert_int_equal(r.checked, 10);
+            check_structure(w, s);
+            check_outputs(w, &r, ref);
+            if (!k)
+                for (int m = 0; m < r.nmemories * r.nmemories; m++)
+                    assert_int_equal(r.link_copies[m], 0);
+            hs_schedule_free(s);
+            hs_run_report_free(&r);
+        }
+    }
+    assert_true(nsplit > 0); /* ad-part split a kernel: parts ran too */
+    free_results(wc, ref);
+    hs_workload_free(wc);
+    hs_workload_free(we);
+}
+
+/* One chain on a lone gpu0 under emu: inputs are generated on the device and
+ * passed on in gpu0's memory, so the only copy is the output, increment's
+ * 4000 bytes, gpu0 -> host.  Replicas: va's, scale's and increment's results
+ * on gpu0 plus increment's host copy = 4 allocated; 3 freed (va's after
+ * scale took it, scale's after increment did, increment's after going to
+ * host). */
+static void emu_lone_gpu_copies_only_the_output(void **state)
+{
+    hs_workload *w = hs_workload_new();
+    hs_schedule *s;
+    hs_run_report r;
+    hs_error err = {0};
+    void **ref;
+    (void)state;
+    platform(w, PF_GPU1);
+    chain_app(w, 1);
+    finalize(w);
+    ref = reference(w);
+    assert_int_equal(run(w, "eager", &hs_backend_emu, &s, &r, &err), 0);
+    assert_int_equal(r.nmemories, 2);
+    assert_int_equal(r.link_copies[0 * 2 + 1], 0);
+    assert_int_equal(r.link_copies[1 * 2 + 0], 1);
+    assert_true(r.link_bytes[1 * 2 + 0] == 4000.0);
+    assert_int_equal(r.replicas_allocated, 4);
+    assert_int_equal(r.replicas_freed, 3);
+    check_outputs(w, &r, ref);
+    check_structure(w, s);
+    free_results(w, ref);
+    hs_schedule_free(s);
+    hs_run_report_free(&r);
+    hs_workload_free(w);
+}
+
+/* cpu0 + gpu0, HEFT: va and increment are 100x cheaper on cpu0, scale on
+ * gpu0 (costs of chain_app; a 4000-byte move costs 5 + 0.4 us), so va runs on
+ * cpu0, scale on gpu0, increment on cpu0.  Copies: va's result host -> gpu0
+ * and scale's gpu0 -> host, 4000 bytes each.  Replicas: va's (host, gpu0),
+ * scale's (gpu0, host), increment's (host) = 5 allocated, 4 freed. */
+static void emu_heft_copies_both_ways(void **state)
+{
+    hs_workload *w = hs_workload_new();
+    hs_schedule *s;
+    hs_run_report r;
+    hs_error err = {0};
+    void **ref;
+    (void)state;
+    platform(w, PF_CPU_GPU1);
+    chain_app(w, 1);
+    finalize(w);
+    ref = reference(w);
+    assert_int_equal(run(w, "heft", &hs_backend_emu, &s, &r, &err), 0);
+    for (size_t i = 0; i < s->nplacements; i++)
+        assert_int_equal(s->placements[i].device, s->placements[i].task == 1 ? 1 : 0);
+    assert_int_equal(r.link_copies[0 * 2 + 1], 1);
+    assert_int_equal(r.link_copies[1 * 2 + 0], 1);
+    assert_true(r.link_bytes[0 * 2 + 1] == 4000.0 && r.link_bytes[1 * 2 + 0] == 4000.0);
+    assert_int_equal(r.replicas_allocated, 5);
+    assert_int_equal(r.replicas_freed, 4);
+    check_outputs(w, &r, ref);
+    free_results(w, ref);
+    hs_schedule_free(s);
+    hs_run_report_free(&r);
+    hs_workload_free(w);
+}
+
+/* The cpu backend refuses a gpu device with a clear message. */
+static void cpu_refuses_gpus(void **state)
+{
+    hs_workload *w = mixed(PF_CPU_GPU2);
+    hs_schedule *s;
+    hs_run_report r;
+    hs_error err = {0};
+    (void)state;
+    assert_int_equal(run(w, "eager", &hs_backend_cpu, &s, &r, &err), HS_EINPUT);
+    assert_non_null(strstr(err.msg, "gpu0"));
+    assert_null(s);
+    hs_workload_free(w);
+}
+
+/* A cost-only kernel sleeps; a chain of two (200 us each, cpu0 only) counts
+ * two untyped tasks, no outputs, and the second starts after the first. */
+static void untyped_tasks_sleep(void **state)
+{
+    hs_workload *w = hs_workload_new();
+    hs_schedule *s;
+    hs_run_report r;
+    hs_error err = {0};
+    int a;
+    (void)state;
+    assert_true(hs_platform_add_device(w, "cpu0", HS_DEVICE_CPU, "host", 1, &err) >= 0);
+    a = hs_workload_add_app(w, "u", 1, &err);
+    assert_int_equal(hs_app_add_kernel(w, a, "x", &err), 0);
+    assert_int_equal(hs_app_add_kernel(w, a, "y", &err), 1);
+    assert_int_equal(hs_kernel_set_cost(w, a, 0, "cpu", 200, &err), 0);
+    assert_int_equal(hs_kernel_set_cost(w, a, 1, "cpu", 200, &err), 0);
+    assert_true(hs_app_add_edge(w, a, "x", "y", 100, &err) >= 0);
+    finalize(w);
+    assert_int_equal(run(w, "heft", &hs_backend_cpu, &s, &r, &err), 0);
+    assert_int_equal(r.untyped, 2);
+    assert_int_equal(r.typed, 0);
+    assert_int_equal(r.noutputs, 0);
+    check_structure(w, s);
+    hs_schedule_free(s);
+    hs_run_report_free(&r);
+    hs_workload_free(w);
+}
+
+/* A kernel that fails makes the run fail with its message, without a hang
+ * or a leak: syrk's result (C - A A^T of generated, not SPD, tiles) feeds
+ * potrf through an edge with bytes, so potrf finds no positive definite
+ * tile. */
+static void failing_kernel_fails_the_run(void **state)
+{
+    hs_workload *w = hs_workload_new();
+    hs_schedule *s;
+    hs_run_report r;
+    hs_error err = {0};
+    int a;
+    (void)state;
+    platform(w, PF_CPU_GPU1);
+    a = hs_workload_add_app(w, "bad", 1, &err);
+    kernel(w, a, "syrk", "syrk", "n", 8, "k", 8, 30, 20);
+    kernel(w, a, "potrf", "potrf", "n", 8, NULL, 0, 30, 20);
+    assert_true(hs_app_add_edge(w, a, "syrk", "potrf", 256, &err) >= 0);
+    finalize(w);
+    assert_true(run(w, "eager", &hs_backend_emu, &s, &r, &err) < 0);
+    assert_non_null(strstr(err.msg, "positive definite"));
+    hs_run_report_free(&r);
+    hs_workload_free(w);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_policy_cpu_and_emu),
+        cmocka_unit_test(emu_lone_gpu_copies_only_the_output),
+        cmocka_unit_test(emu_heft_copies_both_ways),
+        cmocka_unit_test(cpu_refuses_gpus),
+        cmocka_unit_test(untyped_tasks_sleep),
+        cmocka_unit_test(failing_kernel_fails_the_run),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
