@@ -27,6 +27,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "hetsched/hetsched.h"
 
 #define MAX_SIZES 16
@@ -47,31 +48,12 @@ static const char usage[] =
     "  --seed N          seed of the graphs (default 1)\n"
     "  -h, --help        this text\n";
 
-/* Seconds on `clock`: CLOCK_MONOTONIC (wall) or CLOCK_PROCESS_CPUTIME_ID
- * (this process's CPU time: hs_map runs on one thread, so on a shared,
- * loaded machine this is what it cost without the time others took). */
-static double clock_s(clockid_t clock)
-{
-    struct timespec ts;
-    clock_gettime(clock, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
+/* Wall-clock seconds; CPU time (CLOCK_PROCESS_CPUTIME_ID) is read beside it:
+ * hs_map runs on one thread, so on a shared, loaded machine that is what it
+ * cost without the time others took. */
 static double now_s(void)
 {
-    return clock_s(CLOCK_MONOTONIC);
-}
-
-/* A whole number >= 1 from s, or 0 if it is not one. */
-static unsigned long number(const char *s)
-{
-    char *end;
-    unsigned long v;
-    if (!s[0] || s[0] == '-' || s[0] == '+')
-        return 0;
-    errno = 0;
-    v = strtoul(s, &end, 10);
-    return errno || *end ? 0 : v;
+    return bench_clock_s(CLOCK_MONOTONIC);
 }
 
 /* "1000,10000" into sizes[]; returns how many, or -1 on a bad item. */
@@ -79,7 +61,7 @@ static int parse_sizes(char *list, size_t *sizes)
 {
     int n = 0;
     for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
-        unsigned long v = number(tok);
+        unsigned long v = bench_number(tok);
         if (!v || n == MAX_SIZES)
             return -1;
         sizes[n++] = v;
@@ -138,10 +120,10 @@ static int best_of(hs_workload *w, const char *policy, hs_schedule **out, double
     for (int run = 0; run < MAX_RUNS && (run == 0 || spent < MIN_SECONDS); run++) {
         hs_map_stats st = {0};
         hs_schedule *s = NULL;
-        double t0 = now_s(), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID), t, c;
+        double t0 = now_s(), c0 = bench_clock_s(CLOCK_PROCESS_CPUTIME_ID), t, c;
         int rc = hs_map(w, policy, NULL, &s, &st, err);
         t = now_s() - t0;
-        c = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+        c = bench_clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
         if (rc != HS_OK) {
             hs_schedule_free(*out);
             *out = NULL;
@@ -199,7 +181,7 @@ int main(int argc, char **argv)
             }
             break;
         case OPT_MAX:
-            if (!(max_tasks = number(optarg))) {
+            if (!(max_tasks = bench_number(optarg))) {
                 fprintf(stderr, "map_bench: --max-tasks wants a number >= 1\n");
                 return 2;
             }
@@ -214,7 +196,7 @@ int main(int argc, char **argv)
             break;
         case OPT_POLICIES: policies = optarg; break;
         case OPT_SEED:
-            if (!(seed = number(optarg))) {
+            if (!(seed = bench_number(optarg))) {
                 fprintf(stderr, "map_bench: --seed wants a number >= 1\n");
                 return 2;
             }

@@ -17,19 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_util.h"
 #include "hetsched/hetsched.h"
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /* One random instance: `tasks` tasks on cpu:1,gpu:2 with seed `seed`. */
 static hs_workload *instance(int tasks, unsigned long seed)
@@ -137,8 +126,8 @@ int main(int argc, char **argv)
             }
             if (done > 0) {
                 printf("%5d  %-8s  %3d/%-3d  %10.2f  %9.2f%%  %8.2f%%  %9.0f\n", sizes[si],
-                       f ? "paper" : "compact", solved, instances, median(time, done),
-                       100 * median(gap, done), 100 * maxgap, bins / done);
+                       f ? "paper" : "compact", solved, instances, bench_median(time, done),
+                       100 * bench_median(gap, done), 100 * maxgap, bins / done);
                 fflush(stdout);
                 if (solved == instances && largest[f] == si)
                     largest[f] = si + 1;

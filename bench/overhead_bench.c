@@ -26,6 +26,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "exec/data.h"
 #include "exec/engine.h"
 #include "hetsched/hetsched.h"
@@ -44,37 +45,6 @@ static const char usage[] =
     "  --backends a,b    cpu and/or sim (default cpu,sim)\n"
     "  --devices a,b     numbers of CPU devices (default 1,2)\n"
     "  -h, --help        this text\n";
-
-static double clock_s(clockid_t clock)
-{
-    struct timespec ts;
-    clock_gettime(clock, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* A whole number >= 1 from s, or 0 if it is not one. */
-static unsigned long number(const char *s)
-{
-    char *end;
-    unsigned long v;
-    if (!s[0] || s[0] == '-' || s[0] == '+')
-        return 0;
-    errno = 0;
-    v = strtoul(s, &end, 10);
-    return errno || *end ? 0 : v;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* A finalized workload of n empty tasks on `ndev` CPU devices in host
  * memory: independent (chain 0) or one chain (chain 1); NULL on error. */
@@ -121,11 +91,11 @@ static int run_once(hs_workload *w, const hs_policy *pol, const hs_backend_ops *
     double w0, c0;
     int rc;
     memset(&report, 0, sizeof report);
-    w0 = clock_s(CLOCK_MONOTONIC);
-    c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+    w0 = bench_clock_s(CLOCK_MONOTONIC);
+    c0 = bench_clock_s(CLOCK_PROCESS_CPUTIME_ID);
     rc = hs_engine_run(w, pol, &opt, &b, &s, NULL, err);
-    *cpu = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
-    *wall = clock_s(CLOCK_MONOTONIC) - w0;
+    *cpu = bench_clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+    *wall = bench_clock_s(CLOCK_MONOTONIC) - w0;
     hs_schedule_free(s);
     if (ops != &hs_backend_sim)
         hs_run_report_free(&report);
@@ -155,10 +125,10 @@ int main(int argc, char **argv)
     while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (opt) {
         case 't':
-            ntasks = number(optarg);
+            ntasks = bench_number(optarg);
             break;
         case 'r':
-            runs = number(optarg);
+            runs = bench_number(optarg);
             break;
         case 'p':
             snprintf(pol_list, sizeof pol_list, "%s", optarg);
@@ -195,7 +165,7 @@ int main(int argc, char **argv)
             return 2;
         }
     for (int i = 0; i < ndev; i++)
-        if (number(devs[i]) == 0 || number(devs[i]) > 64) {
+        if (bench_number(devs[i]) == 0 || bench_number(devs[i]) > 64) {
             fprintf(stderr, "overhead_bench: bad device count '%s'\n", devs[i]);
             return 2;
         }
@@ -204,7 +174,7 @@ int main(int argc, char **argv)
     for (int nd = 0; nd < ndev; nd++)
         for (int chain = 0; chain < 2; chain++) {
             hs_error err = {0};
-            int devices = (int)number(devs[nd]);
+            int devices = (int)bench_number(devs[nd]);
             hs_workload *w = build(ntasks, devices, chain, &err);
             if (!w) {
                 fprintf(stderr, "overhead_bench: %s\n", err.msg);
@@ -224,8 +194,8 @@ int main(int argc, char **argv)
                         status = 1;
                         continue;
                     }
-                    mw = median(wall, (int)runs);
-                    mc = median(cpu, (int)runs);
+                    mw = bench_median(wall, (int)runs);
+                    mc = bench_median(cpu, (int)runs);
                     printf("%-4s %-8s %-6s %4d %9lu %12.0f %9.3f %9.3f\n", bes[b], pols[p],
                            chain ? "chain" : "indep", devices, ntasks, (double)ntasks / mw,
                            1e6 * mw / (double)ntasks, 1e6 * mc / (double)ntasks);

@@ -27,43 +27,14 @@
 
 #include <starpu.h>
 
+#include "bench_util.h"
+
 #define MAX_RUNS 101
 
 static const char usage[] =
     "usage: starpu_overhead [--tasks N] [--runs R] [--ncpu K] [--sched NAME]\n"
     "Empty StarPU tasks per second, independent and chained "
     "(see bench/starpu_overhead.c).\n";
-
-static double clock_s(clockid_t clock)
-{
-    struct timespec ts;
-    clock_gettime(clock, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* A whole number >= 1 from s, or 0 if it is not one. */
-static unsigned long number(const char *s)
-{
-    char *end;
-    unsigned long v;
-    if (!s[0] || s[0] == '-' || s[0] == '+')
-        return 0;
-    errno = 0;
-    v = strtoul(s, &end, 10);
-    return errno || *end ? 0 : v;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 static void empty(void *buffers[], void *arg)
 {
@@ -80,14 +51,14 @@ static struct starpu_codelet cl_rw = {
 static int run_once(unsigned long n, int chain, starpu_data_handle_t h, double *wall,
                     double *cpu)
 {
-    double w0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+    double w0 = bench_clock_s(CLOCK_MONOTONIC), c0 = bench_clock_s(CLOCK_PROCESS_CPUTIME_ID);
     int rc = 0;
     for (unsigned long i = 0; i < n && rc == 0; i++)
         rc = chain ? starpu_task_insert(&cl_rw, STARPU_RW, h, 0)
                    : starpu_task_insert(&cl_none, 0);
     starpu_task_wait_for_all();
-    *cpu = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
-    *wall = clock_s(CLOCK_MONOTONIC) - w0;
+    *cpu = bench_clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+    *wall = bench_clock_s(CLOCK_MONOTONIC) - w0;
     return rc;
 }
 
@@ -106,13 +77,13 @@ int main(int argc, char **argv)
     while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (opt) {
         case 't':
-            ntasks = number(optarg);
+            ntasks = bench_number(optarg);
             break;
         case 'r':
-            runs = number(optarg);
+            runs = bench_number(optarg);
             break;
         case 'n':
-            ncpu = number(optarg);
+            ncpu = bench_number(optarg);
             break;
         case 's':
             sched = optarg;
@@ -152,8 +123,8 @@ int main(int argc, char **argv)
             status = 1;
             continue;
         }
-        mw = median(wall, (int)runs);
-        mc = median(cpu, (int)runs);
+        mw = bench_median(wall, (int)runs);
+        mc = bench_median(cpu, (int)runs);
         printf("%-6s %-8s %-6s %4lu %9lu %12.0f %9.3f %9.3f\n", "starpu", sched,
                chain ? "chain" : "indep", ncpu, ntasks, (double)ntasks / mw,
                1e6 * mw / (double)ntasks, 1e6 * mc / (double)ntasks);
