@@ -90,13 +90,13 @@ static void real_free(real *rb)
     free(rb);
 }
 
-int hs__real_init(hs_backend *b, const hs_workload *w, const hs_graph *g, int emulate,
+int hs__real_init(hs_backend *b, const hs_workload *w, const hs_graph *g, hs__real_mode mode,
                   hs_error *err)
 {
     const hs_platform *pf = &w->platform;
     real *rb;
     int rc;
-    if (!emulate)
+    if (mode == HS__REAL_CPU)
         for (int d = 0; d < pf->ndevices; d++)
             if (pf->devices[d].kind != HS_DEVICE_CPU)
                 return hs_error_set(err, HS_EINPUT, "backend cpu runs cpu devices only, and "
@@ -120,7 +120,7 @@ int hs__real_init(hs_backend *b, const hs_workload *w, const hs_graph *g, int em
         rb->workers[d].task = -1;
         pthread_cond_init(&rb->workers[d].cv, NULL);
     }
-    if ((rc = hs__data_new(w, g, emulate, &rb->dm, err)) != 0) {
+    if ((rc = hs__data_new(w, g, mode, &rb->dm, err)) != 0) {
         real_free(rb);
         return rc;
     }
@@ -218,7 +218,7 @@ void hs__real_fini(hs_backend *b)
 
 static int cpu_init(hs_backend *b, const hs_workload *w, const hs_graph *g, hs_error *err)
 {
-    return hs__real_init(b, w, g, 0, err);
+    return hs__real_init(b, w, g, HS__REAL_CPU, err);
 }
 
 const hs_backend_ops hs_backend_cpu = {

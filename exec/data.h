@@ -74,8 +74,9 @@ typedef struct hs_run_report {
 
 void hs_run_report_free(hs_run_report *r);
 
-/* The backends: `cpu` (worker threads on host memory; refuses gpu devices)
- * and `emu` (gpu devices get their own memory spaces, see above). */
+/* The backends: `cpu` (worker threads on host memory; refuses gpu devices),
+ * `emu` (gpu devices get their own memory spaces, see above) and `cuda`
+ * (gpu devices are CUDA GPUs; exec/cuda.c, built with the cuda feature). */
 extern const hs_backend_ops hs_backend_cpu;
 extern const hs_backend_ops hs_backend_emu;
 
@@ -86,11 +87,18 @@ const hs_backend_ops *hs_backend_find(const char *name);
 
 typedef struct hs__data hs__data;
 
+/* How the real backends treat memories and gpu devices. */
+typedef enum hs__real_mode {
+    HS__REAL_CPU = 0,  /* every device computes in host memory; no gpu devices */
+    HS__REAL_EMU = 1,  /* each memory is a separate malloc'd space */
+    HS__REAL_CUDA = 2, /* gpu devices are CUDA GPUs with their own memories */
+} hs__real_mode;
+
 /* Prepares the data for running graph g (w->graph, or a graph a policy
  * transformed it into): each whole task's kernel configuration, which edge
- * feeds which buffer, each part's items.  `emulate` 0 puts every memory on
- * host.  HS_EINPUT for a bad kernel type or params. */
-int hs__data_new(const hs_workload *w, const hs_graph *g, int emulate, hs__data **out,
+ * feeds which buffer, each part's items.  HS__REAL_CPU puts every memory
+ * on host.  HS_EINPUT for a bad kernel type or params. */
+int hs__data_new(const hs_workload *w, const hs_graph *g, hs__real_mode mode, hs__data **out,
                  hs_error *err);
 
 /* Runs task t on device d in the calling thread (thread-safe): copies its
@@ -101,6 +109,12 @@ int hs__data_new(const hs_workload *w, const hs_graph *g, int emulate, hs__data 
  * check fails. */
 int hs__data_run(hs__data *dm, size_t t, int d, const struct timespec *t0, double *start_us,
                  double *end_us, hs_error *err);
+
+/* Starts moving ready task t's fed inputs to device d's memory without
+ * waiting for the copies (thread-safe); t will run on d after what d runs
+ * now, so its copies overlap that kernel.  May do nothing (cpu, emu).
+ * 0, or a negative HS_E* code. */
+int hs__data_prefetch(hs__data *dm, size_t t, int d, hs_error *err);
 
 /* Moves the counters and the outputs into *r (which must be zeroed). */
 int hs__data_report(hs__data *dm, hs_run_report *r, hs_error *err);

@@ -8,7 +8,7 @@
 
 static int emu_init(hs_backend *b, const hs_workload *w, const hs_graph *g, hs_error *err)
 {
-    return hs__real_init(b, w, g, 1, err);
+    return hs__real_init(b, w, g, HS__REAL_EMU, err);
 }
 
 const hs_backend_ops hs_backend_emu = {
