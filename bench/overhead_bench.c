@@ -7,15 +7,20 @@
  *   chain  one dependent chain of N tasks (one application, N kernels, an
  *          edge of 0 bytes from each to the next);
  * on 1 and 2 CPU devices (all in host memory), with each policy given,
- * on the real `cpu` backend (one worker thread per device) and on the
- * simulator (the engine and the policy alone).  Building the workload is
- * not timed; the timed part is the whole hs_engine_run call (backend init,
- * worker start and stop, the schedule it returns).  Each configuration runs
- * --runs times and the median wall time counts; the report gives tasks/s
- * and µs per task, and the median process CPU time per task (all threads).
+ * on the real `cpu` backend (one worker thread per device; `emu` is the
+ * same workers with emulated memories) and on the simulator (the engine and
+ * the policy alone).  Building the workload is not timed; the timed part is
+ * the whole hs_engine_run call (backend init, worker start and stop, the
+ * schedule it returns).  Each configuration runs --runs times and the median
+ * wall time counts; the report gives tasks/s and µs per task, and the median
+ * process CPU time per task (all threads).  The last two columns separate
+ * the fixed cost: init_us/t is the median time of the backend's init and
+ * fini alone (data manager set-up, threads) per task, and run_tasks/s the
+ * rate of the rest, N / (wall - init).  HETSCHED_DEPTH sets the real
+ * backends' depth (exec/real.h).
  *
- *   overhead_bench [--tasks N] [--runs R] [--policies a,b] [--backends cpu,sim]
- *                  [--devices 1,2]
+ *   overhead_bench [--tasks N] [--runs R] [--policies a,b]
+ *                  [--backends cpu,emu,sim] [--devices 1,2]
  *
  * Compare with bench/starpu_overhead.c (the same shapes under StarPU).
  */
@@ -42,7 +47,7 @@ static const char usage[] =
     "  --tasks N         tasks per run (default 100000)\n"
     "  --runs R          runs per configuration, median counts (default 5)\n"
     "  --policies a,b    policies (default eager,dmda,h-ratio)\n"
-    "  --backends a,b    cpu and/or sim (default cpu,sim)\n"
+    "  --backends a,b    cpu, emu and/or sim (default cpu,sim)\n"
     "  --devices a,b     numbers of CPU devices (default 1,2)\n"
     "  -h, --help        this text\n";
 
@@ -78,6 +83,24 @@ static hs_workload *build(size_t n, int ndev, int chain, hs_error *err)
         return NULL;
     }
     return w;
+}
+
+/* The backend's init and fini alone on w's graph: wall seconds. */
+static int init_once(hs_workload *w, const hs_backend_ops *ops, double *wall, hs_error *err)
+{
+    hs_run_report report;
+    hs_backend b = {.ops = ops, .state = ops == &hs_backend_sim ? NULL : &report};
+    double w0;
+    int rc;
+    memset(&report, 0, sizeof report);
+    w0 = bench_clock_s(CLOCK_MONOTONIC);
+    rc = ops->init(&b, w, &w->graph, err);
+    if (rc == 0)
+        ops->fini(&b);
+    *wall = bench_clock_s(CLOCK_MONOTONIC) - w0;
+    if (ops != &hs_backend_sim)
+        hs_run_report_free(&report);
+    return rc;
 }
 
 /* One timed run: wall and CPU seconds of hs_engine_run. */
@@ -160,8 +183,10 @@ int main(int argc, char **argv)
             return 2;
         }
     for (int i = 0; i < nbe; i++)
-        if (strcmp(bes[i], "cpu") != 0 && strcmp(bes[i], "sim") != 0) {
-            fprintf(stderr, "overhead_bench: backend must be cpu or sim, not '%s'\n", bes[i]);
+        if (strcmp(bes[i], "cpu") != 0 && strcmp(bes[i], "emu") != 0 &&
+            strcmp(bes[i], "sim") != 0) {
+            fprintf(stderr, "overhead_bench: backend must be cpu, emu or sim, not '%s'\n",
+                    bes[i]);
             return 2;
         }
     for (int i = 0; i < ndev; i++)
@@ -169,8 +194,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "overhead_bench: bad device count '%s'\n", devs[i]);
             return 2;
         }
-    printf("%-4s %-8s %-6s %4s %9s %12s %9s %9s\n", "back", "policy", "shape", "devs", "tasks",
-           "tasks/s", "us/task", "cpu_us/t");
+    printf("%-4s %-8s %-6s %4s %9s %12s %9s %9s %9s %12s\n", "back", "policy", "shape", "devs",
+           "tasks", "tasks/s", "us/task", "cpu_us/t", "init_us/t", "run_tasks/s");
     for (int nd = 0; nd < ndev; nd++)
         for (int chain = 0; chain < 2; chain++) {
             hs_error err = {0};
@@ -182,12 +207,13 @@ int main(int argc, char **argv)
             }
             for (int b = 0; b < nbe; b++)
                 for (int p = 0; p < npol; p++) {
-                    const hs_backend_ops *ops =
-                        strcmp(bes[b], "sim") == 0 ? &hs_backend_sim : &hs_backend_cpu;
-                    double wall[MAX_RUNS], cpu[MAX_RUNS], mw, mc;
+                    const hs_backend_ops *ops = hs_backend_find(bes[b]);
+                    double wall[MAX_RUNS], cpu[MAX_RUNS], init[MAX_RUNS], mw, mc, mi;
                     int rc = 0;
                     for (unsigned long r = 0; r < runs && rc == 0; r++)
-                        rc = run_once(w, hs_policy_find(pols[p]), ops, &wall[r], &cpu[r], &err);
+                        if ((rc = run_once(w, hs_policy_find(pols[p]), ops, &wall[r], &cpu[r],
+                                           &err)) == 0)
+                            rc = init_once(w, ops, &init[r], &err);
                     if (rc != 0) {
                         fprintf(stderr, "overhead_bench: %s %s: %s\n", bes[b], pols[p],
                                 err.msg);
@@ -196,9 +222,12 @@ int main(int argc, char **argv)
                     }
                     mw = bench_median(wall, (int)runs);
                     mc = bench_median(cpu, (int)runs);
-                    printf("%-4s %-8s %-6s %4d %9lu %12.0f %9.3f %9.3f\n", bes[b], pols[p],
-                           chain ? "chain" : "indep", devices, ntasks, (double)ntasks / mw,
-                           1e6 * mw / (double)ntasks, 1e6 * mc / (double)ntasks);
+                    mi = bench_median(init, (int)runs);
+                    printf("%-4s %-8s %-6s %4d %9lu %12.0f %9.3f %9.3f %9.3f %12.0f\n", bes[b],
+                           pols[p], chain ? "chain" : "indep", devices, ntasks,
+                           (double)ntasks / mw, 1e6 * mw / (double)ntasks,
+                           1e6 * mc / (double)ntasks, 1e6 * mi / (double)ntasks,
+                           mw > mi ? (double)ntasks / (mw - mi) : 0.0);
                     fflush(stdout);
                 }
             hs_workload_free(w);

@@ -58,5 +58,6 @@ extern const hs_cli_cmd hs_cmd_optimal;
 extern const hs_cli_cmd hs_cmd_gen;
 extern const hs_cli_cmd hs_cmd_split;
 extern const hs_cli_cmd hs_cmd_run;
+extern const hs_cli_cmd hs_cmd_calibrate;
 
 #endif

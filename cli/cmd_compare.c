@@ -15,6 +15,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "cli.h"
+#include "mapper/split_graph.h"
 #include "mapper/perfmodel.h"
 
 static int compare_main(int argc, char **argv);
@@ -55,6 +56,9 @@ const hs_cli_cmd hs_cmd_compare = {
         "                      DIR/optimal.json); DIR is created if missing\n"
         "  --model FILE        performance model (JSON): costs of typed kernels\n"
         "                      without cost_us, and ad-part's part costs\n"
+        "  --split SPLITTER    split the kernels marked splittable across the devices\n"
+        "                      with a chunk splitter (as `map --split`; ad-part, which\n"
+        "                      splits by itself, does not run)\n"
         "  --random N          instead of WORKLOAD: N random workloads of Topcuoglu et\n"
         "                      al. (hs_gen_random), each drawn from --seed: tasks\n"
         "                      20..200 by 20, alpha 0.5|1|2, out-degree 1..5, CCR\n"
@@ -530,6 +534,7 @@ out:
 static int compare_main(int argc, char **argv)
 {
     enum { OPT_OPTIMAL = 256, OPT_TIME, OPT_SEED, OPT_THR, OPT_JSON, OPT_RANDOM, OPT_MODEL };
+    enum { OPT_SPLIT = 512 };
     static const struct option longopts[] = {
         {"optimal", no_argument, NULL, OPT_OPTIMAL},
         {"time-limit", required_argument, NULL, OPT_TIME},
@@ -539,9 +544,12 @@ static int compare_main(int argc, char **argv)
         {"random", required_argument, NULL, OPT_RANDOM},
         {"model", required_argument, NULL, OPT_MODEL},
         {"verbose", no_argument, NULL, 'v'},
+        {"split", required_argument, NULL, OPT_SPLIT},
         {NULL, 0, NULL, 0},
     };
     const hs_cli_cmd *cmd = &hs_cmd_compare;
+    const char *split = NULL;
+    hs_error err = {0};
     const char *json_dir = NULL, *model_path = NULL;
     hs_map_options mopt = {0};
     double time_limit = 60;
@@ -580,6 +588,7 @@ static int compare_main(int argc, char **argv)
             random_count = v;
             break;
         case 'v': verbose = 1; break;
+        case OPT_SPLIT: split = optarg; break;
         case ':':
             return hs_cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
         default:
@@ -595,12 +604,20 @@ static int compare_main(int argc, char **argv)
         if (want_optimal || json_dir || model_path)
             return hs_cli_usage_error(cmd, "--random does not take --%s",
                                       want_optimal ? "optimal" : json_dir ? "json" : "model");
-        return compare_random(random_count, &mopt, verbose);
+        if (split && hs_split_graph_new(split, NULL, &mopt.split, &err) != HS_OK)
+            return hs_cli_usage_error(cmd, "--split: %s", err.msg);
+        c = compare_random(random_count, &mopt, verbose);
+        hs_split_graph_free(mopt.split);
+        return c;
     }
     if (verbose)
         return hs_cli_usage_error(cmd, "--verbose goes with --random");
     if (argc - optind != 1)
         return hs_cli_usage_error(cmd, "expected one WORKLOAD, got %d arguments",
                                   argc - optind);
-    return compare_one(argv[optind], model_path, &mopt, json_dir, want_optimal, time_limit);
+    if (split && hs_split_graph_new(split, NULL, &mopt.split, &err) != HS_OK)
+        return hs_cli_usage_error(cmd, "--split: %s", err.msg);
+    c = compare_one(argv[optind], model_path, &mopt, json_dir, want_optimal, time_limit);
+    hs_split_graph_free(mopt.split);
+    return c;
 }

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "mapper/perfmodel.h"
+#include "mapper/split_graph.h"
 
 static int map_main(int argc, char **argv);
 
@@ -34,6 +35,11 @@ const hs_cli_cmd hs_cmd_map = {
              "                        (default: the policy's)\n"
              "  --model FILE          performance model (JSON): costs of typed kernels\n"
              "                        without cost_us, and ad-part's part costs\n"
+             "  --split SPLITTER      split every kernel marked splittable across the\n"
+             "                        devices with a chunk splitter (`hetsched split -p\n"
+             "                        help`), one part per device that gets items\n"
+             "  --split-option K=V    an option of that splitter (repeatable; `hetsched\n"
+             "                        split -o help`)\n"
              "  -h, --help            this text\n"
              "\n"
              "When a file goes to stdout, the summary goes to stderr.\n",
@@ -91,7 +97,8 @@ static int summarise(FILE *out, const hs_workload *w, const char *algo, const ch
 
 static int map_main(int argc, char **argv)
 {
-    enum { OPT_JSON = 256, OPT_DOT, OPT_GANTT, OPT_TRACE, OPT_SEED, OPT_THR, OPT_MODEL };
+    enum { OPT_JSON = 256, OPT_DOT, OPT_GANTT, OPT_TRACE, OPT_SEED, OPT_THR, OPT_MODEL,
+           OPT_SPLIT, OPT_SPLIT_OPTION };
     static const struct option longopts[] = {
         {"algorithm", required_argument, NULL, 'a'},
         {"json", required_argument, NULL, OPT_JSON},
@@ -101,6 +108,8 @@ static int map_main(int argc, char **argv)
         {"seed", required_argument, NULL, OPT_SEED},
         {"thr", required_argument, NULL, OPT_THR},
         {"model", required_argument, NULL, OPT_MODEL},
+        {"split", required_argument, NULL, OPT_SPLIT},
+        {"split-option", required_argument, NULL, OPT_SPLIT_OPTION},
         {NULL, 0, NULL, 0},
     };
     const char *algo = NULL;
@@ -108,6 +117,8 @@ static int map_main(int argc, char **argv)
     const char *model_path = NULL;
     hs_perfmodel *model = NULL;
     hs_map_options opt = {0};
+    const char *split = NULL;
+    hs_split_options sopt = {0};
     hs_map_stats stats = {0};
     hs_schedule *s = NULL;
     hs_workload *w;
@@ -124,6 +135,11 @@ static int map_main(int argc, char **argv)
         case OPT_GANTT: out.gantt = optarg; break;
         case OPT_TRACE: out.trace = optarg; break;
         case OPT_MODEL: model_path = optarg; break;
+        case OPT_SPLIT: split = optarg; break;
+        case OPT_SPLIT_OPTION:
+            if (hs_split_option_set(&sopt, optarg, &err) != HS_OK)
+                return hs_cli_usage_error(&hs_cmd_map, "--split-option: %s", err.msg);
+            break;
         case OPT_SEED:
             if (hs_cli_parse_whole(optarg, 0, ULONG_MAX, &v) != 0)
                 return hs_cli_usage_error(&hs_cmd_map, "--seed wants a whole number >= 0, "
@@ -156,8 +172,12 @@ static int map_main(int argc, char **argv)
     if (argc - optind != 1)
         return hs_cli_usage_error(&hs_cmd_map, "expected one WORKLOAD, got %d arguments",
                                   argc - optind);
-    if (!(w = hs_cli_load_model(argv[optind], model_path, &model, &status)))
+    if (split && hs_split_graph_new(split, &sopt, &opt.split, &err) != HS_OK)
+        return hs_cli_usage_error(&hs_cmd_map, "--split: %s", err.msg);
+    if (!(w = hs_cli_load_model(argv[optind], model_path, &model, &status))) {
+        hs_split_graph_free(opt.split);
         return status;
+    }
     opt.perfmodel = model;
     rc = hs_map(w, algo, &opt, &s, &stats, &err);
     if (rc == HS_OK)
@@ -170,5 +190,6 @@ static int map_main(int argc, char **argv)
     hs_schedule_free(s);
     hs_workload_free(w);
     hs_perfmodel_free(model);
+    hs_split_graph_free(opt.split);
     return status;
 }

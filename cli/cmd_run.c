@@ -1,8 +1,10 @@
 /* hetsched run — executes a workload with one policy on the real backends
  * (exec/data.h), checks every typed kernel, and sets the measured makespan
  * beside the one the same policy gets in the simulator. */
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,12 +12,13 @@
 #include "exec/data.h"
 #include "exec/engine.h"
 #include "mapper/perfmodel.h"
+#include "mapper/split_graph.h"
 
 static int run_main(int argc, char **argv);
 
 const hs_cli_cmd hs_cmd_run = {
     .name = "run",
-    .summary = "execute a workload with one policy on CPU worker threads (cpu or emu)",
+    .summary = "execute a workload with one policy for real (cpu, emu or cuda backend)",
     .usage = "usage: hetsched run -a ALGO WORKLOAD [options]\n"
              "\n"
              "Executes WORKLOAD with policy ALGO: typed kernels run for real on host\n"
@@ -28,13 +31,24 @@ const hs_cli_cmd hs_cmd_run = {
              "  -a, --algorithm ALGO  the policy (required; `hetsched map -a help`)\n"
              "  --backend NAME        cpu: one worker thread per device, all on host\n"
              "                        memory (cpu devices only); emu: each memory is a\n"
-             "                        separate memory space and inputs are copied to it\n"
-             "                        (default: cpu when every device is a cpu, else emu)\n"
+             "                        separate memory space and inputs are copied to it;\n"
+             "                        cuda: gpu devices are CUDA GPUs, the k-th gpu device\n"
+             "                        being CUDA device k (default: cpu when every device\n"
+             "                        is a cpu, else cuda when CUDA finds a GPU, else emu)\n"
+             "  --devices LIST        run on these devices of the platform only (names,\n"
+             "                        comma-separated; default: all)\n"
+             "  --device-memory BYTES capacity of each memory but host under emu and cuda\n"
+             "                        (suffix K, M or G: powers of 1024); least recently\n"
+             "                        used data are evicted to stay under it (default:\n"
+             "                        emu unlimited, cuda the GPU's free memory - 512M)\n"
              "  --json FILE           write the measured schedule as JSON ('-' for stdout)\n"
              "  --trace FILE          write it as a Chrome trace ('-' for stdout)\n"
              "  --gantt FILE          draw it, FILE.png or FILE.svg\n"
              "  --seed N              seed of the `random` policy (default 0)\n"
              "  --model FILE          performance model (JSON) for typed kernels' costs\n"
+             "  --split SPLITTER      split every kernel marked splittable across the\n"
+             "                        devices with a chunk splitter (as `map --split`)\n"
+             "  --split-option K=V    an option of that splitter (repeatable)\n"
              "  -h, --help            this text\n"
              "\n"
              "The schedule's transfers are the delay model's, derived from the measured\n"
@@ -89,9 +103,94 @@ static void summarise(FILE *out, const hs_workload *w, const hs_schedule *s,
         }
 }
 
+/* "64M" -> 64 x 2^20 into *out; suffixes K, M, G (powers of 1024); > 0. */
+static int parse_bytes(const char *s, size_t *out)
+{
+    static const char units[] = "KMG";
+    char *end;
+    unsigned long long v;
+    const char *u;
+    if (!*s || *s == '-' || *s == '+')
+        return -1;
+    errno = 0;
+    v = strtoull(s, &end, 10);
+    if (errno || end == s || v == 0)
+        return -1;
+    if (*end) {
+        if (end[1] || !(u = strchr(units, *end)))
+            return -1;
+        for (long i = 0; i <= u - units; i++) {
+            if (v > SIZE_MAX / 1024)
+                return -1;
+            v *= 1024;
+        }
+    }
+    if (v > SIZE_MAX)
+        return -1;
+    *out = (size_t)v;
+    return 0;
+}
+
+/* Keeps only the devices of `list` (comma-separated names, each once) in
+ * w's platform and builds its graph again: costs resolve for the devices
+ * left, and a cost given for a device left out is dropped.  Memories and
+ * links stay as declared.  HS_EINPUT for an unknown or repeated name. */
+static int select_devices(hs_workload *w, const char *list, hs_error *err)
+{
+    hs_platform *p = &w->platform;
+    char *keep = calloc((size_t)p->ndevices, 1), *names = strdup(list), *save = NULL;
+    int n = 0, rc = HS_OK;
+    if (!keep || !names) {
+        rc = hs_error_set(err, HS_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (char *tok = strtok_r(names, ",", &save); tok && rc == HS_OK;
+         tok = strtok_r(NULL, ",", &save)) {
+        int d = hs_platform_find_device(p, tok);
+        if (d < 0)
+            rc = hs_error_set(err, HS_EINPUT, "--devices: the platform has no device '%s'",
+                              tok);
+        else if (keep[d])
+            rc = hs_error_set(err, HS_EINPUT, "--devices: '%s' is named twice", tok);
+        else
+            keep[d] = 1;
+    }
+    if (rc != HS_OK)
+        goto out;
+    for (int a = 0; a < w->napps; a++)
+        for (int k = 0; k < w->apps[a].nkernels; k++) {
+            hs_kernel *kn = &w->apps[a].kernels[k];
+            int c = 0;
+            for (int i = 0; i < kn->ncosts; i++) {
+                int d = hs_platform_find_device(p, kn->costs[i].key);
+                if (d >= 0 && !keep[d])
+                    free(kn->costs[i].key);
+                else
+                    kn->costs[c++] = kn->costs[i];
+            }
+            kn->ncosts = c;
+        }
+    for (int d = 0; d < p->ndevices; d++) {
+        if (keep[d])
+            p->devices[n++] = p->devices[d];
+        else
+            free(p->devices[d].name);
+    }
+    p->ndevices = n;
+    hs_graph_free(&w->graph);
+    w->finalized = 0;
+    rc = hs_workload_finalize(w, err);
+out:
+    free(keep);
+    free(names);
+    return rc;
+}
+
 static int run_main(int argc, char **argv)
 {
-    enum { OPT_JSON = 256, OPT_GANTT, OPT_TRACE, OPT_SEED, OPT_MODEL, OPT_BACKEND };
+    enum { OPT_JSON = 256, OPT_GANTT, OPT_TRACE, OPT_SEED, OPT_MODEL, OPT_BACKEND,
+           OPT_DEVICES, OPT_DEVMEM };
+    enum { OPT_SPLIT = 512, OPT_SPLIT_OPTION };
     static const struct option longopts[] = {
         {"algorithm", required_argument, NULL, 'a'},
         {"backend", required_argument, NULL, OPT_BACKEND},
@@ -100,14 +199,21 @@ static int run_main(int argc, char **argv)
         {"trace", required_argument, NULL, OPT_TRACE},
         {"seed", required_argument, NULL, OPT_SEED},
         {"model", required_argument, NULL, OPT_MODEL},
+        {"devices", required_argument, NULL, OPT_DEVICES},
+        {"device-memory", required_argument, NULL, OPT_DEVMEM},
+        {"split", required_argument, NULL, OPT_SPLIT},
+        {"split-option", required_argument, NULL, OPT_SPLIT_OPTION},
         {NULL, 0, NULL, 0},
     };
-    const char *algo = NULL, *bname = NULL, *model_path = NULL;
+    const char *algo = NULL, *bname = NULL, *model_path = NULL, *devices = NULL;
+    size_t devmem = 0;
     const hs_backend_ops *ops = NULL;
     const hs_policy *pol;
     hs_cli_outputs out = {0};
     hs_perfmodel *model = NULL;
     hs_map_options opt = {0};
+    const char *split = NULL;
+    hs_split_options sopt = {0};
     hs_schedule *s = NULL, *pred = NULL;
     hs_run_report report = {0};
     hs_backend b = {0};
@@ -125,6 +231,17 @@ static int run_main(int argc, char **argv)
         case OPT_GANTT: out.gantt = optarg; break;
         case OPT_TRACE: out.trace = optarg; break;
         case OPT_MODEL: model_path = optarg; break;
+        case OPT_DEVICES: devices = optarg; break;
+        case OPT_SPLIT: split = optarg; break;
+        case OPT_SPLIT_OPTION:
+            if (hs_split_option_set(&sopt, optarg, &err) != HS_OK)
+                return hs_cli_usage_error(&hs_cmd_run, "--split-option: %s", err.msg);
+            break;
+        case OPT_DEVMEM:
+            if (parse_bytes(optarg, &devmem) != 0)
+                return hs_cli_usage_error(&hs_cmd_run, "--device-memory wants a number of "
+                                          "bytes > 0 (suffix K, M or G), not '%s'", optarg);
+            break;
         case OPT_SEED:
             if (hs_cli_parse_whole(optarg, 0, ULONG_MAX, &v) != 0)
                 return hs_cli_usage_error(&hs_cmd_run, "--seed wants a whole number >= 0, "
@@ -145,22 +262,35 @@ static int run_main(int argc, char **argv)
         return 2;
     }
     if (bname && (!(ops = hs_backend_find(bname)) || ops == &hs_backend_sim))
-        return hs_cli_usage_error(&hs_cmd_run, "--backend wants cpu or emu, not '%s'", bname);
+        return hs_cli_usage_error(&hs_cmd_run, "--backend wants cpu, emu or cuda, not '%s'",
+                                  bname);
     if (argc - optind != 1)
         return hs_cli_usage_error(&hs_cmd_run, "expected one WORKLOAD, got %d arguments",
                                   argc - optind);
-    if (!(w = hs_cli_load_model(argv[optind], model_path, &model, &status)))
+    if (split && hs_split_graph_new(split, &sopt, &opt.split, &err) != HS_OK)
+        return hs_cli_usage_error(&hs_cmd_run, "--split: %s", err.msg);
+    if (opt.split && !(pol = hs_split_graph_wrap(opt.split, pol))) {
+        hs_split_graph_free(opt.split);
+        return hs_cli_usage_error(&hs_cmd_run, "--split: policy '%s' splits kernels itself",
+                                  algo);
+    }
+    if (!(w = hs_cli_load_model(argv[optind], model_path, &model, &status))) {
+        hs_split_graph_free(opt.split);
         return status;
+    }
     opt.perfmodel = model;
+    rc = devices ? select_devices(w, devices, &err) : HS_OK;
     if (!ops) {
         ops = &hs_backend_cpu;
         for (int d = 0; d < w->platform.ndevices; d++)
             if (w->platform.devices[d].kind != HS_DEVICE_CPU)
-                ops = &hs_backend_emu;
+                ops = hs_cuda_device_count() > 0 ? &hs_backend_cuda : &hs_backend_emu;
     }
     b.ops = ops;
     b.state = &report;
-    rc = hs_map(w, algo, &opt, &pred, NULL, &err);
+    report.device_memory = devmem;
+    if (rc == HS_OK)
+        rc = hs_map(w, algo, &opt, &pred, NULL, &err);
     if (rc == HS_OK)
         rc = hs_engine_run(w, pol, &opt, &b, &s, NULL, &err);
     if (rc == HS_OK) {
@@ -177,6 +307,10 @@ static int run_main(int argc, char **argv)
         fprintf(o, "checked %zu of %zu typed kernels; %zu cost-only tasks slept their cost\n",
                 report.checked, report.typed, report.untyped);
         summarise(o, w, s, &report);
+        if (report.evictions || report.prefetched)
+            fprintf(o, "prefetched %zu input copies; evicted %zu replicas (%zu written back "
+                    "to host first)\n", report.prefetched, report.evictions,
+                    report.writebacks);
     } else {
         status = hs_cli_fail(&err);
     }
@@ -185,5 +319,6 @@ static int run_main(int argc, char **argv)
     hs_schedule_free(pred);
     hs_workload_free(w);
     hs_perfmodel_free(model);
+    hs_split_graph_free(opt.split);
     return status;
 }

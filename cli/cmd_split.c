@@ -2,8 +2,8 @@
  * splitter (mapper/split.h), run in the chunk simulator (exec/split_sim.h):
  * per-device items, chunks, busy and idle time, the finish-time spread,
  * percent imbalance and Boyer's efficiency; optionally a plot of block size
- * against time (HDSS Fig. 6).  Real devices come with the CPU and CUDA
- * backends; until then --sim is required. */
+ * against time (HDSS Fig. 6).  Without --sim the kernel runs for real on
+ * the CPU and CUDA GPUs (exec/split_real.h), several splitters in one go. */
 #include <errno.h>
 #include <float.h>
 #include <getopt.h>
@@ -11,8 +11,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "exec/split_real.h"
 #include "exec/split_sim.h"
 #include "mapper/split.h"
 
@@ -23,19 +25,45 @@ const hs_cli_cmd hs_cmd_split = {
     .summary = "split one data-parallel kernel across devices with a chunk splitter",
     .usage =
         "usage: hetsched split -p SPLITTER KERNEL --sim [options]\n"
+        "       hetsched split -p SPLITTER[,SPLITTER...|all] KERNEL [real options]\n"
         "       hetsched split -p help | -o help | --kernels\n"
         "\n"
-        "Runs KERNEL (a kernel profile: va, xgemm-rows, pi; --kernels lists their\n"
-        "figures) split across devices by SPLITTER in the chunk simulator, and prints\n"
-        "each device's items, chunks, busy and idle time and finish time, the spread\n"
-        "of the finish times, the percent imbalance (max - mean) / max * P / (P - 1)\n"
-        "* 100 and the efficiency: achieved throughput over the sum of the devices'\n"
-        "throughputs when each runs the whole kernel alone.\n"
+        "Splits one data-parallel kernel across devices with SPLITTER and prints each\n"
+        "device's items, chunks, busy and idle time and finish time, the spread of the\n"
+        "finish times, the percent imbalance (max - mean) / max * P / (P - 1) * 100 and\n"
+        "the efficiency: achieved throughput over the sum of the devices' throughputs\n"
+        "when each runs the whole kernel alone.\n"
+        "\n"
+        "With --sim, KERNEL is a kernel profile (va, xgemm-rows, pi; --kernels lists\n"
+        "their figures) run in the chunk simulator.  Without it KERNEL runs for real:\n"
+        "a kernel type (va, gemm, pi, trsm, ...: --kernels lists them; xgemm-rows and\n"
+        "xgemm are gemm by rows) on the CPU and the CUDA GPUs, one driver\n"
+        "thread per device, GPU chunks copied in and out (their time includes the\n"
+        "transfers); every device first runs the whole kernel alone, and every result\n"
+        "is checked.  va, gemm and pi default to the profiles' sizes (n = 2^24;\n"
+        "n = 8192; hits = 2^30).  Several splitters in one -p share the setup, the\n"
+        "alone runs and a summary table.\n"
         "\n"
         "options:\n"
         "  -p, --splitter NAME      the splitter (required; -p help lists them)\n"
-        "  --sim                    run in the chunk simulator (required for now)\n"
-        "  --items N                items of the kernel (default: the profile's)\n"
+        "  --items N                items of the kernel (real: sets m of gemm, gemv,\n"
+        "                           matadd, trsm, hits = 256 N of pi, n of the others)\n"
+        "  -o KEY=VALUE             a splitter option (repeatable; -o help lists them)\n"
+        "  --runs N                 run N times, learning across runs (default 1; qilin\n"
+        "                           adds a training run when N is 1)\n"
+        "  --no-hints               hide the devices' speeds from the splitter (sim: the\n"
+        "                           nominal ones; real: those of the alone runs)\n"
+        "  --plot FILE              block size against time per device, .png or .svg\n"
+        "  --best-static            also search static splits (one chunk per device, up\n"
+        "                           to 4 devices): --sim: every split in 1% steps, the\n"
+        "                           best one for the nominal devices and its time in this\n"
+        "                           run, and the best one for this run; real: 1% steps\n"
+        "                           (5% for 3 or 4 devices) run in order of a lower\n"
+        "                           bound until it cannot win\n"
+        "  --kernels                list the kernel profiles and the kernel types\n"
+        "  -h, --help               this text\n"
+        "simulator only:\n"
+        "  --sim                    run in the chunk simulator\n"
         "  --devices LIST           NAME:OVERHEAD_US:ITEMS_PER_US[:WIDTH[:GBPS[:LAT_US]]],...\n"
         "                           replacing the profile's devices; a NAME starting with\n"
         "                           'gpu' is a GPU with its own memory (link default\n"
@@ -46,17 +74,18 @@ const hs_cli_cmd hs_cmd_split = {
         "  --noise X                chunk compute times times 1 + X u, u uniform in\n"
         "                           [-1, 1] (0 .. 0.9, default 0)\n"
         "  --seed N                 seed of the noise (default 1)\n"
-        "  --runs N                 run N times, learning across runs (default 1; qilin\n"
-        "                           adds a training run when N is 1)\n"
-        "  --no-hints               hide the devices' nominal speeds from the splitter\n"
-        "  -o KEY=VALUE             a splitter option (repeatable; -o help lists them)\n"
-        "  --plot FILE              block size against time per device, .png or .svg\n"
-        "  --best-static            also search every static split in 1% steps (up to 4\n"
-        "                           devices, one chunk each): the best one for the\n"
-        "                           nominal devices (no throttle, no failure) and its\n"
-        "                           time in this run, and the best one for this run\n"
-        "  --kernels                list the kernel profiles\n"
-        "  -h, --help               this text\n",
+        "real runs only:\n"
+        "  --devices LIST           cpu, cpu:THREADS, gpu (every GPU), gpuK, comma-\n"
+        "                           separated (default cpu,gpu; CPU devices are named\n"
+        "                           cpu0, cpu1, ...)\n"
+        "  --cpu-threads T          threads of a CPU device (default: the cores less one\n"
+        "                           per GPU, whose driver thread keeps one busy, less one\n"
+        "                           for the system)\n"
+        "  -P NAME=VALUE            a kernel param (repeatable), e.g. -P n=4096\n"
+        "  --params N=V,...         several kernel params\n"
+        "  --repeat R               every figure is the median of R runs (default 1)\n"
+        "  --chunks FILE            every chunk as CSV: splitter, device, begin, end,\n"
+        "                           start and end in us, accepted\n",
     .main = split_main,
 };
 
@@ -93,7 +122,8 @@ static int parse_devices(hs_split_sim *sim, char *list)
             v->bandwidth_gbps = 12;
             v->latency_us = 10;
         }
-        if (nf < 3 || nf > 6 || !f[0][0] || hs_cli_parse_real(f[1], 0, HUGE_VAL, &v->overhead_us) != 0 ||
+        if (nf < 3 || nf > 6 || !f[0][0] ||
+            hs_cli_parse_real(f[1], 0, HUGE_VAL, &v->overhead_us) != 0 ||
             hs_cli_parse_real(f[2], DBL_MIN, HUGE_VAL, &v->items_per_us) != 0 ||
             (nf > 3 && hs_cli_parse_whole(f[3], 1, 1ULL << 40, &w) != 0) ||
             (nf > 4 && hs_cli_parse_real(f[4], 0, HUGE_VAL, &v->bandwidth_gbps) != 0) ||
@@ -228,14 +258,15 @@ static void best_static(const hs_split_sim *sim, double run_us)
         printf("): none finishes\n");
 }
 
-static void report(const hs_split_sim *sim, const char *name, const hs_split_result *r)
+static void report(const hs_split_sim *sim, const char *name, const hs_split_result *r,
+                   const char *how)
 {
     int width = 6;
     for (int d = 0; d < sim->ndevices; d++)
         if ((int)strlen(sim->dev[d].name) > width)
             width = (int)strlen(sim->dev[d].name);
-    printf("split %s on %s (%zu items, simulated): makespan %.3f ms\n", name, sim->kernel,
-           sim->items, r->makespan_us / 1000);
+    printf("split %s on %s (%zu items, %s): makespan %.3f ms\n", name, sim->kernel, sim->items,
+           how, r->makespan_us / 1000);
     printf("  %-*s kind %12s %6s %8s %7s %10s %10s %10s %10s\n", width, "device", "items",
            "share", "chunks", "refused", "busy ms", "idle ms", "finish ms", "alone ms");
     for (int d = 0; d < sim->ndevices; d++) {
@@ -257,10 +288,406 @@ static void report(const hs_split_sim *sim, const char *name, const hs_split_res
            r->spread_us / 1000, r->imbalance_pct, r->efficiency);
 }
 
+/* ------------------------------------------------------------- real runs */
+
+/* What the real path takes from the command line. */
+typedef struct real_args {
+    char *splitters;                 /* -p: NAME[,NAME...] or all */
+    const char *kernel;
+    hs_param params[HS_KMAX_PARAMS];
+    int nparams;
+    unsigned long long items;        /* 0: from the params */
+    const char *devices;
+    unsigned long long cpu_threads;  /* 0: cores minus one per GPU */
+    unsigned long long runs, repeat;
+    const hs_split_options *opt;
+    int no_hints, best;
+    const char *plot;
+    FILE *chunks;                    /* --chunks: CSV of every chunk, or NULL */
+} real_args;
+
+/* KERNEL names beside the types: the profiles of --sim, with their sizes
+ * as default params (DESIGN §6; split_sim.c documents the figures). */
+static const struct {
+    const char *name, *type, *param;
+    double value;
+} real_kernels[] = {
+    {"va", "va", "n", 16777216},
+    {"xgemm-rows", "gemm", "n", 8192},
+    {"xgemm", "gemm", "n", 8192},
+    {"gemm", "gemm", "n", 8192},
+    {"pi", "pi", "hits", 4194304.0 * 256},
+};
+
+/* The param --items sets, and items per unit of it. */
+static const struct {
+    const char *type, *param;
+    double per_item;
+} items_param[] = {
+    {"gemm", "m", 1}, {"gemv", "m", 1}, {"matadd", "m", 1}, {"trsm", "m", 1},
+    {"pi", "hits", 256}, /* samples per item: HS_PI_BLOCK of kernel_int.h */
+};
+
+static int has_param(const real_args *a, const char *name)
+{
+    for (int i = 0; i < a->nparams; i++)
+        if (strcmp(a->params[i].name, name) == 0)
+            return 1;
+    return 0;
+}
+
+/* Adds name = value unless given already. */
+static int default_param(real_args *a, const char *name, double value)
+{
+    if (has_param(a, name))
+        return 0;
+    if (a->nparams == HS_KMAX_PARAMS)
+        return -1;
+    a->params[a->nparams++] = (hs_param){(char *)name, value};
+    return 0;
+}
+
+/* KERNEL, -P, --items into a configured kernel. */
+static int real_kernel(real_args *a, hs_kconf *c)
+{
+    const char *type = a->kernel, *ip = "n";
+    double per = 1;
+    hs_error err = {0};
+    for (size_t i = 0; i < sizeof real_kernels / sizeof real_kernels[0]; i++)
+        if (strcmp(a->kernel, real_kernels[i].name) == 0) {
+            type = real_kernels[i].type;
+            if (default_param(a, real_kernels[i].param, real_kernels[i].value) != 0)
+                return hs_cli_usage_error(&hs_cmd_split, "too many params");
+        }
+    for (size_t i = 0; i < sizeof items_param / sizeof items_param[0]; i++)
+        if (strcmp(type, items_param[i].type) == 0) {
+            ip = items_param[i].param;
+            per = items_param[i].per_item;
+        }
+    if (a->items) {
+        if (has_param(a, ip)) { /* -P wins over a profile's default only */
+            for (int i = 0; i < a->nparams; i++)
+                if (strcmp(a->params[i].name, ip) == 0)
+                    a->params[i].value = (double)a->items * per;
+        } else if (default_param(a, ip, (double)a->items * per) != 0) {
+            return hs_cli_usage_error(&hs_cmd_split, "too many params");
+        }
+    }
+    if (hs_kconf_init(c, type, a->params, a->nparams, &err) != HS_OK)
+        return hs_cli_usage_error(&hs_cmd_split, "%s", err.msg);
+    if (a->items && c->items != a->items)
+        return hs_cli_usage_error(&hs_cmd_split, "--items %llu: %s has %zu items with these "
+                                  "params; set them with -P", a->items, type, c->items);
+    if (!c->splittable)
+        return hs_cli_usage_error(&hs_cmd_split, "%s is not splittable (its items: %s)", type,
+                                  c->type->item_unit);
+    return 0;
+}
+
+/* One -P NAME=VALUE (or one entry of --params); names point into s. */
+static int add_param(real_args *a, char *s)
+{
+    char *eq = strchr(s, '=');
+    double v;
+    if (!eq || eq == s || hs_cli_parse_real(eq + 1, -1e30, 1e30, &v) != 0)
+        return hs_cli_usage_error(&hs_cmd_split, "-P wants NAME=NUMBER, not '%s'", s);
+    if (a->nparams == HS_KMAX_PARAMS)
+        return hs_cli_usage_error(&hs_cmd_split, "at most %d params", HS_KMAX_PARAMS);
+    *eq = '\0';
+    a->params[a->nparams++] = (hs_param){s, v};
+    return 0;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* Median of the single-device time over `repeat` runs. */
+static int alone_median(hs_split_real *r, int d, unsigned long long repeat, double *us,
+                        hs_error *err)
+{
+    double t[64];
+    int n = repeat < 64 ? (int)repeat : 64, rc;
+    for (int i = 0; i < n; i++)
+        if ((rc = hs_split_real_alone(r, d, &t[i], err)) != HS_OK)
+            return rc;
+    qsort(t, (size_t)n, sizeof *t, cmp_double);
+    *us = t[n / 2];
+    /* what efficiency and hints use: the median, not the last run */
+    return hs_split_real_alone_set(r, d, *us, err);
+}
+
+/* The splitter's measured run: `runs` runs learning in mem (and qilin's
+ * training run), the last one repeated `repeat` times from the same memory
+ * with the median makespan kept in *res. */
+static int real_splitter(hs_split_real *r, const hs_splitter *sp, const real_args *a,
+                         hs_split_result *res, hs_error *err)
+{
+    hs_split_memory mem = {0}, keep;
+    hs_split_result tmp[64];
+    double t[64];
+    int n = a->repeat < 64 ? (int)a->repeat : 64, rc, hints = !a->no_hints, mid = 0;
+    size_t records = a->plot || a->chunks ? 1000000 : 0;
+    if ((sp->flags & HS_SPLIT_TRAINS) && a->runs == 1) {
+        if ((rc = hs_split_real_run(r, sp, a->opt, &mem, hints, 0, &tmp[0], err)) != HS_OK)
+            return rc;
+        printf("run 0 (training): makespan %.3f ms\n", tmp[0].makespan_us / 1000);
+        hs_split_result_free(&tmp[0]);
+    }
+    for (unsigned long long run = 1; run < a->runs; run++) {
+        if ((rc = hs_split_real_run(r, sp, a->opt, &mem, hints, 0, &tmp[0], err)) != HS_OK)
+            return rc;
+        printf("run %llu: makespan %.3f ms, efficiency %.3f\n", run,
+               tmp[0].makespan_us / 1000, tmp[0].efficiency);
+        hs_split_result_free(&tmp[0]);
+    }
+    keep = mem;
+    for (int i = 0; i < n; i++) {
+        hs_split_memory m = keep;
+        if ((rc = hs_split_real_run(r, sp, a->opt, &m, hints, records, &tmp[i], err)) !=
+            HS_OK) {
+            for (int j = 0; j < i; j++)
+                hs_split_result_free(&tmp[j]);
+            return rc;
+        }
+        t[i] = tmp[i].makespan_us;
+    }
+    for (int i = 0; i < n; i++) { /* the run of median makespan */
+        int below = 0;
+        for (int j = 0; j < n; j++)
+            below += t[j] < t[i] || (t[j] == t[i] && j < i);
+        if (below == n / 2)
+            mid = i;
+    }
+    *res = tmp[mid];
+    for (int i = 0; i < n; i++)
+        if (i != mid)
+            hs_split_result_free(&tmp[i]);
+    return HS_OK;
+}
+
+/* A static split in whole percent and its lower bound: no device can do
+ * its share faster than that share of its time alone (a fixed cost per
+ * run only makes a smaller share relatively dearer). */
+typedef struct real_split {
+    int pct[4];
+    double bound;
+} real_split;
+
+static int cmp_bound(const void *x, const void *y)
+{
+    return cmp_double(&((const real_split *)x)->bound, &((const real_split *)y)->bound);
+}
+
+static void enumerate(int ndev, int d, int left, int step, int *pct, const double *alone,
+                      real_split *out, int *n)
+{
+    if (d == ndev - 1) {
+        real_split *s = &out[(*n)++];
+        pct[d] = left;
+        s->bound = 0;
+        for (int i = 0; i < ndev; i++) {
+            double b = pct[i] / 100.0 * alone[i];
+            s->pct[i] = pct[i];
+            s->bound = b > s->bound ? b : s->bound;
+        }
+        return;
+    }
+    for (int p = 0; p <= left; p += step) {
+        pct[d] = p;
+        enumerate(ndev, d + 1, left - p, step, pct, alone, out, n);
+    }
+}
+
+/* --best-static on real devices: every split in 1% steps for two devices,
+ * 5% for three or four (real runs cost real time), tried in order of their
+ * lower bounds until the bound reaches the best time found (so the search
+ * is exhaustive as far as the bounds hold); *best_us and best[] get the
+ * winner. */
+static int real_best_static(hs_split_real *r, int ndev, const double *alone,
+                            unsigned long long repeat, int *best, double *best_us,
+                            hs_error *err)
+{
+    static real_split all[1771]; /* C(100 / 5 + 3, 3) splits of 4 devices */
+    int pct[4], n = 0, tried = 0, rc, step = ndev <= 2 ? 1 : 5;
+    *best_us = HUGE_VAL;
+    enumerate(ndev, 0, 100, step, pct, alone, all, &n);
+    qsort(all, (size_t)n, sizeof *all, cmp_bound);
+    for (int i = 0; i < n && all[i].bound < *best_us; i++) {
+        double t[64], us;
+        int m = repeat < 64 ? (int)repeat : 64;
+        for (int j = 0; j < m; j++)
+            if ((rc = hs_split_real_static(r, all[i].pct, &t[j], err)) != HS_OK)
+                return rc;
+        qsort(t, (size_t)m, sizeof *t, cmp_double);
+        us = t[m / 2];
+        tried++;
+        if (us < *best_us) {
+            *best_us = us;
+            memcpy(best, all[i].pct, (size_t)ndev * sizeof *best);
+        }
+    }
+    printf("best static split (%d%% steps; %d of %d splits run, the others' lower bound "
+           "share x time alone was already slower): ",
+           step, tried, n);
+    for (int d = 0; d < ndev; d++)
+        printf("%s%d%%", d ? "/" : "", best[d]);
+    printf(" in %.3f ms\n", *best_us / 1000);
+    return HS_OK;
+}
+
+/* The summary row of one splitter (a Markdown table). */
+static void summary_row(const char *name, const hs_split_result *res, int ndev,
+                        double best_us, double fastest_us)
+{
+    char chunks[128] = "";
+    size_t len = 0;
+    for (int d = 0; d < ndev && len < sizeof chunks; d++)
+        len += (size_t)snprintf(chunks + len, sizeof chunks - len, "%s%zu", d ? "+" : "",
+                                res->dev[d].chunks);
+    printf("| %-10s | %10.3f | %6.3f | %9.1f | %-12s |", name, res->makespan_us / 1000,
+           res->efficiency, res->imbalance_pct, chunks);
+    if (isfinite(best_us))
+        printf(" %+8.1f%% |", 100 * (res->makespan_us / best_us - 1));
+    else
+        printf(" %9s |", "-");
+    printf(" %+8.1f%% |\n", 100 * (res->makespan_us / fastest_us - 1));
+}
+
+static int real_main(real_args *a)
+{
+    const hs_splitter *sps[64];
+    hs_split_real_device dev[HS_SPLIT_MAX_DEVICES];
+    hs_split_result results[64];
+    int ok[64] = {0};
+    static hs_split_sim view;
+    hs_split_real *r = NULL;
+    hs_error err = {0};
+    hs_kconf c;
+    double alone[HS_SPLIT_MAX_DEVICES], fastest = HUGE_VAL, best_us = HUGE_VAL;
+    int nsp = 0, ndev, ngpu = 0, status = 0, best[4] = {0}, fastest_d = 0;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    char *save = NULL;
+    if (strcmp(a->splitters, "all") == 0) {
+        for (const hs_splitter *const *l = hs_splitter_list(); *l && nsp < 64; l++)
+            sps[nsp++] = *l;
+    } else {
+        for (char *s = strtok_r(a->splitters, ",", &save); s; s = strtok_r(NULL, ",", &save)) {
+            if (!(sps[nsp] = hs_splitter_find(s)))
+                return hs_cli_usage_error(&hs_cmd_split, "unknown splitter '%s' (-p help "
+                                          "lists them)", s);
+            if (++nsp == 64)
+                return hs_cli_usage_error(&hs_cmd_split, "at most 63 splitters");
+        }
+    }
+    if (nsp == 0)
+        return hs_cli_usage_error(&hs_cmd_split, "no splitter in -p");
+    if (a->plot && nsp > 1)
+        return hs_cli_usage_error(&hs_cmd_split, "--plot wants one splitter");
+    if ((status = real_kernel(a, &c)) != 0)
+        return status;
+    /* the device list twice: first to count the GPUs, whose driver threads
+     * each keep a core busy, then with the CPU's default thread count: the
+     * cores less one per GPU and one for the system and CUDA's own threads
+     * (with every core busy, a CPU chunk waited milliseconds for its last
+     * thread to be scheduled: 2.9 ms for 0.2 ms of work on a 16-core H100
+     * host) */
+    if (hs_split_real_devices(a->devices, 1, dev, &ndev, &err) != HS_OK)
+        return hs_cli_usage_error(&hs_cmd_split, "%s", err.msg);
+    for (int d = 0; d < ndev; d++)
+        ngpu += dev[d].kind == HS_DEVICE_GPU;
+    if (!a->cpu_threads)
+        a->cpu_threads = ncpu - ngpu - 1 > 1 ? (unsigned long long)(ncpu - ngpu - 1) : 1;
+    if (hs_split_real_devices(a->devices, (int)a->cpu_threads, dev, &ndev, &err) != HS_OK)
+        return hs_cli_usage_error(&hs_cmd_split, "%s", err.msg);
+    if (hs_split_real_open(&c, dev, ndev, &r, &err) != HS_OK)
+        return hs_cli_fail(&err);
+    printf("kernel %s: %zu items (%s) on", c.type->name, c.items, c.type->item_unit);
+    for (int d = 0; d < ndev; d++) {
+        if (dev[d].kind == HS_DEVICE_CPU)
+            printf("%s %s (%d threads)", d ? "," : "", dev[d].name, dev[d].threads);
+        else
+            printf("%s %s (CUDA device %d)", d ? "," : "", dev[d].name, dev[d].cuda_device);
+    }
+    printf("; medians of %llu run(s)\n", a->repeat);
+    if (hs_split_real_warm(r, &err) != HS_OK)
+        goto fail;
+    printf("alone:");
+    for (int d = 0; d < ndev; d++) {
+        if (alone_median(r, d, a->repeat, &alone[d], &err) != HS_OK)
+            goto fail;
+        printf("%s %s %.3f ms", d ? "," : "", dev[d].name, alone[d] / 1000);
+        if (alone[d] < fastest) {
+            fastest = alone[d];
+            fastest_d = d;
+        }
+    }
+    printf(" (fastest %s)\n", dev[fastest_d].name);
+    hs_split_real_as_sim(r, &view);
+    for (int i = 0; i < nsp; i++) {
+        if (real_splitter(r, sps[i], a, &results[i], &err) != HS_OK) {
+            fprintf(stderr, "hetsched: split %s: %s\n", sps[i]->name, err.msg);
+            status = 1;
+            continue;
+        }
+        ok[i] = 1;
+        report(&view, sps[i]->name, &results[i], "real, result checked");
+        for (size_t j = 0; a->chunks && j < results[i].nrecords; j++) {
+            const hs_split_record *x = &results[i].records[j];
+            fprintf(a->chunks, "%s,%s,%zu,%zu,%.3f,%.3f,%d\n", sps[i]->name,
+                    dev[x->device].name, x->begin, x->end, x->start_us, x->end_us,
+                    x->fate == HS_CHUNK_ACCEPTED);
+        }
+    }
+    if (a->best) {
+        if (ndev > 4)
+            printf("best static split: not searched beyond 4 devices\n");
+        else if (real_best_static(r, ndev, alone, a->repeat, best, &best_us, &err) != HS_OK)
+            goto fail;
+    }
+    if (nsp > 1 || a->best) {
+        printf("\n| splitter   |    time ms | effic. | imbal. %% | chunks       | vs static "
+               "| vs alone  |\n|------------|-----------:|-------:|----------:|--------------|"
+               "----------:|----------:|\n");
+        for (int i = 0; i < nsp; i++)
+            if (ok[i])
+                summary_row(sps[i]->name, &results[i], ndev, best_us, fastest);
+        if (isfinite(best_us)) {
+            char name[64] = "static ";
+            size_t len = strlen(name);
+            for (int d = 0; d < ndev && len < sizeof name; d++)
+                len += (size_t)snprintf(name + len, sizeof name - len, "%s%d", d ? "/" : "",
+                                        best[d]);
+            printf("| %-10s | %10.3f | %6s | %9s | %-12s | %9s | %+8.1f%% |\n", name,
+                   best_us / 1000, "", "", "", "", 100 * (best_us / fastest - 1));
+        }
+        for (int d = 0; d < ndev; d++)
+            printf("| %-10s | %10.3f | %6s | %9s | %-12s | %9s | %+8.1f%% |\n", dev[d].name,
+                   alone[d] / 1000, "", "", "1", "", 100 * (alone[d] / fastest - 1));
+    }
+    if (a->plot && ok[0] && hs_split_plot(&view, &results[0], sps[0]->name, a->plot, &err) !=
+                                HS_OK)
+        status = hs_cli_fail(&err);
+    for (int i = 0; i < nsp; i++)
+        if (ok[i])
+            hs_split_result_free(&results[i]);
+    hs_split_real_close(r);
+    return status;
+fail:
+    for (int i = 0; i < nsp; i++)
+        if (ok[i])
+            hs_split_result_free(&results[i]);
+    hs_split_real_close(r);
+    return hs_cli_fail(&err);
+}
+
 static int split_main(int argc, char **argv)
 {
     enum { OPT_SIM = 256, OPT_ITEMS, OPT_DEVICES, OPT_THROTTLE, OPT_FAIL, OPT_NOISE, OPT_SEED,
-           OPT_RUNS, OPT_NOHINTS, OPT_PLOT, OPT_KERNELS, OPT_BEST };
+           OPT_RUNS, OPT_NOHINTS, OPT_PLOT, OPT_KERNELS, OPT_BEST, OPT_PARAMS, OPT_THREADS,
+           OPT_REPEAT, OPT_CHUNKS };
     static const struct option longopts[] = {
         {"splitter", required_argument, NULL, 'p'},
         {"sim", no_argument, NULL, OPT_SIM},
@@ -275,10 +702,14 @@ static int split_main(int argc, char **argv)
         {"plot", required_argument, NULL, OPT_PLOT},
         {"kernels", no_argument, NULL, OPT_KERNELS},
         {"best-static", no_argument, NULL, OPT_BEST},
+        {"params", required_argument, NULL, OPT_PARAMS},
+        {"cpu-threads", required_argument, NULL, OPT_THREADS},
+        {"repeat", required_argument, NULL, OPT_REPEAT},
+        {"chunks", required_argument, NULL, OPT_CHUNKS},
         {NULL, 0, NULL, 0},
     };
     static hs_split_sim sim; /* large: off the stack */
-    const char *name = NULL, *plot = NULL;
+    const char *name = NULL, *plot = NULL, *chunks = NULL;
     char *devices = NULL, *events[2 * HS_SPLIT_MAX_DEVICES];
     int fails[2 * HS_SPLIT_MAX_DEVICES];
     int nevents = 0, use_sim = 0, no_hints = 0, c, rc, status = 0, any_fail = 0, best = 0;
@@ -289,12 +720,38 @@ static int split_main(int argc, char **argv)
     hs_split_result res = {0};
     const hs_splitter *sp = NULL;
     hs_error err = {0};
+    real_args ra;
+    int sim_only = 0; /* a --sim-only option was given */
     memset(&sim, 0, sizeof sim);
+    memset(&ra, 0, sizeof ra);
+    ra.repeat = 1;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":p:o:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":p:o:P:", longopts, NULL)) != -1) {
         switch (c) {
         case 'p': name = optarg; break;
+        case 'P':
+            if ((status = add_param(&ra, optarg)) != 0)
+                return status;
+            break;
+        case OPT_PARAMS: {
+            char *save = NULL;
+            for (char *t = strtok_r(optarg, ",", &save); t; t = strtok_r(NULL, ",", &save))
+                if ((status = add_param(&ra, t)) != 0)
+                    return status;
+            break;
+        }
+        case OPT_THREADS:
+            if (hs_cli_parse_whole(optarg, 1, 1024, &ra.cpu_threads) != 0)
+                return hs_cli_usage_error(&hs_cmd_split, "--cpu-threads wants a whole number "
+                                          "in 1..1024, not '%s'", optarg);
+            break;
+        case OPT_CHUNKS: chunks = optarg; break;
+        case OPT_REPEAT:
+            if (hs_cli_parse_whole(optarg, 1, 63, &ra.repeat) != 0)
+                return hs_cli_usage_error(&hs_cmd_split, "--repeat wants a whole number in "
+                                          "1..63, not '%s'", optarg);
+            break;
         case 'o':
             if (strcmp(optarg, "help") == 0) {
                 hs_split_option_help(stdout);
@@ -314,17 +771,20 @@ static int split_main(int argc, char **argv)
         case OPT_FAIL:
             if (nevents == (int)(sizeof events / sizeof events[0]))
                 return hs_cli_usage_error(&hs_cmd_split, "too many --throttle/--fail");
+            sim_only = 1;
             events[nevents] = optarg;
             fails[nevents] = c == OPT_FAIL;
             any_fail |= c == OPT_FAIL;
             nevents++;
             break;
         case OPT_NOISE:
+            sim_only = 1;
             if (hs_cli_parse_real(optarg, 0, HUGE_VAL, &noise) != 0 || noise > 0.9)
                 return hs_cli_usage_error(&hs_cmd_split, "--noise wants a number in [0, 0.9], "
                                           "not '%s'", optarg);
             break;
         case OPT_SEED:
+            sim_only = 1;
             if (hs_cli_parse_whole(optarg, 0, ULONG_MAX, &seed) != 0)
                 return hs_cli_usage_error(&hs_cmd_split, "--seed wants a whole number >= 0, "
                                           "not '%s'", optarg);
@@ -337,7 +797,11 @@ static int split_main(int argc, char **argv)
         case OPT_NOHINTS: no_hints = 1; break;
         case OPT_PLOT: plot = optarg; break;
         case OPT_BEST: best = 1; break;
-        case OPT_KERNELS: hs_split_sim_profile_help(stdout); return 0;
+        case OPT_KERNELS:
+            hs_split_sim_profile_help(stdout);
+            printf("\nkernel types for real runs (workloads/kernels):\n");
+            hs_ktype_help(stdout);
+            return 0;
         case ':':
             return hs_cli_usage_error(&hs_cmd_split, "option '%s' needs a value",
                                       argv[optind - 1]);
@@ -350,15 +814,41 @@ static int split_main(int argc, char **argv)
                                     "lists them)");
     else if (strcmp(name, "help") == 0)
         hs_splitter_help(stdout);
+    else if (!use_sim) {
+        if (argc - optind != 1)
+            return hs_cli_usage_error(&hs_cmd_split, "expected one KERNEL, got %d arguments",
+                                      argc - optind);
+        if (sim_only)
+            return hs_cli_usage_error(&hs_cmd_split, "--throttle, --fail, --noise and --seed "
+                                      "need --sim");
+        ra.splitters = (char *)name;
+        ra.kernel = argv[optind];
+        ra.items = items;
+        ra.devices = devices;
+        ra.runs = runs;
+        ra.opt = &opt;
+        ra.no_hints = no_hints;
+        ra.best = best;
+        ra.plot = plot;
+        if (chunks) {
+            if (!(ra.chunks = fopen(chunks, "w")))
+                return hs_cli_usage_error(&hs_cmd_split, "--chunks: cannot write '%s': %s",
+                                          chunks, strerror(errno));
+            fprintf(ra.chunks, "splitter,device,begin,end,start_us,end_us,accepted\n");
+        }
+        status = real_main(&ra);
+        if (ra.chunks && fclose(ra.chunks) != 0 && status == 0)
+            status = hs_cli_usage_error(&hs_cmd_split, "--chunks: cannot write '%s'", chunks);
+        return status;
+    } else if (ra.nparams || ra.cpu_threads || ra.repeat != 1 || chunks)
+        status = hs_cli_usage_error(&hs_cmd_split, "-P, --params, --cpu-threads, --repeat and "
+                                    "--chunks are for real runs, not --sim");
     else if (!(sp = hs_splitter_find(name)))
         status = hs_cli_usage_error(&hs_cmd_split, "unknown splitter '%s' (-p help lists "
                                     "them)", name);
     else if (argc - optind != 1)
         status = hs_cli_usage_error(&hs_cmd_split, "expected one KERNEL, got %d arguments",
                                     argc - optind);
-    else if (!use_sim)
-        status = hs_cli_usage_error(&hs_cmd_split, "only the simulator can run splits so far: "
-                                    "give --sim");
     else if (any_fail && !(sp->flags & HS_SPLIT_SURVIVES_FAILURE))
         status = hs_cli_usage_error(&hs_cmd_split, "--fail: splitter '%s' does not hand out "
                                     "the work of a dead device again (-p help marks those "
@@ -396,7 +886,7 @@ static int split_main(int argc, char **argv)
             hs_split_result_free(&res);
         }
     }
-    report(&sim, name, &res);
+    report(&sim, name, &res, "simulated");
     if (best)
         best_static(&sim, res.makespan_us);
     rc = plot ? hs_split_plot(&sim, &res, name, plot, &err) : HS_OK;

@@ -1,7 +1,8 @@
 /* hetsched — the backend interface: sim, cpu, cuda and emu are peers behind
  * this struct (DESIGN.md §6).  The engine calls start_task when a device
- * takes a task and wait() for the next completion; a backend never makes
- * decisions.
+ * takes a task (a device may hold up to depth() started tasks, run in order)
+ * and wait() for the next completion, or lets the backend's threads run its
+ * steps (drive); a backend never makes decisions.
  */
 #ifndef HS_EXEC_BACKEND_H
 #define HS_EXEC_BACKEND_H
@@ -37,7 +38,28 @@ typedef struct hs_backend_ops {
      * there is none.  The engine calls it after wait() so that it handles
      * every completion of one instant before any device picks. */
     int (*poll)(hs_backend *b, hs_completion *c, hs_error *err);
+    /* Optional, asked once after init: how many started tasks device d may
+     * hold at once (1 to HS_BACKEND_MAX_DEPTH; NULL means 1).  The engine
+     * may start a task on d while d holds fewer (one the policy committed to
+     * d, engine.h: hs_engine_assign), so a real worker finds its next task
+     * queued when it ends one and may prefetch its inputs; it runs them in
+     * start order and reports each completion in that order.  The simulator
+     * keeps 1: a simulated device takes a task only when idle. */
+    int (*depth)(const hs_backend *b, int d);
+    /* Optional (needs poll): runs the engine on the backend's own threads,
+     * as StarPU does, instead of the engine's thread waiting for each
+     * completion (wait is then not called).  Calls step(ctx, err) once at
+     * once, then again after completions are posted, on any thread, never
+     * two at a time, until a step returns 1 (every task finished) or a
+     * negative code (its error in *err); no step starts after that.  A step
+     * takes the posted completions with poll and may call start_task.
+     * Returns 0 or the failing step's code, with *err filled. */
+    int (*drive)(hs_backend *b, int (*step)(void *ctx, hs_error *err), void *ctx,
+                 hs_error *err);
 } hs_backend_ops;
+
+/* The most tasks a device may hold (the rings of exec/cpu.c). */
+#define HS_BACKEND_MAX_DEPTH 16
 
 struct hs_backend {
     const hs_backend_ops *ops;

@@ -1,93 +1,383 @@
-/* hetsched — the `cpu` backend (exec/data.h): one worker thread per device;
- * start_task hands a task to its device's worker, which runs it through the
- * data manager (exec/data.c) and posts its completion to a queue that wait()
- * blocks on.  Times are µs on the monotonic clock since init.  The `emu`
- * backend (exec/emu.c) is this one with a memory space per memory. */
+/* hetsched — the `cpu` backend (exec/data.h) and the worker machinery that
+ * the emu and cuda backends share (exec/real.h).
+ *
+ * One worker thread per device, and for each two single-producer
+ * single-consumer rings of C11 atomics, with no lock: start_task appends a
+ * task to its device's task ring; the worker runs its tasks in that order
+ * through the data manager (exec/data.c) and appends each completion to its
+ * completion ring, which poll() (and wait()) drain.  A device holds at most
+ * `depth` started tasks (hs__real_depth), so neither ring overflows: a slot
+ * is written again only after the completion of the task that last used it
+ * was taken.  When a worker takes a task and the next one is queued, it asks
+ * the data manager to prefetch the next one's inputs, so that copies can
+ * overlap the kernel (cuda).
+ *
+ * Who runs the engine (drive, as StarPU's workers run its scheduler): after
+ * posting a completion a worker runs the engine's step itself (take the
+ * posted completions, tell the policy, start what it picks), unless another
+ * thread is running one: flat combining on the `stepping` flag, which is
+ * only ever tried, never waited for.  Its holder looks for posted
+ * completions again after it lets go, and both sides are sequentially
+ * consistent, so none is left behind.  A chain of short tasks then runs on
+ * one thread with no hand-over at all, and the caller's thread sleeps.
+ * Steps never overlap, so each ring still has one producer and one consumer
+ * at a time.  Without drive (hs__real_wait) the engine's thread takes the
+ * completions.
+ *
+ * Waiting: a thread with nothing to do spins with the cpu's pause hint
+ * (PAUSE_NS), then yields (up to SPIN_NS: on a loaded machine the thread it
+ * waits for may need its core), then sleeps on a futex, so an idle thread
+ * burns no core.  No wake-up is lost: a sleeper announces itself (sleeping =
+ * 1) and then looks at what it waits for once more; a producer publishes and
+ * then looks at the flag; all four accesses are sequentially consistent, so
+ * one of the two sees the other's store (Dekker; not with fences, which
+ * ThreadSanitizer does not model).
+ *
+ * Errors: a worker keeps the first error (of a task or a prefetch) and still
+ * posts the completion; from then on each completion taken returns that
+ * error, so the step (or wait) that takes it fails the run, and no step
+ * starts after.  fini stops the workers: each ends after the task it runs,
+ * leaving the rest of its queue.
+ *
+ * Times are µs on the monotonic clock since init.  The `emu` backend
+ * (exec/emu.c) is this one with a memory space per memory.
+ */
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#ifdef __linux__
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #include "exec/data.h"
 #include "exec/real.h"
 
+#define RING HS_BACKEND_MAX_DEPTH /* slots per ring: the most a device holds */
+#define LINE 64                   /* cache line: fields of different writers apart */
+#define PAUSE_NS 5000             /* how long an idle thread spins with pauses, */
+#define SPIN_NS 50000             /* ... and with yields, before it sleeps */
+
+/* Where one thread sleeps: seq is the futex word, bumped by every wake. */
+typedef struct parker {
+    atomic_uint seq;
+    atomic_int sleeping;
+#ifndef __linux__
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+#endif
+} parker;
+
 typedef struct worker {
+    /* written by the engine's side (the thread running it), read by the worker */
+    _Alignas(LINE) atomic_size_t tasks_tail; /* tasks appended so far */
+    size_t task[RING];
+    /* written by the worker, read by the engine's side */
+    _Alignas(LINE) atomic_size_t done_tail;  /* completions appended so far */
+    hs_completion done[RING];
+    _Alignas(LINE) parker park;              /* the worker sleeps here */
+    /* the engine's side's */
+    _Alignas(LINE) size_t sent;              /* tasks appended */
+    atomic_size_t taken;                     /* completions taken (read by combine) */
+    size_t held;                             /* sent and not taken */
+    /* set at init */
     struct real *rb;
     int device;
-    long task;              /* handed over and not yet taken, or -1 */
-    pthread_t tid;
     int started;
-    pthread_cond_t cv;
+    pthread_t tid;
 } worker;
 
 typedef struct real {
+    /* set at init, read by every thread */
     hs__data *dm;
     hs_run_report *report;  /* the caller's, or NULL */
     struct timespec t0;
-    pthread_mutex_t mu;     /* everything below */
-    pthread_cond_t done_cv;
-    hs_completion *q;       /* each task completes once: ntasks slots */
-    size_t head, tail;
-    size_t outstanding;     /* started, not yet returned by wait/poll */
-    int stop, failed;
-    hs_error ferr;          /* the first worker error */
-    int nworkers;
+    int nworkers, depth;
     worker *workers;
+    /* shared, written rarely */
+    _Alignas(LINE) atomic_int stop;
+    atomic_int claimed;     /* a worker is writing ferr */
+    atomic_int failed;      /* ferr is written */
+    hs_error ferr;          /* the first worker error */
+    _Alignas(LINE) parker park; /* the caller's thread sleeps here (wait, drive) */
+    /* drive: the engine's step, run by whoever holds `stepping` */
+    int (*step)(void *ctx, hs_error *err);
+    void *ctx;
+    _Alignas(LINE) atomic_int stepping;
+    atomic_int finished;    /* a step returned 1 or an error: no more steps */
+    int result;             /* 0, or that error; and its message: */
+    hs_error serr;
+    /* the engine's side's */
+    _Alignas(LINE) size_t outstanding; /* started, not yet returned by wait/poll */
 } real;
 
-/* Waits for tasks handed to this device, runs them one at a time and posts
- * each completion; a failure is posted too, and kept for wait(). */
+/* --------------------------------------------------------- spin, then sleep */
+
+static void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+static long long now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+#ifdef __linux__
+static void os_sleep(parker *p, unsigned seen)
+{
+    syscall(SYS_futex, &p->seq, FUTEX_WAIT_PRIVATE, seen, NULL, NULL, 0);
+}
+
+static void os_wake(parker *p)
+{
+    syscall(SYS_futex, &p->seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+#else
+static void os_sleep(parker *p, unsigned seen)
+{
+    pthread_mutex_lock(&p->mu);
+    while (atomic_load(&p->seq) == seen)
+        pthread_cond_wait(&p->cv, &p->mu);
+    pthread_mutex_unlock(&p->mu);
+}
+
+static void os_wake(parker *p)
+{
+    pthread_mutex_lock(&p->mu);
+    pthread_cond_signal(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+}
+#endif
+
+static void parker_init(parker *p)
+{
+    atomic_init(&p->seq, 0);
+    atomic_init(&p->sleeping, 0);
+#ifndef __linux__
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->cv, NULL);
+#endif
+}
+
+static void parker_destroy(parker *p)
+{
+#ifndef __linux__
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->cv);
+#endif
+    (void)p;
+}
+
+/* Returns once ready(arg) holds: spins with pauses for up to PAUSE_NS, then
+ * with sched_yield up to SPIN_NS (the thread it waits for may need this
+ * core: the machine may have fewer free cores than threads), reading the
+ * clock every 64 turns only; then sleeps on p until a producer wakes it.
+ * Only p's owner calls it. */
+static void await(parker *p, int (*ready)(const void *), const void *arg)
+{
+    long long start = 0, t;
+    int yield = 0;
+    for (unsigned i = 1;; i++) {
+        if (ready(arg))
+            return;
+        if (yield || i % 64 == 0) {
+            t = now_ns();
+            if (!start)
+                start = t;
+            else if (t - start > SPIN_NS)
+                break;
+            yield = t - start > PAUSE_NS;
+        }
+        if (yield)
+            sched_yield();
+        else
+            cpu_relax();
+    }
+    for (;;) {
+        unsigned seen = atomic_load(&p->seq);
+        atomic_store(&p->sleeping, 1);
+        if (ready(arg)) /* sequentially consistent loads */
+            break;
+        os_sleep(p, seen);
+    }
+    atomic_store_explicit(&p->sleeping, 0, memory_order_relaxed);
+}
+
+/* Wakes p's owner if it sleeps or is about to; the caller has just
+ * published, with a sequentially consistent store, what the owner waits
+ * for. */
+static void wake(parker *p)
+{
+    if (atomic_load(&p->sleeping)) {
+        atomic_fetch_add(&p->seq, 1);
+        os_wake(p);
+    }
+}
+
+/* ------------------------------------------------------------- the worker */
+
+typedef struct want {
+    const worker *wk;
+    size_t head;            /* tasks the worker took so far */
+} want;
+
+static int task_or_stop(const void *arg)
+{
+    const want *q = arg;
+    return atomic_load(&q->wk->tasks_tail) != q->head ||
+           atomic_load(&q->wk->rb->stop);
+}
+
+/* Keeps the first worker error, for the step (or wait) that takes a
+ * completion. */
+static void fail(real *rb, const hs_error *err)
+{
+    int no = 0;
+    if (atomic_compare_exchange_strong(&rb->claimed, &no, 1)) {
+        rb->ferr = *err;
+        if (!rb->ferr.code)
+            rb->ferr.code = HS_EINTERNAL;
+        atomic_store_explicit(&rb->failed, 1, memory_order_release);
+    }
+}
+
+/* Whether a completion is posted that no step has taken. */
+static int pending(const real *rb)
+{
+    for (int i = 0; i < rb->nworkers; i++)
+        if (atomic_load(&rb->workers[i].done_tail) !=
+            atomic_load_explicit(&rb->workers[i].taken, memory_order_relaxed))
+            return 1;
+    return 0;
+}
+
+/* Runs one engine step (the caller holds `stepping`); the step that ends
+ * the run keeps its result and wakes the thread waiting in drive. */
+static void run_step(real *rb)
+{
+    hs_error err;
+    int rc;
+    err.code = 0;
+    err.msg[0] = err.path[0] = '\0';
+    rc = rb->step(rb->ctx, &err);
+    if (rc == 0)
+        return;
+    rb->result = rc < 0 ? rc : 0;
+    if (rc < 0)
+        rb->serr = err;
+    atomic_store(&rb->finished, 1);
+    wake(&rb->park);
+}
+
+/* Flat combining: while completions are posted and the run goes on, takes
+ * `stepping` and runs a step, unless another thread holds it: that one
+ * looks for posted completions again after it lets go (both sides are
+ * sequentially consistent), so none is left behind. */
+static void combine(real *rb)
+{
+    while (!atomic_load(&rb->finished) && pending(rb)) {
+        if (atomic_exchange(&rb->stepping, 1))
+            return;
+        if (!atomic_load(&rb->finished))
+            run_step(rb);
+        atomic_store(&rb->stepping, 0);
+    }
+}
+
+/* Runs the tasks handed to this device in order, prefetching the next
+ * queued one's inputs, and posts each completion (a failure's too). */
 static void *work(void *arg)
 {
     worker *wk = arg;
     real *rb = wk->rb;
-    pthread_mutex_lock(&rb->mu);
+    size_t head = 0, posted = 0;
     for (;;) {
+        want q = {wk, head};
         hs_completion c = {.device = wk->device};
-        hs_error err = {0};
-        int rc;
-        while (wk->task < 0 && !rb->stop)
-            pthread_cond_wait(&wk->cv, &rb->mu);
-        if (wk->task < 0)
+        hs_error err;
+        size_t tail;
+        await(&wk->park, task_or_stop, &q);
+        if (atomic_load_explicit(&rb->stop, memory_order_relaxed))
             break;
-        c.task = (size_t)wk->task;
-        pthread_mutex_unlock(&rb->mu);
-        rc = hs__data_run(rb->dm, c.task, wk->device, &rb->t0, &c.start_us, &c.end_us, &err);
-        pthread_mutex_lock(&rb->mu);
-        if (rc != 0 && !rb->failed) {
-            rb->failed = 1;
-            rb->ferr = err;
-        }
-        wk->task = -1;
-        rb->q[rb->tail++] = c;
-        pthread_cond_signal(&rb->done_cv);
+        tail = atomic_load_explicit(&wk->tasks_tail, memory_order_acquire);
+        c.task = wk->task[head++ % RING];
+        err.code = 0;
+        err.msg[0] = err.path[0] = '\0';
+        if (tail > head && hs__data_prefetch(rb->dm, wk->task[head % RING], wk->device, &err))
+            fail(rb, &err); /* each task is next once: prefetched once */
+        if (hs__data_run(rb->dm, c.task, wk->device, &rb->t0, &c.start_us, &c.end_us, &err) != 0)
+            fail(rb, &err);
+        wk->done[posted % RING] = c;
+        atomic_store(&wk->done_tail, ++posted);
+        if (rb->step)
+            combine(rb);
+        else
+            wake(&rb->park);
     }
-    pthread_mutex_unlock(&rb->mu);
     return NULL;
 }
 
+/* ---------------------------------------------------------------- backend */
+
 static void stop_workers(real *rb)
 {
-    pthread_mutex_lock(&rb->mu);
-    rb->stop = 1;
+    atomic_store(&rb->stop, 1);
     for (int i = 0; i < rb->nworkers; i++)
-        pthread_cond_signal(&rb->workers[i].cv);
-    pthread_mutex_unlock(&rb->mu);
+        wake(&rb->workers[i].park);
     for (int i = 0; i < rb->nworkers; i++)
-        if (rb->workers[i].started)
+        if (rb->workers[i].started) {
             pthread_join(rb->workers[i].tid, NULL);
+            rb->workers[i].started = 0;
+        }
 }
 
 static void real_free(real *rb)
 {
     stop_workers(rb);
     for (int i = 0; i < rb->nworkers; i++)
-        pthread_cond_destroy(&rb->workers[i].cv);
-    pthread_cond_destroy(&rb->done_cv);
-    pthread_mutex_destroy(&rb->mu);
+        parker_destroy(&rb->workers[i].park);
+    parker_destroy(&rb->park);
     hs__data_free(rb->dm);
     free(rb->workers);
-    free(rb->q);
     free(rb);
+}
+
+/* A zeroed block of n bytes aligned to a cache line, or NULL. */
+static void *alloc_lines(size_t n)
+{
+    size_t size = (n + LINE - 1) / LINE * LINE;
+    void *p = aligned_alloc(LINE, size ? size : LINE);
+    if (p)
+        memset(p, 0, size ? size : LINE);
+    return p;
+}
+
+/* The depth from HETSCHED_DEPTH, or HS__REAL_DEPTH when it is not set. */
+static int read_depth(int *depth, hs_error *err)
+{
+    const char *s = getenv("HETSCHED_DEPTH");
+    char *end;
+    long v;
+    *depth = HS__REAL_DEPTH;
+    if (!s)
+        return HS_OK;
+    v = strtol(s, &end, 10);
+    if (end == s || *end || v < 1 || v > HS_BACKEND_MAX_DEPTH)
+        return hs_error_set(err, HS_EINPUT, "HETSCHED_DEPTH must be a whole number from 1 to "
+                            "%d, not '%s'", HS_BACKEND_MAX_DEPTH, s);
+    *depth = (int)v;
+    return HS_OK;
 }
 
 int hs__real_init(hs_backend *b, const hs_workload *w, const hs_graph *g, hs__real_mode mode,
@@ -95,21 +385,21 @@ int hs__real_init(hs_backend *b, const hs_workload *w, const hs_graph *g, hs__re
 {
     const hs_platform *pf = &w->platform;
     real *rb;
-    int rc;
+    int rc, depth;
     if (mode == HS__REAL_CPU)
         for (int d = 0; d < pf->ndevices; d++)
             if (pf->devices[d].kind != HS_DEVICE_CPU)
                 return hs_error_set(err, HS_EINPUT, "backend cpu runs cpu devices only, and "
                                     "'%s' is a gpu (use --backend emu)",
                                     pf->devices[d].name);
-    if (!(rb = calloc(1, sizeof *rb)))
+    if ((rc = read_depth(&depth, err)) != 0)
+        return rc;
+    if (!(rb = alloc_lines(sizeof *rb)))
         return hs_error_set(err, HS_ENOMEM, "out of memory for the backend");
     rb->report = b->state; /* the caller's report, see exec/data.h */
-    pthread_mutex_init(&rb->mu, NULL);
-    pthread_cond_init(&rb->done_cv, NULL);
-    rb->q = calloc(g->ntasks ? g->ntasks : 1, sizeof *rb->q);
-    rb->workers = calloc((size_t)pf->ndevices, sizeof *rb->workers);
-    if (!rb->q || !rb->workers) {
+    rb->depth = depth;
+    parker_init(&rb->park);
+    if (!(rb->workers = alloc_lines((size_t)pf->ndevices * sizeof *rb->workers))) {
         real_free(rb);
         return hs_error_set(err, HS_ENOMEM, "out of memory for the backend");
     }
@@ -117,8 +407,7 @@ int hs__real_init(hs_backend *b, const hs_workload *w, const hs_graph *g, hs__re
     for (int d = 0; d < pf->ndevices; d++) {
         rb->workers[d].rb = rb;
         rb->workers[d].device = d;
-        rb->workers[d].task = -1;
-        pthread_cond_init(&rb->workers[d].cv, NULL);
+        parker_init(&rb->workers[d].park);
     }
     if ((rc = hs__data_new(w, g, mode, &rb->dm, err)) != 0) {
         real_free(rb);
@@ -136,62 +425,97 @@ int hs__real_init(hs_backend *b, const hs_workload *w, const hs_graph *g, hs__re
     return HS_OK;
 }
 
+int hs__real_depth(const hs_backend *b, int d)
+{
+    (void)d;
+    return ((const real *)b->state)->depth;
+}
+
 int hs__real_start_task(hs_backend *b, size_t t, int d, double earliest_us, hs_error *err)
 {
     real *rb = b->state;
+    worker *wk;
     (void)earliest_us; /* the worker moves the data itself */
-    pthread_mutex_lock(&rb->mu);
-    if (rb->workers[d].task >= 0) {
-        pthread_mutex_unlock(&rb->mu);
-        return hs_error_set(err, HS_EINTERNAL, "device %d got a task while it has one", d);
-    }
-    rb->workers[d].task = (long)t;
+    if (d < 0 || d >= rb->nworkers || rb->workers[d].held >= (size_t)rb->depth)
+        return hs_error_set(err, HS_EINTERNAL, "device %d got a task while it holds %d", d,
+                            rb->depth);
+    wk = &rb->workers[d];
+    wk->task[wk->sent % RING] = t;
+    atomic_store(&wk->tasks_tail, ++wk->sent);
+    wk->held++;
     rb->outstanding++;
-    pthread_cond_signal(&rb->workers[d].cv);
-    pthread_mutex_unlock(&rb->mu);
+    wake(&wk->park);
     return HS_OK;
 }
 
-/* Pops one completion (mu held): 0, 1 when the queue is empty, or the first
- * worker error. */
+static int any_done(const void *arg)
+{
+    return pending(arg);
+}
+
+/* Takes one posted completion, scanning the devices in index order: 0, 1
+ * when none is posted, or the first worker error. */
 static int pop(real *rb, hs_completion *c, hs_error *err)
 {
-    if (rb->head == rb->tail)
-        return 1;
-    *c = rb->q[rb->head++];
-    rb->outstanding--;
-    if (rb->failed) {
-        if (err)
-            *err = rb->ferr;
-        return rb->ferr.code ? rb->ferr.code : HS_EINTERNAL;
+    for (int i = 0; i < rb->nworkers; i++) {
+        worker *wk = &rb->workers[i];
+        if (atomic_load_explicit(&wk->done_tail, memory_order_acquire) ==
+            atomic_load_explicit(&wk->taken, memory_order_relaxed))
+            continue;
+        size_t k = atomic_load_explicit(&wk->taken, memory_order_relaxed);
+        *c = wk->done[k % RING];
+        atomic_store_explicit(&wk->taken, k + 1, memory_order_relaxed);
+        wk->held--;
+        rb->outstanding--;
+        if (atomic_load_explicit(&rb->failed, memory_order_acquire)) {
+            if (err)
+                *err = rb->ferr;
+            return rb->ferr.code;
+        }
+        return 0;
     }
-    return 0;
+    return 1;
 }
 
 int hs__real_wait(hs_backend *b, hs_completion *c, hs_error *err)
 {
     real *rb = b->state;
     int rc;
-    pthread_mutex_lock(&rb->mu);
-    if (rb->outstanding == 0) {
-        pthread_mutex_unlock(&rb->mu);
+    if (rb->outstanding == 0)
         return 1;
-    }
-    while (rb->head == rb->tail)
-        pthread_cond_wait(&rb->done_cv, &rb->mu);
-    rc = pop(rb, c, err);
-    pthread_mutex_unlock(&rb->mu);
-    return rc;
+    if ((rc = pop(rb, c, err)) != 1)
+        return rc;
+    await(&rb->park, any_done, rb);
+    return pop(rb, c, err);
 }
 
 int hs__real_poll(hs_backend *b, hs_completion *c, hs_error *err)
 {
+    return pop(b->state, c, err);
+}
+
+static int run_finished(const void *arg)
+{
+    return atomic_load(&((const real *)arg)->finished);
+}
+
+/* The calling thread runs the first step (no task runs yet, so nobody else
+ * holds `stepping`), then the steps for completions posted meanwhile, then
+ * sleeps until the workers' steps end the run. */
+int hs__real_drive(hs_backend *b, int (*step)(void *ctx, hs_error *err), void *ctx,
+                   hs_error *err)
+{
     real *rb = b->state;
-    int rc;
-    pthread_mutex_lock(&rb->mu);
-    rc = pop(rb, c, err);
-    pthread_mutex_unlock(&rb->mu);
-    return rc;
+    rb->step = step;
+    rb->ctx = ctx;
+    atomic_store(&rb->stepping, 1);
+    run_step(rb);
+    atomic_store(&rb->stepping, 0);
+    combine(rb);
+    await(&rb->park, run_finished, rb);
+    if (rb->result < 0 && err)
+        *err = rb->serr;
+    return rb->result;
 }
 
 double hs__real_now(const hs_backend *b)
@@ -199,7 +523,7 @@ double hs__real_now(const hs_backend *b)
     return hs__since_us(&((const real *)b->state)->t0);
 }
 
-/* Stops the workers (waiting for a task still running), hands the counters
+/* Stops the workers (waiting for the tasks they run), hands the counters
  * and outputs to the caller's report, frees everything. */
 void hs__real_fini(hs_backend *b)
 {
@@ -229,12 +553,14 @@ const hs_backend_ops hs_backend_cpu = {
     .poll = hs__real_poll,
     .now = hs__real_now,
     .fini = hs__real_fini,
+    .depth = hs__real_depth,
+    .drive = hs__real_drive,
 };
 
 const hs_backend_ops *hs_backend_find(const char *name)
 {
     static const hs_backend_ops *const all[] = {&hs_backend_sim, &hs_backend_cpu,
-                                                &hs_backend_emu};
+                                                &hs_backend_emu, &hs_backend_cuda};
     for (size_t i = 0; name && i < sizeof all / sizeof all[0]; i++)
         if (strcmp(all[i]->name, name) == 0)
             return all[i];

@@ -20,24 +20,55 @@
  *
  * Data manager: each typed task's result has one replica slot per memory,
  * each with a valid flag (MSI-style: the producer's write makes its own
- * memory's replica the only valid one).  Before a task runs on memory m, each
- * fed input gets a replica on m, copied on demand (memcpy, timed and counted
- * on link source -> m) from host when host holds a valid one, else from the
- * lowest-numbered memory that does; the task then computes on private copies
- * in m's space.  When the last consumer of a result has taken its input, every
- * replica of it is freed; an output keeps only its host replica.  Under the
- * cpu backend every device computes in host memory, so nothing is copied.
+ * memory's replica the only valid one).  Memories are spaces of exec/mem.h:
+ * malloc'd RAM under cpu and emu, pinned host RAM and cudaMalloc'd GPU
+ * memory under cuda (the k-th gpu device of the platform is CUDA device k).
+ *   - Before a task runs on memory m, each fed input gets a replica on m,
+ *     copied from host when host holds a valid one, else from the
+ *     lowest-numbered memory that does (counted on link source -> m).  A
+ *     buffer the kernel only reads is the replica itself; one it updates
+ *     (HS_KRW) is a private copy of it.  Generated inputs are made on host
+ *     and copied to private buffers on m: part of the task's time, not of
+ *     the link counters.
+ *   - Prefetch (hs__data_prefetch): the same copies, started early; cuda
+ *     enqueues them on the H2D, D2H and D2D streams and the kernel waits on
+ *     their events, plain (cpu, emu) does them at once in the caller.  A
+ *     fetched replica is pinned: neither freed nor evicted until its
+ *     consumer has run.  A consumer that runs on another memory drops the
+ *     pins and fetches anew.
+ *   - Every replica a running or prefetched task reads, and the task's own
+ *     result until its check ended, is pinned.  Consumers are counted per fed
+ *     buffer: when the last one finished (its check included), every replica
+ *     is freed; an output keeps only its host replica.
+ *   - Eviction: each memory but host has a capacity (cuda: the GPU's free
+ *     memory at init minus HS__CUDA_MARGIN; emu: none; both: the report's
+ *     device_memory when set).  An allocation that would exceed it evicts
+ *     unpinned replicas, least recently used first, writing a replica back
+ *     to host first when no other memory has a valid copy (counted on the
+ *     link and in `writebacks`); then drops the pins of prefetches whose
+ *     task has not started.  A kernel whose buffers exceed the capacity alone
+ *     fails with HS_EINPUT naming it.
+ *   - Checks need host copies of the inputs and the result: they are made
+ *     after the task's end time and counted in check_bytes/check_copies only.
+ * Under the cpu backend every device computes in host memory, so nothing is
+ * copied.
  *
  * Data follow whole tasks (the workload's graph), also when a policy split
  * the graph: the parts of a split typed task share one set of buffers in
  * host memory, whatever their devices; part k of n runs its slice of the
- * items (see part_ranges in exec/data.c) and the last part to end stores the
- * result and checks the whole kernel.
+ * items on the CPU (see part_ranges in exec/data.c) and the last part to
+ * end stores the result and checks the whole kernel.
  *
- * Not done yet: prefetch at hs_engine_assign, copies overlapping kernels
- * (a copy holds the data manager's lock), eviction under memory pressure,
- * own memory spaces for parts of a split kernel.  Each kernel runs on one
- * thread; the time of a task includes generating its inputs (hs_kfill).
+ * Not done yet: own memory spaces for parts of a split kernel (GPU parts
+ * run on the CPU); a pool of device and pinned buffers (each replica is a
+ * cudaMalloc or cudaHostAlloc of its own, made under the data manager's
+ * lock); asynchronous staged copies between GPUs without peer access.
+ *
+ * A kernel on a cpu device computes with the device's `cores` threads (the
+ * online processors shared by the cpu devices when not given); an emulated
+ * gpu computes on one.  A task's measured start is read after its inputs
+ * were generated (they stand for data the application holds on host), so
+ * its time covers the copies and the kernel.
  */
 #ifndef HS_EXEC_DATA_H
 #define HS_EXEC_DATA_H
@@ -61,6 +92,9 @@ typedef struct hs_run_output {
  * b->state to one of these before hs_engine_run (the backend's init takes
  * it from there).  Free with hs_run_report_free. */
 typedef struct hs_run_report {
+    /* in: capacity in bytes of each memory but host under emu and cuda (0:
+     * the backend's default, see above); read by the backend's init */
+    size_t device_memory;
     int nmemories;
     double *link_bytes;      /* [from * nmemories + to]: bytes copied */
     double *link_us;         /* time spent copying on that link */
@@ -68,6 +102,10 @@ typedef struct hs_run_report {
     size_t typed, checked;   /* typed tasks run; those whose check passed */
     size_t untyped;          /* cost-only tasks, run by sleeping cost_us */
     size_t replicas_allocated, replicas_freed; /* result replicas, all memories */
+    size_t evictions, writebacks; /* replicas evicted; of those, copied to host first */
+    size_t prefetched;       /* input copies started by hs__data_prefetch */
+    double check_bytes;      /* copied to host for the checks only */
+    size_t check_copies;
     size_t noutputs;
     hs_run_output *outputs;  /* task order; owned by the report */
 } hs_run_report;
@@ -79,8 +117,13 @@ void hs_run_report_free(hs_run_report *r);
  * (gpu devices are CUDA GPUs; exec/cuda.c, built with the cuda feature). */
 extern const hs_backend_ops hs_backend_cpu;
 extern const hs_backend_ops hs_backend_emu;
+/* Without CUDA built in, its init answers HS_ENOTBUILT. */
+extern const hs_backend_ops hs_backend_cuda;
 
-/* The backend called `name` ("sim", "cpu", "emu"), or NULL. */
+/* Number of CUDA devices found (0 without CUDA, or when none works). */
+int hs_cuda_device_count(void);
+
+/* The backend called `name` ("sim", "cpu", "emu", "cuda"), or NULL. */
 const hs_backend_ops *hs_backend_find(const char *name);
 
 /* ---------------------------------------------------------- internal */
@@ -101,6 +144,12 @@ typedef enum hs__real_mode {
 int hs__data_new(const hs_workload *w, const hs_graph *g, hs__real_mode mode, hs__data **out,
                  hs_error *err);
 
+/* The inputs of the caller's report (device_memory) for the hs__data_new
+ * that follows on this thread: a backend's init (emu.c, cuda.c) hands them
+ * over before it calls hs__real_init, which does not pass the report on.
+ * NULL clears them. */
+void hs__data_use_options(const hs_run_report *r);
+
 /* Runs task t on device d in the calling thread (thread-safe): copies its
  * inputs to d's memory, runs the kernel (or sleeps cost_us for an untyped
  * one), stores its result, copies an output to host, then checks the kernel.
@@ -112,8 +161,11 @@ int hs__data_run(hs__data *dm, size_t t, int d, const struct timespec *t0, doubl
 
 /* Starts moving ready task t's fed inputs to device d's memory without
  * waiting for the copies (thread-safe); t will run on d after what d runs
- * now, so its copies overlap that kernel.  May do nothing (cpu, emu).
- * 0, or a negative HS_E* code. */
+ * now, so its copies overlap that kernel.  cuda: asynchronous; emu: the
+ * copies are done before it returns; cpu: nothing to move.  Best effort:
+ * an input whose producer has not ended, or that finds no room without
+ * evicting a pinned replica, is left for hs__data_run.  0, or a negative
+ * HS_E* code (a failed copy). */
 int hs__data_prefetch(hs__data *dm, size_t t, int d, hs_error *err);
 
 /* Moves the counters and the outputs into *r (which must be zeroed). */

@@ -3,14 +3,22 @@
  * (exec/backend.h) with work.
  *
  * One run, in batches:
- *   1. ask every idle device, in index order, for its next task (pick) and
- *      start what it returns, no earlier than its inputs can be there;
+ *   1. ask every idle device, and every device that holds fewer started
+ *      tasks than its depth (the backend's; 1 under sim) and has tasks
+ *      committed to it (hs_engine_assign), in index order, for its next task
+ *      (pick) and start what it returns, no earlier than its inputs can be
+ *      there; repeat over the devices that took one and may take more until
+ *      every device is full or declined;
  *   2. wait for the next completion, then take every other completion of
  *      the same instant (backend poll), ordered by the backend (sim: end,
  *      device, start order);
  *   3. account for them (placements, residency, predecessor counts), then
  *      tell the policy: done(t) followed by ready() of each successor that
  *      t made ready, completion by completion; back to 1.
+ * Where the backend drives (backend.h: the real backends), each batch is one
+ * step: the completions posted so far (2, without waiting), accounted (3),
+ * then the picks (1), run by a worker thread that posted one: a chain of
+ * short tasks then never waits for another thread.
  * Work per event is O(degree + devices) plus the heaps' O(log n): the whole
  * run is O((n + e) log n) for a fixed number of devices.
  */
@@ -44,17 +52,23 @@ struct hs_engine {
     uint64_t *valid;        /* [ntasks][words]: memories holding a copy of its output */
     size_t words;
     /* per device */
-    long *running;          /* task, or -1 when idle */
-    double *run_end;        /* predicted end of the running task */
+    int *depth;             /* most started tasks it may hold (backend depth op) */
+    size_t *held;           /* started tasks not yet booked: 0 when idle */
+    long *fifo;             /* [ndevices][HS_BACKEND_MAX_DEPTH]: held tasks, start order */
+    size_t *fifo_head;      /* where the oldest held task is in its ring */
+    unsigned char *declined; /* answered HS_NO_TASK in this pick round */
+    double *run_end;        /* predicted end of the last started task */
     double *tail;           /* predicted end of the queued chain (eq. 11-12 applied in turn) */
     double *queued;         /* sum of the queued tasks' costs */
     size_t *nqueued;
     /* per batch */
-    hs_completion *batch;   /* [ndevices] */
+    hs_completion *batch;   /* [batch_cap]: one per held task at most */
+    size_t batch_cap;       /* the sum of the depths */
     size_t *newly_ready;    /* [ntasks] */
-    size_t *ready_off;      /* [ndevices + 1] */
+    size_t *ready_off;      /* [batch_cap + 1] */
     /* accounting */
     size_t ndone, events;
+    int stepped;            /* drive: the first step (the sources) is done */
     double hook_seconds, busy_us;
     hs_schedule *s;
     char bug[256];          /* misuse by the policy, reported after its hook returns */
@@ -122,13 +136,14 @@ double hs_engine_data_ready(const hs_engine *e, size_t t, int d)
     return ready;
 }
 
-/* The later of: the running task's predicted end; the queued chain's
- * predicted end; and the running end plus the queued costs, which corrects
- * the chain when tasks start later than it predicted. */
+/* The later of: the predicted end of the last task d holds (started tasks
+ * run in order, so it ends last); the queued chain's predicted end; and that
+ * end plus the queued costs, which corrects the chain when tasks start later
+ * than it predicted. */
 double hs_engine_device_available(const hs_engine *e, int d)
 {
     double a = e->now;
-    if (e->running[d] >= 0 && e->run_end[d] > a)
+    if (e->held[d] > 0 && e->run_end[d] > a)
         a = e->run_end[d];
     if (e->nqueued[d] > 0) {
         double b = a + e->queued[d];
@@ -221,21 +236,28 @@ static int policy_bug(hs_engine *e, hs_error *err)
     return hs_error_set(err, HS_EINTERNAL, "%s", e->bug);
 }
 
-/* Starts task t on idle device d at the earliest moment its inputs are
- * there, and records where its inputs now have copies. */
+/* Starts task t on device d, which has room: predicted to run once its
+ * inputs are there and what d holds has ended (an idle device: at the
+ * inputs' arrival or now, as before depths existed).  Records where its
+ * inputs now have copies. */
 static int start(hs_engine *e, size_t t, int d, hs_error *err)
 {
     const hs_graph *g = e->g;
     const hs_edge *ed;
     int m = memory_of(e, d);
-    double ready;
+    double ready, begin;
     if (e->assigned[t] >= 0)
         unqueue(e, t);
     ready = hs_engine_data_ready(e, t, d); /* exact: every producer has ended */
+    begin = ready > e->now ? ready : e->now;
+    if (e->held[d] > 0 && e->run_end[d] > begin)
+        begin = e->run_end[d];
     e->state[t] = T_RUNNING;
     e->device[t] = d;
-    e->running[d] = (long)t;
-    e->run_end[d] = (ready > e->now ? ready : e->now) + hs_engine_cost(e, t, d);
+    e->fifo[(size_t)d * HS_BACKEND_MAX_DEPTH +
+            (e->fifo_head[d] + e->held[d]) % HS_BACKEND_MAX_DEPTH] = (long)t;
+    e->held[d]++;
+    e->run_end[d] = begin + hs_engine_cost(e, t, d);
     e->end[t] = e->run_end[d];
     HS_GRAPH_PRED_FOREACH(g, t, ed)
     {
@@ -245,28 +267,50 @@ static int start(hs_engine *e, size_t t, int d, hs_error *err)
     return e->b->ops->start_task(e->b, t, d, ready, err);
 }
 
-/* Asks every idle device, in index order, for a task and starts it. */
+/* Asks every device with room, in index order, for a task and starts it;
+ * then again the devices that took one and still have room, until none
+ * does.  A device that declined is not asked again in this round.  A device
+ * that already holds a task is asked only while the policy has committed
+ * tasks to it (hs_engine_assign): a policy that decides at pick time
+ * (eager's central queue) then decides for idle devices only, exactly as
+ * with depth 1, and a busy device takes early only work that is its own
+ * anyway (StarPU's per-worker queues: dm*).  With depth 1 (sim) this is one
+ * pass over the idle devices. */
+static int may_ask(const hs_engine *e, int d)
+{
+    return e->held[d] < (size_t)e->depth[d] && !e->declined[d] &&
+           (e->held[d] == 0 || e->nqueued[d] > 0);
+}
+
 static int pick_round(hs_engine *e, hs_error *err)
 {
     const hs_graph *g = e->g;
-    for (int d = 0; d < e->pf->ndevices; d++) {
-        long t;
-        int rc;
-        if (e->running[d] >= 0)
-            continue;
-        t = e->policy->pick(e->pstate, e, d);
-        e->events++;
-        if (e->bug[0])
-            return policy_bug(e, err);
-        if (t == HS_NO_TASK)
-            continue;
-        if (t < 0 || (size_t)t >= g->ntasks || e->state[t] != T_READY)
-            return hs_error_set(err, HS_EINTERNAL,
-                                "policy '%s' gave task %ld to device '%s', but that task is not "
-                                "ready or was given before",
-                                e->policy->name, t, e->pf->devices[d].name);
-        if ((rc = start(e, (size_t)t, d, err)) != 0)
-            return rc;
+    int more = 1;
+    memset(e->declined, 0, (size_t)e->pf->ndevices);
+    while (more) {
+        more = 0;
+        for (int d = 0; d < e->pf->ndevices; d++) {
+            long t;
+            int rc;
+            if (!may_ask(e, d))
+                continue;
+            t = e->policy->pick(e->pstate, e, d);
+            e->events++;
+            if (e->bug[0])
+                return policy_bug(e, err);
+            if (t == HS_NO_TASK) {
+                e->declined[d] = 1;
+                continue;
+            }
+            if (t < 0 || (size_t)t >= g->ntasks || e->state[t] != T_READY)
+                return hs_error_set(err, HS_EINTERNAL,
+                                    "policy '%s' gave task %ld to device '%s', but that task is "
+                                    "not ready or was given before",
+                                    e->policy->name, t, e->pf->devices[d].name);
+            if ((rc = start(e, (size_t)t, d, err)) != 0)
+                return rc;
+            more |= may_ask(e, d);
+        }
     }
     return HS_OK;
 }
@@ -282,7 +326,7 @@ static int collect(hs_engine *e, size_t *n, hs_error *err)
         return hs_error_set(err, HS_EINTERNAL, "backend '%s' has nothing running, but the "
                             "engine started tasks", ops->name);
     *n = 1;
-    while (ops->poll && *n < (size_t)e->pf->ndevices &&
+    while (ops->poll && *n < e->batch_cap &&
            (rc = ops->poll(e->b, &e->batch[*n], err)) == 0)
         (*n)++;
     if (rc < 0)
@@ -303,10 +347,11 @@ static int book(hs_engine *e, const hs_completion *c, size_t *nready, hs_error *
     size_t t = c->task;
     int d = c->device;
     if (t >= g->ntasks || d < 0 || d >= e->pf->ndevices || e->state[t] != T_RUNNING ||
-        e->running[d] != (long)t)
+        e->held[d] == 0 ||
+        e->fifo[(size_t)d * HS_BACKEND_MAX_DEPTH + e->fifo_head[d]] != (long)t)
         return hs_error_set(err, HS_EINTERNAL,
                             "backend '%s' reported task %zu done on device %d, which the engine "
-                            "did not start there",
+                            "did not start there or not next",
                             e->b->ops->name, t, d);
     task = &g->tasks[t];
     p = (hs_placement){.task = task->origin, .part = task->part, .nparts = task->nparts,
@@ -316,7 +361,8 @@ static int book(hs_engine *e, const hs_completion *c, size_t *nready, hs_error *
         return HS_ENOMEM;
     e->state[t] = T_DONE;
     e->end[t] = c->end_us;
-    e->running[d] = -1;
+    e->fifo_head[d] = (e->fifo_head[d] + 1) % HS_BACKEND_MAX_DEPTH;
+    e->held[d]--;
     e->ndone++;
     e->busy_us += c->end_us - c->start_us;
     set_copy(e, t, memory_of(e, d));
@@ -351,22 +397,57 @@ static int tell(hs_engine *e, size_t n)
     return 0;
 }
 
-/* The event loop, from the sources' announcement to the last completion. */
-static int loop(hs_engine *e, hs_error *err)
+/* Announces the graph's sources to the policy. */
+static void announce(hs_engine *e)
 {
-    const hs_graph *g = e->g;
-    size_t n = 0, nready = 0;
-    int rc;
-    double t0 = seconds();
-    for (size_t t = 0; t < g->ntasks; t++) {
+    for (size_t t = 0; t < e->g->ntasks; t++) {
         if (e->waiting[t] == 0) {
             e->state[t] = T_READY;
             e->policy->ready(e->pstate, e, t);
             e->events++;
         }
     }
+}
+
+/* Books the n completions of the batch, noting which successors each made
+ * ready (ready_off). */
+static int book_batch(hs_engine *e, size_t n, hs_error *err)
+{
+    size_t nready = 0;
+    int rc;
+    for (size_t i = 0; i < n; i++) {
+        e->ready_off[i] = nready;
+        if ((rc = book(e, &e->batch[i], &nready, err)) != 0)
+            return rc;
+    }
+    e->ready_off[n] = nready;
+    return HS_OK;
+}
+
+/* After a pick round: 0 while some device holds a task, 1 once every task
+ * finished, or HS_EINTERNAL when tasks remain but the policy gave none. */
+static int settled(hs_engine *e, hs_error *err)
+{
+    for (int d = 0; d < e->pf->ndevices; d++)
+        if (e->held[d] > 0)
+            return 0;
+    if (e->ndone == e->g->ntasks)
+        return 1;
+    return hs_error_set(err, HS_EINTERNAL,
+                        "policy '%s' left %zu of %zu tasks unscheduled: every device is idle "
+                        "and none was given a task",
+                        e->policy->name, e->g->ntasks - e->ndone, e->g->ntasks);
+}
+
+/* The event loop, from the sources' announcement to the last completion:
+ * the engine's thread waits for completions (backend wait). */
+static int loop(hs_engine *e, hs_error *err)
+{
+    size_t n = 0;
+    int rc;
+    double t0 = seconds();
+    announce(e);
     for (;;) {
-        int busy = 0;
         /* hooks of the previous batch, then the pick round: timed together */
         if (tell(e, n) != 0)
             return policy_bug(e, err);
@@ -374,27 +455,46 @@ static int loop(hs_engine *e, hs_error *err)
         e->hook_seconds += seconds() - t0;
         if (rc != 0)
             return rc;
-        for (int d = 0; d < e->pf->ndevices; d++)
-            busy += e->running[d] >= 0;
-        if (!busy) {
-            if (e->ndone == g->ntasks)
-                return HS_OK;
-            return hs_error_set(err, HS_EINTERNAL,
-                                "policy '%s' left %zu of %zu tasks unscheduled: every device is "
-                                "idle and none was given a task",
-                                e->policy->name, g->ntasks - e->ndone, g->ntasks);
-        }
+        if ((rc = settled(e, err)) != 0)
+            return rc < 0 ? rc : HS_OK;
         if ((rc = collect(e, &n, err)) != 0)
             return rc;
-        nready = 0;
-        for (size_t i = 0; i < n; i++) {
-            e->ready_off[i] = nready;
-            if ((rc = book(e, &e->batch[i], &nready, err)) != 0)
-                return rc;
-        }
-        e->ready_off[n] = nready;
+        if ((rc = book_batch(e, n, err)) != 0)
+            return rc;
         t0 = seconds();
     }
+}
+
+/* One step of a run that the backend drives (backend.h, drive): the first
+ * announces the sources; each later one takes every completion posted so
+ * far (poll), books them and tells the policy; then the pick round.  The
+ * same batches as loop(), only on whichever thread the backend calls it. */
+static int step(void *ctx, hs_error *err)
+{
+    hs_engine *e = ctx;
+    const hs_backend_ops *ops = e->b->ops;
+    size_t n = 0;
+    int rc = 1;
+    double t0;
+    if (e->stepped) {
+        while (n < e->batch_cap && (rc = ops->poll(e->b, &e->batch[n], err)) == 0)
+            n++;
+        if (rc < 0)
+            return rc;
+        e->now = ops->now(e->b);
+        if ((rc = book_batch(e, n, err)) != 0)
+            return rc;
+    }
+    t0 = seconds();
+    if (!e->stepped) {
+        announce(e);
+        e->stepped = 1;
+    } else if (tell(e, n) != 0) {
+        return policy_bug(e, err);
+    }
+    rc = pick_round(e, err);
+    e->hook_seconds += seconds() - t0;
+    return rc != 0 ? rc : settled(e, err);
 }
 
 /* Checks a graph built by a policy's transform against the workload's:
@@ -465,7 +565,11 @@ static void engine_free(hs_engine *e)
     free(e->assigned);
     free(e->end);
     free(e->valid);
-    free(e->running);
+    free(e->depth);
+    free(e->held);
+    free(e->fifo);
+    free(e->fifo_head);
+    free(e->declined);
     free(e->run_end);
     free(e->tail);
     free(e->queued);
@@ -487,24 +591,43 @@ static int engine_alloc(hs_engine *e, hs_error *err)
     e->assigned = malloc(n * sizeof *e->assigned);
     e->end = calloc(n, sizeof *e->end);
     e->valid = calloc(n * e->words, sizeof *e->valid);
-    e->running = malloc(nd * sizeof *e->running);
+    e->depth = malloc(nd * sizeof *e->depth);
+    e->held = calloc(nd, sizeof *e->held);
+    e->fifo = malloc(nd * HS_BACKEND_MAX_DEPTH * sizeof *e->fifo);
+    e->fifo_head = calloc(nd, sizeof *e->fifo_head);
+    e->declined = calloc(nd, 1);
     e->run_end = calloc(nd, sizeof *e->run_end);
     e->tail = calloc(nd, sizeof *e->tail);
     e->queued = calloc(nd, sizeof *e->queued);
     e->nqueued = calloc(nd, sizeof *e->nqueued);
-    e->batch = calloc(nd, sizeof *e->batch);
+    e->batch = calloc(nd * HS_BACKEND_MAX_DEPTH, sizeof *e->batch);
     e->newly_ready = malloc(n * sizeof *e->newly_ready);
-    e->ready_off = calloc(nd + 1, sizeof *e->ready_off);
+    e->ready_off = calloc(nd * HS_BACKEND_MAX_DEPTH + 1, sizeof *e->ready_off);
     if (!e->waiting || !e->state || !e->device || !e->assigned || !e->end || !e->valid ||
-        !e->running || !e->run_end || !e->tail || !e->queued || !e->nqueued || !e->batch ||
-        !e->newly_ready || !e->ready_off)
+        !e->depth || !e->held || !e->fifo || !e->fifo_head || !e->declined || !e->run_end ||
+        !e->tail || !e->queued || !e->nqueued || !e->batch || !e->newly_ready ||
+        !e->ready_off)
         return hs_error_set(err, HS_ENOMEM, "out of memory for an engine of %zu tasks", n);
     for (size_t t = 0; t < e->g->ntasks; t++) {
         e->waiting[t] = e->g->pred_off[t + 1] - e->g->pred_off[t];
         e->device[t] = e->assigned[t] = -1;
     }
-    for (size_t d = 0; d < nd; d++)
-        e->running[d] = -1;
+    return HS_OK;
+}
+
+/* Asks the backend, once it is up, how many tasks each device may hold. */
+static int backend_depths(hs_engine *e, hs_error *err)
+{
+    const hs_backend_ops *ops = e->b->ops;
+    e->batch_cap = 0;
+    for (int d = 0; d < e->pf->ndevices; d++) {
+        e->depth[d] = ops->depth ? ops->depth(e->b, d) : 1;
+        if (e->depth[d] < 1 || e->depth[d] > HS_BACKEND_MAX_DEPTH)
+            return hs_error_set(err, HS_EINTERNAL, "backend '%s' gives device %d a depth of "
+                                "%d, not 1..%d", ops->name, d, e->depth[d],
+                                HS_BACKEND_MAX_DEPTH);
+        e->batch_cap += (size_t)e->depth[d];
+    }
     return HS_OK;
 }
 
@@ -548,6 +671,8 @@ int hs_engine_run(hs_workload *w, const hs_policy *policy, const hs_map_options 
     if ((rc = backend->ops->init(backend, w, e.g, err)) != 0)
         goto fail;
     backend_up = 1;
+    if ((rc = backend_depths(&e, err)) != 0)
+        goto fail;
     e.now = backend->ops->now(backend);
     t0 = seconds();
     rc = policy->init ? policy->init(&e, opt, &e.pstate, err) : HS_OK;
@@ -555,7 +680,11 @@ int hs_engine_run(hs_workload *w, const hs_policy *policy, const hs_map_options 
     if (rc != 0)
         goto fail;
     inited = 1;
-    if ((rc = loop(&e, err)) != 0)
+    if (backend->ops->drive && backend->ops->poll)
+        rc = backend->ops->drive(backend, step, &e, err);
+    else
+        rc = loop(&e, err);
+    if (rc != 0)
         goto fail;
     if ((rc = hs_schedule_derive_transfers(w, e.s, err)) != 0)
         goto fail;

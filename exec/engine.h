@@ -37,8 +37,10 @@ int hs_engine_task_device(const hs_engine *e, size_t t);
  * predicted end.  Delay model: transfers start when the producer ends. */
 double hs_engine_data_ready(const hs_engine *e, size_t t, int d);
 
-/* Predicted time device d becomes free: the end of what it runs now plus
- * everything assigned to it and not yet started (hs_engine_assign). */
+/* Predicted time device d becomes free: the end of what it holds now (the
+ * task it runs and, on a backend whose devices hold more than one started
+ * task, those started after it) plus everything assigned to it and not yet
+ * started (hs_engine_assign). */
 double hs_engine_device_available(const hs_engine *e, int d);
 
 /* Predicted finish of t on d if appended after d's assigned work:
@@ -51,8 +53,11 @@ double hs_engine_finish_time(const hs_engine *e, size_t t, int d);
 int hs_engine_inputs_on(const hs_engine *e, size_t t, int memory);
 
 /* A policy commits t to device d's queue: counted in
- * hs_engine_device_available(d) until t starts; a real backend may prefetch
- * its inputs.  Call at most once per task. */
+ * hs_engine_device_available(d) until t starts.  While d has committed
+ * tasks, the engine asks it to pick also when it runs one, on a backend
+ * whose devices hold more than one started task (backend.h: depth): the
+ * next one then waits on the device and its inputs are prefetched.  Call at
+ * most once per task. */
 void hs_engine_assign(hs_engine *e, size_t t, int d);
 
 /* Runs `policy` over the workload on `backend` until every task finished.

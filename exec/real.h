@@ -1,19 +1,36 @@
-/* hetsched — what the cpu and emu backends share (exec/cpu.c): everything
- * but init, which says how memories and gpu devices are treated. */
+/* hetsched — what the cpu, emu and cuda backends share (exec/cpu.c):
+ * everything but init, which says how memories and gpu devices are treated.
+ * A backend's ops table takes these as they are:
+ *   .start_task = hs__real_start_task, .wait = hs__real_wait,
+ *   .poll = hs__real_poll, .now = hs__real_now, .fini = hs__real_fini,
+ *   .depth = hs__real_depth, .drive = hs__real_drive
+ * and its init calls hs__real_init with its mode. */
 #ifndef HS_EXEC_REAL_H
 #define HS_EXEC_REAL_H
 
 #include "exec/backend.h"
 #include "exec/data.h"
 
+/* How many started tasks a device holds by default (hs__real_depth): the
+ * one it runs and the next, so that the next one's inputs are prefetched
+ * during the kernel and a worker finds work while another thread runs the
+ * engine's step; no more, so that a policy's late decisions (eager's central
+ * queue) still place most tasks.  Deeper queues did not measure faster on
+ * empty tasks (bench/overhead_bench.c).  The environment variable
+ * HETSCHED_DEPTH (1..HS_BACKEND_MAX_DEPTH) overrides it. */
+#define HS__REAL_DEPTH 2
+
 /* Starts one worker per device; HS__REAL_CPU runs every device in host
  * memory and refuses gpu devices.  b->state on entry: the caller's
- * hs_run_report or NULL (exec/data.h). */
+ * hs_run_report or NULL (exec/data.h).  HS_EINPUT for a bad HETSCHED_DEPTH. */
 int hs__real_init(hs_backend *b, const hs_workload *w, const hs_graph *g, hs__real_mode mode,
                   hs_error *err);
 int hs__real_start_task(hs_backend *b, size_t t, int d, double earliest_us, hs_error *err);
 int hs__real_wait(hs_backend *b, hs_completion *c, hs_error *err);
 int hs__real_poll(hs_backend *b, hs_completion *c, hs_error *err);
+int hs__real_depth(const hs_backend *b, int d);
+int hs__real_drive(hs_backend *b, int (*step)(void *ctx, hs_error *err), void *ctx,
+                   hs_error *err);
 double hs__real_now(const hs_backend *b);
 void hs__real_fini(hs_backend *b);
 

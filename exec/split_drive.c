@@ -17,11 +17,15 @@ typedef struct drive {
     uint64_t *done;               /* accepted items */
     size_t twice;                 /* an item accepted twice: index + 1 */
     hs_split_run_fn run;
+    hs_split_prep_fn prep;
     void *user;
     struct timespec t0;
     pthread_mutex_t mu;
     pthread_cond_t cv;
     hs_split_drive_stats *stats;
+    hs_split_wave_log wave;       /* wavefront mode: when each tile finished */
+    int broken;                   /* a chunk broke the wavefront order: all stop */
+    hs_error werr;                /* ... and why */
 } drive;
 
 typedef struct worker {
@@ -36,16 +40,33 @@ static double since(const struct timespec *t0)
     return (double)(t.tv_sec - t0->tv_sec) * 1e6 + (double)(t.tv_nsec - t0->tv_nsec) / 1e3;
 }
 
-/* Marks [b, e) accepted (under the mutex); remembers the first item seen
- * twice. */
+size_t hs__split_bits_mark(uint64_t *bits, size_t b, size_t e)
+{
+    size_t twice = 0;
+    for (size_t i = b; i < e;) {
+        uint64_t *w = &bits[i / 64], m;
+        size_t lo = i % 64, hi = (e - i + lo) < 64 ? e - i + lo : 64;
+        m = (hi == 64 ? ~(uint64_t)0 : (((uint64_t)1 << hi) - 1)) & ~(((uint64_t)1 << lo) - 1);
+        if ((*w & m) && !twice) {
+            size_t k = i;
+            while (!(*w & ((uint64_t)1 << (k % 64))))
+                k++;
+            twice = k + 1;
+        }
+        *w |= m;
+        i += hi - lo;
+    }
+    return twice;
+}
+
+/* Marks [b, e) accepted (under the mutex, a word at a time: a chunk of
+ * millions of items must not hold the others up); remembers the first item
+ * seen twice. */
 static void mark(drive *dr, size_t b, size_t e)
 {
-    for (size_t i = b; i < e; i++) {
-        uint64_t bit = (uint64_t)1 << (i % 64);
-        if ((dr->done[i / 64] & bit) && !dr->twice)
-            dr->twice = i + 1;
-        dr->done[i / 64] |= bit;
-    }
+    size_t twice = hs__split_bits_mark(dr->done, b, e);
+    if (twice && !dr->twice)
+        dr->twice = twice;
 }
 
 /* Sleeps on the condition variable until a report, or until wake_us. */
@@ -75,17 +96,37 @@ static void *device_thread(void *arg)
     worker *w = arg;
     drive *dr = w->dr;
     int d = w->device;
+    if (dr->prep) {
+        double p0 = since(&dr->t0);
+        int rc = dr->prep(dr->user, d);
+        dr->stats->prep_us[d] = since(&dr->t0) - p0;
+        if (rc != 0) {
+            pthread_mutex_lock(&dr->mu);
+            dr->stats->failed[d] = 1;
+            pthread_cond_broadcast(&dr->cv);
+            pthread_mutex_unlock(&dr->mu);
+            return NULL;
+        }
+    }
     pthread_mutex_lock(&dr->mu);
     for (;;) {
         hs_split_grant g = {0, 0, HUGE_VAL};
-        hs_split_answer a = dr->sp->next(dr->st, d, since(&dr->t0), &g);
+        hs_split_answer a;
         double t0, t1;
-        int rc;
+        int rc, ok;
+        if (dr->broken) /* a wavefront tile ran too early: everyone stops */
+            break;
+        a = dr->sp->next(dr->st, d, since(&dr->t0), &g);
         if (a == HS_SPLIT_STOP)
             break;
         if (a == HS_SPLIT_WAIT) {
             wait_until(dr, g.wake_us);
             continue;
+        }
+        if (hs_split_wave_log_start(&dr->wave, dr->sp->name, g.begin, g.end, since(&dr->t0),
+                                    &dr->werr) != HS_OK) {
+            dr->broken = 1;
+            break;
         }
         pthread_mutex_unlock(&dr->mu);
         t0 = since(&dr->t0);
@@ -96,11 +137,18 @@ static void *device_thread(void *arg)
             dr->stats->failed[d] = 1;
             break;
         }
-        if (dr->sp->finished(dr->st, d, g.begin, g.end, t1 - t0, t1)) {
+        ok = dr->sp->finished(dr->st, d, g.begin, g.end, t1 - t0, t1);
+        dr->stats->busy_us[d] += t1 - t0;
+        if (dr->stats->nrecords < dr->stats->max_records)
+            dr->stats->records[dr->stats->nrecords++] =
+                (hs_split_drive_record){d, g.begin, g.end, t0, t1, ok};
+        if (ok) {
             mark(dr, g.begin, g.end);
+            hs_split_wave_log_done(&dr->wave, g.begin, g.end, t1);
             dr->accepted += g.end - g.begin;
             dr->stats->items[d] += g.end - g.begin;
             dr->stats->chunks[d]++;
+            dr->stats->finish_us[d] = t1;
         } else {
             dr->stats->refused[d]++;
         }
@@ -116,6 +164,21 @@ int hs_split_drive(const hs_splitter *sp, const hs_split_kernel *k, const hs_spl
                    hs_split_run_fn run, void *user, hs_split_drive_stats *st, hs_error *err)
 {
     hs_split_drive_stats own;
+    if (!st)
+        st = &own;
+    st->records = NULL;
+    st->max_records = 0;
+    return hs_split_drive_prep(sp, k, dev, ndev, opt, mem, NULL, run, user, st, err);
+}
+
+int hs_split_drive_prep(const hs_splitter *sp, const hs_split_kernel *k,
+                        const hs_split_device *dev, int ndev, const hs_split_options *opt,
+                        hs_split_memory *mem, hs_split_prep_fn prep, hs_split_run_fn run,
+                        void *user, hs_split_drive_stats *st, hs_error *err)
+{
+    hs_split_drive_stats own = {0};
+    hs_split_drive_record *records;
+    size_t max_records;
     pthread_t tid[HS_SPLIT_MAX_DEVICES];
     worker w[HS_SPLIT_MAX_DEVICES];
     pthread_condattr_t ca;
@@ -123,7 +186,11 @@ int hs_split_drive(const hs_splitter *sp, const hs_split_kernel *k, const hs_spl
     int rc, started = 0;
     if (!st)
         st = &own;
+    records = st->records;
+    max_records = records ? st->max_records : 0;
     memset(st, 0, sizeof *st);
+    st->records = records;
+    st->max_records = max_records;
     memset(&dr, 0, sizeof dr);
     if (!sp || !k || !run)
         return hs_error_set(err, HS_EUSAGE, "split drive: no splitter, kernel or run function");
@@ -132,13 +199,19 @@ int hs_split_drive(const hs_splitter *sp, const hs_split_kernel *k, const hs_spl
                             HS_SPLIT_MAX_DEVICES, ndev);
     if (!(dr.done = calloc((k->items + 63) / 64 + 1, sizeof *dr.done)))
         return hs_error_set(err, HS_ENOMEM, "out of memory");
+    if ((rc = hs_split_wave_log_init(&dr.wave, sp, opt, k->items, err)) != HS_OK) {
+        free(dr.done);
+        return rc;
+    }
     if ((rc = sp->start(k, dev, ndev, opt, mem, &dr.st, err)) != HS_OK) {
         free(dr.done);
+        hs_split_wave_log_free(&dr.wave);
         return rc;
     }
     dr.sp = sp;
     dr.items = k->items;
     dr.run = run;
+    dr.prep = prep;
     dr.user = user;
     dr.stats = st;
     pthread_mutex_init(&dr.mu, NULL);
@@ -158,6 +231,8 @@ int hs_split_drive(const hs_splitter *sp, const hs_split_kernel *k, const hs_spl
     if (started < ndev)
         rc = hs_error_set(err, HS_EIO, "cannot start the thread of device %s: %s",
                           dev[started].name, strerror(errno));
+    else if (dr.broken)
+        rc = hs_error_set(err, HS_EINTERNAL, "%s", dr.werr.msg);
     else if (dr.twice)
         rc = hs_error_set(err, HS_EINTERNAL, "splitter '%s' had item %zu finished twice",
                           sp->name, dr.twice - 1);
@@ -171,5 +246,6 @@ int hs_split_drive(const hs_splitter *sp, const hs_split_kernel *k, const hs_spl
     pthread_cond_destroy(&dr.cv);
     pthread_mutex_destroy(&dr.mu);
     free(dr.done);
+    hs_split_wave_log_free(&dr.wave);
     return rc;
 }

@@ -10,11 +10,15 @@
  * drive started.  A run() that returns an error stands for a device that
  * stopped answering: its thread ends without reporting the chunk, which a
  * splitter with HS_SPLIT_SURVIVES_FAILURE then hands to the others.
+ * In wavefront mode (-o wavefront, mapper/split.h) a chunk handed out
+ * before the upper or left neighbour of one of its tiles was reported
+ * stops every thread and fails the drive with HS_EINTERNAL.
  */
 #ifndef HS_EXEC_SPLIT_DRIVE_H
 #define HS_EXEC_SPLIT_DRIVE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "hetsched/error.h"
 #include "mapper/split.h"
@@ -22,12 +26,32 @@
 /* Runs items [b, e) on device d; 0, or a negative HS_E* code. */
 typedef int (*hs_split_run_fn)(void *user, int device, size_t b, size_t e);
 
+/* Prepares device d before its first ask, on its own thread (a GPU copies
+ * the inputs every chunk reads whole); 0, or a negative HS_E* code, which
+ * counts as the device failing.  Its time is part of wall_us, not of any
+ * chunk. */
+typedef int (*hs_split_prep_fn)(void *user, int device);
+
+typedef struct hs_split_drive_record {
+    int device;
+    size_t begin, end;
+    double start_us, end_us;
+    int accepted;
+} hs_split_drive_record;
+
 typedef struct hs_split_drive_stats {
     double wall_us;                           /* the whole drive */
     size_t items[HS_SPLIT_MAX_DEVICES];       /* accepted */
     size_t chunks[HS_SPLIT_MAX_DEVICES];      /* accepted */
     size_t refused[HS_SPLIT_MAX_DEVICES];
     int failed[HS_SPLIT_MAX_DEVICES];         /* its run() returned an error */
+    double busy_us[HS_SPLIT_MAX_DEVICES];     /* chunk times, refused ones too */
+    double prep_us[HS_SPLIT_MAX_DEVICES];     /* its prep() */
+    double finish_us[HS_SPLIT_MAX_DEVICES];   /* end of its last accepted chunk */
+    /* Chunk records: the caller sets `records` to room for max_records
+     * before the drive (it keeps both); the drive fills nrecords. */
+    hs_split_drive_record *records;
+    size_t max_records, nrecords;
 } hs_split_drive_stats;
 
 /* Drives sp over kernel k on ndev device threads.  opt, mem and st may be
@@ -37,5 +61,17 @@ typedef struct hs_split_drive_stats {
 int hs_split_drive(const hs_splitter *sp, const hs_split_kernel *k, const hs_split_device *dev,
                    int ndev, const hs_split_options *opt, hs_split_memory *mem,
                    hs_split_run_fn run, void *user, hs_split_drive_stats *st, hs_error *err);
+
+/* hs_split_drive with prep (may be NULL) called on each device's thread
+ * before its first ask.  The records of st, when st has room for them, are
+ * kept: set st->records and st->max_records, the rest is zeroed. */
+int hs_split_drive_prep(const hs_splitter *sp, const hs_split_kernel *k,
+                        const hs_split_device *dev, int ndev, const hs_split_options *opt,
+                        hs_split_memory *mem, hs_split_prep_fn prep, hs_split_run_fn run,
+                        void *user, hs_split_drive_stats *st, hs_error *err);
+
+/* Sets bits [b, e) of a bitmap of items; 0, or 1 + the first item that was
+ * set already (the simulator and the driver both keep one). */
+size_t hs__split_bits_mark(uint64_t *bits, size_t b, size_t e);
 
 #endif

@@ -7,6 +7,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "exec/queue.h"
+#include "exec/split_drive.h"
 #include "exec/split_sim.h"
 #include "hetsched/graph.h"
 
@@ -151,6 +152,7 @@ typedef struct run {
     simdev d[HS_SPLIT_MAX_DEVICES];
     uint64_t *done;           /* bitmap of accepted items */
     gsl_rng *rng;
+    hs_split_wave_log wave;   /* wavefront mode: when each tile finished */
 } run;
 
 static int nomem(hs_error *err)
@@ -179,20 +181,10 @@ static int push(run *r, int d, int kind, double t, hs_error *err)
 /* Marks [b, e) finished; HS_EINTERNAL naming the first item already marked. */
 static int mark(run *r, size_t b, size_t e, hs_error *err)
 {
-    for (size_t i = b; i < e;) {
-        uint64_t *w = &r->done[i / 64], bits;
-        size_t lo = i % 64, hi = (e - i + lo) < 64 ? e - i + lo : 64;
-        bits = (hi == 64 ? ~(uint64_t)0 : (((uint64_t)1 << hi) - 1)) & ~(((uint64_t)1 << lo) - 1);
-        if (*w & bits) {
-            size_t k = i;
-            while (!(*w & ((uint64_t)1 << (k % 64))))
-                k++;
-            return hs_error_set(err, HS_EINTERNAL, "splitter '%s' had item %zu finished twice",
-                                r->sp->name, k);
-        }
-        *w |= bits;
-        i += hi - lo;
-    }
+    size_t twice = hs__split_bits_mark(r->done, b, e);
+    if (twice)
+        return hs_error_set(err, HS_EINTERNAL, "splitter '%s' had item %zu finished twice",
+                            r->sp->name, twice - 1);
     return HS_OK;
 }
 
@@ -205,6 +197,7 @@ static int ask(run *r, int d, double now, hs_error *err)
     simdev *x = &r->d[d];
     hs_split_grant g = {0, 0, HUGE_VAL};
     hs_split_answer a;
+    int rc;
     if (v->fails && now >= v->fail_at_us) {
         x->state = ST_DEAD;
         return HS_OK;
@@ -232,6 +225,9 @@ static int ask(run *r, int d, double now, hs_error *err)
     if (a != HS_SPLIT_CHUNK || g.begin >= g.end || g.end > sim->items)
         return hs_error_set(err, HS_EINTERNAL, "splitter '%s' gave %s a bad chunk [%zu, %zu)",
                             r->sp->name, v->name, g.begin, g.end);
+    rc = hs_split_wave_log_start(&r->wave, r->sp->name, g.begin, g.end, now, err);
+    if (rc != HS_OK)
+        return rc;
     x->spins = 0;
     x->b = g.begin;
     x->e = g.end;
@@ -263,6 +259,7 @@ static int chunk_ended(run *r, int d, double now, hs_error *err)
     if (ok) {
         if ((rc = mark(r, x->b, x->e, err)) != HS_OK)
             return rc;
+        hs_split_wave_log_done(&r->wave, x->b, x->e, now);
         o->items += x->e - x->b;
         o->chunks++;
         o->finish_us = now;
@@ -310,8 +307,6 @@ static void summarise(run *r)
 {
     const hs_split_sim *sim = r->sim;
     hs_split_result *res = r->res;
-    double hi = 0, lo = HUGE_VAL, sum = 0, alone = 0;
-    int live = 0;
     for (int d = 0; d < sim->ndevices; d++) {
         hs_split_dev_result *o = &res->dev[d];
         const hs_split_sim_device *v = &sim->dev[d];
@@ -320,6 +315,16 @@ static void summarise(run *r)
         o->alone_us = chunk_us(sim, d, 0, sim->items, 0, 1.0);
         if (v->fails && o->alone_us > v->fail_at_us)
             o->alone_us = HUGE_VAL;
+    }
+    hs_split_result_figures(res, sim->items);
+}
+
+void hs_split_result_figures(hs_split_result *res, size_t items)
+{
+    double hi = 0, lo = HUGE_VAL, sum = 0, alone = 0;
+    int live = 0;
+    for (int d = 0; d < res->ndevices; d++) {
+        const hs_split_dev_result *o = &res->dev[d];
         if (o->dead)
             continue;
         live++;
@@ -327,12 +332,12 @@ static void summarise(run *r)
         lo = lo < o->finish_us ? lo : o->finish_us;
         sum += o->finish_us;
         if (isfinite(o->alone_us) && o->alone_us > 0)
-            alone += (double)sim->items / o->alone_us;
+            alone += (double)items / o->alone_us;
     }
     res->spread_us = live ? hi - lo : 0;
     res->imbalance_pct = live > 1 && hi > 0 ? (hi - sum / live) / hi * live / (live - 1) * 100 : 0;
     res->efficiency =
-        res->makespan_us > 0 && alone > 0 ? (double)sim->items / res->makespan_us / alone : 0;
+        res->makespan_us > 0 && alone > 0 ? (double)items / res->makespan_us / alone : 0;
 }
 
 /* HS_EINTERNAL naming the first item no accepted chunk covered. */
@@ -387,6 +392,8 @@ int hs_split_sim_run(const hs_split_sim *sim, const hs_splitter *sp, const hs_sp
         rc = nomem(err);
         goto out;
     }
+    if ((rc = hs_split_wave_log_init(&r.wave, sp, opt, sim->items, err)) != HS_OK)
+        goto out;
     gsl_rng_set(r.rng, sim->seed);
     hs_split_sim_devices(sim, dev);
     k = (hs_split_kernel){.name = sim->kernel,
@@ -408,6 +415,7 @@ out:
     hs__heap_free(&r.events);
     gsl_rng_free(r.rng);
     free(r.done);
+    hs_split_wave_log_free(&r.wave);
     if (rc != HS_OK)
         hs_split_result_free(res);
     return rc;

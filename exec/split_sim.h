@@ -22,7 +22,9 @@
  * wake_us schedules a wake-up.  The run ends when no event is left.  Each
  * finished() that the splitter accepts marks its items in a bitmap: an item
  * marked twice, or one never marked at the end, fails the run
- * (HS_EINTERNAL, naming the item and the splitter).
+ * (HS_EINTERNAL, naming the item and the splitter).  In wavefront mode
+ * (-o wavefront, mapper/split.h) a chunk that starts before the upper or
+ * left neighbour of one of its tiles finished fails it the same way.
  */
 #ifndef HS_EXEC_SPLIT_SIM_H
 #define HS_EXEC_SPLIT_SIM_H
@@ -118,6 +120,10 @@ double hs_split_sim_chunk_us(const hs_split_sim *sim, int d, size_t b, size_t e,
 int hs_split_sim_run(const hs_split_sim *sim, const hs_splitter *sp, const hs_split_options *opt,
                      hs_split_memory *mem, hs_split_result *res, hs_error *err);
 void hs_split_result_free(hs_split_result *res);
+/* Fills spread_us, imbalance_pct and efficiency of res from its ndevices,
+ * makespan_us and each device's dead, finish_us and alone_us (a run of
+ * `items` items); the real runs (exec/split_real.h) share it. */
+void hs_split_result_figures(hs_split_result *res, size_t items);
 
 /* Kernel profiles for `hetsched split KERNEL --sim`: va, xgemm-rows, pi,
  * each with its item count, bytes per item and two devices (cpu0, gpu0)

@@ -210,7 +210,8 @@ static void write_app(writer *W, const hs_app *a)
     map_end(W);
 }
 
-int hs_workload_write_yaml(const hs_workload *w, FILE *out, hs_error *err)
+/* One document: the platform, then (when w is not NULL) the applications. */
+static int write_yaml(const hs_platform *p, const hs_workload *w, FILE *out, hs_error *err)
 {
     writer W = {.failed = 0};
     int rc = HS_OK;
@@ -223,12 +224,14 @@ int hs_workload_write_yaml(const hs_workload *w, FILE *out, hs_error *err)
     if (!W.failed)
         emit(&W, yaml_document_start_event_initialize(&W.ev, NULL, NULL, NULL, 1));
     map_start(&W, 0);
-    write_platform(&W, &w->platform);
-    str(&W, "applications");
-    seq_start(&W);
-    for (int a = 0; a < w->napps && !W.failed; a++)
-        write_app(&W, &w->apps[a]);
-    seq_end(&W);
+    write_platform(&W, p);
+    if (w) {
+        str(&W, "applications");
+        seq_start(&W);
+        for (int a = 0; a < w->napps && !W.failed; a++)
+            write_app(&W, &w->apps[a]);
+        seq_end(&W);
+    }
     map_end(&W);
     if (!W.failed)
         emit(&W, yaml_document_end_event_initialize(&W.ev, 1));
@@ -244,4 +247,14 @@ int hs_workload_write_yaml(const hs_workload *w, FILE *out, hs_error *err)
         rc = hs_error_set(err, HS_EIO, "cannot write YAML: write error");
     yaml_emitter_delete(&W.em);
     return rc;
+}
+
+int hs_workload_write_yaml(const hs_workload *w, FILE *out, hs_error *err)
+{
+    return write_yaml(&w->platform, w, out, err);
+}
+
+int hs_platform_write_yaml(const hs_platform *p, FILE *out, hs_error *err)
+{
+    return write_yaml(p, NULL, out, err);
 }

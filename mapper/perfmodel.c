@@ -153,18 +153,29 @@ static int get_entry(hs_perfmodel *m, const char *type, double size, const char 
     return HS_OK;
 }
 
-/* Iglewicz & Hoaglin's modified z-score against the retained window, with
- * the MAD floored at 1% of the median (see perfmodel.h). */
+/* Median and MAD of xs[0..n), n >= 1, the MAD floored at 1% of the median
+ * (see perfmodel.h); `work` holds n doubles. */
+static void med_mad(const double *xs, size_t n, double *work, double *med, double *mad)
+{
+    memcpy(work, xs, n * sizeof *work);
+    *med = gsl_stats_median(work, 1, n);
+    *mad = fmax(gsl_stats_mad0(xs, 1, n, work), 0.01 * fabs(*med));
+}
+
+/* Iglewicz & Hoaglin's rule: the modified z-score of x is too large. */
+static int beyond_z(double x, double med, double mad)
+{
+    return mad > 0 && 0.6745 * fabs(x - med) / mad > HS_PERF_OUTLIER_Z;
+}
+
+/* The rule against the retained window. */
 static int is_outlier(const entry *e, double x)
 {
-    double sorted[HS_PERF_WINDOW], work[HS_PERF_WINDOW], med, mad;
+    double work[HS_PERF_WINDOW], med, mad;
     if (e->count < HS_PERF_MIN_SAMPLES)
         return 0;
-    memcpy(sorted, e->window, (size_t)e->nwin * sizeof *sorted);
-    med = gsl_stats_median(sorted, 1, (size_t)e->nwin);
-    mad = gsl_stats_mad0(e->window, 1, (size_t)e->nwin, work);
-    mad = fmax(mad, 0.01 * fabs(med));
-    return mad > 0 && 0.6745 * fabs(x - med) / mad > HS_PERF_OUTLIER_Z;
+    med_mad(e->window, (size_t)e->nwin, work, &med, &mad);
+    return beyond_z(x, med, mad);
 }
 
 static void welford(entry *e, double x)
@@ -215,6 +226,65 @@ int hs_perfmodel_record(hs_perfmodel *m, const char *type, double size, const ch
     if (accepted)
         *accepted = 1;
     return HS_OK;
+}
+
+int hs_perfmodel_record_batch(hs_perfmodel *m, const char *type, double size,
+                              const char *device, const double *us, size_t n, size_t *kept,
+                              hs_error *err)
+{
+    double *work, med, mad;
+    size_t nkept = 0;
+    entry *e;
+    int rc;
+    if ((rc = check_args(type, size, device, err)) != 0)
+        return rc;
+    if (n == 0 || !us)
+        return hs_error_set(err, HS_EINPUT, "performance model: no samples of %s on %s", type,
+                            device);
+    for (size_t i = 0; i < n; i++)
+        if (!(us[i] >= 0) || !isfinite(us[i]))
+            return hs_error_set(err, HS_EINPUT, "performance model: duration of %s on %s "
+                                "must be a finite number >= 0, not %g", type, device, us[i]);
+    if (!(work = malloc(n * sizeof *work)))
+        return nomem(err);
+    med_mad(us, n, work, &med, &mad);
+    free(work);
+    if ((rc = get_entry(m, type, size, device, &e, err)) != 0)
+        return rc;
+    /* the batch's own rule first (it also catches a spike among the first
+     * samples of an entry), then the window's, as hs_perfmodel_record */
+    for (size_t i = 0; i < n; i++) {
+        if (beyond_z(us[i], med, mad) || is_outlier(e, us[i])) {
+            e->rejected++;
+            continue;
+        }
+        welford(e, us[i]);
+        nkept++;
+    }
+    if (kept)
+        *kept = nkept;
+    return HS_OK;
+}
+
+double hs_perfmodel_robust_mean(const double *x, size_t n, size_t *kept)
+{
+    double *work = n ? malloc(n * sizeof *work) : NULL, med, mad, sum = 0;
+    size_t k = 0;
+    if (!work) {
+        if (kept)
+            *kept = 0;
+        return NAN;
+    }
+    med_mad(x, n, work, &med, &mad);
+    free(work);
+    for (size_t i = 0; i < n; i++)
+        if (!beyond_z(x[i], med, mad)) {
+            sum += x[i];
+            k++;
+        }
+    if (kept)
+        *kept = k;
+    return k ? sum / (double)k : NAN;
 }
 
 static void history_of(const entry *e, hs_perf_history *out)

@@ -67,6 +67,23 @@ void hs_perfmodel_free(hs_perfmodel *m);
 int hs_perfmodel_record(hs_perfmodel *m, const char *type, double size, const char *device,
                         double us, int *accepted, hs_error *err);
 
+/* Records n >= 1 repeated measurements of (type, size, device) at once, as
+ * calibration takes them: a sample is dropped when its modified z-score
+ * against the median and MAD of the whole batch exceeds HS_PERF_OUTLIER_Z
+ * (so a spike is caught even among an entry's first samples, where the
+ * window's rule is not yet active), or when the window's rule rejects it;
+ * the others are recorded.  *kept (may be NULL) gets how many were.
+ * HS_EINPUT as hs_perfmodel_record, and for n == 0. */
+int hs_perfmodel_record_batch(hs_perfmodel *m, const char *type, double size,
+                              const char *device, const double *us, size_t n, size_t *kept,
+                              hs_error *err);
+
+/* The mean of x[0..n) without the samples that the batch rule above drops;
+ * *kept (may be NULL) gets how many it averaged.  NaN when n == 0 or out of
+ * memory.  For measurements that are not kernel costs (link bandwidth and
+ * latency). */
+double hs_perfmodel_robust_mean(const double *x, size_t n, size_t *kept);
+
 /* The history entry of (type, size, device): 1 and *out filled when it exists,
  * else 0. */
 int hs_perfmodel_history(const hs_perfmodel *m, const char *type, double size,

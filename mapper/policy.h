@@ -16,7 +16,9 @@
  *   pick(d)     when device d is idle: return the next task for d, or
  *               HS_NO_TASK to leave d idle until the next event (pop).  A
  *               task returned must have been announced ready and not picked
- *               before;
+ *               before.  On a real backend d is also asked while it runs a
+ *               task if the policy committed tasks to it (hs_engine_assign):
+ *               the task returned then waits on d (exec/engine.h);
  *   done(t,d,us) after t finished on d, with its measured duration, before
  *               the ready() calls of its successors;
  *   fini        once at the end (also after a failed run).

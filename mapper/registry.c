@@ -11,6 +11,7 @@
 #include "exec/backend.h"
 #include "exec/engine.h"
 #include "mapper/policy.h"
+#include "mapper/split_graph.h"
 
 extern const hs_policy hs__policy_h_ratio;
 extern const hs_policy hs__policy_d_rank;
@@ -89,5 +90,8 @@ int hs_map(hs_workload *w, const char *policy, const hs_map_options *opt, hs_sch
     if (!p)
         return hs_error_set(err, HS_EUSAGE, "unknown policy '%s' (see hetsched map -a help)",
                             policy ? policy : "(null)");
+    if (opt && opt->split && !(p = hs_split_graph_wrap(opt->split, p)))
+        return hs_error_set(err, HS_EINPUT, "--split: policy '%s' splits kernels itself",
+                            policy);
     return hs_engine_run(w, p, opt, &sim, out, stats, err);
 }

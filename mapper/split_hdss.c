@@ -28,9 +28,32 @@
  * down after the adaptive phase keeps its large share, a limit of the
  * algorithm (the paper's remedy: min_change_rate near 0, adaptive_max 1).
  *
- * Not done: the wavefront mode of Sec. 3.3 (2-D loops whose iterations
- * depend on their upper and left neighbours): splitters here hand out 1-D
- * ranges of independent items only.
+ * Wavefront mode (Sec. 3.3, -o wavefront=ROWSxCOLS; the grid of tiles and
+ * its item layout are in mapper/split.h): the strides are the columns of
+ * tiles, each worked top to bottom, one chunk of it at a time.  Column c
+ * is ready from its next tile down to the last tile whose left neighbour
+ * has finished (column 0: to the bottom).  The device with the largest
+ * weight takes the ready column whose next tile lies on the earliest
+ * anti-diagonal (r + c least, then the leftmost): the wave that holds the
+ * others back goes first; a slower device takes the one on the latest
+ * anti-diagonal, whose successors are needed last.  The block size comes
+ * from the same two phases, with the remaining iteration space limited to
+ * the ready tiles of that column, as the paper says: B = R_ready w_i / sum
+ * w (eq. (2)), in the adaptive phase also no larger than the adaptive
+ * block; a block becomes whole tiles (rounded to the nearest, at least
+ * one, at most the ready ones).  Our addition, as the paper leaves it open:
+ * on a wavefront a slow device holding a tile stalls everything behind it,
+ * so a device leaves its block to a faster device that would end it
+ * sooner, i.e. whose chunk in flight ends, plus the block at its weight,
+ * before this device would end the block (it then waits for the next
+ * report), or that is waiting for work (it waits as long as the block
+ * would take it, by which time the faster one has asked; a device that
+ * never asks again is not waited for twice).  A CPU 20-40x slower than
+ * the GPU (the pi and xgemm-rows profiles) thus leaves the wave to the GPU
+ * instead of delaying it.  A device that finds nothing ready waits for the
+ * next finished chunk.  Since a column holds at most one chunk in flight,
+ * no tile is handed out before its upper and left neighbours have
+ * finished, except the upper one inside its own chunk.
  *
  * A device that stops answering loses its block to the others
  * (mapper/split_core.h), and drops out of sum_j w_j.
@@ -63,6 +86,13 @@ typedef struct hdss {
     size_t adaptive_given;
     int completion;
     hdss_dev v[HS_SPLIT_MAX_DEVICES];
+    hs_split_wave wave;     /* rows 0: not in wavefront mode */
+    size_t *next_row;       /* [cols]: first tile of the column not handed out */
+    size_t *done_row;       /* [cols]: tiles of the column finished (a prefix) */
+    size_t asks;            /* next() calls so far */
+    size_t wait_seq[HS_SPLIT_MAX_DEVICES];  /* ask that told it to wait; 0: not waiting */
+    size_t defer_seq[HS_SPLIT_MAX_DEVICES]; /* ask at which it last left work to a
+                                               waiting device; 0: never */
 } hdss;
 
 static int hdss_start(const hs_split_kernel *k, const hs_split_device *dev, int ndev,
@@ -91,6 +121,29 @@ static int hdss_start(const hs_split_kernel *k, const hs_split_device *dev, int 
     for (int d = 0; d < ndev; d++) {
         s->v[d].init = hs__split_round_up(o.initial_block ? o.initial_block : 128, dev[d].width);
         s->v[d].factor = hs__split_round_up(o.block_factor ? o.block_factor : 128, dev[d].width);
+    }
+    if (o.wave_rows || o.wave_cols) {
+        if (!o.wave_rows || !o.wave_cols || o.wave_rows > k->items / o.wave_cols) {
+            hs__split_core_free(&s->core);
+            free(s);
+            return hs_error_set(err, HS_EINPUT, "hdss: wavefront %zux%zu needs at least one "
+                                "tile each way and no more tiles than the %zu items",
+                                o.wave_rows, o.wave_cols, k->items);
+        }
+        s->wave = (hs_split_wave){o.wave_rows, o.wave_cols, k->items};
+        s->next_row = calloc(o.wave_cols, sizeof *s->next_row);
+        s->done_row = calloc(o.wave_cols, sizeof *s->done_row);
+        s->core.next = k->items; /* the pool is unused: tiles are cut here */
+        s->asks = 1;             /* every device asks at the start: until then */
+        for (int d = 0; d < ndev; d++) /* it counts as waiting */
+            s->wait_seq[d] = 1;
+        if (!s->next_row || !s->done_row) {
+            free(s->next_row);
+            free(s->done_row);
+            hs__split_core_free(&s->core);
+            free(s);
+            return hs_error_set(err, HS_ENOMEM, "out of memory");
+        }
     }
     *state = s;
     return HS_OK;
@@ -178,6 +231,97 @@ static int all_stable(const hdss *s)
     return 1;
 }
 
+/* Wavefront: is there a device faster than d that would finish `items`
+ * items sooner than d from now?  A busy one counts after its chunk in
+ * flight (1); a waiting one counts as free now (2), unless d already left
+ * work to it and it has not asked since (a device that stopped answering
+ * while waiting is not waited for twice).  0: none. */
+static int faster_device(const hdss *s, int d, double items, double now)
+{
+    double wd = mgss_weight(s, d, now);
+    int found = 0;
+    for (int f = 0; f < s->core.ndev; f++) {
+        const hs__split_dev *x = &s->core.d[f];
+        double wf = mgss_weight(s, f, now), free_at;
+        if (f == d || x->retired || !(wf > wd))
+            continue;
+        if (x->busy && !x->revoked) {
+            free_at = x->issued_us + (double)(x->e - x->b) / wf;
+            if (free_at < now)
+                free_at = now;
+            if (!(wd > 0) || free_at + items / wf < now + items / wd)
+                return 1;
+        } else if (s->wait_seq[f] > s->defer_seq[d]) {
+            found = 2;
+        }
+    }
+    return found;
+}
+
+/* Wavefront mode (see the header comment): the ready column on the
+ * earliest anti-diagonal and its ready tiles, or nothing ready (taken-back
+ * chunks are handed out whole by hs__split_idle). */
+static hs_split_answer wave_next(hdss *s, int d, double now, hs_split_grant *g)
+{
+    const hs_split_wave *w = &s->wave;
+    size_t best = SIZE_MAX, c = 0, ready = 0, t0, nt, b, e;
+    double want, tile = (double)w->items / (double)(w->rows * w->cols);
+    hs_split_answer a;
+    int fastest = 1;
+    for (int f = 0; f < s->core.ndev; f++)
+        if (f != d && !s->core.d[f].retired && mgss_weight(s, f, now) > mgss_weight(s, d, now))
+            fastest = 0;
+    for (size_t j = 0; j < w->cols; j++) {
+        size_t limit = j == 0 ? w->rows : s->done_row[j - 1];
+        /* key: the anti-diagonal, the fastest device's least first, the
+         * others' greatest first (as SIZE_MAX - ...), then the leftmost */
+        size_t key = fastest ? s->next_row[j] + j : SIZE_MAX - 1 - (s->next_row[j] + j);
+        if (s->done_row[j] == s->next_row[j] && s->next_row[j] < limit && key < best) {
+            best = key;
+            c = j;
+            ready = limit - s->next_row[j];
+        }
+    }
+    if (s->core.nagain > 0 || best == SIZE_MAX)
+        return hs__split_idle(&s->core, d, now, g); /* hdss_next tracks the WAIT */
+    t0 = c * w->rows + s->next_row[c];
+    b = hs_split_wave_begin(w, t0);
+    if (!s->completion && (all_stable(s) || s->adaptive_given >= s->cap))
+        s->completion = 1;
+    /* eq. (2) on the ready items; an adaptive block is no larger */
+    want = (double)mgss_block(s, d, hs_split_wave_begin(w, t0 + ready) - b, now);
+    if (!s->completion) {
+        double ad = (double)adaptive_block(s, d, now), room = (double)(s->cap - s->adaptive_given);
+        want = ad < want ? ad : want;
+        want = room < want ? room : want;
+    }
+    /* whole tiles, rounded to the nearest (at least one); a device that
+     * would end them later than a faster device could leaves them to it:
+     * to a busy one until it reports (or is judged dead), to a waiting one
+     * for as long as that one would take, by which time it has asked */
+    nt = (size_t)floor(want / tile + 0.5);
+    nt = nt < 1 ? 1 : nt < ready ? nt : ready;
+    switch (faster_device(s, d, (double)nt * tile, now)) {
+    case 1:
+        return hs__split_idle(&s->core, d, now, g);
+    case 2:
+        s->defer_seq[d] = s->asks;
+        g->wake_us = now + (mgss_weight(s, d, now) > 0
+                                ? (double)nt * tile / mgss_weight(s, d, now)
+                                : 1.0);
+        return HS_SPLIT_WAIT;
+    }
+    e = hs_split_wave_begin(w, t0 + nt);
+    s->next_row[c] += nt;
+    a = hs__split_give_range(&s->core, d, b, e, now, g);
+    s->v[d].in_adaptive = !s->completion;
+    if (!s->completion) {
+        s->adaptive_given += e - b;
+        s->v[d].block = e - b;
+    }
+    return a;
+}
+
 static hs_split_answer hdss_next(void *state, int d, double now, hs_split_grant *g)
 {
     hdss *s = state;
@@ -185,6 +329,12 @@ static hs_split_answer hdss_next(void *state, int d, double now, hs_split_grant 
     hs_split_answer a;
     if (s->core.d[d].retired)
         return HS_SPLIT_STOP;
+    if (s->wave.rows) {
+        s->asks++;
+        a = wave_next(s, d, now, g);
+        s->wait_seq[d] = a == HS_SPLIT_WAIT ? s->asks : 0;
+        return a;
+    }
     if (left == 0)
         return hs__split_idle(&s->core, d, now, g);
     if (!s->completion && (all_stable(s) || s->adaptive_given >= s->cap))
@@ -213,6 +363,10 @@ static int hdss_finished(void *state, int d, size_t b, size_t e, double us, doub
     (void)now;
     if (!hs__split_done(&s->core, d, b, e, us))
         return 0;
+    if (s->wave.rows) { /* one column's chunk: its tiles are done */
+        size_t t = hs_split_wave_tile(&s->wave, e - 1);
+        s->done_row[t / s->wave.rows] = t % s->wave.rows + 1;
+    }
     if (!v->in_adaptive || !(us > 0))
         return 1;
     w = (double)(e - b) / us;
@@ -233,13 +387,15 @@ static void hdss_fini(void *state)
     if (!s)
         return;
     hs__split_core_free(&s->core);
+    free(s->next_row);
+    free(s->done_row);
     free(s);
 }
 
 const hs_splitter hs__split_hdss = {
     .name = "hdss",
     .description = "HDSS: adaptive phase with log-fitted block growth, then weighted GSS",
-    .flags = HS_SPLIT_SURVIVES_FAILURE,
+    .flags = HS_SPLIT_SURVIVES_FAILURE | HS_SPLIT_WAVEFRONT,
     .start = hdss_start,
     .next = hdss_next,
     .finished = hdss_finished,

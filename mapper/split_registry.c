@@ -82,7 +82,7 @@ void hs_splitter_help(FILE *out)
 
 /* ------------------------------------------------------------------ options */
 
-typedef enum { OPT_SIZE, OPT_DOUBLE, OPT_INT, OPT_SCHEDULE } opt_type;
+typedef enum { OPT_SIZE, OPT_DOUBLE, OPT_INT, OPT_SCHEDULE, OPT_GRID } opt_type;
 
 typedef struct opt_spec {
     const char *key;
@@ -114,10 +114,35 @@ static const opt_spec specs[] = {
     {"div", OPT_INT, O(div), 1, 1e6, "coretsar: sub-regions of split and quick (10)"},
     {"backoff", OPT_INT, O(backoff), 1, 1e6, "coretsar: slow passes before a GPU is dropped (2)"},
     {"tse_factor", OPT_DOUBLE, O(tse_factor), 1.000001, 1e6, "tse-exp: growth factor (2)"},
+    {"wavefront", OPT_GRID, O(wave_rows), 1, 1e9,
+     "hdss: ROWSxCOLS tiles, each after its upper and left neighbours (off)"},
 };
 #undef O
 
 static const char *const schedules[] = {"split", "static", "adaptive", "quick"};
+
+/* wavefront=ROWSxCOLS: two whole numbers in [min, max] into wave_rows and
+ * wave_cols. */
+static int grid_set(hs_split_options *opt, const opt_spec *s, const char *val, hs_error *err)
+{
+    unsigned long long v[2];
+    const char *p = val;
+    char *end;
+    for (int i = 0; i < 2; i++) {
+        errno = 0;
+        v[i] = (*p >= '0' && *p <= '9') ? strtoull(p, &end, 10) : 0;
+        if (!(*p >= '0' && *p <= '9') || errno || (double)v[i] < s->min ||
+            (double)v[i] > s->max || *end != (i == 0 ? 'x' : '\0'))
+            return hs_error_set(err, HS_EINPUT,
+                                "option %s: '%s' is not ROWSxCOLS with whole numbers in "
+                                "[%g, %g]",
+                                s->key, val, s->min, s->max);
+        p = end + 1;
+    }
+    opt->wave_rows = (size_t)v[0];
+    opt->wave_cols = (size_t)v[1];
+    return HS_OK;
+}
 
 int hs_split_option_set(hs_split_options *opt, const char *assignment, hs_error *err)
 {
@@ -144,6 +169,8 @@ int hs_split_option_set(hs_split_options *opt, const char *assignment, hs_error 
                                 "option schedule: '%s' is not static, adaptive, split or quick",
                                 eq + 1);
         }
+        if (s->type == OPT_GRID)
+            return grid_set(opt, s, eq + 1, err);
         errno = 0;
         v = strtod(eq + 1, &end);
         if (!eq[1] || *end || errno || !isfinite(v) || v < s->min || v > s->max ||

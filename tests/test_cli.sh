@@ -178,6 +178,55 @@ expect 2 "run cpu on a gpu platform" -- "$H" run -a heft --backend cpu "$RW"
 check "run cpu on a gpu platform: why" "$tmp/err" "backend cpu runs cpu devices only"
 expect 2 "run bad backend" -- "$H" run -a heft --backend sim "$RW"
 expect 2 "run unknown policy" -- "$H" run -a nope "$RW"
+# run: device memory capacity and device selection (exec/data.h)
+expect 0 "run --device-memory" -- "$H" run -a heft "$RW" --backend emu --device-memory 1M
+check "run --device-memory checked" "$tmp/out" '^checked 6 of 6 typed kernels'
+expect 2 "run kernel too big" -- "$H" run -a heft "$RW" --backend emu --device-memory 100K
+check "run kernel too big: why" "$tmp/err" \
+    "scale\) needs 800000 bytes on memory 'gpu0', whose capacity is 102400 bytes"
+expect 2 "run --device-memory bad" -- "$H" run -a heft "$RW" --device-memory 12Q
+expect 0 "run --devices" -- "$H" run -a heft "$RW" --devices gpu0 --backend emu
+check "run --devices: all on gpu0" "$tmp/out" '^  gpu0 +gpu +busy .* 8 tasks$'
+expect 2 "run --devices unknown" -- "$H" run -a heft "$RW" --devices cpu0,gpu9
+check "run --devices unknown: why" "$tmp/err" "the platform has no device 'gpu9'"
+
+# calibrate: a small CPU calibration; its model and platform serve map and run
+CM=$tmp/cal-model.json
+CP=$tmp/cal-platform.yaml
+expect 0 "calibrate cpu" -- "$H" calibrate --types va,scale --sizes 2000,20000,200000 \
+    --reps 3 --threads 1 --devices cpu --out-model "$CM" --out-platform "$CP"
+check "calibrate fit row" "$tmp/out" '^  va +cpu0 +3 +[0-9]+ +[0-9]+ +[-0-9.e+]+ '
+check "calibrate progress on stderr" "$tmp/err" '^calibrate: scale on cpu0: 3 sizes'
+check "calibrate wrote" "$tmp/out" "^wrote $CM and $CP\$"
+check "calibrate model" "$CM" '"hetsched_perfmodel": 1'
+check "calibrate platform" "$CP" '^  - \{name: cpu0, kind: cpu, memory: host, cores: 1\}'
+cat "$CP" - >"$tmp/cal-work.yaml" <<'EOF'
+applications:
+  - name: cal
+    kernels:
+      - {name: a, type: va, params: {n: 50000}}
+      - {name: b, type: scale, params: {n: 50000}}
+    edges:
+      - {from: a, to: b, bytes: 200000}
+EOF
+expect 0 "map with the calibrated model" -- "$H" map -a heft "$tmp/cal-work.yaml" --model "$CM"
+expect 0 "run with the calibrated model" -- "$H" run -a heft "$tmp/cal-work.yaml" --model "$CM"
+check "run with the calibrated model: checked" "$tmp/out" '^checked 2 of 2 typed kernels'
+expect 0 "calibrate --types help" -- "$H" calibrate --types help
+check "calibrate --types help lists gemm" "$tmp/out" '^  gemm '
+for bad in "--reps 2" "--reps x" "--threads 0" "--sizes huge" "--sizes 0" "--sizes 1,,2" \
+    "--types nope" "--types va,va" "--devices tpu" "--devices gpu99" "--bogus" "extra"; do
+    # shellcheck disable=SC2086 # word splitting of $bad is wanted
+    expect 2 "calibrate $bad" -- "$H" calibrate -q $bad --out-model "$tmp/x.json" \
+        --out-platform "$tmp/x.yaml"
+    check "calibrate $bad: try --help" "$tmp/err" "^Try 'hetsched calibrate --help'"
+done
+check "calibrate extra argument: why" "$tmp/err" "unexpected argument 'extra'"
+expect 2 "calibrate --devices gpu99" -- "$H" calibrate -q --devices gpu99
+check "calibrate --devices gpu99: why" "$tmp/err" 'devices: no device gpu99'
+expect 2 "calibrate --types nope" -- "$H" calibrate -q --types nope
+check "calibrate --types nope: why" "$tmp/err" "unknown kernel type 'nope' \(known: va, "
+expect 2 "calibrate both outputs on stdout" -- "$H" calibrate --out-model - --out-platform -
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -380,9 +380,10 @@ static void untyped_tasks_sleep(void **state)
 }
 
 /* A kernel that fails makes the run fail with its message, without a hang
- * or a leak: syrk's result (C - A A^T of generated, not SPD, tiles) feeds
- * potrf through an edge with bytes, so potrf finds no positive definite
- * tile. */
+ * or a leak: syrk's result C - A A^T feeds potrf through an edge with bytes.
+ * C is generated with diagonal n = 8, A is 8 x 64 with entries uniform in
+ * [-1, 1), so (A A^T)'s diagonal is about 64/3 > 8: potrf finds no positive
+ * definite tile. */
 static void failing_kernel_fails_the_run(void **state)
 {
     hs_workload *w = hs_workload_new();
@@ -393,7 +394,7 @@ static void failing_kernel_fails_the_run(void **state)
     (void)state;
     platform(w, PF_CPU_GPU1);
     a = hs_workload_add_app(w, "bad", 1, &err);
-    kernel(w, a, "syrk", "syrk", "n", 8, "k", 8, 30, 20);
+    kernel(w, a, "syrk", "syrk", "n", 8, "k", 64, 30, 20);
     kernel(w, a, "potrf", "potrf", "n", 8, NULL, 0, 30, 20);
     assert_true(hs_app_add_edge(w, a, "syrk", "potrf", 256, &err) >= 0);
     finalize(w);

@@ -766,9 +766,11 @@ static void drive_threads(void **state)
                 fail_msg("%s (fail %d): %s", sp->name, fail, err.msg);
             for (int d = 0; d < 3; d++)
                 refused += st.refused[d];
-            /* an item may have run twice only if one run was refused or lost */
+            /* an item runs once, plus once per refused or lost run: on a
+             * loaded machine a preempted thread may be judged dead more than
+             * once, so a chunk can be taken back twice */
             for (size_t i = 0; i < N; i++)
-                if (u.count[i] != 1 && !(u.count[i] == 2 && (refused || fail)))
+                if (u.count[i] < 1 || u.count[i] > 1 + refused + (size_t)fail)
                     fail_msg("%s: item %zu ran %u times", sp->name, i, (unsigned)u.count[i]);
             assert_int_equal(st.items[0] + st.items[1] + st.items[2], N);
             /* device 1 fails if it got a chunk at all (threads start late) */
@@ -932,7 +934,9 @@ static void command_line(void **state)
     assert_int_equal(cli("split -p static va --sim --fail gpu0:1"), 2);
     assert_int_equal(cli("split -p nope va --sim"), 2);
     assert_int_equal(cli("split -p hdss nope --sim"), 2);
-    assert_int_equal(cli("split -p hdss va"), 2);
+    /* without --sim a split runs for real (tests/test_split_real.c): the
+     * simulator's own options are refused there */
+    assert_int_equal(cli("split -p hdss va --noise 0.1"), 2);
     assert_int_equal(cli("split va --sim"), 2);
     assert_int_equal(cli("split -p hdss va --sim --items 0"), 2);
     assert_int_equal(cli("split -p hdss va --sim --throttle gpu9:1:3"), 2);

@@ -244,6 +244,11 @@ double hs_task_min_cost(const hs_graph *g, size_t t);
  * loader gives back an equal workload.  HS_EIO if writing fails. */
 int hs_workload_write_yaml(const hs_workload *w, FILE *out, hs_error *err);
 
+/* Writes only the `platform:` section of p (devices and links), in the same
+ * form: a file to complete with `applications:` (what `hetsched calibrate`
+ * writes).  HS_EIO if writing fails. */
+int hs_platform_write_yaml(const hs_platform *p, FILE *out, hs_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -25,6 +25,9 @@ typedef struct hs_map_options {
                                   this; 0 = the policy's default */
     const struct hs_perfmodel *perfmodel; /* ad-part: predicts the parts of typed
                                   kernels (mapper/perfmodel.h); NULL = f x cost */
+    struct hs_split_graph *split; /* --split: every splittable kernel is split
+                                  across the devices by a chunk splitter
+                                  (mapper/split_graph.h); NULL = none */
 } hs_map_options;
 
 typedef struct hs_map_stats {

@@ -95,6 +95,7 @@ const hs_ktype hs_ktype_gemm = {
                      "on up to 4096 sampled entries",
     .blas = 1,
     .grain = 16,
+    .whole_bufs = 1u << 1, /* b */
     .setup = gemm_setup,
     .fill = hs__kfill_inputs,
     .run_cpu = gemm_cpu,
@@ -163,6 +164,7 @@ const hs_ktype hs_ktype_gemv = {
     .tolerance_doc = "componentwise 1e-4 of |A||x|, every entry",
     .blas = 1,
     .grain = 64,
+    .whole_bufs = 1u << 1, /* x */
     .setup = gemv_setup,
     .fill = hs__kfill_inputs,
     .run_cpu = gemv_cpu,

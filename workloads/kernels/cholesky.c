@@ -222,6 +222,7 @@ const hs_ktype hs_ktype_trsm = {
     .tolerance_doc = "X L^T vs B componentwise 1e-4 of |X||L^T|, up to 4096 sampled entries",
     .blas = 1,
     .grain = 16,
+    .whole_bufs = 1u << 0, /* l */
     .setup = trsm_setup,
     .fill = trsm_fill,
     .run_cpu = trsm_cpu,
@@ -247,6 +248,19 @@ static int syrk_setup(hs_kconf *c, hs_error *err)
     c->splittable = 0;
     c->flops = (double)n * n * k;
     return 0;
+}
+
+/* In a tiled Cholesky a syrk's c is a diagonal tile of the matrix, and in a
+ * workload the tile it reads first comes from this fill (no edge feeds it).
+ * Fill it like potrf's input (symmetric, diagonal n, off-diagonal within
+ * [-1, 1)), so the matrix the graph factors, made of such tiles and of
+ * gemm's and trsm's uniform ones, stays positive definite and the later
+ * potrf tasks succeed. */
+static void syrk_fill(const hs_kconf *c, void *const *bufs)
+{
+    size_t n = (size_t)c->p[0], k = (size_t)c->p[1];
+    hs__kfill_uniform(bufs[0], n * k, c->seed, 0);
+    fill_tile(bufs[1], n, c->seed, 1, 1, (float)n);
 }
 
 static int syrk_cpu(const hs_kconf *c, void *const *bufs, size_t begin, size_t end,
@@ -298,7 +312,7 @@ const hs_ktype hs_ktype_syrk = {
     .blas = 1,
     .grain = 1,
     .setup = syrk_setup,
-    .fill = hs__kfill_inputs,
+    .fill = syrk_fill,
     .run_cpu = syrk_cpu,
     .run_cuda = HS_KCUDA(hs__kcuda_syrk),
     .check = syrk_check,

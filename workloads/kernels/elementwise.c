@@ -329,6 +329,7 @@ const hs_ktype hs_ktype_axpy = {
     .tolerance_doc = "componentwise 1e-6 of |a*x| + |b*y| (a fused multiply-add may differ)",
     .blas = 1,
     .grain = 65536,
+    .whole_bufs = 1u << 2 | 1u << 3, /* num, den */
     .setup = axpy_setup,
     .fill = axpy_fill,
     .run_cpu = axpy_cpu,

@@ -118,6 +118,7 @@ const hs_ktype hs_ktype_fblock = {
     .item_unit = "planes (first index) of the block",
     .tolerance_doc = "exact (fixed-order IEEE additions and one division)",
     .grain = 4,
+    .whole_bufs = 1u << 0, /* a: its neighbour planes too */
     .setup = fblock_setup,
     .fill = hs__kfill_inputs,
     .run_cpu = fblock_cpu,

@@ -103,6 +103,13 @@ typedef struct hs_ktype {
     const char *tolerance_doc;   /* how check() compares, one line */
     int blas;                    /* CPU version threads through OpenBLAS */
     size_t grain;                /* smallest item count worth a CPU thread */
+    /* Splitting across memories (exec/split_real.h): bit i set when every
+     * item range reads buffer i whole (gemm's b, gemv's x, trsm's l, axpy's
+     * num and den, fblock's a for its neighbour planes); such a buffer must
+     * be read-only and is copied to a device once.  Every other buffer is
+     * cut by items: items [b, e) touch exactly its bytes [b s, e s), s =
+     * bytes / items.  0 (the default) cuts every buffer. */
+    unsigned whole_bufs;
 
     /* Fills c->bufs, c->items, c->splittable and c->flops from c->p, which
      * hs_kconf_init has checked against the spec. */

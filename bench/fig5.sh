@@ -1,0 +1,207 @@
+#!/usr/bin/env bash
+# Zhou & Liu (ESWEEK 2014), Fig. 5 on this machine: every policy runs the three
+# workload compositions of Sec. 5.2 (compute-intensive, data-intensive, mixed)
+# for real with `hetsched run`, and one table per composition sets the measured
+# makespan beside the simulator's prediction and the speedup over cpu-only.
+#
+#   measured   median over --runs of run's measured makespan (us)
+#   predicted  run's predicted makespan: the same policy in the simulator,
+#              with the workload's costs or the --model's (us)
+#   ratio      measured / predicted
+#   speedup    cpu-only's measured / this policy's measured (Fig. 5's bars)
+#   pred.sp    the same from the predictions
+#
+# usage: bench/fig5.sh [options]
+#   --size S            small, medium or large (large, as the paper's Fig. 5(b))
+#   --backend B         run's backend, cpu, emu or cuda (default: run's own
+#                       choice: cuda when CUDA finds a GPU, else emu; cpu for
+#                       --gpus 0)
+#   --model FILE        a calibrated performance model: the typed kernels'
+#                       cost_us are dropped from the workload so that the model
+#                       gives the predicted costs (run --model FILE)
+#   --platform FILE     a platform YAML (`hetsched calibrate --out-platform`):
+#                       it replaces the compositions' platform, so measured
+#                       links and this machine's devices count
+#   --policies LIST     comma-separated (default: every `map -a help` policy);
+#                       cpu-only always runs, it is the speedup's base
+#   --compositions LIST compute,data,mixed (default: all three)
+#   --runs N            runs per policy and composition, median taken (1)
+#   --gpus N            GPUs of the platform (1: workloads/paper as committed;
+#                       otherwise generated with `hetsched gen` into --keep)
+#   --cores N           cores of the CPU device (4 in the committed files;
+#                       another value regenerates as --gpus does)
+#   --run-opts "OPTS"   more options for every `hetsched run` (e.g. --devices)
+#   --hetsched PATH     the binary (default: $HETSCHED, else build/cli/hetsched)
+#   --keep DIR          keep every run's output there (default: a temporary
+#                       directory, removed at the end)
+# Exit status 0 when every run succeeded and checked all its kernels, 1 when
+# one did not (its row says why), 2 on bad usage.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+
+size=large backend="" model="" platform="" policies="" comps="compute,data,mixed" runs=1 gpus=1 cores=""
+run_opts="" keep="" hetsched=${HETSCHED:-$root/build/cli/hetsched}
+
+usage() {
+    sed -n '/^# usage:/,/^# Exit status/p' "$0" | sed 's/^# \{0,1\}//' >&2
+    exit 2
+}
+die() {
+    echo "fig5.sh: $*" >&2
+    exit 2
+}
+while [ $# -gt 0 ]; do
+    case "$1" in
+    -h | --help) usage ;;
+    --size | --backend | --model | --platform | --policies | --compositions | --runs | --gpus | --cores | \
+        --run-opts | --hetsched | --keep)
+        [ $# -ge 2 ] || die "$1 needs a value"
+        case "$1" in
+        --size) size=$2 ;;
+        --backend) backend=$2 ;;
+        --model) model=$2 ;;
+        --platform) platform=$2 ;;
+        --policies) policies=$2 ;;
+        --compositions) comps=$2 ;;
+        --runs) runs=$2 ;;
+        --gpus) gpus=$2 ;;
+        --cores) cores=$2 ;;
+        --run-opts) run_opts=$2 ;;
+        --hetsched) hetsched=$2 ;;
+        --keep) keep=$2 ;;
+        esac
+        shift 2
+        ;;
+    *) die "unknown option '$1' (see --help)" ;;
+    esac
+done
+
+case "$size" in small | medium | large) ;; *) die "--size wants small, medium or large" ;; esac
+[[ "$runs" =~ ^[1-9][0-9]*$ ]] || die "--runs wants a whole number >= 1, not '$runs'"
+[[ "$gpus" =~ ^[0-9]+$ ]] || die "--gpus wants a whole number >= 0, not '$gpus'"
+[ -z "$cores" ] || [[ "$cores" =~ ^[1-9][0-9]*$ ]] || die "--cores wants a whole number >= 1"
+[ -x "$hetsched" ] || die "no hetsched binary at $hetsched (build first, or --hetsched PATH)"
+[ -z "$model" ] || [ -r "$model" ] || die "cannot read model $model"
+[ -z "$platform" ] || grep -q '^platform:' "$platform" 2>/dev/null ||
+    die "$platform is not a platform YAML (no 'platform:' line)"
+for c in ${comps//,/ }; do
+    case "$c" in
+    compute | data | mixed) ;;
+    *) die "no composition '$c' (compute, data, mixed)" ;;
+    esac
+done
+
+all_policies=$("$hetsched" map -a help 2>&1 | awk '/^policies:/ {on = 1; next}
+                                                    on && /^  [a-z]/ {print $1}')
+[ -n "$all_policies" ] || die "$hetsched map -a help lists no policies"
+if [ -z "$policies" ]; then
+    policies=$(paste -sd, - <<<"$all_policies")
+fi
+for p in ${policies//,/ }; do
+    grep -qx -- "$p" <<<"$all_policies" || die "no policy '$p' (known: $(paste -sd' ' - <<<"$all_policies"))"
+done
+# cpu-only first: every speedup is over its measured makespan
+plist="cpu-only $(tr ',' '\n' <<<"$policies" | grep -vx cpu-only | tr '\n' ' ')"
+
+if [ -n "$keep" ]; then
+    mkdir -p "$keep" || die "cannot create $keep"
+    dir=$keep
+else
+    dir=$(mktemp -d) || die "mktemp failed"
+    trap 'rm -rf "$dir"' EXIT
+fi
+
+# The workload of composition $1: the committed file, or one generated for
+# another platform, or its applications on --platform; without cost_us on
+# typed kernels when a model is given.
+workload() {
+    local c=$1 src=$root/workloads/paper/$1-$size.yaml dst
+    if [ "$gpus" -ne 1 ] || [ -n "$cores" ]; then
+        local devices="cpu:1,gpu:$gpus"
+        [ "$gpus" -gt 0 ] || devices=cpu:1
+        src=$dir/$c-$size.yaml
+        "$hetsched" gen composition "$c" --size "$size" --devices "$devices" \
+            --cores "${cores:-4}" -o "$src" || return 1
+    fi
+    if [ -n "$platform" ]; then
+        dst=$dir/$c-$size-platform.yaml
+        { head -2 "$src" && cat "$platform" && sed -n '/^applications:/,$p' "$src"; } >"$dst" ||
+            return 1
+        src=$dst
+    fi
+    if [ -n "$model" ]; then
+        dst=$dir/$c-$size-model.yaml
+        sed '/ type: /s/, cost_us: {[^}]*}//' "$src" >"$dst" || return 1
+        src=$dst
+    fi
+    echo "$src"
+}
+
+median() { # numbers on stdin -> their median
+    sort -g | awk '{v[NR] = $1} END {if (NR == 0) exit 1
+                   print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'
+}
+
+status=0
+read -r -a extra <<<"$run_opts"
+echo "Fig. 5 (Zhou & Liu, ESWEEK 2014) on $(hostname): size $size," \
+    "$runs run(s) per cell (median)${model:+, model $model}${platform:+, platform $platform}${run_opts:+, run $run_opts}"
+for c in ${comps//,/ }; do
+    if ! w=$(workload "$c"); then
+        echo "composition $c: cannot prepare the workload" >&2
+        status=1
+        continue
+    fi
+    # runs interleaved across policies, so a slow spell of the machine is shared
+    for ((r = 1; r <= runs; r++)); do
+        for p in $plist; do
+            log=$dir/$c-$p-$r.log
+            "$hetsched" run -a "$p" ${backend:+--backend "$backend"} ${model:+--model "$model"} \
+                ${extra[@]+"${extra[@]}"} "$w" >"$log" 2>&1
+            echo "exit $?" >>"$log"
+        done
+    done
+    echo
+    used=$(sed -n 's/.*, backend \([a-z]*\): measured makespan.*/\1/p' "$dir/$c-cpu-only-1.log")
+    echo "composition $c ($(basename "$w"): $(sed -n 's/^# \([0-9]* tasks\).*/\1/p' "$w")," \
+        "devices $(sed -n 's/^  - {name: \([a-z0-9]*\), kind:.*/\1/p' "$w" | paste -sd, -)," \
+        "backend ${used:-${backend:-?}})"
+    printf '%-10s %14s %14s %8s %8s %8s\n' policy "measured us" "predicted us" ratio speedup \
+        pred.sp
+    base="" pbase=""
+    for p in $plist; do
+        why="" meas="" pred=""
+        for ((r = 1; r <= runs; r++)); do
+            log=$dir/$c-$p-$r.log
+            rc=$(sed -n 's/^exit //p' "$log")
+            if [ "$rc" != 0 ]; then
+                why="exit $rc: $(grep -m1 -i 'error\|hetsched' "$log" | cut -c1-100)"
+                break
+            fi
+            if ! grep -Eq '^checked ([0-9]+) of \1 typed kernels' "$log"; then
+                why="not every kernel checked: $(grep -m1 '^checked' "$log")"
+                break
+            fi
+            sed -n 's/.*measured makespan \([0-9.]*\) us.*/\1/p' "$log" >>"$dir/m"
+            pred=$(sed -n 's/^predicted makespan \([0-9.]*\) us.*/\1/p' "$log")
+        done
+        if [ -n "$why" ]; then
+            printf '%-10s FAILED (%s)\n' "$p" "$why"
+            status=1
+            rm -f "$dir/m"
+            continue
+        fi
+        meas=$(median <"$dir/m")
+        rm -f "$dir/m"
+        if [ "$p" = cpu-only ]; then
+            base=$meas pbase=$pred
+        fi
+        awk -v p="$p" -v m="$meas" -v q="$pred" -v b="$base" -v pb="$pbase" 'BEGIN {
+            ratio = q > 0 ? m / q : 0
+            sp = b != "" && m > 0 ? sprintf("%.3f", b / m) : "-"
+            psp = pb != "" && q > 0 ? sprintf("%.3f", pb / q) : "-"
+            printf "%-10s %14.1f %14.1f %8.3f %8s %8s\n", p, m, q, ratio, sp, psp }'
+    done
+done
+[ -z "$keep" ] || echo "run outputs kept in $keep" >&2
+exit $status

@@ -1,0 +1,188 @@
+/* hetsched calibrate — measures this machine's kernel costs and links
+ * (exec/calibrate.h) and writes the performance model and the platform. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "exec/calibrate.h"
+
+static int calibrate_main(int argc, char **argv);
+
+const hs_cli_cmd hs_cmd_calibrate = {
+    .name = "calibrate",
+    .summary = "measure kernel costs and links on this machine: performance model, platform",
+    .usage = "usage: hetsched calibrate [options]\n"
+             "\n"
+             "Measures each kernel type (--types help lists them) at several sizes on\n"
+             "the CPU and on every CUDA GPU found, and the bandwidth and latency between\n"
+             "the host and each GPU (pinned memory) and between GPUs (peer copies).\n"
+             "Every measurement is repeated after a warm-up run; runs whose time is an\n"
+             "outlier (MAD rule) are dropped.  Writes the performance model (history\n"
+             "and a*D^b+c fit per type and device, D = the kernel's flops) for --model\n"
+             "of map, run, compare and optimal, and the platform section of a workload\n"
+             "with the devices and measured links.  Without CUDA built in or without a\n"
+             "GPU it measures the CPU alone and says why.\n"
+             "\n"
+             "options:\n"
+             "  --out-model FILE      performance model, JSON ('-' for stdout; default\n"
+             "                        hetsched-model.json)\n"
+             "  --out-platform FILE   platform YAML ('-' for stdout; default\n"
+             "                        hetsched-platform.yaml)\n"
+             "  --types LIST          kernel types, comma-separated (default: all; help\n"
+             "                        lists them)\n"
+             "  --sizes WHICH         quick: flops 1e4 .. 1e8 by decades, buffers up to\n"
+             "                        64 MiB; full: 1e4 .. 1e10 by half decades, up to\n"
+             "                        1 GiB; or a comma list of values of each type's size\n"
+             "                        param (n, or hits for pi) (default quick)\n"
+             "  --reps N              timed runs per measurement, 3 or more (default 5,\n"
+             "                        10 with --sizes full)\n"
+             "  --devices LIST        cpu, gpu (every GPU), gpu0, gpu1, ... comma-separated\n"
+             "                        (default: the CPU and every GPU found)\n"
+             "  --threads N           threads of the CPU device (default: the online\n"
+             "                        processors)\n"
+             "  -q, --quiet           no progress lines on stderr\n"
+             "  -h, --help            this text\n"
+             "\n"
+             "A type's larger sizes are skipped on a device once one run there takes\n"
+             "over 0.2 s (quick) or 2 s (full).  Use the files as\n"
+             "  hetsched map -a dmda WORKLOAD --model hetsched-model.json\n"
+             "with the platform section of WORKLOAD taken from hetsched-platform.yaml.\n",
+    .main = calibrate_main,
+};
+
+/* The fits, one line per type and device, then the links. */
+static void report(FILE *out, const hs_calib_result *r)
+{
+    const hs_platform *p = &r->platform->platform;
+    fprintf(out, "devices:");
+    for (int d = 0; d < p->ndevices; d++) {
+        int k = atoi(p->devices[d].name + 3);
+        if (p->devices[d].kind == HS_DEVICE_CPU)
+            fprintf(out, "%s %s (host, %d thread%s)", d ? "," : "", p->devices[d].name,
+                    r->threads, r->threads > 1 ? "s" : "");
+        else
+            fprintf(out, "%s %s (%s)", d ? "," : "", p->devices[d].name,
+                    k < 8 ? r->gpu_names[k] : "CUDA GPU");
+    }
+    fprintf(out, "\n");
+    if (r->ngpus == 0)
+        fprintf(out, "no GPU measured: %s\n", r->gpu_note);
+    fprintf(out, "kernel costs: cost_us = a * D^b + c, D = flops\n");
+    fprintf(out, "  %-10s %-6s %5s %8s %8s %11s %7s %11s %8s %11s\n", "type", "device", "sizes",
+            "samples", "rejected", "a", "b", "c", "rms_rel", "us at Dmax");
+    for (int i = 0; i < r->nrows; i++) {
+        const hs_calib_row *row = &r->rows[i];
+        double at = 0;
+        if (row->nsizes == 0) {
+            fprintf(out, "  %-10s %-6s %5d  not measured%s%s\n", row->type, row->device, 0,
+                    row->note[0] ? ": " : "", row->note);
+            continue;
+        }
+        hs_perfmodel_predict(r->model, row->type, row->dmax, row->device, &at, NULL, NULL);
+        if (row->fitted)
+            fprintf(out, "  %-10s %-6s %5d %8ld %8ld %11.4g %7.4f %11.4g %8.4f %11.4g\n",
+                    row->type, row->device, row->nsizes, row->samples, row->rejected,
+                    row->fit.a, row->fit.b, row->fit.c, row->fit.rms_rel, at);
+        else
+            fprintf(out, "  %-10s %-6s %5d %8ld %8ld %11s %7s %11s %8s %11.4g\n", row->type,
+                    row->device, row->nsizes, row->samples, row->rejected, "-", "-", "-",
+                    "-", at);
+    }
+    if (r->nlinks == 0)
+        fprintf(out, "links: none (one memory)\n");
+    else
+        fprintf(out, "links: bandwidth of %zu MiB copies, latency of 1-byte copies\n",
+                r->links[0].bytes >> 20);
+    for (int i = 0; i < r->nlinks; i++) {
+        const hs_calib_link *l = &r->links[i];
+        fprintf(out, "  %-6s -> %-6s %9.3f GB/s %9.3f us%s\n", p->memories[l->from],
+                p->memories[l->to], l->bandwidth_gbps, l->latency_us,
+                l->from != HS_HOST_MEMORY && l->to != HS_HOST_MEMORY
+                    ? (l->direct ? "  peer" : "  staged through the host") : "");
+    }
+}
+
+static int calibrate_main(int argc, char **argv)
+{
+    enum { OPT_MODEL = 256, OPT_PLATFORM, OPT_TYPES, OPT_SIZES, OPT_REPS, OPT_DEVICES,
+           OPT_THREADS };
+    static const struct option longopts[] = {
+        {"out-model", required_argument, NULL, OPT_MODEL},
+        {"out-platform", required_argument, NULL, OPT_PLATFORM},
+        {"types", required_argument, NULL, OPT_TYPES},
+        {"sizes", required_argument, NULL, OPT_SIZES},
+        {"reps", required_argument, NULL, OPT_REPS},
+        {"devices", required_argument, NULL, OPT_DEVICES},
+        {"threads", required_argument, NULL, OPT_THREADS},
+        {"quiet", no_argument, NULL, 'q'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *model_path = "hetsched-model.json", *platform_path = "hetsched-platform.yaml";
+    hs_calib_options o = {.log = stderr};
+    hs_calib_result r;
+    hs_error err = {0};
+    unsigned long long v;
+    int c, rc, status = 0;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":q", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_MODEL: model_path = optarg; break;
+        case OPT_PLATFORM: platform_path = optarg; break;
+        case OPT_TYPES: o.types = optarg; break;
+        case OPT_SIZES: o.sizes = optarg; break;
+        case OPT_DEVICES: o.devices = optarg; break;
+        case 'q': o.log = NULL; break;
+        case OPT_REPS:
+            if (hs_cli_parse_whole(optarg, 3, 100000, &v) != 0)
+                return hs_cli_usage_error(&hs_cmd_calibrate, "--reps wants a whole number "
+                                          "from 3 to 100000, not '%s'", optarg);
+            o.reps = (int)v;
+            break;
+        case OPT_THREADS:
+            if (hs_cli_parse_whole(optarg, 1, 1024, &v) != 0)
+                return hs_cli_usage_error(&hs_cmd_calibrate, "--threads wants a whole number "
+                                          "from 1 to 1024, not '%s'", optarg);
+            o.threads = (int)v;
+            break;
+        case ':':
+            return hs_cli_usage_error(&hs_cmd_calibrate, "option '%s' needs a value",
+                                      argv[optind - 1]);
+        default:
+            return hs_cli_usage_error(&hs_cmd_calibrate, "unknown option '%s'",
+                                      argv[optind - 1]);
+        }
+    }
+    if (o.types && strcmp(o.types, "help") == 0) {
+        hs_ktype_help(stdout);
+        return 0;
+    }
+    if (optind < argc)
+        return hs_cli_usage_error(&hs_cmd_calibrate, "unexpected argument '%s'", argv[optind]);
+    if (!model_path[0] || !platform_path[0])
+        return hs_cli_usage_error(&hs_cmd_calibrate, "an output file name is empty");
+    if (strcmp(model_path, "-") == 0 && strcmp(platform_path, "-") == 0)
+        return hs_cli_usage_error(&hs_cmd_calibrate, "--out-model and --out-platform cannot "
+                                  "both be stdout");
+    rc = hs_calibrate(&o, &r, &err);
+    if (rc == HS_EINPUT) {
+        hs_calib_result_free(&r);
+        return hs_cli_usage_error(&hs_cmd_calibrate, "%s", err.msg);
+    }
+    if (rc == HS_OK)
+        rc = hs_perfmodel_save(r.model, model_path, &err);
+    if (rc == HS_OK)
+        rc = hs_calib_write_platform(&r, platform_path, &err);
+    if (rc == HS_OK) {
+        FILE *out = strcmp(model_path, "-") == 0 || strcmp(platform_path, "-") == 0 ? stderr
+                                                                                    : stdout;
+        report(out, &r);
+        fprintf(out, "wrote %s and %s%s\n", model_path, platform_path,
+                r.nwarnings ? " (with warnings: see above)" : "");
+    } else {
+        status = hs_cli_fail(&err);
+    }
+    hs_calib_result_free(&r);
+    return status;
+}

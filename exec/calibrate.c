@@ -1,0 +1,669 @@
+/* hetsched — calibration: kernel costs per device and link costs per pair
+ * of memories, into a performance model and a platform (exec/calibrate.h).
+ * The CUDA measurements are in exec/calibrate_cuda.c. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "exec/calibrate.h"
+#include "exec/data.h"
+
+#define MIB (1024.0 * 1024.0)
+#define MAX_SIZES HS_CALIB_MAX_SIZES /* explicit sizes accepted */
+#define MAX_THREADS 1024
+#define MAX_REPS 100000
+#define COPY_BYTES (64u << 20) /* bandwidth copies: the 64 MiB buffers */
+
+/* What one size list asks for (see exec/calibrate.h). */
+typedef struct plan {
+    int full, explicit_;
+    double values[MAX_SIZES]; /* explicit values of the size param */
+    int nvalues;
+    double byte_cap;          /* largest buffers of a measured kernel; 0: none */
+    double time_cap_us;       /* larger sizes are skipped past this; 0: none */
+} plan;
+
+/* A device being measured: cpu0 (g NULL) or gpuK. */
+typedef struct cdev {
+    char name[16];
+    hs__calib_gpu *g;
+    int stopped;              /* for the current type: larger sizes skipped */
+} cdev;
+
+/* ------------------------------------------------------------ options */
+
+/* Splits a comma list into at most `max` tokens, each a copy in its own
+ * buffer of `width` bytes; HS_EINPUT for an empty or too long token. */
+static int split_list(const char *what, const char *s, char (*tok)[32], int max, int *n,
+                      hs_error *err)
+{
+    *n = 0;
+    for (const char *p = s;; p++) {
+        size_t len = strcspn(p, ",");
+        if (len == 0)
+            return hs_error_set(err, HS_EINPUT, "%s: empty item in '%s'", what, s);
+        if (len >= 32)
+            return hs_error_set(err, HS_EINPUT, "%s: item '%.*s' is too long", what, (int)len,
+                                p);
+        if (*n == max)
+            return hs_error_set(err, HS_EINPUT, "%s: more than %d items in '%s'", what, max,
+                                s);
+        memcpy(tok[*n], p, len);
+        tok[*n][len] = '\0';
+        (*n)++;
+        p += len;
+        if (!*p)
+            return HS_OK;
+    }
+}
+
+/* The registry's type names, for messages. */
+static void known_types(char *buf, size_t size)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int i = 0; hs_ktypes[i] && len < size; i++)
+        len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? ", " : "",
+                                hs_ktypes[i]->name);
+}
+
+/* Resolves o->types into types[] (every type when NULL). */
+static int parse_types(const char *s, const hs_ktype **types, int *ntypes, hs_error *err)
+{
+    char tok[64][32], known[256];
+    int n, rc;
+    *ntypes = 0;
+    if (!s) {
+        for (int i = 0; hs_ktypes[i] && i < 64; i++)
+            types[(*ntypes)++] = hs_ktypes[i];
+        return HS_OK;
+    }
+    if ((rc = split_list("types", s, tok, 64, &n, err)) != 0)
+        return rc;
+    for (int i = 0; i < n; i++) {
+        const hs_ktype *t = hs_ktype_find(tok[i]);
+        if (!t) {
+            known_types(known, sizeof known);
+            return hs_error_set(err, HS_EINPUT, "types: unknown kernel type '%s' (known: %s)",
+                                tok[i], known);
+        }
+        for (int j = 0; j < *ntypes; j++)
+            if (types[j] == t)
+                return hs_error_set(err, HS_EINPUT, "types: '%s' given twice", tok[i]);
+        types[(*ntypes)++] = t;
+    }
+    return HS_OK;
+}
+
+static int parse_sizes(const char *s, plan *pl, hs_error *err)
+{
+    char tok[MAX_SIZES][32];
+    int rc;
+    memset(pl, 0, sizeof *pl);
+    if (!s || strcmp(s, "quick") == 0) {
+        pl->byte_cap = 64 * MIB;
+        pl->time_cap_us = 0.2e6;
+        return HS_OK;
+    }
+    if (strcmp(s, "full") == 0) {
+        pl->full = 1;
+        pl->byte_cap = 1024 * MIB;
+        pl->time_cap_us = 2e6;
+        return HS_OK;
+    }
+    if ((rc = split_list("sizes", s, tok, MAX_SIZES, &pl->nvalues, err)) != 0)
+        return rc;
+    pl->explicit_ = 1;
+    for (int i = 0; i < pl->nvalues; i++) {
+        char *end;
+        double v = strtod(tok[i], &end);
+        if (*end || !(v >= 1) || v > 9007199254740992.0 || v != floor(v) ||
+            tok[i][0] == '+')
+            return hs_error_set(err, HS_EINPUT, "sizes: expected quick, full or a list of "
+                                "whole numbers > 0, not '%s'", tok[i]);
+        for (int j = 0; j < i; j++)
+            if (pl->values[j] == v)
+                return hs_error_set(err, HS_EINPUT, "sizes: %s given twice", tok[i]);
+        pl->values[i] = v;
+    }
+    return HS_OK;
+}
+
+/* Resolves o->devices: want_cpu and want_gpu[0..ngpus). */
+static int parse_devices(const char *s, int ngpus, const char *gpu_note, int *want_cpu,
+                         char *want_gpu, hs_error *err)
+{
+    char tok[64][32];
+    int n, rc;
+    *want_cpu = !s;
+    for (int g = 0; g < ngpus; g++)
+        want_gpu[g] = !s;
+    if (!s)
+        return HS_OK;
+    if ((rc = split_list("devices", s, tok, 64, &n, err)) != 0)
+        return rc;
+    for (int i = 0; i < n; i++) {
+        const char *t = tok[i];
+        unsigned long long k;
+        char *end;
+        int twice = 0;
+        if (strcmp(t, "cpu") == 0 || strcmp(t, "cpu0") == 0) {
+            twice = *want_cpu;
+            *want_cpu = 1;
+        } else if (strcmp(t, "gpu") == 0) {
+            if (ngpus == 0)
+                return hs_error_set(err, HS_EINPUT, "devices: no GPU to measure (%s)",
+                                    gpu_note);
+            for (int g = 0; g < ngpus; g++) {
+                twice |= want_gpu[g];
+                want_gpu[g] = 1;
+            }
+        } else if (strncmp(t, "gpu", 3) == 0 && t[3] >= '0' && t[3] <= '9' &&
+                   (k = strtoull(t + 3, &end, 10), !*end) && (t[3] != '0' || !t[4])) {
+            if (k >= (unsigned long long)ngpus) {
+                if (ngpus == 0)
+                    return hs_error_set(err, HS_EINPUT, "devices: no device %s (%s)", t,
+                                        gpu_note);
+                return hs_error_set(err, HS_EINPUT, "devices: no device %s (found %d GPU%s: "
+                                    "gpu0..gpu%d)", t, ngpus, ngpus > 1 ? "s" : "",
+                                    ngpus - 1);
+            }
+            twice = want_gpu[k];
+            want_gpu[k] = 1;
+        } else {
+            return hs_error_set(err, HS_EINPUT, "devices: unknown device '%s' (expected cpu, "
+                                "gpu or gpuN)", t);
+        }
+        if (twice)
+            return hs_error_set(err, HS_EINPUT, "devices: '%s' given twice", t);
+    }
+    return HS_OK;
+}
+
+/* ---------------------------------------------------------------- sizes */
+
+/* c configured for t with its size param (the first of its spec) = v. */
+static int conf_at(const hs_ktype *t, double v, hs_kconf *c, hs_error *err)
+{
+    hs_param p = {.name = (char *)t->params[0].name, .value = v};
+    return hs_kconf_init(c, t->name, &p, 1, err);
+}
+
+static double all_bytes(const hs_kconf *c)
+{
+    return (double)hs_kconf_bytes(c, HS_KREAD | HS_KWRITE);
+}
+
+/* Whether t at size v has at least `flops` (want_flops) or at most `bytes`
+ * of buffers (!want_flops); a size the registry refuses has neither. */
+static int size_ok(const hs_ktype *t, double v, int want_flops, double limit)
+{
+    hs_kconf c;
+    if (conf_at(t, v, &c, NULL) != 0)
+        return !want_flops ? 0 : 1; /* too large to configure: past any target */
+    return want_flops ? c.flops >= limit : all_bytes(&c) <= limit;
+}
+
+/* The size param's value for one flops target under the byte cap: the
+ * smallest whole v whose flops reach `target` (the param's max when none
+ * does), lowered to the largest v whose buffers fit in `cap`.  Flops and
+ * bytes grow with v for every type, so both are bisections. */
+static double size_for(const hs_ktype *t, double target, double cap)
+{
+    const hs_kparam_spec *s = &t->params[0];
+    double lo = s->min, hi = s->max, v;
+    if (size_ok(t, lo, 1, target)) {
+        v = lo;
+    } else {
+        while (hi - lo > 1) { /* flops(lo) < target <= flops(hi), or hi is the max */
+            double mid = floor(lo + (hi - lo) / 2);
+            if (size_ok(t, mid, 1, target))
+                hi = mid;
+            else
+                lo = mid;
+        }
+        v = hi;
+    }
+    if (size_ok(t, v, 0, cap))
+        return v;
+    lo = s->min;
+    hi = v;
+    if (!size_ok(t, lo, 0, cap))
+        return lo;
+    while (hi - lo > 1) { /* bytes(lo) <= cap < bytes(hi) */
+        double mid = floor(lo + (hi - lo) / 2);
+        if (size_ok(t, mid, 0, cap))
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The size-param values to measure t at, increasing and distinct. */
+static int sizes_of(const hs_ktype *t, const plan *pl, double *vals, int *n, hs_error *err)
+{
+    hs_kconf c;
+    hs_error e = {0};
+    *n = 0;
+    if (pl->explicit_) {
+        for (int i = 0; i < pl->nvalues; i++) {
+            if (conf_at(t, pl->values[i], &c, &e) != 0)
+                return hs_error_set(err, HS_EINPUT, "sizes: %s", e.msg);
+            vals[(*n)++] = pl->values[i];
+        }
+        /* increasing, so that the time cap and the log read in order */
+        for (int i = 1; i < *n; i++)
+            for (int j = i; j > 0 && vals[j - 1] > vals[j]; j--) {
+                double x = vals[j];
+                vals[j] = vals[j - 1];
+                vals[j - 1] = x;
+            }
+        return HS_OK;
+    }
+    for (int k = 0; k <= (pl->full ? 12 : 4); k++) {
+        /* decades 1e4 .. 1e8 (quick), half decades 1e4 .. 1e10 (full) */
+        double target = pow(10.0, 4.0 + (pl->full ? 0.5 * k : k));
+        double v = size_for(t, target, pl->byte_cap);
+        if (*n == 0 || v > vals[*n - 1])
+            vals[(*n)++] = v;
+    }
+    return HS_OK;
+}
+
+int hs__calib_plan_sizes(const hs_ktype *t, const char *sizes, double *values, int *n,
+                         hs_error *err)
+{
+    plan pl;
+    int rc;
+    *n = 0;
+    if ((rc = parse_sizes(sizes, &pl, err)) != 0)
+        return rc;
+    return sizes_of(t, &pl, values, n, err);
+}
+
+/* ------------------------------------------------------------ measuring */
+
+static int has_rw(const hs_kconf *c)
+{
+    for (int i = 0; i < c->nbufs; i++)
+        if (c->bufs[i].mode == HS_KRW)
+            return 1;
+    return 0;
+}
+
+/* Times reps whole CPU runs of c with `threads` threads after a warm-up;
+ * inputs updated in place are refilled before each, untimed. */
+static int time_cpu(const hs_kconf *c, void *const *bufs, int threads, int reps, double *us,
+                    hs_error *err)
+{
+    int rw = has_rw(c), rc;
+    if ((rc = hs_krun_cpu(c, bufs, 0, c->items, threads, err)) != 0)
+        return rc;
+    for (int r = 0; r < reps; r++) {
+        struct timespec t0;
+        if (rw)
+            hs_kfill(c, bufs);
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        if ((rc = hs_krun_cpu(c, bufs, 0, c->items, threads, err)) != 0)
+            return rc;
+        us[r] = hs__since_us(&t0);
+    }
+    return HS_OK;
+}
+
+static void free_bufs(void **bufs, int n)
+{
+    for (int i = 0; i < n; i++) {
+        free(bufs[i]);
+        bufs[i] = NULL;
+    }
+}
+
+/* Host buffers of c, 64-byte aligned and zeroed, inputs filled. */
+static int alloc_bufs(const hs_kconf *c, void **bufs, hs_error *err)
+{
+    for (int i = 0; i < c->nbufs; i++) {
+        size_t bytes = (c->bufs[i].bytes + 63) / 64 * 64;
+        if (!(bufs[i] = aligned_alloc(64, bytes ? bytes : 64))) {
+            free_bufs(bufs, i);
+            return hs_error_set(err, HS_ENOMEM, "%s: cannot allocate %zu bytes of buffer '%s'",
+                                c->type->name, c->bufs[i].bytes, c->bufs[i].name);
+        }
+        memset(bufs[i], 0, bytes ? bytes : 64);
+    }
+    hs_kfill(c, bufs);
+    return HS_OK;
+}
+
+/* Records one batch (after the hook) and checks it against the time cap:
+ * past it, dev stops for this type and the row says why. */
+static int record(const hs_calib_options *o, const plan *pl, hs_calib_result *r,
+                  hs_calib_row *row, cdev *dev, const hs_kconf *c, double *us, int reps,
+                  hs_error *err)
+{
+    double med;
+    int rc;
+    if (o->sample_hook)
+        o->sample_hook(o->hook_ctx, c->type->name, c->flops, dev->name, us, reps);
+    if ((rc = hs_perfmodel_record_batch(r->model, c->type->name, c->flops, dev->name, us,
+                                        (size_t)reps, NULL, err)) != 0)
+        return rc;
+    if (row->nsizes == 0)
+        row->dmin = c->flops;
+    row->dmax = c->flops;
+    row->nsizes++;
+    med = hs_perfmodel_robust_mean(us, (size_t)reps, NULL);
+    if (pl->time_cap_us > 0 && med > pl->time_cap_us) {
+        dev->stopped = 1;
+        snprintf(row->note, sizeof row->note, "larger sizes skipped: a run took %.3g s",
+                 med / 1e6);
+    }
+    return HS_OK;
+}
+
+/* Measures type t at every size on every device. */
+static int measure_type(const hs_calib_options *o, const plan *pl, hs_calib_result *r,
+                        const hs_ktype *t, cdev *devs, int ndev, hs_calib_row *rows,
+                        int reps, hs_error *err)
+{
+    double vals[MAX_SIZES], *us = malloc((size_t)reps * sizeof *us);
+    int nvals, rc = HS_OK;
+    if (!us)
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    if ((rc = sizes_of(t, pl, vals, &nvals, err)) != 0)
+        goto out;
+    for (int d = 0; d < ndev; d++)
+        devs[d].stopped = 0;
+    for (int i = 0; i < nvals && rc == HS_OK; i++) {
+        void *bufs[HS_KMAX_BUFS] = {0};
+        hs_kconf c;
+        int any = 0;
+        for (int d = 0; d < ndev; d++)
+            any |= !devs[d].stopped;
+        if (!any)
+            break;
+        if ((rc = conf_at(t, vals[i], &c, err)) != 0 || (rc = alloc_bufs(&c, bufs, err)) != 0)
+            break;
+        for (int d = 0; d < ndev && rc == HS_OK; d++) {
+            hs_calib_row *row = &rows[d];
+            hs_error de = {0};
+            if (devs[d].stopped)
+                continue;
+            if (d > 0 && has_rw(&c))
+                hs_kfill(&c, bufs); /* the previous device updated them */
+            if (!devs[d].g) {
+                rc = time_cpu(&c, bufs, r->threads, reps, us, &de);
+            } else {
+                size_t free_b = hs__calib_gpu_free_bytes(devs[d].g);
+                if (free_b > 0 && all_bytes(&c) > 0.9 * (double)free_b) {
+                    devs[d].stopped = 1;
+                    snprintf(row->note, sizeof row->note, "larger sizes skipped: %.0f MiB "
+                             "of buffers, %.0f MiB free", all_bytes(&c) / MIB,
+                             (double)free_b / MIB);
+                    continue;
+                }
+                rc = hs__calib_gpu_kernel(devs[d].g, &c, bufs, reps, us, &de);
+            }
+            if (rc == HS_EIO || rc == HS_ECHECK || rc == HS_ESOLVER) {
+                /* a failing kernel or CUDA call costs this (type, device)
+                 * its larger sizes, not the whole calibration */
+                devs[d].stopped = 1;
+                r->nwarnings++;
+                snprintf(row->note, sizeof row->note, "failed: %.80s", de.msg);
+                if (o->log)
+                    fprintf(o->log, "calibrate: warning: %s on %s: %s\n", t->name,
+                            devs[d].name, de.msg);
+                rc = HS_OK;
+                continue;
+            }
+            if (rc != HS_OK && err)
+                *err = de;
+            if (rc == HS_OK)
+                rc = record(o, pl, r, row, &devs[d], &c, us, reps, err);
+        }
+        free_bufs(bufs, c.nbufs);
+    }
+out:
+    free(us);
+    return rc;
+}
+
+/* Measures the link from memory `from` to `to` (platform indices; NULL
+ * gpus are the host) into r->links and the platform. */
+static int measure_link(hs_calib_result *r, hs__calib_gpu *src, hs__calib_gpu *dst,
+                        int from, int to, int reps, hs_error *err)
+{
+    const hs_platform *p = &r->platform->platform;
+    int nlat = 4 * reps, direct = 1, rc;
+    double *us = malloc((size_t)nlat * sizeof *us), t_big, lat;
+    hs_calib_link *l = &r->links[r->nlinks];
+    if (!us)
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    /* latency: one 1-byte copy per sample; bandwidth: a loop of 4 large
+     * copies per sample, less the latency of each */
+    rc = hs__calib_copy(src, dst, 1, 1, nlat, us, &direct, err);
+    lat = hs_perfmodel_robust_mean(us, (size_t)nlat, NULL);
+    if (rc == HS_OK)
+        rc = hs__calib_copy(src, dst, COPY_BYTES, 4, reps, us, &direct, err);
+    t_big = hs_perfmodel_robust_mean(us, (size_t)reps, NULL);
+    free(us);
+    if (rc != HS_OK)
+        return rc;
+    *l = (hs_calib_link){.from = from, .to = to, .latency_us = lat, .direct = direct,
+                         .bytes = COPY_BYTES};
+    /* MB/s and ns: finer digits are noise, and the platform file reads better */
+    l->bandwidth_gbps = COPY_BYTES / (fmax(t_big - lat, 0.5 * t_big) * 1000.0);
+    l->bandwidth_gbps = round(l->bandwidth_gbps * 1e3) / 1e3;
+    l->latency_us = round(lat * 1e3) / 1e3;
+    if (!(l->bandwidth_gbps > 0) || !isfinite(l->latency_us))
+        return hs_error_set(err, HS_EIO, "calibrate: %s -> %s: copies measured no time",
+                            p->memories[from], p->memories[to]);
+    r->nlinks++;
+    rc = hs_platform_add_link(r->platform, p->memories[from], p->memories[to],
+                              l->bandwidth_gbps, l->latency_us, err);
+    return rc < 0 ? rc : HS_OK;
+}
+
+/* ------------------------------------------------------------------ API */
+
+void hs_calib_result_free(hs_calib_result *r)
+{
+    if (!r)
+        return;
+    hs_perfmodel_free(r->model);
+    hs_workload_free(r->platform);
+    free(r->rows);
+    free(r->links);
+    memset(r, 0, sizeof *r);
+}
+
+/* The history counts of a row's sizes, D from dmin to dmax. */
+static void count_samples(hs_calib_result *r, hs_calib_row *row, const hs_ktype *t,
+                          const plan *pl)
+{
+    double vals[MAX_SIZES];
+    int n;
+    if (sizes_of(t, pl, vals, &n, NULL) != 0)
+        return;
+    for (int i = 0; i < n; i++) {
+        hs_perf_history h;
+        hs_kconf c;
+        if (conf_at(t, vals[i], &c, NULL) == 0 &&
+            hs_perfmodel_history(r->model, t->name, c.flops, row->device, &h)) {
+            row->samples += h.count;
+            row->rejected += h.rejected;
+        }
+    }
+}
+
+int hs_calibrate(const hs_calib_options *o, hs_calib_result *r, hs_error *err)
+{
+    const hs_ktype *types[64];
+    char want_gpu[64] = {0}, name[16];
+    cdev devs[65];
+    plan pl;
+    int ntypes, want_cpu, ndev = 0, reps, rc, ngpus;
+    hs_error fe = {0};
+
+    memset(r, 0, sizeof *r);
+    if (o->reps != 0 && (o->reps < 3 || o->reps > MAX_REPS))
+        return hs_error_set(err, HS_EINPUT, "reps: needs 3 .. %d runs per measurement (the "
+                            "outlier rule needs a median), not %d", MAX_REPS, o->reps);
+    if (o->threads < 0 || o->threads > MAX_THREADS)
+        return hs_error_set(err, HS_EINPUT, "threads: needs 1 .. %d, not %d", MAX_THREADS,
+                            o->threads);
+    if ((rc = parse_types(o->types, types, &ntypes, err)) != 0 ||
+        (rc = parse_sizes(o->sizes, &pl, err)) != 0)
+        return rc;
+    for (int i = 0; i < ntypes; i++) { /* explicit sizes must suit every type */
+        double vals[MAX_SIZES];
+        int n;
+        if ((rc = sizes_of(types[i], &pl, vals, &n, err)) != 0)
+            return rc;
+    }
+    reps = o->reps ? o->reps : pl.full ? 10 : 5;
+    ngpus = hs__calib_gpu_count(r->gpu_note, sizeof r->gpu_note);
+    if (ngpus > 64)
+        ngpus = 64;
+    r->ngpus = ngpus;
+    if ((rc = parse_devices(o->devices, ngpus, r->gpu_note, &want_cpu, want_gpu, err)) != 0)
+        return rc;
+    r->threads = o->threads;
+    if (r->threads == 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        r->threads = n > 0 ? (n > MAX_THREADS ? MAX_THREADS : (int)n) : 1;
+    }
+
+    /* the platform: cpu0 on host, gpuK on its own memory */
+    if (!(r->model = hs_perfmodel_new()) || !(r->platform = hs_workload_new()))
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    if (want_cpu) {
+        if ((rc = hs_platform_add_device(r->platform, "cpu0", HS_DEVICE_CPU, "host",
+                                         r->threads, err)) < 0)
+            return rc;
+        devs[ndev++] = (cdev){.name = "cpu0"};
+    }
+    for (int g = 0; g < ngpus; g++) {
+        hs__calib_gpu *gpu = NULL;
+        if (!want_gpu[g])
+            continue;
+        snprintf(name, sizeof name, "gpu%d", g);
+        if ((rc = hs_platform_add_device(r->platform, name, HS_DEVICE_GPU, name, 0, err)) < 0 ||
+            (rc = hs__calib_gpu_open(g, &gpu, err)) != 0)
+            goto fail;
+        devs[ndev] = (cdev){.g = gpu};
+        memcpy(devs[ndev].name, name, sizeof name);
+        if (g < 8)
+            hs__calib_gpu_describe(gpu, r->gpu_names[g], sizeof r->gpu_names[g]);
+        ndev++;
+    }
+    if (ndev == 0) {
+        rc = hs_error_set(err, HS_EINPUT, "devices: nothing to measure");
+        goto fail;
+    }
+
+    /* links: host <-> each GPU, then every ordered GPU pair */
+    r->links = calloc((size_t)(ndev * ndev + 1), sizeof *r->links);
+    r->rows = calloc((size_t)(ntypes * ndev), sizeof *r->rows);
+    if (!r->links || !r->rows) {
+        rc = hs_error_set(err, HS_ENOMEM, "out of memory");
+        goto fail;
+    }
+    for (int d = 0; d < ndev; d++) {
+        int m;
+        if (!devs[d].g)
+            continue;
+        m = hs_platform_find_memory(&r->platform->platform, devs[d].name);
+        if ((rc = measure_link(r, NULL, devs[d].g, HS_HOST_MEMORY, m, reps, err)) != 0 ||
+            (rc = measure_link(r, devs[d].g, NULL, m, HS_HOST_MEMORY, reps, err)) != 0)
+            goto fail;
+    }
+    for (int a = 0; a < ndev; a++)
+        for (int b = 0; b < ndev; b++) {
+            int ma, mb;
+            if (a == b || !devs[a].g || !devs[b].g)
+                continue;
+            ma = hs_platform_find_memory(&r->platform->platform, devs[a].name);
+            mb = hs_platform_find_memory(&r->platform->platform, devs[b].name);
+            if ((rc = measure_link(r, devs[a].g, devs[b].g, ma, mb, reps, err)) != 0)
+                goto fail;
+        }
+    for (int i = 0; i < r->nlinks && o->log; i++) {
+        const hs_calib_link *l = &r->links[i];
+        const hs_platform *p = &r->platform->platform;
+        fprintf(o->log, "calibrate: %s -> %s: %.2f GB/s, latency %.2f us%s\n",
+                p->memories[l->from], p->memories[l->to], l->bandwidth_gbps, l->latency_us,
+                l->from != HS_HOST_MEMORY && l->to != HS_HOST_MEMORY && !l->direct
+                    ? " (no peer access: staged through the host)" : "");
+    }
+
+    /* kernels */
+    for (int t = 0; t < ntypes; t++) {
+        hs_calib_row *rows = &r->rows[t * ndev];
+        for (int d = 0; d < ndev; d++) {
+            rows[d].type = types[t]->name;
+            memcpy(rows[d].device, devs[d].name, sizeof rows[d].device);
+        }
+        r->nrows += ndev;
+        if ((rc = measure_type(o, &pl, r, types[t], devs, ndev, rows, reps, err)) != 0)
+            goto fail;
+        for (int d = 0; d < ndev; d++) {
+            count_samples(r, &rows[d], types[t], &pl);
+            if (o->log)
+                fprintf(o->log, "calibrate: %s on %s: %d sizes (D %.3g .. %.3g flops), %ld "
+                        "samples, %ld rejected%s%s\n", rows[d].type, rows[d].device,
+                        rows[d].nsizes, rows[d].dmin, rows[d].dmax, rows[d].samples,
+                        rows[d].rejected, rows[d].note[0] ? "; " : "", rows[d].note);
+        }
+    }
+    /* a fit that fails leaves its history, still a model at measured sizes */
+    if (hs_perfmodel_fit(r->model, &fe) != HS_OK) {
+        r->nwarnings++;
+        if (o->log)
+            fprintf(o->log, "calibrate: warning: %s\n", fe.msg);
+    }
+    for (int i = 0; i < r->nrows; i++)
+        r->rows[i].fitted = hs_perfmodel_get_fit(r->model, r->rows[i].type, r->rows[i].device,
+                                                 &r->rows[i].fit);
+    rc = HS_OK;
+fail:
+    for (int d = 0; d < ndev; d++)
+        hs__calib_gpu_close(devs[d].g);
+    return rc;
+}
+
+int hs_calib_write_platform(const hs_calib_result *r, const char *path, hs_error *err)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+    const hs_platform *p = &r->platform->platform;
+    char when[64] = "";
+    time_t now = time(NULL);
+    struct tm tm;
+    int rc;
+    if (!f)
+        return hs_error_set(err, HS_EIO, "cannot write %s", path);
+    if (gmtime_r(&now, &tm))
+        strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", &tm);
+    fprintf(f, "# The platform of this machine, measured by `hetsched calibrate` (%s).\n"
+               "# cpu0: the host with %d thread%s", when, r->threads, r->threads > 1 ? "s" : "");
+    for (int d = 0; d < p->ndevices; d++)
+        if (p->devices[d].kind == HS_DEVICE_GPU) {
+            int k = atoi(p->devices[d].name + 3);
+            fprintf(f, "; %s: %s", p->devices[d].name,
+                    k < 8 && r->gpu_names[k][0] ? r->gpu_names[k] : "CUDA GPU");
+        }
+    fprintf(f, ".\n");
+    if (r->nlinks)
+        fprintf(f, "# Links: bandwidth of %u MiB copies (pinned host memory), latency of "
+                   "1-byte copies.\n", (unsigned)(COPY_BYTES >> 20));
+    fprintf(f, "# Complete it with `applications:` (DESIGN.md section 3).\n");
+    rc = hs_platform_write_yaml(p, f, err);
+    if (f != stdout && fclose(f) != 0 && rc == HS_OK)
+        rc = hs_error_set(err, HS_EIO, "cannot write %s", path);
+    if (rc != HS_OK && err)
+        snprintf(err->msg, sizeof err->msg, "cannot write %s", path);
+    return rc;
+}

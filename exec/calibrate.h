@@ -1,0 +1,143 @@
+/* hetsched — calibration (issue 5): what each kernel type costs on each
+ * device of this machine, and what moving data between its memories costs.
+ *
+ * hs_calibrate measures every chosen kernel type (workloads/kernels/kernel.h)
+ * at several sizes on the CPU (the host, with N threads) and on each chosen
+ * CUDA GPU, and each ordered pair of memories (host <-> every GPU from
+ * pinned host memory, GPU <-> GPU by peer copies, staged by the driver where
+ * the pair has no peer access).  It gives back:
+ *   - a performance model (mapper/perfmodel.h): a history entry per (type,
+ *     D, device) with D the kernel's flops, and an a*D^b+c fit per (type,
+ *     device) measured at >= 3 sizes.  Every measurement is repeated; a
+ *     batch is recorded with hs_perfmodel_record_batch, whose MAD rule drops
+ *     spikes, so one slow run (a page fault, a context switch) moves nothing;
+ *   - a platform (DESIGN.md §3): device cpu0 (memory host, `cores` = the
+ *     threads), gpuK (memory gpuK) for CUDA device K, and the measured links:
+ *     bandwidth from large copies, latency from 1-byte copies.
+ *
+ * Sizes: each type's size param (the first of its spec: n, or hits for pi)
+ * is chosen so that the kernel's flops reach targets spaced by decades
+ * ("quick": 1e4 .. 1e8; "full": 1e4 .. 1e10 in half decades), capped so
+ * that its buffers stay within 64 MiB (quick) or 1 GiB (full); or it is
+ * given explicitly.  A (type, device) whose median run exceeds 0.2 s
+ * (quick) or 2 s (full) is not measured at larger sizes.
+ *
+ * Timing: a warm-up run first (page faults, cuBLAS workspaces, module
+ * loading), then `reps` timed runs; inputs that a kernel updates in place
+ * are refilled before each run, outside the timed part.  CPU: the monotonic
+ * clock around hs_krun_cpu.  CUDA: events recorded on one stream around
+ * hs_krun_cuda.  Copies: events around a plain cudaMemcpyAsync loop (the
+ * reference the executor's bandwidth is compared with).
+ */
+#ifndef HS_EXEC_CALIBRATE_H
+#define HS_EXEC_CALIBRATE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "hetsched/error.h"
+#include "hetsched/graph.h"
+#include "mapper/perfmodel.h"
+#include "workloads/kernels/kernel.h"
+
+/* Called with each batch of samples (µs) before it is recorded; it may
+ * change them (the tests inject spikes and exact values this way). */
+typedef void (*hs_calib_sample_fn)(void *ctx, const char *type, double size,
+                                   const char *device, double *us, int n);
+
+typedef struct hs_calib_options {
+    const char *types;    /* "va,gemm"; NULL: every type of the registry */
+    const char *sizes;    /* "quick" (NULL too), "full", or "1000,10000,..."
+                             (values of each type's size param) */
+    const char *devices;  /* "cpu,gpu0,gpu1" ("cpu0" = "cpu"; "gpu" = every
+                             GPU); NULL: the CPU and every GPU found */
+    int reps;             /* timed runs per measurement, >= 3; 0: 5 for
+                             quick and explicit sizes, 10 for full */
+    int threads;          /* CPU threads; 0: the online processors */
+    FILE *log;            /* a progress line per type and device; NULL: none */
+    hs_calib_sample_fn sample_hook;
+    void *hook_ctx;
+} hs_calib_options;
+
+/* One measured link (platform memories: 0 host, K + 1 gpuK). */
+typedef struct hs_calib_link {
+    int from, to;
+    double bandwidth_gbps;  /* 1 GB/s = 1000 bytes/µs */
+    double latency_us;
+    int direct;             /* GPU pair: 1 peer access, 0 staged by the driver */
+    size_t bytes;           /* of each bandwidth copy */
+} hs_calib_link;
+
+/* One (type, device): what was measured and fitted. */
+typedef struct hs_calib_row {
+    const char *type;       /* the registry's name */
+    char device[16];
+    int nsizes;             /* sizes measured */
+    long samples, rejected; /* over all its sizes */
+    int fitted;             /* fit holds the a*D^b+c fit */
+    hs_perf_fit fit;
+    double dmin, dmax;      /* flops of the smallest and largest size */
+    char note[96];          /* why it stopped early, or "" */
+} hs_calib_row;
+
+typedef struct hs_calib_result {
+    hs_perfmodel *model;
+    hs_workload *platform;  /* its platform only (no applications) */
+    int threads;            /* of cpu0 */
+    int ngpus;              /* CUDA GPUs found (0 without CUDA) */
+    char gpu_note[160];     /* why none was found, or "" */
+    char gpu_names[8][96];  /* the first ones' names and memory, for reports */
+    int nrows;
+    hs_calib_row *rows;
+    int nlinks;
+    hs_calib_link *links;
+    int nwarnings;          /* measurements or fits that failed (on the log) */
+} hs_calib_result;
+
+/* Measures what `o` asks for into *out (zeroed first; free it with
+ * hs_calib_result_free, also after a failure).  Options are checked before
+ * anything is measured: HS_EINPUT with one line naming the bad type, size,
+ * device or count.  HS_EIO when a CUDA call fails, HS_ENOMEM. */
+int hs_calibrate(const hs_calib_options *o, hs_calib_result *out, hs_error *err);
+void hs_calib_result_free(hs_calib_result *r);
+
+/* The values of t's size param that `sizes` (as hs_calib_options.sizes)
+ * measures, increasing, into values[0..*n), *n <= HS_CALIB_MAX_SIZES.
+ * HS_EINPUT as hs_calibrate. */
+#define HS_CALIB_MAX_SIZES 64
+int hs__calib_plan_sizes(const hs_ktype *t, const char *sizes, double *values, int *n,
+                         hs_error *err);
+
+/* Writes the platform as YAML (hs_platform_write_yaml) after a comment
+ * saying where it comes from; `path` "-" is stdout.  HS_EIO on failure. */
+int hs_calib_write_platform(const hs_calib_result *r, const char *path, hs_error *err);
+
+/* ------------------------------------------------------------ CUDA part
+ * exec/calibrate_cuda.c with the cuda feature, exec/calibrate_nocuda.c
+ * without (every call but count and close answers HS_ENOTBUILT). */
+
+typedef struct hs__calib_gpu hs__calib_gpu;
+
+/* CUDA devices found; 0 with *why filled ("CUDA is not built in", "no GPU
+ * found: ...") when there are none. */
+int hs__calib_gpu_count(char *why, size_t size);
+/* A measuring context on CUDA device `dev`: kernel handles, a stream, two
+ * events.  HS_EIO when CUDA refuses. */
+int hs__calib_gpu_open(int dev, hs__calib_gpu **out, hs_error *err);
+void hs__calib_gpu_close(hs__calib_gpu *g);
+/* "NAME, X GiB" of the device. */
+void hs__calib_gpu_describe(const hs__calib_gpu *g, char *buf, size_t size);
+/* Free device memory in bytes (0 when unknown). */
+size_t hs__calib_gpu_free_bytes(const hs__calib_gpu *g);
+/* Times reps runs of the whole kernel c (after one warm-up) on g's stream
+ * into us[0..reps); hbufs are its host buffers, filled. */
+int hs__calib_gpu_kernel(hs__calib_gpu *g, const hs_kconf *c, void *const *hbufs, int reps,
+                         double *us, hs_error *err);
+/* Times reps samples of `loop` back-to-back copies of `bytes` from `src`
+ * to `dst` (NULL: pinned host memory; not both NULL) into us[0..reps), per
+ * copy.  *direct: 1 unless a GPU pair lacks peer access (then the driver
+ * stages the copy through the host). */
+int hs__calib_copy(hs__calib_gpu *src, hs__calib_gpu *dst, size_t bytes, int loop, int reps,
+                   double *us, int *direct, hs_error *err);
+
+#endif

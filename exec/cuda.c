@@ -1,0 +1,464 @@
+/* hetsched — the `cuda` backend (exec/data.h): the cpu backend's workers,
+ * where gpu devices are CUDA GPUs, and the cuda memory spaces of exec/mem.h.
+ *
+ * Device mapping: the k-th gpu device of the platform (in the order the
+ * platform lists its devices) is CUDA device k; its memory is that GPU's.
+ * A platform with more gpu devices than CUDA finds, or whose gpu device
+ * shares its memory with another device, is bad input.
+ *
+ * Per GPU: a kernel context (hs_kcuda: cuBLAS and cuSOLVER handles) and four
+ * non-blocking streams, one each for kernels, host-to-device, device-to-host
+ * and device-to-device copies.  A copy into a GPU goes on that GPU's H2D (or
+ * D2D) stream, a copy out of one on its D2H stream; each waits on the event
+ * of the copy that filled its source and records its own, which the kernel
+ * waits on (cudaStreamWaitEvent) before it runs on the compute stream.
+ * Between two GPUs: cudaMemcpyPeerAsync where cudaDeviceCanAccessPeer (peer
+ * access enabled at init), else staged through pinned host memory,
+ * synchronously.  Host memory is pinned (cudaHostAlloc, portable); other
+ * memories that no gpu device uses are malloc'd.  Timed copies record a
+ * start and an end event; their durations are added at flush.  Events live
+ * until fini.  Every CUDA call is checked and a failure names the call. */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cuda_runtime.h>
+
+#include "exec/data.h"
+#include "exec/mem.h"
+#include "exec/real.h"
+
+enum { MK_HOST, MK_PLAIN, MK_GPU };
+enum { S_COMPUTE, S_H2D, S_D2H, S_D2D, S_N };
+
+typedef struct cmem {
+    int kind, dev;              /* MK_*, the CUDA device of an MK_GPU memory */
+    cudaStream_t s[S_N];
+    hs_kcuda *k;
+    size_t capacity;
+} cmem;
+
+typedef struct crec {           /* one copy's events */
+    cudaEvent_t a, b;           /* a: start (timed copies only), b: end */
+    double *us;                 /* where its duration goes, or NULL */
+} crec;
+
+typedef struct cctx {
+    int nmem;
+    cmem *m;
+    unsigned char *peer;        /* [from * nmem + to]: peer copies work */
+    pthread_mutex_t mu;         /* recs */
+    crec *recs;
+    size_t nrecs, caprecs;
+} cctx;
+
+/* 0, or HS_EIO naming the call and CUDA's error. */
+static int ck(cudaError_t e, const char *call, hs_error *err)
+{
+    if (e == cudaSuccess)
+        return HS_OK;
+    return hs_error_set(err, HS_EIO, "backend cuda: %s failed: %s (%s)", call,
+                        cudaGetErrorString(e), cudaGetErrorName(e));
+}
+
+#define CK(call) ck((call), #call, err)
+
+int hs_cuda_device_count(void)
+{
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        cudaGetLastError(); /* clear it: no device is not an error here */
+        return 0;
+    }
+    return n;
+}
+
+static int c_host_side(void *ctx, int m)
+{
+    return ((cctx *)ctx)->m[m].kind != MK_GPU;
+}
+
+static size_t c_capacity(void *ctx, int m)
+{
+    return ((cctx *)ctx)->m[m].capacity;
+}
+
+static int c_alloc(void *ctx, int m, size_t bytes, void **p, hs_error *err)
+{
+    cmem *cm = &((cctx *)ctx)->m[m];
+    int rc;
+    *p = NULL;
+    if (cm->kind == MK_PLAIN) {
+        if (!(*p = malloc(bytes ? bytes : 1)))
+            return hs_error_set(err, HS_ENOMEM, "out of memory for a buffer of %zu bytes",
+                                bytes);
+        return HS_OK;
+    }
+    if (cm->kind == MK_HOST)
+        return CK(cudaHostAlloc(p, bytes ? bytes : 1, cudaHostAllocPortable));
+    if ((rc = CK(cudaSetDevice(cm->dev))) != 0)
+        return rc;
+    if ((rc = CK(cudaMalloc(p, bytes ? bytes : 1))) != 0)
+        *p = NULL;
+    return rc;
+}
+
+static void c_free(void *ctx, int m, void *p)
+{
+    cmem *cm = &((cctx *)ctx)->m[m];
+    if (!p)
+        return;
+    if (cm->kind == MK_PLAIN) {
+        free(p);
+    } else if (cm->kind == MK_HOST) {
+        cudaFreeHost(p);
+    } else {
+        cudaSetDevice(cm->dev);
+        cudaFree(p);
+    }
+}
+
+/* A new record of a copy on the device current: events b (and a, before
+ * the copy, when it is timed). */
+static int new_rec(cctx *cx, double *us, crec **out, hs_error *err)
+{
+    crec r = {.us = us};
+    int rc;
+    if ((rc = CK(cudaEventCreateWithFlags(&r.b, us ? cudaEventDefault
+                                                   : cudaEventDisableTiming))) != 0)
+        return rc;
+    if (us && (rc = CK(cudaEventCreate(&r.a))) != 0) {
+        cudaEventDestroy(r.b);
+        return rc;
+    }
+    pthread_mutex_lock(&cx->mu);
+    if (cx->nrecs == cx->caprecs) {
+        size_t cap = cx->caprecs ? 2 * cx->caprecs : 256;
+        crec *n = realloc(cx->recs, cap * sizeof *n);
+        if (!n) {
+            pthread_mutex_unlock(&cx->mu);
+            cudaEventDestroy(r.b);
+            if (r.a)
+                cudaEventDestroy(r.a);
+            return hs_error_set(err, HS_ENOMEM, "out of memory for copy events");
+        }
+        cx->recs = n;
+        cx->caprecs = cap;
+    }
+    cx->recs[cx->nrecs] = r;
+    *out = &cx->recs[cx->nrecs++]; /* valid while cx->mu is held */
+    return HS_OK;
+}
+
+/* Enqueues one copy on stream s of device dev after event `after`,
+ * recording its events; *done gets the end event. */
+static int async_copy(cctx *cx, int dev, cudaStream_t s, void *dst, int dst_dev,
+                      const void *src, int src_dev, size_t bytes, void *after, double *us,
+                      void **done, hs_error *err)
+{
+    cudaEvent_t a, b;
+    crec *r = NULL;
+    int rc;
+    if ((rc = CK(cudaSetDevice(dev))) != 0 || (rc = new_rec(cx, us, &r, err)) != 0)
+        return rc;
+    a = r->a;
+    b = r->b;
+    pthread_mutex_unlock(&cx->mu);
+    if (after && (rc = CK(cudaStreamWaitEvent(s, (cudaEvent_t)after, 0))) != 0)
+        return rc;
+    if (a && (rc = CK(cudaEventRecord(a, s))) != 0)
+        return rc;
+    if (dst_dev >= 0 && src_dev >= 0 && dst_dev != src_dev)
+        rc = CK(cudaMemcpyPeerAsync(dst, dst_dev, src, src_dev, bytes, s));
+    else
+        rc = CK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s));
+    if (rc == HS_OK && (rc = CK(cudaEventRecord(b, s))) == 0)
+        *done = b;
+    return rc;
+}
+
+/* GPU to GPU without peer access: through a pinned host buffer, waiting
+ * for both halves; its wall time is added to *us at once. */
+static int staged_copy(cctx *cx, cmem *to, void *dst, cmem *from, const void *src,
+                       size_t bytes, void *after, double *us, void **done, hs_error *err)
+{
+    struct timespec t0;
+    void *tmp = NULL, *ev = NULL;
+    int rc;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if ((rc = CK(cudaHostAlloc(&tmp, bytes ? bytes : 1, cudaHostAllocPortable))) != 0)
+        return rc;
+    if ((rc = async_copy(cx, from->dev, from->s[S_D2H], tmp, -1, src, -1, bytes, after, NULL,
+                         &ev, err)) == 0 &&
+        (rc = async_copy(cx, to->dev, to->s[S_H2D], dst, -1, tmp, -1, bytes, ev, NULL, done,
+                         err)) == 0)
+        rc = CK(cudaEventSynchronize((cudaEvent_t)*done));
+    cudaFreeHost(tmp);
+    if (us)
+        *us += hs__since_us(&t0);
+    return rc;
+}
+
+static int c_copy(void *ctx, int to, void *dst, int from, const void *src, size_t bytes,
+                  void *after, double *us, void **done, hs_error *err)
+{
+    cctx *cx = ctx;
+    cmem *t = &cx->m[to], *f = &cx->m[from];
+    int rc;
+    *done = NULL;
+    if (t->kind != MK_GPU && f->kind != MK_GPU) {
+        struct timespec t0;
+        if (after && (rc = CK(cudaEventSynchronize((cudaEvent_t)after))) != 0)
+            return rc;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        memcpy(dst, src, bytes);
+        if (us)
+            *us += hs__since_us(&t0);
+        return HS_OK;
+    }
+    if (f->kind != MK_GPU)
+        return async_copy(cx, t->dev, t->s[S_H2D], dst, -1, src, -1, bytes, after, us, done,
+                          err);
+    if (t->kind != MK_GPU)
+        return async_copy(cx, f->dev, f->s[S_D2H], dst, -1, src, -1, bytes, after, us, done,
+                          err);
+    if (t->dev == f->dev || cx->peer[from * cx->nmem + to])
+        return async_copy(cx, t->dev, t->s[S_D2D], dst, t->dev, src, f->dev, bytes, after, us,
+                          done, err);
+    return staged_copy(cx, t, dst, f, src, bytes, after, us, done, err);
+}
+
+static int c_sync(void *ctx, void *ev, hs_error *err)
+{
+    (void)ctx;
+    return ev ? CK(cudaEventSynchronize((cudaEvent_t)ev)) : HS_OK;
+}
+
+static int c_run(void *ctx, int m, const hs_kconf *c, void *const *bufs, void *const *ev,
+                 int nev, hs_error *err)
+{
+    cmem *cm = &((cctx *)ctx)->m[m];
+    int rc;
+    if ((rc = CK(cudaSetDevice(cm->dev))) != 0)
+        return rc;
+    for (int i = 0; i < nev; i++)
+        if ((rc = CK(cudaStreamWaitEvent(cm->s[S_COMPUTE], (cudaEvent_t)ev[i], 0))) != 0)
+            return rc;
+    if ((rc = hs_krun_cuda(c, bufs, 0, c->items, cm->k, (hs_kstream)cm->s[S_COMPUTE], err)) !=
+        0)
+        return rc;
+    if ((rc = CK(cudaStreamSynchronize(cm->s[S_COMPUTE]))) != 0)
+        return rc;
+    return CK(cudaGetLastError());
+}
+
+/* Waits for every recorded copy, adds the timed ones' durations once, and
+ * frees their events. */
+static int c_flush(void *ctx, hs_error *err)
+{
+    cctx *cx = ctx;
+    int rc = HS_OK;
+    pthread_mutex_lock(&cx->mu);
+    for (size_t i = 0; i < cx->nrecs; i++) {
+        crec *r = &cx->recs[i];
+        float ms = 0;
+        int e = CK(cudaEventSynchronize(r->b));
+        if (e == HS_OK && r->us && r->a && (e = CK(cudaEventElapsedTime(&ms, r->a, r->b))) == 0)
+            *r->us += 1e3 * (double)ms;
+        r->us = NULL; /* added once */
+        if (rc == HS_OK)
+            rc = e;
+        err = rc == HS_OK ? err : NULL; /* keep the first message */
+    }
+    pthread_mutex_unlock(&cx->mu);
+    return rc;
+}
+
+/* Destroys every event and stream, the kernel contexts, cx. */
+static void c_fini(void *ctx)
+{
+    cctx *cx = ctx;
+    if (!cx)
+        return;
+    for (size_t i = 0; i < cx->nrecs; i++) {
+        cudaEventDestroy(cx->recs[i].b);
+        if (cx->recs[i].a)
+            cudaEventDestroy(cx->recs[i].a);
+    }
+    for (int m = 0; cx->m && m < cx->nmem; m++) {
+        cmem *cm = &cx->m[m];
+        if (cm->kind != MK_GPU)
+            continue;
+        cudaSetDevice(cm->dev);
+        for (int s = 0; s < S_N; s++)
+            if (cm->s[s])
+                cudaStreamDestroy(cm->s[s]);
+        hs_kcuda_free(cm->k);
+    }
+    pthread_mutex_destroy(&cx->mu);
+    free(cx->recs);
+    free(cx->peer);
+    free(cx->m);
+    free(cx);
+}
+
+static const hs__mem_ops cuda_ops = {
+    .host_side = c_host_side,
+    .capacity = c_capacity,
+    .alloc = c_alloc,
+    .free = c_free,
+    .copy = c_copy,
+    .sync = c_sync,
+    .run = c_run,
+    .flush = c_flush,
+    .fini = c_fini,
+};
+
+/* Maps memories to CUDA devices (see the head of this file). */
+static int map_devices(const hs_workload *w, cctx *cx, hs_error *err)
+{
+    const hs_platform *pf = &w->platform;
+    int ngpu = 0, ncuda = 0;
+    cudaError_t e = cudaGetDeviceCount(&ncuda);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        ncuda = 0;
+    }
+    for (int d = 0; d < pf->ndevices; d++)
+        ngpu += pf->devices[d].kind == HS_DEVICE_GPU;
+    if (ngpu > ncuda)
+        return hs_error_set(err, HS_EINPUT, "backend cuda: the platform has %d gpu devices but "
+                            "CUDA finds %d (%s); the k-th gpu device is CUDA device k", ngpu,
+                            ncuda, e == cudaSuccess ? "no error" : cudaGetErrorString(e));
+    for (int m = 0; m < cx->nmem; m++)
+        cx->m[m].kind = m == HS_HOST_MEMORY ? MK_HOST : MK_PLAIN;
+    for (int d = 0, k = 0; d < pf->ndevices; d++) {
+        const hs_device *dev = &pf->devices[d];
+        if (dev->kind != HS_DEVICE_GPU)
+            continue;
+        for (int o = 0; o < pf->ndevices; o++)
+            if (o != d && pf->devices[o].memory == dev->memory)
+                return hs_error_set(err, HS_EINPUT, "backend cuda: gpu device '%s' shares "
+                                    "memory '%s' with device '%s'; each GPU needs its own",
+                                    dev->name, pf->memories[dev->memory], pf->devices[o].name);
+        if (dev->memory == HS_HOST_MEMORY)
+            return hs_error_set(err, HS_EINPUT, "backend cuda: gpu device '%s' is on memory "
+                                "host; a GPU needs its own memory", dev->name);
+        cx->m[dev->memory].kind = MK_GPU;
+        cx->m[dev->memory].dev = k++;
+    }
+    return HS_OK;
+}
+
+/* Lets device `dev` read peer's memory, once per process: peer access
+ * outlives a run, and enabling it twice is an error of CUDA's. */
+static int enable_peer(int dev, int peer, hs_error *err)
+{
+    static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+    static unsigned char on[64][64];
+    cudaError_t e = cudaSuccess;
+    int rc;
+    if ((rc = CK(cudaSetDevice(dev))) != 0)
+        return rc;
+    pthread_mutex_lock(&mu);
+    if (dev >= 64 || peer >= 64 || !on[dev][peer]) {
+        e = cudaDeviceEnablePeerAccess(peer, 0);
+        if (e == cudaErrorPeerAccessAlreadyEnabled) {
+            cudaGetLastError();
+            e = cudaSuccess;
+        }
+        if (e == cudaSuccess && dev < 64 && peer < 64)
+            on[dev][peer] = 1;
+    }
+    pthread_mutex_unlock(&mu);
+    return ck(e, "cudaDeviceEnablePeerAccess", err);
+}
+
+/* Streams, kernel context, capacity of each GPU; peer access between them. */
+static int open_gpus(cctx *cx, size_t device_memory, hs_error *err)
+{
+    int rc;
+    for (int m = 0; m < cx->nmem; m++) {
+        cmem *cm = &cx->m[m];
+        size_t free_b = 0, total = 0;
+        cm->capacity = SIZE_MAX;
+        if (cm->kind == MK_PLAIN && device_memory)
+            cm->capacity = device_memory;
+        if (cm->kind != MK_GPU)
+            continue;
+        if ((rc = CK(cudaSetDevice(cm->dev))) != 0)
+            return rc;
+        for (int s = 0; s < S_N; s++)
+            if ((rc = CK(cudaStreamCreateWithFlags(&cm->s[s], cudaStreamNonBlocking))) != 0)
+                return rc;
+        if ((rc = hs_kcuda_new(cm->dev, &cm->k, err)) != 0)
+            return rc;
+        if ((rc = CK(cudaMemGetInfo(&free_b, &total))) != 0)
+            return rc;
+        cm->capacity = device_memory           ? device_memory
+                       : free_b > HS__CUDA_MARGIN ? free_b - HS__CUDA_MARGIN
+                                                  : 0;
+    }
+    for (int a = 0; a < cx->nmem; a++)
+        for (int b = 0; b < cx->nmem; b++) {
+            cmem *ma = &cx->m[a], *mb = &cx->m[b];
+            int can = 0;
+            if (a == b || ma->kind != MK_GPU || mb->kind != MK_GPU || ma->dev == mb->dev)
+                continue;
+            if ((rc = CK(cudaDeviceCanAccessPeer(&can, mb->dev, ma->dev))) != 0)
+                return rc;
+            if (!can)
+                continue;
+            if ((rc = enable_peer(mb->dev, ma->dev, err)) != 0)
+                return rc;
+            cx->peer[a * cx->nmem + b] = 1;
+        }
+    return HS_OK;
+}
+
+int hs__mem_cuda_new(const hs_workload *w, size_t device_memory, const hs__mem_ops **ops,
+                     void **ctx, hs_error *err)
+{
+    cctx *cx = calloc(1, sizeof *cx);
+    int nm = w->platform.nmemories, rc;
+    if (!cx)
+        return hs_error_set(err, HS_ENOMEM, "out of memory for the cuda backend");
+    pthread_mutex_init(&cx->mu, NULL);
+    cx->nmem = nm;
+    cx->m = calloc((size_t)nm, sizeof *cx->m);
+    cx->peer = calloc((size_t)nm * (size_t)nm, 1);
+    if (!cx->m || !cx->peer)
+        rc = hs_error_set(err, HS_ENOMEM, "out of memory for the cuda backend");
+    else if ((rc = map_devices(w, cx, err)) == 0)
+        rc = open_gpus(cx, device_memory, err);
+    if (rc != HS_OK) {
+        c_fini(cx);
+        return rc;
+    }
+    *ops = &cuda_ops;
+    *ctx = cx;
+    return HS_OK;
+}
+
+static int cuda_init(hs_backend *b, const hs_workload *w, const hs_graph *g, hs_error *err)
+{
+    int rc;
+    hs__data_use_options(b->state);
+    rc = hs__real_init(b, w, g, HS__REAL_CUDA, err);
+    hs__data_use_options(NULL);
+    return rc;
+}
+
+const hs_backend_ops hs_backend_cuda = {
+    .name = "cuda",
+    .init = cuda_init,
+    .start_task = hs__real_start_task,
+    .wait = hs__real_wait,
+    .poll = hs__real_poll,
+    .now = hs__real_now,
+    .fini = hs__real_fini,
+    .depth = hs__real_depth,
+    .drive = hs__real_drive,
+};

@@ -1,0 +1,592 @@
+/* hetsched — a real kernel split across the CPU and CUDA GPUs
+ * (exec/split_real.h). */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/split_drive.h"
+#include "exec/split_real.h"
+#include "workloads/kernels/kernel_int.h" /* hs__kblas_threads */
+
+struct hs_split_real {
+    hs_kconf c;
+    int ndev;
+    hs_split_real_device dev[HS_SPLIT_MAX_DEVICES];
+    int pinned;                         /* host buffers are pinned */
+    void *host[HS_KMAX_BUFS];
+    void *saved[HS_KMAX_BUFS];          /* inputs of HS_KRW buffers */
+    void *in[HS_KMAX_BUFS];             /* where chunks read: saved or host */
+    void *scratch[HS_SPLIT_MAX_DEVICES][HS_KMAX_BUFS]; /* CPU: own HS_KRW copies */
+    hs__split_gpu *gpu[HS_SPLIT_MAX_DEVICES];
+    size_t width[HS_SPLIT_MAX_DEVICES];
+    int cores[HS_SPLIT_MAX_DEVICES];
+    double alone_us[HS_SPLIT_MAX_DEVICES]; /* 0: not measured */
+    /* per drive */
+    int map[HS_SPLIT_MAX_DEVICES];      /* drive device -> r->dev index */
+    int rc[HS_SPLIT_MAX_DEVICES];       /* first error of each device */
+    hs_error err[HS_SPLIT_MAX_DEVICES];
+};
+
+/* ------------------------------------------------------------------ devices */
+
+int hs_split_real_gpu_count(void)
+{
+    return hs__split_gpu_count();
+}
+
+void hs__split_span(const hs_kconf *c, int i, size_t b, size_t e, size_t *off, size_t *len)
+{
+    size_t s;
+    if (c->type->whole_bufs & (1u << i)) {
+        *off = 0;
+        *len = c->bufs[i].bytes;
+        return;
+    }
+    s = c->bufs[i].bytes / c->items;
+    *off = b * s;
+    *len = (e - b) * s;
+}
+
+static int add_device(hs_split_real_device *dev, int *n, hs_device_kind kind, int threads,
+                      int cuda, const char *entry, hs_error *err)
+{
+    int ncpu = 0;
+    if (*n == HS_SPLIT_MAX_DEVICES)
+        return hs_error_set(err, HS_EINPUT, "--devices: more than %d devices",
+                            HS_SPLIT_MAX_DEVICES);
+    for (int d = 0; d < *n; d++) {
+        if (kind == HS_DEVICE_GPU && dev[d].kind == HS_DEVICE_GPU && dev[d].cuda_device == cuda)
+            return hs_error_set(err, HS_EINPUT, "--devices: gpu%d given twice ('%s')", cuda,
+                                entry);
+        ncpu += dev[d].kind == HS_DEVICE_CPU;
+    }
+    memset(&dev[*n], 0, sizeof dev[*n]);
+    dev[*n].kind = kind;
+    dev[*n].threads = threads;
+    dev[*n].cuda_device = cuda;
+    if (kind == HS_DEVICE_CPU)
+        snprintf(dev[*n].name, sizeof dev[*n].name, "cpu%d", ncpu);
+    else
+        snprintf(dev[*n].name, sizeof dev[*n].name, "gpu%d", cuda);
+    (*n)++;
+    return HS_OK;
+}
+
+/* One entry of a device list. */
+static int parse_entry(const char *s, int cpu_threads, int ngpu, hs_split_real_device *dev,
+                       int *n, hs_error *err)
+{
+    char *end;
+    long v;
+    int rc;
+    if (strcmp(s, "cpu") == 0)
+        return add_device(dev, n, HS_DEVICE_CPU, cpu_threads, -1, s, err);
+    if (strncmp(s, "cpu:", 4) == 0) {
+        errno = 0;
+        v = strtol(s + 4, &end, 10);
+        if (errno || end == s + 4 || *end || v < 1 || v > 1024)
+            return hs_error_set(err, HS_EINPUT,
+                                "--devices: '%s': want cpu:THREADS with 1..1024 threads", s);
+        return add_device(dev, n, HS_DEVICE_CPU, (int)v, -1, s, err);
+    }
+    if (strcmp(s, "gpu") == 0) {
+        for (int g = 0; g < ngpu; g++)
+            if ((rc = add_device(dev, n, HS_DEVICE_GPU, 0, g, s, err)) != HS_OK)
+                return rc;
+        return HS_OK;
+    }
+    if (strncmp(s, "gpu", 3) == 0) {
+        errno = 0;
+        v = strtol(s + 3, &end, 10);
+        if (errno || end == s + 3 || *end || v < 0 || v > INT_MAX)
+            return hs_error_set(err, HS_EINPUT, "--devices: '%s' is not gpuK", s);
+        if (v >= ngpu)
+            return hs_error_set(err, HS_EINPUT, "--devices: no %s (%d CUDA device%s%s)", s,
+                                ngpu, ngpu == 1 ? "" : "s",
+                                ngpu ? "" : "; CUDA not built in or no GPU found");
+        return add_device(dev, n, HS_DEVICE_GPU, 0, (int)v, s, err);
+    }
+    return hs_error_set(err, HS_EINPUT, "--devices: unknown device '%s' (cpu, cpu:THREADS, "
+                        "gpu, gpuK)", s);
+}
+
+int hs_split_real_devices(const char *list, int cpu_threads, hs_split_real_device *dev,
+                          int *ndev, hs_error *err)
+{
+    char buf[1024], *save = NULL;
+    int ngpu = hs_split_real_gpu_count(), rc;
+    *ndev = 0;
+    if (cpu_threads < 1)
+        return hs_error_set(err, HS_EINPUT, "CPU threads must be >= 1, not %d", cpu_threads);
+    if (!list || !*list)
+        list = "cpu,gpu";
+    if (strlen(list) >= sizeof buf)
+        return hs_error_set(err, HS_EINPUT, "--devices: list too long");
+    strcpy(buf, list);
+    for (char *s = strtok_r(buf, ",", &save); s; s = strtok_r(NULL, ",", &save))
+        if ((rc = parse_entry(s, cpu_threads, ngpu, dev, ndev, err)) != HS_OK)
+            return rc;
+    if (*ndev == 0)
+        return hs_error_set(err, HS_EINPUT, "--devices: no device in '%s'", list);
+    return HS_OK;
+}
+
+/* ------------------------------------------------------------- open, close */
+
+/* HS_EINPUT unless the kernel can be cut by items as kernel.h says. */
+static int check_kernel(const hs_kconf *c, hs_error *err)
+{
+    if (!c->splittable)
+        return hs_error_set(err, HS_EINPUT, "%s: not splittable (its items: %s)",
+                            c->type->name, c->type->item_unit);
+    for (int i = 0; i < c->nbufs; i++) {
+        const hs_kbuf *b = &c->bufs[i];
+        if (c->type->whole_bufs & (1u << i)) {
+            if (b->mode != HS_KREAD)
+                return hs_error_set(err, HS_EINPUT,
+                                    "%s: buffer %s is read whole by every range but written",
+                                    c->type->name, b->name);
+        } else if (b->bytes % c->items != 0) {
+            return hs_error_set(err, HS_EINPUT,
+                                "%s: buffer %s (%zu bytes) cannot be cut into %zu items",
+                                c->type->name, b->name, b->bytes, c->items);
+        }
+    }
+    return HS_OK;
+}
+
+/* 1 when a CPU device must compute buffer i in a copy of its own (see
+ * cpu_chunk): in-place buffers, and the outputs of BLAS types, which
+ * OpenBLAS builds up in place (C = beta C first, then a panel at a time);
+ * the other types write each output once, with its final value. */
+static int own_copy(const hs_kconf *c, int i)
+{
+    return c->bufs[i].mode == HS_KRW || (c->type->blas && (c->bufs[i].mode & HS_KWRITE));
+}
+
+/* Outputs a GPU thread writes per item, for the GPU's width. */
+static size_t outputs_per_item(const hs_kconf *c)
+{
+    size_t bytes = 0;
+    for (int i = 0; i < c->nbufs; i++)
+        if ((c->bufs[i].mode & HS_KWRITE) && !(c->type->whole_bufs & (1u << i)))
+            bytes += c->bufs[i].bytes / c->items;
+    return bytes / 4 ? bytes / 4 : 1;
+}
+
+int hs_split_real_open(const hs_kconf *c, const hs_split_real_device *dev, int ndev,
+                       hs_split_real **out, hs_error *err)
+{
+    hs_split_real *r;
+    int rc;
+    *out = NULL;
+    if ((rc = check_kernel(c, err)) != HS_OK)
+        return rc;
+    if (ndev < 1 || ndev > HS_SPLIT_MAX_DEVICES)
+        return hs_error_set(err, HS_EINPUT, "a split needs 1 to %d devices, not %d",
+                            HS_SPLIT_MAX_DEVICES, ndev);
+    if (!(r = calloc(1, sizeof *r)))
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    r->c = *c;
+    r->ndev = ndev;
+    memcpy(r->dev, dev, (size_t)ndev * sizeof *dev);
+    for (int d = 0; d < ndev; d++) {
+        if (dev[d].kind == HS_DEVICE_GPU)
+            r->pinned = 1;
+        else if (dev[d].threads < 1) {
+            rc = hs_error_set(err, HS_EINPUT, "device %s: CPU threads must be >= 1",
+                              dev[d].name);
+            goto fail;
+        }
+    }
+    for (int i = 0; i < c->nbufs; i++) {
+        if (!(r->host[i] = hs__split_host_alloc(c->bufs[i].bytes, r->pinned)) ||
+            (c->bufs[i].mode == HS_KRW && !(r->saved[i] = malloc(c->bufs[i].bytes)))) {
+            rc = hs_error_set(err, HS_ENOMEM, "out of memory for %s's buffer %s (%zu bytes)",
+                              c->type->name, c->bufs[i].name, c->bufs[i].bytes);
+            goto fail;
+        }
+    }
+    hs_kfill(&r->c, r->host);
+    for (int i = 0; i < c->nbufs; i++) {
+        if (r->saved[i])
+            memcpy(r->saved[i], r->host[i], c->bufs[i].bytes);
+        r->in[i] = r->saved[i] ? r->saved[i] : r->host[i];
+    }
+    for (int d = 0; d < ndev; d++) {
+        if (dev[d].kind == HS_DEVICE_CPU) {
+            /* a grain per thread, as hs_krun_cpu splits a chunk; BLAS types
+             * thread inside OpenBLAS, which takes any row count */
+            size_t grain = c->type->blas || !c->type->grain ? 1 : c->type->grain;
+            size_t cap = c->items / (size_t)ndev;
+            r->width[d] = (size_t)dev[d].threads * grain;
+            if (r->width[d] > cap)
+                r->width[d] = cap ? cap : 1;
+            r->cores[d] = dev[d].threads;
+            for (int i = 0; i < c->nbufs; i++)
+                if (own_copy(c, i) && !(r->scratch[d][i] = malloc(c->bufs[i].bytes))) {
+                    rc = hs_error_set(err, HS_ENOMEM, "out of memory for %s's buffer %s",
+                                      c->type->name, c->bufs[i].name);
+                    goto fail;
+                }
+            continue;
+        }
+        if ((rc = hs__split_gpu_open(&r->c, dev[d].cuda_device, &r->gpu[d], err)) != HS_OK)
+            goto fail;
+        r->cores[d] = hs__split_gpu_sms(dev[d].cuda_device);
+        r->width[d] = (size_t)(r->cores[d] > 0 ? r->cores[d] : 1) * 2048 / outputs_per_item(c);
+        if (r->width[d] < 1)
+            r->width[d] = 1;
+    }
+    *out = r;
+    return HS_OK;
+fail:
+    hs_split_real_close(r);
+    return rc;
+}
+
+void hs_split_real_close(hs_split_real *r)
+{
+    if (!r)
+        return;
+    for (int d = 0; d < r->ndev; d++) {
+        hs__split_gpu_close(r->gpu[d]);
+        for (int i = 0; i < r->c.nbufs; i++)
+            free(r->scratch[d][i]);
+    }
+    for (int i = 0; i < r->c.nbufs; i++) {
+        hs__split_host_free(r->host[i], r->pinned);
+        free(r->saved[i]);
+    }
+    free(r);
+}
+
+void hs_split_real_split_devices(const hs_split_real *r, int hints, hs_split_device *dev)
+{
+    for (int d = 0; d < r->ndev; d++) {
+        dev[d] = (hs_split_device){.name = r->dev[d].name,
+                                   .kind = r->dev[d].kind,
+                                   .width = r->width[d],
+                                   .cores = r->cores[d]};
+        if (hints && r->alone_us[d] > 0)
+            dev[d].rate_hint = (double)r->c.items / r->alone_us[d];
+    }
+}
+
+void hs_split_real_buffers(const hs_split_real *r, const void **bufs)
+{
+    for (int i = 0; i < r->c.nbufs; i++)
+        bufs[i] = r->host[i];
+}
+
+void hs_split_real_as_sim(const hs_split_real *r, hs_split_sim *sim)
+{
+    memset(sim, 0, sizeof *sim);
+    sim->kernel = r->c.type->name;
+    sim->items = r->c.items;
+    sim->ndevices = r->ndev;
+    for (int d = 0; d < r->ndev; d++) {
+        sim->dev[d].name = r->dev[d].name;
+        sim->dev[d].kind = r->dev[d].kind;
+        sim->dev[d].items_per_us = r->alone_us[d] > 0 ? (double)r->c.items / r->alone_us[d] : 1;
+    }
+}
+
+/* -------------------------------------------------------------- one drive */
+
+/* The same inputs for every run; outputs poisoned (see the header). */
+static void reset(hs_split_real *r)
+{
+    for (int i = 0; i < r->c.nbufs; i++) {
+        if (r->c.bufs[i].mode == HS_KRW)
+            memcpy(r->host[i], r->saved[i], r->c.bufs[i].bytes);
+        else if (r->c.bufs[i].mode == HS_KWRITE)
+            memset(r->host[i], 0xff, r->c.bufs[i].bytes);
+    }
+}
+
+static int check(hs_split_real *r, hs_error *err)
+{
+    const void *before[HS_KMAX_BUFS] = {0};
+    for (int i = 0; i < r->c.nbufs; i++)
+        before[i] = r->c.bufs[i].mode == HS_KREAD ? r->host[i] : r->saved[i];
+    return hs_kcheck(&r->c, before, (const void *const *)r->host, NULL, err);
+}
+
+/* For a BLAS type, OpenBLAS's (process-wide) thread count: the largest of
+ * the CPU devices map[0..n); OpenBLAS serialises calls from several CPU
+ * devices on its one pool. */
+static void blas_threads(const hs_split_real *r, const int *map, int n)
+{
+    int t = 0;
+    for (int i = 0; i < n; i++)
+        if (r->dev[map[i]].kind == HS_DEVICE_CPU && r->dev[map[i]].threads > t)
+            t = r->dev[map[i]].threads;
+    if (r->c.type->blas)
+        hs__kblas_threads(t);
+}
+
+static int prep_fn(void *user, int i)
+{
+    hs_split_real *r = user;
+    int d = r->map[i];
+    if (r->dev[d].kind != HS_DEVICE_GPU)
+        return 0;
+    return r->rc[d] = hs__split_gpu_prep(r->gpu[d], r->in, &r->err[d]);
+}
+
+/* Items [b, e) on CPU device d.  A buffer of own_copy is computed in d's
+ * own copy (an in-place one from the saved input) and only then copied to
+ * the host: a chunk that the splitter took back and gave to another device
+ * may run twice at once, and must then write the same result twice rather
+ * than build it up twice in the same bytes. */
+static int cpu_chunk(hs_split_real *r, int d, size_t b, size_t e, hs_error *err)
+{
+    void *bufs[HS_KMAX_BUFS];
+    int rc;
+    for (int i = 0; i < r->c.nbufs; i++) {
+        size_t off, len;
+        bufs[i] = r->scratch[d][i] ? r->scratch[d][i] : r->host[i];
+        if (!r->scratch[d][i] || r->c.bufs[i].mode != HS_KRW)
+            continue;
+        hs__split_span(&r->c, i, b, e, &off, &len);
+        memcpy((char *)bufs[i] + off, (char *)r->saved[i] + off, len);
+    }
+    /* BLAS types: OpenBLAS's thread count was set before the drive (setting
+     * it while another thread is inside a BLAS call corrupts that call) */
+    if ((rc = hs_krun_cpu(&r->c, bufs, b, e, r->c.type->blas ? 0 : r->dev[d].threads, err)) !=
+        HS_OK)
+        return rc;
+    for (int i = 0; i < r->c.nbufs; i++) {
+        size_t off, len;
+        if (!r->scratch[d][i])
+            continue;
+        hs__split_span(&r->c, i, b, e, &off, &len);
+        memcpy((char *)r->host[i] + off, (char *)bufs[i] + off, len);
+    }
+    return HS_OK;
+}
+
+static int run_fn(void *user, int i, size_t b, size_t e)
+{
+    hs_split_real *r = user;
+    int d = r->map[i];
+    if (r->dev[d].kind == HS_DEVICE_GPU)
+        r->rc[d] = hs__split_gpu_chunk(r->gpu[d], r->in, r->host, b, e, &r->err[d]);
+    else
+        r->rc[d] = cpu_chunk(r, d, b, e, &r->err[d]);
+    return r->rc[d];
+}
+
+/* Drives sp on the devices map[0..n) with a fresh start, then checks: a
+ * device's own error comes first, then the driver's, then the check's. */
+static int drive(hs_split_real *r, const hs_splitter *sp, const hs_split_options *opt,
+                 hs_split_memory *mem, int hints, const int *map, int n,
+                 const void *ranges, int verify, hs_split_drive_stats *st, hs_error *err)
+{
+    hs_split_device all[HS_SPLIT_MAX_DEVICES], dev[HS_SPLIT_MAX_DEVICES];
+    hs_split_kernel k = {.name = r->c.type->name, .items = r->c.items, .work_ctx = ranges};
+    int rc;
+    hs_split_real_split_devices(r, hints, all);
+    for (int i = 0; i < n; i++) {
+        r->map[i] = map[i];
+        dev[i] = all[map[i]];
+        r->rc[map[i]] = 0;
+    }
+    reset(r);
+    blas_threads(r, map, n);
+    rc = hs_split_drive_prep(sp, &k, dev, n, opt, mem, prep_fn, run_fn, r, st, err);
+    for (int i = 0; i < n; i++)
+        if (r->rc[map[i]] != 0) {
+            if (err)
+                *err = r->err[map[i]];
+            return r->rc[map[i]];
+        }
+    if (rc != HS_OK)
+        return rc;
+    return verify ? check(r, err) : HS_OK;
+}
+
+/* A splitter of fixed ranges: drive device i gets [lo[i], hi[i]) once.
+ * The ranges come in the kernel's work_ctx (it has no work function, so
+ * nothing else reads it). */
+typedef struct fixed_split {
+    size_t lo[HS_SPLIT_MAX_DEVICES], hi[HS_SPLIT_MAX_DEVICES];
+    int given[HS_SPLIT_MAX_DEVICES];
+} fixed_split;
+
+static int fixed_start(const hs_split_kernel *k, const hs_split_device *dev, int ndev,
+                       const hs_split_options *opt, const hs_split_memory *mem, void **state,
+                       hs_error *err)
+{
+    (void)dev, (void)ndev, (void)opt, (void)mem, (void)err;
+    *state = (void *)k->work_ctx;
+    return HS_OK;
+}
+
+static hs_split_answer fixed_next(void *state, int d, double now, hs_split_grant *g)
+{
+    fixed_split *s = state;
+    (void)now;
+    if (s->given[d] || s->lo[d] >= s->hi[d])
+        return HS_SPLIT_STOP;
+    s->given[d] = 1;
+    g->begin = s->lo[d];
+    g->end = s->hi[d];
+    return HS_SPLIT_CHUNK;
+}
+
+static int fixed_finished(void *state, int d, size_t b, size_t e, double us, double now)
+{
+    (void)state, (void)d, (void)b, (void)e, (void)us, (void)now;
+    return 1;
+}
+
+static void fixed_fini(void *state)
+{
+    (void)state;
+}
+
+static const hs_splitter fixed_splitter = {
+    .name = "(fixed ranges)",
+    .start = fixed_start,
+    .next = fixed_next,
+    .finished = fixed_finished,
+    .fini = fixed_fini,
+};
+
+static double makespan(const hs_split_drive_stats *st, int n)
+{
+    double m = 0;
+    for (int i = 0; i < n; i++)
+        m = st->finish_us[i] > m ? st->finish_us[i] : m;
+    return m;
+}
+
+int hs_split_real_alone(hs_split_real *r, int d, double *us, hs_error *err)
+{
+    hs_split_drive_stats st = {0};
+    fixed_split f = {{0}, {0}, {0}};
+    int rc;
+    if (d < 0 || d >= r->ndev)
+        return hs_error_set(err, HS_EINPUT, "no device %d", d);
+    f.hi[0] = r->c.items;
+    if ((rc = drive(r, &fixed_splitter, NULL, NULL, 0, &d, 1, &f, 1, &st, err)) != HS_OK)
+        return rc;
+    *us = r->alone_us[d] = makespan(&st, 1);
+    return HS_OK;
+}
+
+int hs_split_real_alone_set(hs_split_real *r, int d, double us, hs_error *err)
+{
+    if (d < 0 || d >= r->ndev || !(us > 0) || !isfinite(us))
+        return hs_error_set(err, HS_EINPUT, "alone time of device %d: want a time > 0", d);
+    r->alone_us[d] = us;
+    return HS_OK;
+}
+
+int hs_split_real_warm(hs_split_real *r, hs_error *err)
+{
+    size_t q = r->c.items / ((size_t)r->ndev * 16);
+    int rc = HS_OK;
+    q = q ? q : 1;
+    reset(r);
+    for (int d = 0; d < r->ndev && rc == HS_OK; d++) {
+        blas_threads(r, &d, 1);
+        if (r->dev[d].kind != HS_DEVICE_GPU) {
+            rc = cpu_chunk(r, d, 0, q, err);
+            continue;
+        }
+        /* every power of two of items: cuBLAS picks its kernels by shape
+         * and loads each on first use (CUDA's lazy module loading), which
+         * would otherwise cost a measured chunk milliseconds */
+        rc = hs__split_gpu_prep(r->gpu[d], r->in, err);
+        for (size_t n = 1; rc == HS_OK; n *= 2) {
+            rc = hs__split_gpu_chunk(r->gpu[d], r->in, r->host, 0, n < r->c.items ? n : r->c.items,
+                                     err);
+            if (n >= r->c.items)
+                break;
+        }
+    }
+    return rc;
+}
+
+int hs_split_real_static(hs_split_real *r, const int *pct, double *us, hs_error *err)
+{
+    hs_split_drive_stats st = {0};
+    fixed_split f = {{0}, {0}, {0}};
+    int map[HS_SPLIT_MAX_DEVICES] = {0}, n = 0, cum = 0, rc;
+    size_t b = 0;
+    for (int d = 0; d < r->ndev; d++) {
+        size_t e;
+        if (pct[d] < 0 || cum + pct[d] > 100)
+            return hs_error_set(err, HS_EINPUT, "static split: shares must be 0..100%%");
+        cum += pct[d];
+        e = d == r->ndev - 1 ? r->c.items : (size_t)llround(cum / 100.0 * (double)r->c.items);
+        if (e > b) {
+            f.lo[n] = b;
+            f.hi[n] = e;
+            map[n++] = d;
+        }
+        b = e;
+    }
+    if ((rc = drive(r, &fixed_splitter, NULL, NULL, 0, map, n, &f, 1, &st, err)) != HS_OK)
+        return rc;
+    *us = makespan(&st, n);
+    return HS_OK;
+}
+
+int hs_split_real_run(hs_split_real *r, const hs_splitter *sp, const hs_split_options *opt,
+                      hs_split_memory *mem, int hints, size_t max_records,
+                      hs_split_result *res, hs_error *err)
+{
+    hs_split_drive_stats st = {0};
+    int map[HS_SPLIT_MAX_DEVICES], rc;
+    memset(res, 0, sizeof *res);
+    if (!sp)
+        return hs_error_set(err, HS_EUSAGE, "no splitter");
+    for (int d = 0; d < r->ndev; d++)
+        map[d] = d;
+    if (max_records) {
+        if (!(st.records = malloc(max_records * sizeof *st.records)) ||
+            !(res->records = malloc(max_records * sizeof *res->records))) {
+            free(st.records);
+            return hs_error_set(err, HS_ENOMEM, "out of memory");
+        }
+        st.max_records = max_records;
+    }
+    if ((rc = drive(r, sp, opt, mem, hints, map, r->ndev, NULL, 1, &st, err)) != HS_OK) {
+        free(st.records);
+        hs_split_result_free(res);
+        return rc;
+    }
+    res->ndevices = r->ndev;
+    res->makespan_us = makespan(&st, r->ndev);
+    for (int d = 0; d < r->ndev; d++) {
+        hs_split_dev_result *o = &res->dev[d];
+        o->items = st.items[d];
+        o->chunks = st.chunks[d];
+        o->refused = st.refused[d];
+        o->busy_us = st.busy_us[d];
+        o->idle_us = res->makespan_us > o->busy_us ? res->makespan_us - o->busy_us : 0;
+        o->finish_us = st.finish_us[d];
+        o->alone_us = r->alone_us[d] > 0 ? r->alone_us[d] : HUGE_VAL;
+        o->dead = st.failed[d];
+    }
+    for (size_t i = 0; i < st.nrecords; i++) {
+        const hs_split_drive_record *x = &st.records[i];
+        res->records[i] = (hs_split_record){x->device, x->begin, x->end, x->start_us,
+                                            x->end_us,
+                                            x->accepted ? HS_CHUNK_ACCEPTED : HS_CHUNK_REFUSED};
+    }
+    res->nrecords = st.nrecords;
+    res->records_truncated = max_records && st.nrecords == max_records;
+    free(st.records);
+    hs_split_result_figures(res, r->c.items);
+    for (int d = 0; d < r->ndev; d++)
+        if (!(r->alone_us[d] > 0))
+            res->efficiency = 0; /* not every single-device throughput is known */
+    return HS_OK;
+}

@@ -1,0 +1,224 @@
+/* hetsched — the GPU half of real splits (exec/split_real.h): pinned host
+ * memory, a whole-size copy of every buffer on the device, and per chunk
+ * pieces whose input copies, kernels and output copies run on three streams
+ * so that they overlap (copy in on one copy engine, out on the other). */
+#include <stdlib.h>
+
+#include <cuda_runtime.h>
+
+#include "exec/split_real.h"
+
+struct hs__split_gpu {
+    const hs_kconf *c;
+    int device;
+    hs_kcuda *ctx;
+    cudaStream_t in, run, out;
+    cudaEvent_t in_done[HS_SPLIT_REAL_PIECES], run_done[HS_SPLIT_REAL_PIECES];
+    int nevents;
+    void *d[HS_KMAX_BUFS];
+};
+
+/* 0, or HS_EIO naming the call and the device. */
+static int ok(cudaError_t e, int device, const char *call, hs_error *err)
+{
+    if (e == cudaSuccess)
+        return HS_OK;
+    return hs_error_set(err, HS_EIO, "gpu%d: %s failed: %s (%s)", device, call,
+                        cudaGetErrorString(e), cudaGetErrorName(e));
+}
+
+int hs__split_gpu_count(void)
+{
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        (void)cudaGetLastError(); /* no driver or no device: not sticky */
+        return 0;
+    }
+    return n;
+}
+
+void *hs__split_host_alloc(size_t bytes, int pinned)
+{
+    void *p = NULL;
+    if (!pinned)
+        return malloc(bytes ? bytes : 1);
+    if (cudaMallocHost(&p, bytes ? bytes : 1) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return NULL;
+    }
+    return p;
+}
+
+void hs__split_host_free(void *p, int pinned)
+{
+    if (pinned && p)
+        cudaFreeHost(p);
+    else
+        free(p);
+}
+
+int hs__split_gpu_sms(int dev)
+{
+    int v = 0;
+    if (cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return v;
+}
+
+int hs__split_gpu_open(const hs_kconf *c, int cuda_device, hs__split_gpu **out, hs_error *err)
+{
+    hs__split_gpu *g = calloc(1, sizeof *g);
+    int rc;
+    *out = NULL;
+    if (!g)
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    g->c = c;
+    g->device = cuda_device;
+    if ((rc = hs_kcuda_new(cuda_device, &g->ctx, err)) != HS_OK) {
+        free(g);
+        return rc;
+    }
+    if ((rc = ok(cudaStreamCreateWithFlags(&g->in, cudaStreamNonBlocking), cuda_device,
+                 "cudaStreamCreate", err)) != HS_OK ||
+        (rc = ok(cudaStreamCreateWithFlags(&g->run, cudaStreamNonBlocking), cuda_device,
+                 "cudaStreamCreate", err)) != HS_OK ||
+        (rc = ok(cudaStreamCreateWithFlags(&g->out, cudaStreamNonBlocking), cuda_device,
+                 "cudaStreamCreate", err)) != HS_OK)
+        goto fail;
+    for (; g->nevents < HS_SPLIT_REAL_PIECES; g->nevents++) {
+        int i = g->nevents;
+        if ((rc = ok(cudaEventCreateWithFlags(&g->in_done[i], cudaEventDisableTiming),
+                     cuda_device, "cudaEventCreate", err)) != HS_OK)
+            goto fail;
+        if ((rc = ok(cudaEventCreateWithFlags(&g->run_done[i], cudaEventDisableTiming),
+                     cuda_device, "cudaEventCreate", err)) != HS_OK) {
+            cudaEventDestroy(g->in_done[i]);
+            goto fail;
+        }
+    }
+    for (int i = 0; i < c->nbufs; i++)
+        if ((rc = ok(cudaMalloc(&g->d[i], c->bufs[i].bytes ? c->bufs[i].bytes : 1),
+                     cuda_device, "cudaMalloc", err)) != HS_OK)
+            goto fail;
+    *out = g;
+    return HS_OK;
+fail:
+    hs__split_gpu_close(g);
+    return rc;
+}
+
+void hs__split_gpu_close(hs__split_gpu *g)
+{
+    if (!g)
+        return;
+    cudaSetDevice(g->device);
+    for (int i = 0; i < g->c->nbufs; i++)
+        if (g->d[i])
+            cudaFree(g->d[i]);
+    for (int i = 0; i < g->nevents; i++) {
+        cudaEventDestroy(g->in_done[i]);
+        cudaEventDestroy(g->run_done[i]);
+    }
+    if (g->in)
+        cudaStreamDestroy(g->in);
+    if (g->run)
+        cudaStreamDestroy(g->run);
+    if (g->out)
+        cudaStreamDestroy(g->out);
+    hs_kcuda_free(g->ctx);
+    free(g);
+}
+
+/* Waits for all three streams; the first error, or rc when set already. */
+static int settle(hs__split_gpu *g, int rc, hs_error *err)
+{
+    cudaStream_t s[3] = {g->in, g->run, g->out};
+    for (int i = 0; i < 3; i++) {
+        int r = ok(cudaStreamSynchronize(s[i]), g->device, "cudaStreamSynchronize",
+                   rc ? NULL : err);
+        if (rc == HS_OK)
+            rc = r;
+    }
+    return rc;
+}
+
+int hs__split_gpu_prep(hs__split_gpu *g, void *const *in, hs_error *err)
+{
+    const hs_kconf *c = g->c;
+    int rc;
+    if ((rc = ok(cudaSetDevice(g->device), g->device, "cudaSetDevice", err)) != HS_OK)
+        return rc;
+    for (int i = 0; i < c->nbufs && rc == HS_OK; i++)
+        if (c->type->whole_bufs & (1u << i))
+            rc = ok(cudaMemcpyAsync(g->d[i], in[i], c->bufs[i].bytes, cudaMemcpyHostToDevice,
+                                    g->in),
+                    g->device, "cudaMemcpyAsync", err);
+    return settle(g, rc, err);
+}
+
+/* Copies the slices of [b, e) of the buffers with any of `modes` (whole
+ * buffers left out) between host and device on stream s. */
+static int copy_slices(hs__split_gpu *g, void *const *host, size_t b, size_t e, int modes,
+                       int to_device, cudaStream_t s, hs_error *err)
+{
+    const hs_kconf *c = g->c;
+    int rc;
+    for (int i = 0; i < c->nbufs; i++) {
+        size_t off, len;
+        if (!(c->bufs[i].mode & modes) || (c->type->whole_bufs & (1u << i)))
+            continue;
+        hs__split_span(c, i, b, e, &off, &len);
+        if (len == 0)
+            continue;
+        rc = to_device ? ok(cudaMemcpyAsync((char *)g->d[i] + off, (char *)host[i] + off, len,
+                                            cudaMemcpyHostToDevice, s),
+                            g->device, "cudaMemcpyAsync", err)
+                       : ok(cudaMemcpyAsync((char *)host[i] + off, (char *)g->d[i] + off, len,
+                                            cudaMemcpyDeviceToHost, s),
+                            g->device, "cudaMemcpyAsync", err);
+        if (rc != HS_OK)
+            return rc;
+    }
+    return HS_OK;
+}
+
+/* Pieces: enough that each moves HS_SPLIT_REAL_PIECE_BYTES or more, at
+ * most HS_SPLIT_REAL_PIECES, never more than the items. */
+static size_t pieces(const hs_kconf *c, size_t n)
+{
+    size_t moved = 0, p;
+    for (int i = 0; i < c->nbufs; i++)
+        if (!(c->type->whole_bufs & (1u << i)))
+            moved += c->bufs[i].bytes / c->items * (c->bufs[i].mode == HS_KRW ? 2 : 1);
+    p = moved * n / HS_SPLIT_REAL_PIECE_BYTES;
+    p = p < 1 ? 1 : p > HS_SPLIT_REAL_PIECES ? HS_SPLIT_REAL_PIECES : p;
+    return p < n ? p : n;
+}
+
+int hs__split_gpu_chunk(hs__split_gpu *g, void *const *in, void *const *out, size_t b, size_t e,
+                        hs_error *err)
+{
+    const hs_kconf *c = g->c;
+    size_t n = e - b, np = pieces(c, n);
+    int rc;
+    if ((rc = ok(cudaSetDevice(g->device), g->device, "cudaSetDevice", err)) != HS_OK)
+        return rc;
+    for (size_t p = 0; p < np && rc == HS_OK; p++) {
+        size_t pb = b + n * p / np, pe = b + n * (p + 1) / np;
+        if ((rc = copy_slices(g, in, pb, pe, HS_KREAD, 1, g->in, err)) != HS_OK ||
+            (rc = ok(cudaEventRecord(g->in_done[p], g->in), g->device, "cudaEventRecord",
+                     err)) != HS_OK ||
+            (rc = ok(cudaStreamWaitEvent(g->run, g->in_done[p], 0), g->device,
+                     "cudaStreamWaitEvent", err)) != HS_OK ||
+            (rc = hs_krun_cuda(c, g->d, pb, pe, g->ctx, g->run, err)) != HS_OK ||
+            (rc = ok(cudaEventRecord(g->run_done[p], g->run), g->device, "cudaEventRecord",
+                     err)) != HS_OK ||
+            (rc = ok(cudaStreamWaitEvent(g->out, g->run_done[p], 0), g->device,
+                     "cudaStreamWaitEvent", err)) != HS_OK)
+            break;
+        rc = copy_slices(g, out, pb, pe, HS_KWRITE, 0, g->out, err);
+    }
+    return settle(g, rc, err);
+}

@@ -1,0 +1,214 @@
+/* Tests of the data manager's memory handling under emu (exec/data.h):
+ * eviction under a small device memory (with and without write-back), a
+ * kernel too big for a memory, prefetch (copies started early, pins, a
+ * prefetch for another device, a prefetch cancelled by memory pressure),
+ * replica and copy counts on hand-checked cases, and every policy under
+ * pressure.  Every output is compared byte for byte with the cpu backend's
+ * run of the same applications on a cpu-only platform (same task indices). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "tests/data_fixture.h"
+
+/* ------------------------------------------------------------------ tests */
+
+/* gpu0 alone with 12000 bytes, eager.  Each va needs all 12000 bytes, so
+ * whenever x, y or z starts while an earlier result (x's or y's, waiting
+ * for j) is on gpu0, that result is evicted, and since gpu0 holds its only
+ * copy it is written back first (gpu0 -> host).  j then fetches each
+ * written-back input again (host -> gpu0).  Whatever order eager picks, with
+ * W = write-backs >= 1 (the second of x and y always evicts the first) and
+ * F = host -> gpu0 copies >= W (a prefetch of j before z runs fetches an
+ * input that z's start evicts again, without a write-back: host has it):
+ *   evictions >= W; gpu0 -> host = W + 2 outputs (j, z); replicas = x, y,
+ *   j, z on gpu0 + j, z on host + W host copies + F copies back = 6 + W + F.
+ * Without prefetch, e.g. order x, y, j, z: W = F = 1, evictions 1. */
+static void eviction_writes_back(void **state)
+{
+    hs_workload *w = workload(PF_GPU, join_app);
+    hs_run_report r, ref;
+    hs_error err = {0};
+    (void)state;
+    reference(join_app, &ref);
+    if (run(w, "eager", &hs_backend_emu, 12000, &r, &err) != 0)
+        fail_msg("%s", err.msg);
+    assert_true(r.writebacks >= 1);
+    assert_true(r.evictions >= r.writebacks);
+    assert_true(r.link_copies[0 * 2 + 1] >= r.writebacks);
+    assert_int_equal(r.link_copies[1 * 2 + 0], 2 + r.writebacks);
+    assert_int_equal(r.replicas_allocated, 6 + r.writebacks + r.link_copies[0 * 2 + 1]);
+    assert_int_equal(r.check_copies, 2); /* j's check reads its two fed inputs */
+    same_outputs(&r, &ref);
+    hs_run_report_free(&r);
+    hs_run_report_free(&ref);
+    hs_workload_free(w);
+}
+
+/* A va of 1000 floats needs 12000 bytes: 11999 cannot hold it, and the
+ * run fails with HS_EINPUT naming the kernel, the bytes and the capacity. */
+static void kernel_too_big(void **state)
+{
+    hs_workload *w = workload(PF_GPU, join_app);
+    hs_run_report r;
+    hs_error err = {0};
+    (void)state;
+    assert_int_equal(run(w, "eager", &hs_backend_emu, 11999, &r, &err), HS_EINPUT);
+    assert_non_null(strstr(err.msg, "join#0/"));
+    assert_non_null(strstr(err.msg, "(va)"));
+    assert_non_null(strstr(err.msg, "needs 12000 bytes"));
+    assert_non_null(strstr(err.msg, "capacity is 11999 bytes"));
+    hs_run_report_free(&r);
+    hs_workload_free(w);
+}
+
+/* Drives the data manager by hand (cpu0 = device 0, gpu0 = device 1):
+ *   x, y on cpu0: results on host, no copy.
+ *   prefetch j to gpu0: both inputs copied host -> gpu0 at once (emu
+ *     copies in the caller): 2 copies, prefetched 2.
+ *   prefetch j again: nothing new.
+ *   z on gpu0 with 12000 bytes of capacity: needs all of it, so the pinned
+ *     prefetch is cancelled and both replicas evicted; host has valid
+ *     copies, so no write-back: 2 evictions, 0 write-backs.  z's output:
+ *     gpu0 -> host 1 copy.
+ *   j on gpu0: fetches both again (host -> gpu0: 4 copies in all); output
+ *     gpu0 -> host: 2 copies in all.
+ * Replicas: x host, y host, x gpu0, y gpu0, z gpu0, z host, x gpu0, y gpu0,
+ * j gpu0, j host = 10; outputs j and z keep host copies: 8 freed. */
+static void prefetch_pins_and_cancel(void **state)
+{
+    hs_workload *w = workload(PF_CPU_GPU, join_app);
+    hs_run_report in = {.device_memory = 12000}, r = {0}, ref;
+    struct timespec t0;
+    hs__data *dm;
+    hs_error err = {0};
+    double s, e;
+    (void)state;
+    reference(join_app, &ref);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    hs__data_use_options(&in);
+    assert_int_equal(hs__data_new(w, &w->graph, HS__REAL_EMU, &dm, &err), 0);
+    assert_int_equal(hs__data_prefetch(dm, 2, 1, &err), 0); /* x, y not run: nothing */
+    assert_int_equal(hs__data_run(dm, 0, 0, &t0, &s, &e, &err), 0);
+    assert_int_equal(hs__data_run(dm, 1, 0, &t0, &s, &e, &err), 0);
+    assert_int_equal(hs__data_prefetch(dm, 2, 1, &err), 0);
+    assert_int_equal(hs__data_prefetch(dm, 2, 1, &err), 0);
+    assert_int_equal(hs__data_run(dm, 3, 1, &t0, &s, &e, &err), 0);
+    assert_int_equal(hs__data_run(dm, 2, 1, &t0, &s, &e, &err), 0);
+    assert_int_equal(hs__data_prefetch(dm, 2, 1, &err), 0); /* ran: nothing */
+    assert_int_equal(hs__data_report(dm, &r, &err), 0);
+    hs__data_free(dm);
+    assert_int_equal(r.prefetched, 2);
+    assert_int_equal(r.evictions, 2);
+    assert_int_equal(r.writebacks, 0);
+    assert_int_equal(r.link_copies[0 * 2 + 1], 4);
+    assert_int_equal(r.link_copies[1 * 2 + 0], 2);
+    assert_true(r.link_bytes[0 * 2 + 1] == 16000.0);
+    assert_int_equal(r.replicas_allocated, 10);
+    assert_int_equal(r.replicas_freed, 8);
+    same_outputs(&r, &ref);
+    hs_run_report_free(&r);
+    hs_run_report_free(&ref);
+    hs_workload_free(w);
+}
+
+/* A prefetch for one device, then the task runs on another: the pins are
+ * dropped, the prefetched replica stays until its producer's last consumer
+ * ended, then goes.  x, y on gpu0; prefetch j to cpu0 (gpu0 -> host: 2
+ * copies); j runs on gpu0 (inputs already there, no copy); its output
+ * gpu0 -> host (3 copies in all); z on cpu0, no copy.  Replicas: x gpu0,
+ * y gpu0, x host, y host, j gpu0, j host, z host = 7; 5 freed. */
+static void prefetch_for_another_device(void **state)
+{
+    hs_workload *w = workload(PF_CPU_GPU, join_app);
+    hs_run_report r = {0}, ref;
+    struct timespec t0;
+    hs__data *dm;
+    hs_error err = {0};
+    double s, e;
+    (void)state;
+    reference(join_app, &ref);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    hs__data_use_options(NULL);
+    assert_int_equal(hs__data_new(w, &w->graph, HS__REAL_EMU, &dm, &err), 0);
+    assert_int_equal(hs__data_run(dm, 0, 1, &t0, &s, &e, &err), 0);
+    assert_int_equal(hs__data_run(dm, 1, 1, &t0, &s, &e, &err), 0);
+    assert_int_equal(hs__data_prefetch(dm, 2, 0, &err), 0);
+    assert_int_equal(hs__data_run(dm, 2, 1, &t0, &s, &e, &err), 0);
+    assert_int_equal(hs__data_run(dm, 3, 0, &t0, &s, &e, &err), 0);
+    assert_int_equal(hs__data_report(dm, &r, &err), 0);
+    hs__data_free(dm);
+    assert_int_equal(r.prefetched, 2);
+    assert_int_equal(r.evictions, 0);
+    assert_int_equal(r.link_copies[0 * 2 + 1], 0);
+    assert_int_equal(r.link_copies[1 * 2 + 0], 3);
+    assert_int_equal(r.replicas_allocated, 7);
+    assert_int_equal(r.replicas_freed, 5);
+    same_outputs(&r, &ref);
+    hs_run_report_free(&r);
+    hs_run_report_free(&ref);
+    hs_workload_free(w);
+}
+
+/* Every policy on cpu0 + two gpus, each gpu memory capped at 12000 bytes
+ * (one va's buffers): outputs byte-exact against the cpu backend, replicas
+ * balanced, every kernel checked; and the cap evicts in at least one run. */
+static void every_policy_under_pressure(void **state)
+{
+    const hs_policy *const *pol = hs_policy_list();
+    hs_workload *w = workload(PF_CPU_GPU2, mixed_apps);
+    hs_run_report ref;
+    size_t evictions = 0;
+    (void)state;
+    reference(mixed_apps, &ref);
+    for (size_t i = 0; pol[i]; i++) {
+        const char *name = hs_policy_name(pol[i]);
+        hs_run_report r;
+        hs_error err = {0};
+        if (run(w, name, &hs_backend_emu, 12000, &r, &err) != 0)
+            fail_msg("%s: %s", name, err.msg);
+        assert_int_equal(r.typed, 13);
+        same_outputs(&r, &ref);
+        evictions += r.evictions;
+        hs_run_report_free(&r);
+    }
+    assert_true(evictions > 0);
+    hs_run_report_free(&ref);
+    hs_workload_free(w);
+}
+
+/* Without CUDA built in (or without a GPU) the cuda backend refuses with
+ * a message; with both, this test has nothing to say (see test_run_cuda). */
+static void cuda_backend_refuses_without_gpu(void **state)
+{
+    hs_workload *w = workload(PF_CPU_GPU, join_app);
+    hs_run_report r;
+    hs_error err = {0};
+    (void)state;
+    assert_ptr_equal(hs_backend_find("cuda"), &hs_backend_cuda);
+    if (hs_cuda_device_count() == 0) {
+        int rc = run(w, "eager", &hs_backend_cuda, 0, &r, &err);
+        assert_true(rc == HS_ENOTBUILT || rc == HS_EINPUT);
+        assert_non_null(strstr(err.msg, "backend cuda"));
+        hs_run_report_free(&r);
+    }
+    hs_workload_free(w);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(eviction_writes_back),
+        cmocka_unit_test(kernel_too_big),
+        cmocka_unit_test(prefetch_pins_and_cancel),
+        cmocka_unit_test(prefetch_for_another_device),
+        cmocka_unit_test(every_policy_under_pressure),
+        cmocka_unit_test(cuda_backend_refuses_without_gpu),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

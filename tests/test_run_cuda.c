@@ -1,0 +1,241 @@
+/* Tests of the cuda backend (exec/cuda.c) on a real GPU; exits 77 (skipped)
+ * when CUDA finds no device.  GPU floats differ from the CPU's, so: on a
+ * platform with a CPU, every kernel's own check must pass; on GPUs alone,
+ * the outputs must be byte-identical to a serial run of the same kernels on
+ * CUDA device 0 (hs_krun_cuda, the rule of exec/data.h), i.e. the copies
+ * lose nothing.  Also: workloads/run-small.yaml, eviction under a small
+ * capacity, a kernel too big, and peer copies when two GPUs exist. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <cuda_runtime.h>
+
+#include "tests/data_fixture.h"
+#include "workloads/kernels/kernel.h"
+
+#define CK(call) assert_int_equal((call), cudaSuccess)
+
+static int ngpus;
+
+/* The serial GPU reference: every typed task in index order on CUDA device
+ * 0, inputs generated with seed task + 1, the k-th data edge feeding the
+ * k-th readable buffer when the sizes agree.  Fills ref->outputs with the
+ * results of typed sinks (the report's order: by task). */
+static void gpu_reference(void (*apps)(hs_workload *), hs_run_report *ref)
+{
+    hs_workload *w = workload(PF_GPU, apps);
+    const hs_graph *g = &w->graph;
+    void **res = calloc(g->ntasks, sizeof *res);
+    size_t *rsize = calloc(g->ntasks, sizeof *rsize);
+    hs_kcuda *ctx;
+    cudaStream_t st;
+    hs_error err = {0};
+    assert_true(res && rsize);
+    assert_int_equal(hs_kcuda_new(0, &ctx, &err), 0);
+    CK(cudaStreamCreate(&st));
+    memset(ref, 0, sizeof *ref);
+    ref->outputs = calloc(g->ntasks, sizeof *ref->outputs);
+    for (size_t t = 0; t < g->ntasks; t++) {
+        const hs_kernel *k = &w->apps[g->tasks[t].app].kernels[g->tasks[t].kernel];
+        void *h[HS_KMAX_BUFS] = {0}, *d[HS_KMAX_BUFS] = {0};
+        int rb = 0, result = -1;
+        const hs_edge *ed;
+        hs_kconf c;
+        if (!k->type)
+            continue;
+        assert_int_equal(hs_kconf_init(&c, k->type, k->params, k->nparams, &err), 0);
+        c.seed = t + 1;
+        for (int i = 0; i < c.nbufs; i++) {
+            h[i] = calloc(1, c.bufs[i].bytes);
+            if (c.bufs[i].mode & HS_KWRITE)
+                result = i;
+        }
+        hs_kfill(&c, h);
+        HS_GRAPH_PRED_FOREACH(g, t, ed)
+        {
+            if (ed->bytes <= 0)
+                continue;
+            while (rb < c.nbufs && !(c.bufs[rb].mode & HS_KREAD))
+                rb++;
+            if (rb == c.nbufs)
+                break;
+            if (res[ed->from] && rsize[ed->from] == c.bufs[rb].bytes)
+                memcpy(h[rb], res[ed->from], rsize[ed->from]);
+            rb++;
+        }
+        for (int i = 0; i < c.nbufs; i++) {
+            CK(cudaMalloc(&d[i], c.bufs[i].bytes));
+            CK(cudaMemcpy(d[i], h[i], c.bufs[i].bytes, cudaMemcpyHostToDevice));
+        }
+        if (hs_krun_cuda(&c, d, 0, c.items, ctx, st, &err) != 0)
+            fail_msg("%s", err.msg);
+        CK(cudaStreamSynchronize(st));
+        CK(cudaMemcpy(h[result], d[result], c.bufs[result].bytes, cudaMemcpyDeviceToHost));
+        for (int i = 0; i < c.nbufs; i++) {
+            CK(cudaFree(d[i]));
+            if (i != result)
+                free(h[i]);
+        }
+        res[t] = h[result];
+        rsize[t] = c.bufs[result].bytes;
+        if (g->succ_off[t + 1] == g->succ_off[t]) {
+            ref->outputs[ref->noutputs++] = (hs_run_output){t, rsize[t], res[t]};
+            res[t] = NULL;
+        }
+    }
+    for (size_t t = 0; t < g->ntasks; t++)
+        free(res[t]);
+    free(res);
+    free(rsize);
+    CK(cudaStreamDestroy(st));
+    hs_kcuda_free(ctx);
+    hs_workload_free(w);
+}
+
+/* cpu0 + gpu0, every policy: each kernel's check passes, replicas are
+ * balanced, and the run moves bytes between host and gpu0 in at least one
+ * policy. */
+static void every_policy_cpu_gpu(void **state)
+{
+    const hs_policy *const *pol = hs_policy_list();
+    hs_workload *w = workload(PF_CPU_GPU, mixed_apps);
+    double moved = 0;
+    (void)state;
+    for (size_t i = 0; pol[i]; i++) {
+        hs_run_report r;
+        hs_error err = {0};
+        if (run(w, hs_policy_name(pol[i]), &hs_backend_cuda, 0, &r, &err) != 0)
+            fail_msg("%s: %s", hs_policy_name(pol[i]), err.msg);
+        assert_int_equal(r.typed, 13);
+        assert_int_equal(r.checked, 13);
+        assert_int_equal(r.replicas_allocated - r.replicas_freed, r.noutputs);
+        moved += r.link_bytes[0 * 2 + 1] + r.link_bytes[1 * 2 + 0];
+        hs_run_report_free(&r);
+    }
+    assert_true(moved > 0);
+    hs_workload_free(w);
+}
+
+/* gpu0 alone: the outputs are the serial GPU run's, byte for byte. */
+static void gpu_alone_byte_exact(void **state)
+{
+    hs_workload *w = workload(PF_GPU, mixed_apps);
+    hs_run_report r, ref;
+    hs_error err = {0};
+    (void)state;
+    gpu_reference(mixed_apps, &ref);
+    if (run(w, "heft", &hs_backend_cuda, 0, &r, &err) != 0)
+        fail_msg("%s", err.msg);
+    same_outputs(&r, &ref);
+    assert_true(r.check_copies > 0); /* checks read the GPU's buffers back */
+    hs_run_report_free(&r);
+    hs_run_report_free(&ref);
+    hs_workload_free(w);
+}
+
+/* Eviction on the GPU: gpu0 capped at 12000 bytes (one va's buffers), as
+ * in tests/test_data.c's eviction_writes_back: W >= 1 write-backs, each an
+ * eviction, fetched back (counts as there); outputs byte-exact.  11999 bytes: the
+ * kernel cannot fit, HS_EINPUT. */
+static void gpu_eviction(void **state)
+{
+    hs_workload *w = workload(PF_GPU, join_app);
+    hs_run_report r, ref;
+    hs_error err = {0};
+    (void)state;
+    gpu_reference(join_app, &ref);
+    if (run(w, "eager", &hs_backend_cuda, 12000, &r, &err) != 0)
+        fail_msg("%s", err.msg);
+    assert_true(r.writebacks >= 1);
+    assert_true(r.evictions >= r.writebacks);
+    assert_true(r.link_copies[0 * 2 + 1] >= r.writebacks);
+    assert_int_equal(r.link_copies[1 * 2 + 0], r.writebacks + 2);
+    assert_int_equal(r.replicas_allocated, 6 + r.writebacks + r.link_copies[0 * 2 + 1]);
+    same_outputs(&r, &ref);
+    hs_run_report_free(&r);
+    assert_int_equal(run(w, "eager", &hs_backend_cuda, 11999, &r, &err), HS_EINPUT);
+    assert_non_null(strstr(err.msg, "needs 12000 bytes"));
+    hs_run_report_free(&r);
+    hs_run_report_free(&ref);
+    hs_workload_free(w);
+}
+
+/* workloads/run-small.yaml with heft: 6 typed kernels checked, 2 slept. */
+static void run_small_yaml(void **state)
+{
+    const char *root = getenv("HS_SOURCE_ROOT");
+    char path[4096];
+    hs_workload *w;
+    hs_run_report r;
+    hs_error err = {0};
+    (void)state;
+    snprintf(path, sizeof path, "%s/workloads/run-small.yaml", root ? root : ".");
+    assert_int_equal(hs_workload_load_file(path, &w, &err), 0);
+    if (run(w, "heft", &hs_backend_cuda, 0, &r, &err) != 0)
+        fail_msg("%s", err.msg);
+    assert_int_equal(r.typed, 6);
+    assert_int_equal(r.checked, 6);
+    assert_int_equal(r.untyped, 2);
+    hs_run_report_free(&r);
+    hs_workload_free(w);
+}
+
+/* Two gpu devices: with one CUDA device, HS_EINPUT naming both counts;
+ * with two, every policy but cpu-only on gpu0 + gpu1 gives the serial GPU run's bytes
+ * and some policy copies between the two GPUs (peer or staged). */
+static void two_gpus(void **state)
+{
+    const hs_policy *const *pol = hs_policy_list();
+    hs_workload *w = workload(PF_GPU2, mixed_apps);
+    hs_run_report ref;
+    double peer = 0;
+    (void)state;
+    if (ngpus < 2) {
+        hs_run_report r;
+        hs_error err = {0};
+        assert_int_equal(run(w, "eager", &hs_backend_cuda, 0, &r, &err), HS_EINPUT);
+        assert_non_null(strstr(err.msg, "2 gpu devices but CUDA finds 1"));
+        hs_run_report_free(&r);
+        hs_workload_free(w);
+        return;
+    }
+    gpu_reference(mixed_apps, &ref);
+    for (size_t i = 0; pol[i]; i++) {
+        hs_run_report r;
+        hs_error err = {0};
+        if (strcmp(hs_policy_name(pol[i]), "cpu-only") == 0)
+            continue; /* needs a cpu device */
+        if (run(w, hs_policy_name(pol[i]), &hs_backend_cuda, 0, &r, &err) != 0)
+            fail_msg("%s: %s", hs_policy_name(pol[i]), err.msg);
+        same_outputs(&r, &ref);
+        peer += r.link_bytes[1 * 3 + 2] + r.link_bytes[2 * 3 + 1];
+        hs_run_report_free(&r);
+    }
+    printf("bytes copied between gpu0 and gpu1 over all policies: %.0f\n", peer);
+    assert_true(peer > 0);
+    hs_run_report_free(&ref);
+    hs_workload_free(w);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_policy_cpu_gpu),
+        cmocka_unit_test(gpu_alone_byte_exact),
+        cmocka_unit_test(gpu_eviction),
+        cmocka_unit_test(run_small_yaml),
+        cmocka_unit_test(two_gpus),
+    };
+    cudaError_t e = cudaGetDeviceCount(&ngpus);
+    if (e != cudaSuccess || ngpus == 0) {
+        printf("no CUDA device (%s): skipped\n", e != cudaSuccess ? cudaGetErrorName(e) : "0");
+        return 77;
+    }
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,445 @@
+/* Tests of real splits (exec/split_real.h) on CPU devices only, so they run
+ * anywhere: two "CPU devices" are two thread groups of this host.
+ *   - device lists and their refusals; kernels that cannot be split;
+ *   - the byte spans a chunk touches (hs_ktype.whole_bufs);
+ *   - every registered splitter on va, pi and gemm over two CPU devices:
+ *     the result passes hs_kcheck, every item was accepted exactly once, and
+ *     for the exact types (va, pi) the bytes equal a whole single-threaded
+ *     run;
+ *   - every splittable kernel case of kernels_fixture.h under hdss,
+ *     in-place buffers restored between runs;
+ *   - a chunk run by two devices at once (as when a splitter takes it back
+ *     from a device that still runs it): the result still checks;
+ *   - alone runs, static splits, the figures and the chunk records;
+ *   - the command line without --sim. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include <cmocka.h>
+
+#include "exec/split_real.h"
+#include "hs_config.h"
+#include "tests/kernels_fixture.h"
+
+/* Two CPU devices of one thread each. */
+static int two_cpus(hs_split_real_device *dev)
+{
+    hs_error err = {0};
+    int n = 0;
+    assert_int_equal(hs_split_real_devices("cpu:1,cpu:1", 4, dev, &n, &err), HS_OK);
+    return n;
+}
+
+static void conf(hs_kconf *c, const char *type, const char *spec)
+{
+    hs_error err = {0};
+    assert_int_equal(conf_from(c, type, spec, &err), HS_OK);
+}
+
+/* ------------------------------------------------------------ device lists */
+
+static void device_lists(void **state)
+{
+    hs_split_real_device dev[HS_SPLIT_MAX_DEVICES];
+    hs_error err = {0};
+    int n = -1, ngpu = hs_split_real_gpu_count();
+    (void)state;
+    assert_int_equal(hs_split_real_devices("cpu:3,cpu", 5, dev, &n, &err), HS_OK);
+    assert_int_equal(n, 2);
+    assert_string_equal(dev[0].name, "cpu0");
+    assert_int_equal(dev[0].threads, 3);
+    assert_string_equal(dev[1].name, "cpu1");
+    assert_int_equal(dev[1].threads, 5); /* the default count */
+    assert_int_equal(dev[1].kind, HS_DEVICE_CPU);
+    /* the default list is the CPU and every GPU */
+    assert_int_equal(hs_split_real_devices(NULL, 2, dev, &n, &err), HS_OK);
+    assert_int_equal(n, 1 + ngpu);
+    assert_int_equal(hs_split_real_devices("cpu:0", 2, dev, &n, &err), HS_EINPUT);
+    assert_int_equal(hs_split_real_devices("cpu:x", 2, dev, &n, &err), HS_EINPUT);
+    assert_int_equal(hs_split_real_devices("tpu", 2, dev, &n, &err), HS_EINPUT);
+    assert_int_equal(hs_split_real_devices("gpux", 2, dev, &n, &err), HS_EINPUT);
+    assert_int_equal(hs_split_real_devices(",", 2, dev, &n, &err), HS_EINPUT);
+    assert_int_equal(hs_split_real_devices("cpu", 0, dev, &n, &err), HS_EINPUT);
+    /* a GPU that is not there (no CUDA, or fewer GPUs) */
+    {
+        char name[32];
+        snprintf(name, sizeof name, "gpu%d", ngpu);
+        assert_int_equal(hs_split_real_devices(name, 2, dev, &n, &err), HS_EINPUT);
+        assert_non_null(strstr(err.msg, name));
+    }
+    if (ngpu > 0)
+        assert_int_equal(hs_split_real_devices("gpu0,gpu0", 2, dev, &n, &err), HS_EINPUT);
+}
+
+static void refusals(void **state)
+{
+    hs_split_real_device dev[2];
+    hs_split_real *r = NULL;
+    hs_error err = {0};
+    hs_kconf c;
+    int n = two_cpus(dev);
+    (void)state;
+    conf(&c, "dot", "n=100");
+    assert_int_equal(hs_split_real_open(&c, dev, n, &r, &err), HS_EINPUT);
+    assert_null(r);
+    assert_non_null(strstr(err.msg, "not splittable"));
+    conf(&c, "potrf", "n=8");
+    assert_int_equal(hs_split_real_open(&c, dev, n, &r, &err), HS_EINPUT);
+    conf(&c, "va", "n=10");
+    assert_int_equal(hs_split_real_open(&c, dev, 0, &r, &err), HS_EINPUT);
+    assert_int_equal(hs_split_real_open(&c, dev, n, &r, &err), HS_OK);
+    assert_int_equal(hs_split_real_run(r, NULL, NULL, NULL, 1, 0, &(hs_split_result){0}, &err),
+                     HS_EUSAGE);
+    {
+        int pct[2] = {60, 50};
+        double us;
+        assert_int_equal(hs_split_real_static(r, pct, &us, &err), HS_EINPUT);
+    }
+    hs_split_real_close(r);
+}
+
+/* ------------------------------------------------------------------- spans */
+
+static void spans(void **state)
+{
+    hs_kconf c;
+    size_t off, len;
+    (void)state;
+    /* gemm m = 6, n = 5, k = 4: a is 6 x 4 floats (16 bytes a row), b 4 x 5
+     * (read whole), c 6 x 5 (20 bytes a row) */
+    conf(&c, "gemm", "n=5,m=6,k=4");
+    hs__split_span(&c, 0, 1, 3, &off, &len);
+    assert_int_equal(off, 16); /* row 1 starts 16 bytes in */
+    assert_int_equal(len, 32); /* rows 1, 2 */
+    hs__split_span(&c, 1, 1, 3, &off, &len);
+    assert_int_equal(off, 0);
+    assert_int_equal(len, 80); /* all of b: 4 x 5 x 4 bytes */
+    hs__split_span(&c, 2, 5, 6, &off, &len);
+    assert_int_equal(off, 100); /* row 5 of 20-byte rows */
+    assert_int_equal(len, 20);
+    /* pi: one uint32 count per block of 256 samples; 1000 samples are 4
+     * blocks (the last ragged) */
+    conf(&c, "pi", "hits=1000");
+    assert_int_equal(c.items, 4);
+    hs__split_span(&c, 0, 3, 4, &off, &len);
+    assert_int_equal(off, 12);
+    assert_int_equal(len, 4);
+    /* axpy with ratio: num and den (4 bytes each) are read whole */
+    conf(&c, "axpy", "n=10,ratio=1");
+    hs__split_span(&c, 3, 2, 4, &off, &len);
+    assert_int_equal(off, 0);
+    assert_int_equal(len, 4);
+    hs__split_span(&c, 1, 2, 4, &off, &len);
+    assert_int_equal(off, 8);
+    assert_int_equal(len, 8);
+}
+
+/* ------------------------------------------------------------- conformance */
+
+/* A whole run of c on one thread: what an exact type's split must equal. */
+static void whole_run(const hs_kconf *c, hbufs *h)
+{
+    hs_error err = {0};
+    hbufs_alloc(c, h);
+    hs_kfill(c, h->b);
+    assert_int_equal(hs_krun_cpu(c, h->b, 0, c->items, 1, &err), HS_OK);
+}
+
+/* Every registered splitter on two CPU devices, twice each; exact types
+ * compared byte for byte with a whole run. */
+static void every_splitter_on(const char *type, const char *spec, int exact)
+{
+    hs_split_real_device dev[2];
+    hs_split_real *r = NULL;
+    hs_error err = {0};
+    hs_kconf c;
+    hbufs ref;
+    int n = two_cpus(dev);
+    double us;
+    conf(&c, type, spec);
+    whole_run(&c, &ref);
+    assert_int_equal(hs_split_real_open(&c, dev, n, &r, &err), HS_OK);
+    for (int d = 0; d < n; d++) {
+        assert_int_equal(hs_split_real_alone(r, d, &us, &err), HS_OK);
+        assert_true(us > 0);
+    }
+    for (const hs_splitter *const *l = hs_splitter_list(); *l; l++) {
+        hs_split_memory mem = {0};
+        hs_split_result res;
+        size_t items = 0, chunks = 0;
+        /* twice: a splitter that learns (qilin, kass, coretsar) uses the
+         * first run in the second */
+        for (int run = 0; run < 2; run++) {
+            int rc = hs_split_real_run(r, *l, NULL, &mem, run, 0, &res, &err);
+            if (rc != HS_OK)
+                fail_msg("%s on %s: %s", (*l)->name, type, err.msg);
+            items = chunks = 0;
+            for (int d = 0; d < n; d++) {
+                items += res.dev[d].items;
+                chunks += res.dev[d].chunks;
+                assert_false(res.dev[d].dead);
+            }
+            assert_int_equal(items, c.items);
+            assert_true(chunks >= 1);
+            assert_true(res.makespan_us > 0);
+            assert_true(res.efficiency > 0);
+            if (exact) { /* a copy: the next run reuses r's buffers */
+                const void *got[HS_KMAX_BUFS];
+                hbufs view, copy;
+                hs_split_real_buffers(r, got);
+                for (int i = 0; i < c.nbufs; i++)
+                    view.b[i] = (void *)got[i];
+                hbufs_alloc(&c, &copy);
+                hbufs_copy(&c, &copy, &view);
+                if (!hbufs_same(&c, &copy, &ref))
+                    fail_msg("%s on %s: bytes differ from a whole run", (*l)->name, type);
+                hbufs_free(&c, &copy);
+            }
+            hs_split_result_free(&res);
+        }
+    }
+    hs_split_real_close(r);
+    hbufs_free(&c, &ref);
+}
+
+static void every_splitter_va(void **state)
+{
+    (void)state;
+    every_splitter_on("va", "n=20000", 1);
+}
+
+static void every_splitter_pi(void **state)
+{
+    (void)state;
+    every_splitter_on("pi", "hits=1000000", 1); /* 3907 blocks, the last ragged */
+}
+
+static void every_splitter_gemm(void **state)
+{
+    (void)state;
+    every_splitter_on("gemm", "n=24,m=301,k=16", 0);
+}
+
+/* Every splittable case of the kernel fixture under hdss, twice each (so
+ * in-place buffers must have been restored for the second check). */
+static void every_kernel_case(void **state)
+{
+    hs_split_real_device dev[2];
+    int n = two_cpus(dev);
+    (void)state;
+    for (size_t i = 0; i < NCASES; i++) {
+        hs_split_real *r = NULL;
+        hs_error err = {0};
+        hs_kconf c;
+        conf(&c, kernel_cases[i][0], kernel_cases[i][1]);
+        if (!c.splittable)
+            continue;
+        assert_int_equal(hs_split_real_open(&c, dev, n, &r, &err), HS_OK);
+        for (int run = 0; run < 2; run++) {
+            hs_split_result res;
+            if (hs_split_real_run(r, hs_splitter_find("hdss"), NULL, NULL, 0, 0, &res, &err) !=
+                HS_OK)
+                fail_msg("%s %s: %s", kernel_cases[i][0], kernel_cases[i][1], err.msg);
+            assert_int_equal(res.dev[0].items + res.dev[1].items, c.items);
+            assert_true(res.efficiency == 0); /* no alone runs measured */
+            hs_split_result_free(&res);
+        }
+        hs_split_real_close(r);
+    }
+}
+
+/* A splitter that hands the whole kernel to every device at once and
+ * accepts the first report only: the worst case of a chunk taken back from
+ * a device judged dead that still runs it.  The result must still pass:
+ * in-place buffers and BLAS outputs are computed in each CPU device's own
+ * copy (split_real.h). */
+typedef struct twice_state {
+    int given[HS_SPLIT_MAX_DEVICES];
+    int accepted;
+    size_t items;
+} twice_state;
+
+static int twice_start(const hs_split_kernel *k, const hs_split_device *dev, int ndev,
+                       const hs_split_options *opt, const hs_split_memory *mem, void **state,
+                       hs_error *err)
+{
+    twice_state *t = calloc(1, sizeof *t);
+    (void)dev, (void)ndev, (void)opt, (void)mem, (void)err;
+    t->items = k->items;
+    *state = t;
+    return HS_OK;
+}
+
+static hs_split_answer twice_next(void *state, int d, double now, hs_split_grant *g)
+{
+    twice_state *t = state;
+    (void)now;
+    if (t->given[d])
+        return HS_SPLIT_STOP;
+    t->given[d] = 1;
+    g->begin = 0;
+    g->end = t->items;
+    return HS_SPLIT_CHUNK;
+}
+
+static int twice_finished(void *state, int d, size_t b, size_t e, double us, double now)
+{
+    twice_state *t = state;
+    (void)d, (void)b, (void)e, (void)us, (void)now;
+    return t->accepted++ == 0;
+}
+
+static void twice_fini(void *state)
+{
+    free(state);
+}
+
+static const hs_splitter twice_splitter = {
+    .name = "twice",
+    .start = twice_start,
+    .next = twice_next,
+    .finished = twice_finished,
+    .fini = twice_fini,
+};
+
+static void chunk_run_twice(void **state)
+{
+    static const char *const cases[][2] = {
+        {"increment", "n=300000"},          /* in place: applied twice would be +2 */
+        {"gemm", "n=96,m=600,k=96"},        /* OpenBLAS builds C up in place */
+        {"gemm", "n=32,m=200,k=32,beta=1"}, /* in place and BLAS */
+        {"trsm", "n=24,m=500"},
+        {"axpy", "n=300000,alpha=0.5"},
+    };
+    hs_split_real_device dev[2];
+    int n = two_cpus(dev);
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        hs_split_real *r = NULL;
+        hs_split_result res;
+        hs_error err = {0};
+        hs_kconf c;
+        conf(&c, cases[i][0], cases[i][1]);
+        assert_int_equal(hs_split_real_open(&c, dev, n, &r, &err), HS_OK);
+        for (int run = 0; run < 3; run++) {
+            if (hs_split_real_run(r, &twice_splitter, NULL, NULL, 0, 0, &res, &err) != HS_OK)
+                fail_msg("%s %s: %s", cases[i][0], cases[i][1], err.msg);
+            assert_int_equal(res.dev[0].refused + res.dev[1].refused, 1);
+            hs_split_result_free(&res);
+        }
+        hs_split_real_close(r);
+    }
+}
+
+/* Static splits and their shares; records of a run cover the items. */
+static void static_and_records(void **state)
+{
+    hs_split_real_device dev[2];
+    hs_split_real *r = NULL;
+    hs_error err = {0};
+    hs_split_result res;
+    hs_kconf c;
+    int n = two_cpus(dev), pct[3][2] = {{0, 100}, {100, 0}, {37, 63}};
+    size_t covered = 0;
+    double us;
+    (void)state;
+    conf(&c, "va", "n=5000");
+    assert_int_equal(hs_split_real_open(&c, dev, n, &r, &err), HS_OK);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(hs_split_real_static(r, pct[i], &us, &err), HS_OK);
+        assert_true(us > 0);
+    }
+    assert_int_equal(hs_split_real_warm(r, &err), HS_OK);
+    assert_int_equal(hs_split_real_alone_set(r, 0, 0, &err), HS_EINPUT);
+    assert_int_equal(hs_split_real_alone_set(r, 0, 100, &err), HS_OK);
+    assert_int_equal(hs_split_real_alone_set(r, 1, 200, &err), HS_OK);
+    /* fixed chunks of 700: 5000 items are 8 chunks (7 of 700, one of 100) */
+    {
+        hs_split_options o = {.chunk = 700};
+        assert_int_equal(hs_split_real_run(r, hs_splitter_find("fixed"), &o, NULL, 1, 100,
+                                           &res, &err),
+                         HS_OK);
+    }
+    assert_int_equal(res.nrecords, 8);
+    assert_int_equal(res.dev[0].chunks + res.dev[1].chunks, 8);
+    for (size_t i = 0; i < res.nrecords; i++) {
+        assert_int_equal(res.records[i].fate, HS_CHUNK_ACCEPTED);
+        assert_true(res.records[i].end_us >= res.records[i].start_us);
+        covered += res.records[i].end - res.records[i].begin;
+    }
+    assert_int_equal(covered, 5000);
+    /* efficiency against the alone times set above: 5000 items over 100 µs
+     * and 200 µs give 50 + 25 = 75 items/µs together */
+    assert_float_equal(res.efficiency, 5000 / res.makespan_us / 75, 1e-9);
+    hs_split_result_free(&res);
+    hs_split_real_close(r);
+}
+
+/* ----------------------------------------------------------- command line */
+
+static int cli(const char *args)
+{
+    const char *bin = getenv("HETSCHED");
+    char cmd[1024];
+    int st;
+    if (!bin)
+        return -1;
+    snprintf(cmd, sizeof cmd, "%s %s >/dev/null 2>&1", bin, args);
+    st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void command_line(void **state)
+{
+    (void)state;
+    if (!getenv("HETSCHED"))
+        skip();
+    assert_int_equal(cli("split -p hdss va --items 30000 --devices cpu:1,cpu:1"), 0);
+    assert_int_equal(cli("split -p hdss,boyer,static pi --items 2000 --devices cpu:1,cpu:1 "
+                         "--best-static --repeat 3"),
+                     0);
+    assert_int_equal(cli("split -p qilin xgemm-rows -P n=32 -P k=8 --items 100 "
+                         "--devices cpu:1,cpu:1"),
+                     0);
+    assert_int_equal(cli("split -p kass gemm --params n=16,k=4 --items 64 --cpu-threads 1 "
+                         "--devices cpu,cpu --runs 2 --no-hints"),
+                     0);
+    assert_int_equal(cli("split -p gss trsm -P n=8 -P m=40 --devices cpu:1,cpu:2"), 0);
+    assert_int_equal(cli("split -p hdss dot -P n=10 --devices cpu:1"), 2);
+    assert_int_equal(cli("split -p hdss nope --devices cpu:1"), 2);
+    assert_int_equal(cli("split -p hdss,nope va --items 10 --devices cpu:1"), 2);
+    assert_int_equal(cli("split -p hdss va --items 10 --devices cpu:1,tpu"), 2);
+    assert_int_equal(cli("split -p hdss va --items 10 --devices gpu99"), 2);
+    assert_int_equal(cli("split -p hdss va --items 10 -P n"), 2);
+    assert_int_equal(cli("split -p hdss va --items 10 -P q=1 --devices cpu:1"), 2);
+    assert_int_equal(cli("split -p hdss pi -P hits=1000 --items 7 --devices cpu:1"), 0);
+    /* --items sets fblock's n, but 3 parts of 9 planes are 3 items */
+    assert_int_equal(cli("split -p hdss fblock -P parts=3 --items 9 --devices cpu:1"), 2);
+    assert_int_equal(cli("split -p hdss va --items 10 --sim -P n=3"), 2);
+    assert_int_equal(cli("split -p hdss va --items 10 --repeat 0"), 2);
+    assert_int_equal(cli("split -p hdss,gss va --items 10 --devices cpu:1 --plot x.png"), 2);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(device_lists),
+        cmocka_unit_test(refusals),
+        cmocka_unit_test(spans),
+        cmocka_unit_test(every_splitter_va),
+        cmocka_unit_test(every_splitter_pi),
+        cmocka_unit_test(every_splitter_gemm),
+        cmocka_unit_test(every_kernel_case),
+        cmocka_unit_test(chunk_run_twice),
+        cmocka_unit_test(static_and_records),
+        cmocka_unit_test(command_line),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
