@@ -47,13 +47,15 @@ static const char usage[] =
     "  --tasks N         tasks per run (default 100000)\n"
     "  --runs R          runs per configuration, median counts (default 5)\n"
     "  --policies a,b    policies (default eager,dmda,h-ratio)\n"
-    "  --backends a,b    cpu, emu and/or sim (default cpu,sim)\n"
+    "  --backends a,b    cpu, emu, cuda and/or sim (default cpu,sim); cuda runs\n"
+    "                    the tasks on GPU workers (devices: GPUs)\n"
     "  --devices a,b     numbers of CPU devices (default 1,2)\n"
     "  -h, --help        this text\n";
 
 /* A finalized workload of n empty tasks on `ndev` CPU devices in host
- * memory: independent (chain 0) or one chain (chain 1); NULL on error. */
-static hs_workload *build(size_t n, int ndev, int chain, hs_error *err)
+ * memory, or on `ndev` GPUs with memories of their own (gpu 1, for the cuda
+ * backend): independent (chain 0) or one chain (chain 1); NULL on error. */
+static hs_workload *build(size_t n, int ndev, int chain, int gpu, hs_error *err)
 {
     hs_workload *w = hs_workload_new();
     char name[32], prev[32];
@@ -63,15 +65,18 @@ static hs_workload *build(size_t n, int ndev, int chain, hs_error *err)
         return NULL;
     }
     for (int d = 0; d < ndev && rc >= 0; d++) {
-        snprintf(name, sizeof name, "cpu%d", d);
-        rc = hs_platform_add_device(w, name, HS_DEVICE_CPU, "host", 1, err);
+        snprintf(name, sizeof name, gpu ? "gpu%d" : "cpu%d", d);
+        rc = hs_platform_add_device(w, name, gpu ? HS_DEVICE_GPU : HS_DEVICE_CPU,
+                                    gpu ? name : "host", gpu ? 0 : 1, err);
+        if (gpu && rc >= 0)
+            rc = hs_platform_add_link(w, "host", name, 12.0, 10.0, err);
     }
     if (rc >= 0)
         rc = app = hs_workload_add_app(w, chain ? "chain" : "indep", chain ? 1 : (int)n, err);
     for (size_t i = 0; rc >= 0 && i < (chain ? n : 1); i++) {
         snprintf(name, sizeof name, "k%zu", i);
         if ((rc = k = hs_app_add_kernel(w, app, name, err)) >= 0)
-            rc = hs_kernel_set_cost(w, app, k, "cpu", 0.0, err);
+            rc = hs_kernel_set_cost(w, app, k, gpu ? "gpu" : "cpu", 0.0, err);
         if (rc >= 0 && i > 0)
             rc = hs_app_add_edge(w, app, prev, name, 0.0, err);
         memcpy(prev, name, sizeof prev);
@@ -184,8 +189,8 @@ int main(int argc, char **argv)
         }
     for (int i = 0; i < nbe; i++)
         if (strcmp(bes[i], "cpu") != 0 && strcmp(bes[i], "emu") != 0 &&
-            strcmp(bes[i], "sim") != 0) {
-            fprintf(stderr, "overhead_bench: backend must be cpu, emu or sim, not '%s'\n",
+            strcmp(bes[i], "cuda") != 0 && strcmp(bes[i], "sim") != 0) {
+            fprintf(stderr, "overhead_bench: backend must be cpu, emu, cuda or sim, not '%s'\n",
                     bes[i]);
             return 2;
         }
@@ -200,7 +205,13 @@ int main(int argc, char **argv)
         for (int chain = 0; chain < 2; chain++) {
             hs_error err = {0};
             int devices = (int)bench_number(devs[nd]);
-            hs_workload *w = build(ntasks, devices, chain, &err);
+            hs_workload *w = build(ntasks, devices, chain, 0, &err), *wg = NULL;
+            for (int b = 0; b < nbe && w; b++)
+                if (strcmp(bes[b], "cuda") == 0 && !wg &&
+                    !(wg = build(ntasks, devices, chain, 1, &err))) {
+                    hs_workload_free(w);
+                    w = NULL;
+                }
             if (!w) {
                 fprintf(stderr, "overhead_bench: %s\n", err.msg);
                 return 1;
@@ -210,10 +221,11 @@ int main(int argc, char **argv)
                     const hs_backend_ops *ops = hs_backend_find(bes[b]);
                     double wall[MAX_RUNS], cpu[MAX_RUNS], init[MAX_RUNS], mw, mc, mi;
                     int rc = 0;
+                    hs_workload *wb = strcmp(bes[b], "cuda") == 0 ? wg : w;
                     for (unsigned long r = 0; r < runs && rc == 0; r++)
-                        if ((rc = run_once(w, hs_policy_find(pols[p]), ops, &wall[r], &cpu[r],
+                        if ((rc = run_once(wb, hs_policy_find(pols[p]), ops, &wall[r], &cpu[r],
                                            &err)) == 0)
-                            rc = init_once(w, ops, &init[r], &err);
+                            rc = init_once(wb, ops, &init[r], &err);
                     if (rc != 0) {
                         fprintf(stderr, "overhead_bench: %s %s: %s\n", bes[b], pols[p],
                                 err.msg);
@@ -231,6 +243,7 @@ int main(int argc, char **argv)
                     fflush(stdout);
                 }
             hs_workload_free(w);
+            hs_workload_free(wg);
         }
     return status;
 }

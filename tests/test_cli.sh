@@ -170,7 +170,7 @@ check "optimal --model makespan" "$tmp/out" '^makespan +[0-9]+\.[0-9]+ us'
 # run: real execution on worker threads (exec/data.h)
 RW=workloads/run-small.yaml
 expect 0 "run emu" -- "$H" run -a heft "$RW" --trace "$tmp/run.json"
-check "run measured" "$tmp/out" '^policy heft on .*, backend emu: measured makespan [0-9.]+ us$'
+check "run measured" "$tmp/out" '^policy heft on .*, backend (emu|cuda): measured makespan [0-9.]+ us$'
 check "run predicted" "$tmp/out" '^predicted makespan [0-9.]+ us \(measured / predicted [0-9.]+\)$'
 check "run checked" "$tmp/out" '^checked 6 of 6 typed kernels; 2 cost-only tasks'
 check "run trace" "$tmp/run.json" '"traceEvents"'
