@@ -236,8 +236,8 @@ static int c_sync(void *ctx, void *ev, hs_error *err)
     return ev ? CK(cudaEventSynchronize((cudaEvent_t)ev)) : HS_OK;
 }
 
-static int c_run(void *ctx, int m, const hs_kconf *c, void *const *bufs, void *const *ev,
-                 int nev, hs_error *err)
+static int c_run(void *ctx, int m, const hs_kconf *c, void *const *bufs, size_t begin,
+                 size_t end, void *const *ev, int nev, hs_error *err)
 {
     cmem *cm = &((cctx *)ctx)->m[m];
     int rc;
@@ -246,7 +246,7 @@ static int c_run(void *ctx, int m, const hs_kconf *c, void *const *bufs, void *c
     for (int i = 0; i < nev; i++)
         if ((rc = CK(cudaStreamWaitEvent(cm->s[S_COMPUTE], (cudaEvent_t)ev[i], 0))) != 0)
             return rc;
-    if ((rc = hs_krun_cuda(c, bufs, 0, c->items, cm->k, (hs_kstream)cm->s[S_COMPUTE], err)) !=
+    if ((rc = hs_krun_cuda(c, bufs, begin, end, cm->k, (hs_kstream)cm->s[S_COMPUTE], err)) !=
         0)
         return rc;
     if ((rc = CK(cudaStreamSynchronize(cm->s[S_COMPUTE]))) != 0)

@@ -38,6 +38,7 @@ typedef struct dtask {
     rep *rep;                       /* [nmemories] */
     int pf_mem;                     /* memory a prefetch pinned inputs on, or -1 */
     int running, mem;               /* prepared, on memory mem */
+    int cut;                        /* parts run on byte spans (hs_kconf_cuttable) */
     int ran;                        /* finished (prefetch has nothing to do) */
     int result_pinned;              /* its own result's replica on mem */
     /* pinned[i]: holds a pin on feed[i]'s replica on pf_mem, or on mem once
@@ -145,10 +146,10 @@ static int plain_sync(void *ctx, void *ev, hs_error *err)
     return HS_OK;
 }
 
-static int plain_run(void *ctx, int m, const hs_kconf *c, void *const *bufs, void *const *ev,
-                     int nev, hs_error *err)
+static int plain_run(void *ctx, int m, const hs_kconf *c, void *const *bufs, size_t begin,
+                     size_t end, void *const *ev, int nev, hs_error *err)
 {
-    (void)ctx, (void)m, (void)c, (void)bufs, (void)ev, (void)nev;
+    (void)ctx, (void)m, (void)c, (void)bufs, (void)begin, (void)end, (void)ev, (void)nev;
     return hs_error_set(err, HS_EINTERNAL, "plain memories have no device to run on");
 }
 
@@ -186,6 +187,7 @@ static int configure(hs__data *dm, size_t t, hs_error *err)
         return rc;
     d->c.seed = (uint64_t)task->origin + 1;
     d->typed = 1;
+    d->cut = hs_kconf_cuttable(&d->c);
     for (int i = 0; i < d->c.nbufs; i++)
         if (d->c.bufs[i].mode & HS_KWRITE)
             d->result = i;
@@ -776,10 +778,6 @@ static int finish(hs__data *dm, dtask *d, int m, int rc, const struct timespec *
     return rc;
 }
 
-/* One part of a split typed task.  Its parts share one set of buffers in
- * host memory, whatever their devices (parts get no spaces of their own):
- * the first part to start prepares them, each runs its items on the CPU,
- * the last to end finishes the whole task. */
 /* Threads a kernel on device d computes with: a cpu device's `cores`, else
  * the online processors shared evenly by the cpu devices (a CPU device
  * stands for a socket or a group of cores, DESIGN.md §1); an emulated gpu
@@ -798,21 +796,137 @@ static int cpu_threads(const hs__data *dm, int d)
     return online > ncpu ? (int)(online / ncpu) : 1;
 }
 
+/* Byte span [*off, *off + *len) of buffer i that items [b, e) of d touch:
+ * hs_kspan's for a type cut by items, the whole buffer for one that is not
+ * splittable (its part 0 runs every item). */
+static void part_span(const dtask *d, int i, size_t b, size_t e, size_t *off, size_t *len)
+{
+    if (d->cut) {
+        hs_kspan(&d->c, i, b, e, off, len);
+    } else {
+        *off = 0;
+        *len = d->c.bufs[i].bytes;
+    }
+}
+
+/* Copies span [b, e) of every buffer of d with a mode bit in `modes`
+ * between the group's host buffers and dev[] on memory m (to m when
+ * `in`), counted on the link host -> m or m -> host; each copy's event goes
+ * to ev[*nev].  dm->mu held. */
+static int part_copies(hs__data *dm, dtask *d, int m, void *const *dev, size_t b, size_t e,
+                       int modes, int in, void **ev, int *nev, hs_error *err)
+{
+    size_t from = in ? HS_HOST_MEMORY : (size_t)m, to = in ? (size_t)m : HS_HOST_MEMORY;
+    size_t link = from * (size_t)dm->nmem + to;
+    int rc = HS_OK;
+    for (int i = 0; i < d->c.nbufs && rc == HS_OK; i++) {
+        char *h = d->bufs[i], *x = dev[i];
+        size_t off, len;
+        void *done = NULL;
+        if (!(d->c.bufs[i].mode & modes))
+            continue;
+        part_span(d, i, b, e, &off, &len);
+        if (!len)
+            continue;
+        rc = in ? dm->ops->copy(dm->mctx, m, x + off, HS_HOST_MEMORY, h + off, len, NULL,
+                                &dm->r.link_us[link], &done, err)
+                : dm->ops->copy(dm->mctx, HS_HOST_MEMORY, h + off, m, x + off, len, NULL,
+                                &dm->r.link_us[link], &done, err);
+        if (rc != HS_OK)
+            break;
+        if (done)
+            ev[(*nev)++] = done;
+        dm->r.link_bytes[link] += (double)len;
+        dm->r.link_copies[link]++;
+    }
+    return rc;
+}
+
+/* Items [b, e) of split task d on memory m (not host), computed by the
+ * device of m (the CPU on an emulated one, device `dev`'s threads): a
+ * whole-size buffer on m for each of d's buffers, so the kernel indexes
+ * them as on host; the bytes [b, e) reads (part_span: buffers every range
+ * reads, whole) copied in from the group's host buffers; the kernel; the
+ * bytes it writes copied back into them.  The parts' ranges are disjoint,
+ * and so are the spans written back: an in-place (HS_KRW) span is still
+ * the input when copied in, and a BLAS output that cuBLAS or OpenBLAS
+ * builds up in place on m reaches host within [b, e) only. */
+static int run_on_memory(hs__data *dm, dtask *d, int m, int dev, size_t b, size_t e,
+                         hs_error *err)
+{
+    const hs_kconf *c = &d->c;
+    void *bufs[HS_KMAX_BUFS] = {0}, *in[HS_KMAX_BUFS], *out[HS_KMAX_BUFS];
+    size_t need = 0;
+    int nin = 0, nout = 0, rc = HS_OK;
+    char name[256];
+    for (int i = 0; i < c->nbufs; i++)
+        need += c->bufs[i].bytes ? c->bufs[i].bytes : 1;
+    pthread_mutex_lock(&dm->mu);
+    if (need > dm->cap[m])
+        rc = hs_error_set(err, HS_EINPUT, "part of kernel %s needs %zu bytes on memory '%s', "
+                          "whose capacity is %zu bytes", task_name(dm, d, name, sizeof name),
+                          need, dm->w->platform.memories[m], dm->cap[m]);
+    for (int i = 0; i < c->nbufs && rc == HS_OK; i++)
+        rc = mem_alloc(dm, m, c->bufs[i].bytes, 0, &bufs[i], err);
+    if (rc == HS_OK)
+        rc = part_copies(dm, d, m, bufs, b, e, HS_KREAD, 1, in, &nin, err);
+    pthread_mutex_unlock(&dm->mu);
+    if (rc == HS_OK && dm->host_side[m]) {
+        for (int i = 0; i < nin && rc == HS_OK; i++)
+            rc = dm->ops->sync(dm->mctx, in[i], err);
+        if (rc == HS_OK)
+            rc = hs_krun_cpu(c, bufs, b, e, cpu_threads(dm, dev), err);
+    } else if (rc == HS_OK) {
+        rc = dm->ops->run(dm->mctx, m, c, bufs, b, e, in, nin, err);
+    }
+    if (rc == HS_OK) {
+        pthread_mutex_lock(&dm->mu);
+        rc = part_copies(dm, d, m, bufs, b, e, HS_KWRITE, 0, out, &nout, err);
+        pthread_mutex_unlock(&dm->mu);
+    }
+    /* every copy has ended before its buffers go, also after a failure */
+    for (int i = 0; i < nin; i++)
+        dm->ops->sync(dm->mctx, in[i], NULL);
+    for (int i = 0; i < nout; i++) {
+        int r = dm->ops->sync(dm->mctx, out[i], rc == HS_OK ? err : NULL);
+        rc = rc == HS_OK ? r : rc;
+    }
+    pthread_mutex_lock(&dm->mu);
+    for (int i = 0; i < c->nbufs; i++)
+        if (bufs[i])
+            mem_free(dm, m, bufs[i], c->bufs[i].bytes);
+    pthread_mutex_unlock(&dm->mu);
+    return rc;
+}
+
+/* One part of a split typed task.  Its parts share one set of buffers in
+ * host memory: the first part to start prepares them there, its measured
+ * start read after the inputs were generated, as a whole task's; a later
+ * part starts once they are ready.  A part on a device of host memory runs
+ * its items on those buffers in place; a part on any other memory runs them
+ * there (run_on_memory), unless the type is splittable but cannot be cut
+ * into byte spans (then on host, as the cpu backend does).  The last part
+ * to end stores the result on host and checks the whole kernel. */
 static int run_part(hs__data *dm, dtask *d, size_t t, int dev, const struct timespec *t0,
-                    double *end_us, hs_error *err)
+                    double *start_us, double *end_us, hs_error *err)
 {
     size_t begin = dm->range[2 * t], end = dm->range[2 * t + 1];
-    int rc, last;
+    int m = mem_of(dm, dev), rc, last;
     pthread_mutex_lock(&dm->group_mu);
     if (!d->prepared) {
         d->prepared = 1;
-        d->grc = prepare(dm, d, HS_HOST_MEMORY, t0, NULL, d->gerr);
+        d->grc = prepare(dm, d, HS_HOST_MEMORY, t0, start_us, d->gerr);
+    } else {
+        *start_us = hs__since_us(t0);
     }
     rc = d->grc;
     pthread_mutex_unlock(&dm->group_mu);
-    if (rc == HS_OK && begin < end)
-        rc = hs_krun_cpu(&d->c, d->bufs, d->c.splittable ? begin : 0,
-                         d->c.splittable ? end : d->c.items, cpu_threads(dm, dev), err);
+    if (rc == HS_OK && begin < end) {
+        if (m != HS_HOST_MEMORY && (d->cut || !d->c.splittable))
+            rc = run_on_memory(dm, d, m, dev, begin, end, err);
+        else
+            rc = hs_krun_cpu(&d->c, d->bufs, begin, end, cpu_threads(dm, dev), err);
+    }
     pthread_mutex_lock(&dm->group_mu);
     if (rc != HS_OK && d->grc == HS_OK) {
         d->grc = rc;
@@ -838,13 +952,14 @@ int hs__data_run(hs__data *dm, size_t t, int d, const struct timespec *t0, doubl
     int rc;
     *start_us = hs__since_us(t0);
     if (task->typed && dm->rg->tasks[t].nparts > 1)
-        return run_part(dm, task, t, d, t0, end_us, err);
+        return run_part(dm, task, t, d, t0, start_us, end_us, err);
     if (task->typed) {
         rc = prepare(dm, task, m, t0, start_us, err);
         if (rc == HS_OK && dm->host_side[m])
             rc = hs_krun_cpu(&task->c, task->bufs, 0, task->c.items, cpu_threads(dm, d), err);
         else if (rc == HS_OK)
-            rc = dm->ops->run(dm->mctx, m, &task->c, task->bufs, task->wait, task->nwait, err);
+            rc = dm->ops->run(dm->mctx, m, &task->c, task->bufs, 0, task->c.items, task->wait,
+                              task->nwait, err);
         return finish(dm, task, m, rc, t0, end_us, err);
     }
     /* cost only: sleep (not spin) its predicted cost, so any workload runs */

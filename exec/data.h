@@ -55,14 +55,29 @@
  *
  * Data follow whole tasks (the workload's graph), also when a policy split
  * the graph: the parts of a split typed task share one set of buffers in
- * host memory, whatever their devices; part k of n runs its slice of the
- * items on the CPU (see part_ranges in exec/data.c) and the last part to
- * end stores the result and checks the whole kernel.
+ * host memory (inputs fed and generated there as for a task on host); part
+ * k of n owns a slice [b, e) of the items (part_ranges in exec/data.c).  A
+ * part on a device of host memory (every device under cpu) runs its slice
+ * on those buffers in place.  A part on another memory (a GPU's under
+ * cuda, an emulated gpu's under emu) gets buffers there, the bytes its
+ * slice reads copied in (hs_kspan: a buffer every range reads, such as
+ * gemm's b, whole), runs the slice there (cuda: hs_krun_cuda on the GPU's
+ * compute stream after the copies' events; emu: hs_krun_cpu on the
+ * copies) and copies the bytes its slice writes back into the host
+ * buffers; these copies are counted on the links host -> memory and back.
+ * Slices are disjoint, so in-place (HS_KRW) buffers and BLAS outputs are
+ * only ever written back within their own span.  A type that is not
+ * splittable runs whole in part 0, wherever that is.  The last part to end
+ * stores the result on host and checks the whole kernel.  A part's
+ * measured time starts once the group's inputs are generated and covers
+ * its copies.
  *
- * Not done yet: own memory spaces for parts of a split kernel (GPU parts
- * run on the CPU); a pool of device and pinned buffers (each replica is a
- * cudaMalloc or cudaHostAlloc of its own, made under the data manager's
- * lock); asynchronous staged copies between GPUs without peer access.
+ * Not done yet: a part on a GPU takes its input from host even when a
+ * replica is on that GPU already, allocates whole-size buffers there (not
+ * just its spans) and is not prefetched; a pool of device and pinned
+ * buffers (each replica is a cudaMalloc or cudaHostAlloc of its own, made
+ * under the data manager's lock); asynchronous staged copies between GPUs
+ * without peer access.
  *
  * A kernel on a cpu device computes with the device's `cores` threads (the
  * online processors shared by the cpu devices when not given); an emulated

@@ -39,10 +39,11 @@ typedef struct hs__mem_ops {
                 void *after, double *us, void **done, hs_error *err);
     /* Blocks the calling thread until event ev happened. */
     int (*sync)(void *ctx, void *ev, hs_error *err);
-    /* Runs all items of kernel c on the device of memory m (host_side(m) is
-     * 0) once the nev events happened; returns when it finished. */
-    int (*run)(void *ctx, int m, const hs_kconf *c, void *const *bufs, void *const *ev, int nev,
-               hs_error *err);
+    /* Runs items [begin, end) of kernel c on the device of memory m
+     * (host_side(m) is 0) once the nev events happened; returns when it
+     * finished.  bufs are whole buffers on m. */
+    int (*run)(void *ctx, int m, const hs_kconf *c, void *const *bufs, size_t begin, size_t end,
+               void *const *ev, int nev, hs_error *err);
     /* Waits for every copy and adds the asynchronous ones' durations. */
     int (*flush)(void *ctx, hs_error *err);
     void (*fini)(void *ctx);

@@ -36,19 +36,6 @@ int hs_split_real_gpu_count(void)
     return hs__split_gpu_count();
 }
 
-void hs__split_span(const hs_kconf *c, int i, size_t b, size_t e, size_t *off, size_t *len)
-{
-    size_t s;
-    if (c->type->whole_bufs & (1u << i)) {
-        *off = 0;
-        *len = c->bufs[i].bytes;
-        return;
-    }
-    s = c->bufs[i].bytes / c->items;
-    *off = b * s;
-    *len = (e - b) * s;
-}
-
 static int add_device(hs_split_real_device *dev, int *n, hs_device_kind kind, int threads,
                       int cuda, const char *entry, hs_error *err)
 {
@@ -351,7 +338,7 @@ static int cpu_chunk(hs_split_real *r, int d, size_t b, size_t e, hs_error *err)
         bufs[i] = r->scratch[d][i] ? r->scratch[d][i] : r->host[i];
         if (!r->scratch[d][i] || r->c.bufs[i].mode != HS_KRW)
             continue;
-        hs__split_span(&r->c, i, b, e, &off, &len);
+        hs_kspan(&r->c, i, b, e, &off, &len);
         memcpy((char *)bufs[i] + off, (char *)r->saved[i] + off, len);
     }
     /* BLAS types: OpenBLAS's thread count was set before the drive (setting
@@ -363,7 +350,7 @@ static int cpu_chunk(hs_split_real *r, int d, size_t b, size_t e, hs_error *err)
         size_t off, len;
         if (!r->scratch[d][i])
             continue;
-        hs__split_span(&r->c, i, b, e, &off, &len);
+        hs_kspan(&r->c, i, b, e, &off, &len);
         memcpy((char *)r->host[i] + off, (char *)bufs[i] + off, len);
     }
     return HS_OK;

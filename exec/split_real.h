@@ -143,8 +143,6 @@ int hs__split_gpu_prep(hs__split_gpu *g, void *const *in, hs_error *err);
 int hs__split_gpu_chunk(hs__split_gpu *g, void *const *in, void *const *out, size_t b, size_t e,
                         hs_error *err);
 
-/* Byte span of buffer i that items [b, e) touch (the rule of
- * hs_ktype.whole_bufs). */
-void hs__split_span(const hs_kconf *c, int i, size_t b, size_t e, size_t *off, size_t *len);
+/* Byte spans of item ranges: hs_kspan (workloads/kernels/kernel.h). */
 
 #endif

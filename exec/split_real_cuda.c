@@ -169,7 +169,7 @@ static int copy_slices(hs__split_gpu *g, void *const *host, size_t b, size_t e, 
         size_t off, len;
         if (!(c->bufs[i].mode & modes) || (c->type->whole_bufs & (1u << i)))
             continue;
-        hs__split_span(c, i, b, e, &off, &len);
+        hs_kspan(c, i, b, e, &off, &len);
         if (len == 0)
             continue;
         rc = to_device ? ok(cudaMemcpyAsync((char *)g->d[i] + off, (char *)host[i] + off, len,

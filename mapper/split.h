@@ -95,9 +95,13 @@ typedef struct hs_split_options {
     size_t wave_rows, wave_cols; /* hdss wavefront mode (-o wavefront=ROWSxCOLS):
                                 the items form a grid of tiles, see
                                 hs_split_wave below [0: off] */
+    int hdss_plain;          /* hdss: our additions to turn off, a mask of
+                                HS_HDSS_* (3: the paper's rules only) [0] */
 } hs_split_options;
 
 enum { HS_CORETSAR_SPLIT = 0, HS_CORETSAR_STATIC, HS_CORETSAR_ADAPTIVE, HS_CORETSAR_QUICK };
+/* hdss additions (mapper/split_hdss.c), bits of hs_split_options.hdss_plain */
+enum { HS_HDSS_FIT = 1, HS_HDSS_EVEN_START = 2 };
 
 /* What a splitter keeps from one run of a kernel for the next run of the
  * same kernel on the same devices (CoreTSAR Adaptive, Qilin's model, KASS's

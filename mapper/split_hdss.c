@@ -57,6 +57,17 @@
  *
  * A device that stops answering loses its block to the others
  * (mapper/split_core.h), and drops out of sum_j w_j.
+ *
+ * Our additions (issue 6; -o hdss_plain=1, 2 or 3 turns them off): a
+ * device much slower than the others (a CPU 40x slower than an H100 on an
+ * xgemm by rows) made the paper's rules slower than the GPU alone: its
+ * first block alone outlasted the GPU's whole run, and eq. (2) near the end
+ * handed it slivers far below the blocks its weight was measured on.  So
+ * (1, fit_in_time) a measured device gets a block only if it ends it before
+ * the others would end all that is left, else a smaller one, else it waits
+ * (a back-off from measured weights, as in CoreTSAR); (2, even_start) with
+ * speed hints no first block is expected to outlast the quickest one.
+ * Neither applies in wavefront mode, which has its own rule (above).
  */
 #include <math.h>
 #include <stdint.h>
@@ -85,6 +96,7 @@ typedef struct hdss {
     size_t cap;             /* items the adaptive phase may hand out */
     size_t adaptive_given;
     int completion;
+    int plain;              /* HS_HDSS_* additions turned off */
     hdss_dev v[HS_SPLIT_MAX_DEVICES];
     hs_split_wave wave;     /* rows 0: not in wavefront mode */
     size_t *next_row;       /* [cols]: first tile of the column not handed out */
@@ -94,6 +106,29 @@ typedef struct hdss {
     size_t defer_seq[HS_SPLIT_MAX_DEVICES]; /* ask at which it last left work to a
                                                waiting device; 0: never */
 } hdss;
+
+/* Our addition (HS_HDSS_EVEN_START; the paper gives every device the same
+ * initial block, 128 items): with speed hints, no first block is expected
+ * to take longer than the quickest one, overhead_hint + init / rate_hint,
+ * and none is cut below one width.  A CPU 40x slower than the GPU would
+ * otherwise spend on its 135 first rows of an xgemm (9 widths of 15
+ * threads) longer than the GPU on the whole kernel; with one width it ends
+ * them in time and measures its weight.  Devices without a hint keep the
+ * paper's block. */
+static void even_start(hdss *s, const hs_split_device *dev, int ndev)
+{
+    double t0 = HUGE_VAL;
+    for (int d = 0; d < ndev; d++)
+        if (dev[d].rate_hint > 0) {
+            double t = dev[d].overhead_hint_us + (double)s->v[d].init / dev[d].rate_hint;
+            t0 = t < t0 ? t : t0;
+        }
+    for (int d = 0; d < ndev; d++) {
+        double b = (t0 - dev[d].overhead_hint_us) * dev[d].rate_hint;
+        if (dev[d].rate_hint > 0 && b < (double)s->v[d].init)
+            s->v[d].init = hs__split_round_up(b > 1 ? (size_t)ceil(b) : 1, dev[d].width);
+    }
+}
 
 static int hdss_start(const hs_split_kernel *k, const hs_split_device *dev, int ndev,
                       const hs_split_options *opt, const hs_split_memory *mem, void **state,
@@ -118,10 +153,13 @@ static int hdss_start(const hs_split_kernel *k, const hs_split_device *dev, int 
     }
     s->mcr = o.min_change_rate > 0 ? o.min_change_rate : 0.01;
     s->cap = (size_t)ceil(amax * (double)k->items);
+    s->plain = o.hdss_plain;
     for (int d = 0; d < ndev; d++) {
         s->v[d].init = hs__split_round_up(o.initial_block ? o.initial_block : 128, dev[d].width);
         s->v[d].factor = hs__split_round_up(o.block_factor ? o.block_factor : 128, dev[d].width);
     }
+    if (!(s->plain & HS_HDSS_EVEN_START))
+        even_start(s, dev, ndev);
     if (o.wave_rows || o.wave_cols) {
         if (!o.wave_rows || !o.wave_cols || o.wave_rows > k->items / o.wave_cols) {
             hs__split_core_free(&s->core);
@@ -221,6 +259,83 @@ static size_t mgss_block(hdss *s, int d, size_t left, double now)
     if (b >= (double)left)
         return left;
     return hs__split_round_up(b < 1 ? 1 : (size_t)b, s->core.dev[d].width);
+}
+
+/* Our addition (HS_HDSS_FIT; the paper hands every asking device a block):
+ * a device gets a block only if it would end it, at its measured weight,
+ * no later than the other devices would end all that is left, so that
+ * giving it never delays the run (the others then end earlier, it ends in
+ * time).  The others' end is the water level of eq. (1)-(3) of Boyer et
+ * al. from the expected ends of their chunks in flight, at their measured
+ * weights; a device whose chunk is overdue by the chunk's own expected
+ * length (it may have stopped answering) or that has not measured anything
+ * yet does not count, so nobody waits on it.  A weight holds for blocks no
+ * smaller than those it was measured on (the premise of the a ln x + b
+ * fit: weights grow with the block), so a block is never cut below the
+ * smallest measured one, and d's time is taken at its smallest measured
+ * weight (the pessimistic one).  A block that does not end in time is cut
+ * to whole widths that do; if even the smallest measured block does not,
+ * d waits until the others report (or until they would be done; only
+ * while one of them is busy, so that devices never wait on each other), which
+ * keeps a CPU 40x slower than the GPU from ending an xgemm long after the
+ * GPU could have (the back-off of CoreTSAR, from measured weights).  In the
+ * completion phase eq. (2)'s block is first raised to that smallest block.
+ * A device not measured yet gets b: HDSS must measure it.
+ * Returns the block, or 0 to wait with *wake set. */
+static size_t fit_in_time(hdss *s, int d, size_t b, size_t left, double now, double *wake)
+{
+    const hdss_dev *v = &s->v[d];
+    double lambda[HS_SPLIT_MAX_DEVICES], omega[HS_SPLIT_MAX_DEVICES], level, end;
+    double wmin = 0, least = 0, fit;
+    size_t width = s->core.dev[d].width;
+    int others = 0, busy = 0;
+    if ((s->plain & HS_HDSS_FIT) || v->npoints == 0 || b == 0)
+        return b;
+    for (int i = 0; i < v->npoints; i++) {
+        if (least == 0 || v->x[i] < least)
+            least = v->x[i];
+        if (wmin == 0 || v->w[i] < wmin)
+            wmin = v->w[i];
+    }
+    if (s->completion && (double)b < least)
+        b = least < (double)left ? (size_t)least : left;
+    if (b > left)
+        b = left;
+    for (int i = 0, xi = 0; i < v->npoints; i++) /* the weight of the largest */
+        if (v->x[i] <= (double)b && v->x[i] >= xi) { /* block measured up to b */
+            xi = (int)v->x[i];
+            wmin = v->w[i];
+        }
+    for (int j = 0; j < s->core.ndev; j++) {
+        const hs__split_dev *x = &s->core.d[j];
+        double wj = s->v[j].weight, free_at = now;
+        lambda[j] = 0;
+        omega[j] = HUGE_VAL; /* takes no part */
+        if (j == d || x->retired || !(wj > 0))
+            continue;
+        if (x->busy && !x->revoked) {
+            free_at = x->issued_us + (double)(x->e - x->b) / wj;
+            if (now > 2 * free_at - x->issued_us)
+                continue; /* overdue by its own length */
+        }
+        lambda[j] = free_at > now ? free_at - now : 0;
+        omega[j] = 1 / wj;
+        others++;
+        busy += x->busy && !x->revoked;
+    }
+    if (!others || !(wmin > 0))
+        return b;
+    end = hs__split_level(s->core.ndev, lambda, omega, d, (double)left, &level);
+    if ((double)b / wmin <= end)
+        return b;
+    fit = floor((end * wmin) / (double)width) * (double)width;
+    if (fit >= least && fit >= 1)
+        return (size_t)fit;
+    if (!busy)
+        return b; /* only a report would wake it: with nobody busy, nobody
+                     may be left waiting on the others */
+    *wake = now + end;
+    return 0;
 }
 
 static int all_stable(const hdss *s)
@@ -340,9 +455,12 @@ static hs_split_answer hdss_next(void *state, int d, double now, hs_split_grant 
     if (!s->completion && (all_stable(s) || s->adaptive_given >= s->cap))
         s->completion = 1;
     if (!s->completion) {
+        size_t room = s->cap - s->adaptive_given;
         want = adaptive_block(s, d, now);
-        if (want > s->cap - s->adaptive_given)
-            want = s->cap - s->adaptive_given;
+        if (want > room)
+            want = room;
+        if (!(want = fit_in_time(s, d, want, left, now, &g->wake_us)))
+            return HS_SPLIT_WAIT;
         a = hs__split_give(&s->core, d, want, now, g);
         if (a == HS_SPLIT_CHUNK) {
             s->adaptive_given += g->end - g->begin;
@@ -352,7 +470,9 @@ static hs_split_answer hdss_next(void *state, int d, double now, hs_split_grant 
         return a;
     }
     s->v[d].in_adaptive = 0;
-    return hs__split_give(&s->core, d, mgss_block(s, d, left, now), now, g);
+    if (!(want = fit_in_time(s, d, mgss_block(s, d, left, now), left, now, &g->wake_us)))
+        return HS_SPLIT_WAIT;
+    return hs__split_give(&s->core, d, want, now, g);
 }
 
 static int hdss_finished(void *state, int d, size_t b, size_t e, double us, double now)

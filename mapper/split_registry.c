@@ -116,6 +116,8 @@ static const opt_spec specs[] = {
     {"tse_factor", OPT_DOUBLE, O(tse_factor), 1.000001, 1e6, "tse-exp: growth factor (2)"},
     {"wavefront", OPT_GRID, O(wave_rows), 1, 1e9,
      "hdss: ROWSxCOLS tiles, each after its upper and left neighbours (off)"},
+    {"hdss_plain", OPT_INT, O(hdss_plain), 0, 3,
+     "hdss: our additions off: 1 fit in time, 2 even first blocks, 3 both (0)"},
 };
 #undef O
 

@@ -3,7 +3,8 @@
  * kernel too big for a memory, prefetch (copies started early, pins, a
  * prefetch for another device, a prefetch cancelled by memory pressure),
  * replica and copy counts on hand-checked cases, and every policy under
- * pressure.  Every output is compared byte for byte with the cpu backend's
+ * pressure, parts of a split kernel on an emulated gpu's memory (bytes
+ * moved per part).  Every output is compared byte for byte with the cpu backend's
  * run of the same applications on a cpu-only platform (same task indices). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -200,6 +201,106 @@ static void cuda_backend_refuses_without_gpu(void **state)
     hs_workload_free(w);
 }
 
+/* Parts of a split kernel on cpu0 + an emulated gpu0, split by ad-part,
+ * hdss and static: gpu0's part runs on copies in gpu0's memory, so the
+ * links carry exactly its spans (part_copies_are, from the part's range in
+ * the schedule); the whole kernel's check passes on host, and va and
+ * increment give the bytes of the cpu backend's whole run.  static, by
+ * hand: gpu0 is device 1 and gets items [N/2, N) (fraction 1/2, part 1),
+ * so va (N = 100000) moves 2 x 50000 x 4 = 400000 bytes host -> gpu0 in 2
+ * copies and 50000 x 4 = 200000 bytes back in 1; gemm rows [32, 64):
+ * 32 x 512 + 16384 = 32768 bytes in 3 copies, 32 x 256 = 8192 back.  The
+ * cpu backend (cpu0 + cpu1) with the same split moves nothing and gives
+ * the same bytes. */
+static void emu_parts_run_on_their_memory(void **state)
+{
+    static const char *const how[] = {"ad-part", "hdss", "static"};
+    (void)state;
+    for (size_t k = 0; k < sizeof split_cases / sizeof *split_cases; k++) {
+        const split_case *sc = &split_cases[k];
+        hs_workload *w = workload(PF_CPU_GPU, sc->app), *wc = workload(PF_CPU, sc->app);
+        hs_run_report ref;
+        reference(sc->app, &ref);
+        for (size_t h = 0; h < sizeof how / sizeof *how; h++) {
+            hs_run_report r;
+            hs_schedule *s;
+            hs_error err = {0};
+            size_t b = 0, e = 0;
+            if (run_split(w, how[h], &hs_backend_emu, 0, &r, &s, &err) != 0)
+                fail_msg("%s, %s: %s", sc->name, how[h], err.msg);
+            assert_int_equal(r.typed, 1);
+            assert_int_equal(r.checked, 1);
+            assert_true(part_on(s, 1, sc->items, &b, &e) && e > b);
+            part_copies_are(&r, b, e, sc->in_item, sc->in_whole, sc->nin, sc->out_item,
+                            sc->nout);
+            if (strcmp(how[h], "static") == 0) {
+                assert_int_equal(b, sc->items / 2);
+                assert_int_equal(e, sc->items);
+                if (k == 0)
+                    assert_true(r.link_bytes[1] == 400000.0 && r.link_bytes[2] == 200000.0);
+                if (k == 2)
+                    assert_true(r.link_bytes[1] == 32768.0 && r.link_bytes[2] == 8192.0);
+            }
+            if (sc->exact)
+                same_outputs(&r, &ref);
+            hs_run_report_free(&r);
+            hs_schedule_free(s);
+            if (run_split(wc, how[h], &hs_backend_cpu, 0, &r, &s, &err) != 0)
+                fail_msg("%s, %s on cpu: %s", sc->name, how[h], err.msg);
+            assert_true(s->nplacements > 1);
+            assert_int_equal(r.link_copies[0], 0);
+            if (sc->exact)
+                same_outputs(&r, &ref);
+            assert_int_equal(r.checked, 1);
+            hs_run_report_free(&r);
+            hs_schedule_free(s);
+        }
+        hs_run_report_free(&ref);
+        hs_workload_free(w);
+        hs_workload_free(wc);
+    }
+}
+
+/* ad-part with a 1 µs threshold on cpu0 + an emulated gpu0 splits every
+ * kernel of the mixed applications, fed ones and unsplittable ones (whose
+ * part 0 runs every item, on gpu0's memory when placed there): all 13
+ * checked, outputs the cpu backend's, some part moved bytes to gpu0. */
+static void emu_ad_part_splits_everything(void **state)
+{
+    hs_workload *w = workload(PF_CPU_GPU, mixed_apps);
+    hs_run_report r, ref;
+    hs_schedule *s;
+    hs_error err = {0};
+    (void)state;
+    reference(mixed_apps, &ref);
+    if (run_split(w, "ad-part", &hs_backend_emu, 0, &r, &s, &err) != 0)
+        fail_msg("%s", err.msg);
+    assert_true(s->nplacements > w->graph.ntasks);
+    assert_int_equal(r.typed, 13);
+    same_outputs(&r, &ref);
+    assert_true(r.link_copies[0 * 2 + 1] > 0);
+    hs_run_report_free(&r);
+    hs_run_report_free(&ref);
+    hs_schedule_free(s);
+    hs_workload_free(w);
+}
+
+/* A part needs room for all its kernel's buffers on its memory: va's
+ * 3 x 400000 bytes on a gpu0 capped at 1000000, HS_EINPUT naming it. */
+static void emu_part_too_big(void **state)
+{
+    hs_workload *w = workload(PF_CPU_GPU, split_va);
+    hs_run_report r;
+    hs_schedule *s;
+    hs_error err = {0};
+    (void)state;
+    assert_int_equal(run_split(w, "static", &hs_backend_emu, 1000000, &r, &s, &err), HS_EINPUT);
+    assert_non_null(strstr(err.msg, "needs 1200000 bytes on memory 'gpu0'"));
+    hs_run_report_free(&r);
+    hs_schedule_free(s);
+    hs_workload_free(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -209,6 +310,9 @@ int main(void)
         cmocka_unit_test(prefetch_for_another_device),
         cmocka_unit_test(every_policy_under_pressure),
         cmocka_unit_test(cuda_backend_refuses_without_gpu),
+        cmocka_unit_test(emu_parts_run_on_their_memory),
+        cmocka_unit_test(emu_part_too_big),
+        cmocka_unit_test(emu_ad_part_splits_everything),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,7 +4,8 @@
  * the outputs must be byte-identical to a serial run of the same kernels on
  * CUDA device 0 (hs_krun_cuda, the rule of exec/data.h), i.e. the copies
  * lose nothing.  Also: workloads/run-small.yaml, eviction under a small
- * capacity, a kernel too big, and peer copies when two GPUs exist. */
+ * capacity, a kernel too big, peer copies when two GPUs exist, and parts of
+ * split kernels run on the GPU (bytes moved per part, outputs). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -223,6 +224,77 @@ static void two_gpus(void **state)
     hs_workload_free(w);
 }
 
+/* Parts of a split kernel on cpu0 + gpu0 (the split_cases of
+ * tests/data_fixture.h: va, increment, gemm with beta 1; split by ad-part,
+ * hdss and static), as test_data.c's emu_parts_run_on_their_memory on a
+ * real GPU: gpu0's part runs hs_krun_cuda on its range in gpu0's memory,
+ * so the links carry exactly its spans (derived there), the whole
+ * kernel's check passes on host, and va and increment, which round alike
+ * on both (__fadd_rn), give the bytes of the cpu backend's whole run. */
+static void split_parts_on_the_gpu(void **state)
+{
+    static const char *const how[] = {"ad-part", "hdss", "static"};
+    (void)state;
+    for (size_t k = 0; k < sizeof split_cases / sizeof *split_cases; k++) {
+        const split_case *sc = &split_cases[k];
+        hs_workload *w = workload(PF_CPU_GPU, sc->app);
+        hs_run_report ref;
+        reference(sc->app, &ref);
+        for (size_t h = 0; h < sizeof how / sizeof *how; h++) {
+            hs_run_report r;
+            hs_schedule *s;
+            hs_error err = {0};
+            size_t b = 0, e = 0;
+            if (run_split(w, how[h], &hs_backend_cuda, 0, &r, &s, &err) != 0)
+                fail_msg("%s, %s: %s", sc->name, how[h], err.msg);
+            assert_int_equal(r.typed, 1);
+            assert_int_equal(r.checked, 1);
+            assert_true(part_on(s, 1, sc->items, &b, &e) && e > b);
+            printf("%s, %s: gpu0 items [%zu, %zu), %.0f bytes in, %.0f out\n", sc->name,
+                   how[h], b, e, r.link_bytes[1], r.link_bytes[2]);
+            part_copies_are(&r, b, e, sc->in_item, sc->in_whole, sc->nin, sc->out_item,
+                            sc->nout);
+            if (sc->exact)
+                same_outputs(&r, &ref);
+            else
+                assert_int_equal(r.replicas_allocated - r.replicas_freed, r.noutputs);
+            hs_run_report_free(&r);
+            hs_schedule_free(s);
+        }
+        hs_run_report_free(&ref);
+        hs_workload_free(w);
+    }
+}
+
+/* ad-part with a 1 µs threshold splits every kernel of the mixed
+ * applications (fed ones; unsplittable ones run whole by part 0, on the
+ * GPU when placed there): all 13 checked, replicas balanced, bytes moved.
+ * A gpu0 capped below a part's buffers (va: 3 x 400000 bytes): HS_EINPUT. */
+static void split_everything_on_the_gpu(void **state)
+{
+    hs_workload *w = workload(PF_CPU_GPU, mixed_apps), *wv = workload(PF_CPU_GPU, split_va);
+    hs_run_report r;
+    hs_schedule *s;
+    hs_error err = {0};
+    (void)state;
+    if (run_split(w, "ad-part", &hs_backend_cuda, 0, &r, &s, &err) != 0)
+        fail_msg("%s", err.msg);
+    assert_true(s->nplacements > w->graph.ntasks);
+    assert_int_equal(r.typed, 13);
+    assert_int_equal(r.checked, 13);
+    assert_int_equal(r.replicas_allocated - r.replicas_freed, r.noutputs);
+    assert_true(r.link_copies[0 * 2 + 1] > 0 && r.link_copies[1 * 2 + 0] > 0);
+    hs_run_report_free(&r);
+    hs_schedule_free(s);
+    assert_int_equal(run_split(wv, "static", &hs_backend_cuda, 1000000, &r, &s, &err),
+                     HS_EINPUT);
+    assert_non_null(strstr(err.msg, "needs 1200000 bytes on memory 'gpu0'"));
+    hs_run_report_free(&r);
+    hs_schedule_free(s);
+    hs_workload_free(w);
+    hs_workload_free(wv);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -231,6 +303,8 @@ int main(void)
         cmocka_unit_test(gpu_eviction),
         cmocka_unit_test(run_small_yaml),
         cmocka_unit_test(two_gpus),
+        cmocka_unit_test(split_parts_on_the_gpu),
+        cmocka_unit_test(split_everything_on_the_gpu),
     };
     cudaError_t e = cudaGetDeviceCount(&ngpus);
     if (e != cudaSuccess || ngpus == 0) {

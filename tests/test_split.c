@@ -572,6 +572,102 @@ static void seq_hdss_start(void **state)
     s_end(&s, NULL);
 }
 
+/* hdss's even first blocks (our addition): a (width 15, 0.01 items/us) and
+ * b (width 33, 0.3 items/us), no overheads.  The paper's first blocks are
+ * 128 rounded up to the widths, 135 and 132; b's takes 132 / 0.3 = 440 us,
+ * in which a does 4.4 items, rounded up to one width: 15.  hdss_plain=2
+ * gives the paper's 135. */
+static void seq_hdss_even_start(void **state)
+{
+    hs_split_device dev[2] = {mkdev("a", HS_DEVICE_CPU, 0.01), mkdev("b", HS_DEVICE_GPU, 0.3)};
+    hs_split_options o = {.hdss_plain = HS_HDSS_EVEN_START};
+    script s;
+    (void)state;
+    dev[0].width = 15;
+    dev[1].width = 33;
+    s_start(&s, "hdss", 100000, dev, 2, NULL, NULL);
+    want_chunk(&s, 0, 0, 0, 15);
+    want_chunk(&s, 1, 0, 15, 147);
+    s_end(&s, NULL);
+    s_start(&s, "hdss", 100000, dev, 2, &o, NULL);
+    want_chunk(&s, 0, 0, 0, 135);
+    s_end(&s, NULL);
+}
+
+/* hdss's fit in time (our addition), widths 1, no hints, adaptive_max 1
+ * (the adaptive phase may cover everything): 60000 items.  b ends its first
+ * block [128, 256) at t = 1 (128 items/us), then blocks of 256 in 2 us each
+ * (the same weight: stable, so the block stays 256); its block j covers
+ * [256 j, 256 j + 256) from t = 2 j - 1.  a ends [0, 128) at t = 400:
+ * 0.32 items/us.  Then b holds [51200, 51456) until 401, and 8544 items are
+ * left, which b ends at 400 + (8544 + 128 * 1) / 128 = 467.75.  a's next
+ * block, 256 (128 + the factor), would take it 256 / 0.32 = 800 us, and in
+ * 67.75 us it does 21 items, less than the 128 it was measured on: it
+ * waits until 467.75.  With hdss_plain=1 it gets the 256. */
+static void seq_hdss_fit(void **state)
+{
+    hs_split_device dev[2] = {mkdev("a", HS_DEVICE_CPU, 0), mkdev("b", HS_DEVICE_GPU, 0)};
+    script s;
+    (void)state;
+    for (int plain = 0; plain < 2; plain++) {
+        hs_split_options o = {.adaptive_max = 1, .hdss_plain = plain};
+        hs_split_grant g = {0, 0, 0};
+        s_start(&s, "hdss", 60000, dev, 2, &o, NULL);
+        want_chunk(&s, 0, 0, 0, 128);
+        want_chunk(&s, 1, 0, 128, 256);
+        report(&s, 1, 128, 256, 1, 1);
+        for (size_t j = 1; j <= 200; j++) {
+            want_chunk(&s, 1, 2.0 * (double)j - 1, 256 * j, 256 * j + 256);
+            if (j < 200)
+                report(&s, 1, 256 * j, 256 * j + 256, 2, 2.0 * (double)j + 1);
+        }
+        report(&s, 0, 0, 128, 400, 400);
+        if (plain) {
+            want_chunk(&s, 0, 400, 51456, 51712);
+        } else {
+            assert_int_equal(s.sp->next(s.st, 0, 400, &g), HS_SPLIT_WAIT);
+            assert_true(fabs(g.wake_us - 467.75) < EPS);
+        }
+        s_end(&s, NULL);
+    }
+}
+
+/* The H100 profile of xgemm by rows (issue 6): a CPU of 15 threads 40x
+ * slower than the GPU, whose 135 first rows (16 ms of streaming B each
+ * chunk + 0.139 ms a row) take 34.7 ms, longer than the GPU alone
+ * (28.8 ms).  The paper's hdss (hdss_plain=3) loses that block to the GPU,
+ * which redoes it; ours gives the CPU one width (15 rows, 18.1 ms), which
+ * it ends, then waits: never slower than the GPU alone by more than the
+ * GPU's extra chunk overheads (1%). */
+static void hdss_h100_xgemm(void **state)
+{
+    static hs_split_sim s;
+    hs_error err = {0};
+    (void)state;
+    assert_int_equal(hs_split_sim_profile(&s, "xgemm-rows", &err), HS_OK);
+    s.dev[0].overhead_us = 16000;
+    s.dev[0].items_per_us = 0.00721;
+    s.dev[0].width = 15;
+    s.dev[1].overhead_us = 20;
+    s.dev[1].items_per_us = 0.4535;
+    s.dev[1].width = 33;
+    s.dev[1].bandwidth_gbps = 50;
+    for (int plain = 0; plain < 4; plain += 3) {
+        hs_split_options o = {.hdss_plain = plain};
+        hs_split_result r;
+        assert_int_equal(hs_split_sim_run(&s, hs_splitter_find("hdss"), &o, NULL, &r, &err),
+                         HS_OK);
+        print_message("hdss_plain=%d: %.3f ms, gpu alone %.3f ms, cpu %zu rows, %zu refused\n",
+                      plain, r.makespan_us / 1000, r.dev[1].alone_us / 1000, r.dev[0].items,
+                      r.dev[0].refused);
+        assert_int_equal(r.dev[0].refused, plain ? 1 : 0);
+        assert_int_equal(r.dev[0].items, plain ? 0 : 15);
+        if (!plain)
+            assert_true(r.makespan_us < 1.01 * r.dev[1].alone_us);
+        hs_split_result_free(&r);
+    }
+}
+
 /* ------------------------------------------------------------ conformance */
 
 static double uniform(unsigned short x[3], double lo, double hi)
@@ -973,6 +1069,9 @@ int main(void)
         cmocka_unit_test(seq_coretsar),
         cmocka_unit_test(seq_qilin),
         cmocka_unit_test(seq_hdss_start),
+        cmocka_unit_test(seq_hdss_even_start),
+        cmocka_unit_test(seq_hdss_fit),
+        cmocka_unit_test(hdss_h100_xgemm),
         cmocka_unit_test(conformance_random_timings),
         cmocka_unit_test(conformance_variability),
         cmocka_unit_test(conformance_dead_device),

@@ -115,28 +115,28 @@ static void spans(void **state)
     /* gemm m = 6, n = 5, k = 4: a is 6 x 4 floats (16 bytes a row), b 4 x 5
      * (read whole), c 6 x 5 (20 bytes a row) */
     conf(&c, "gemm", "n=5,m=6,k=4");
-    hs__split_span(&c, 0, 1, 3, &off, &len);
+    hs_kspan(&c, 0, 1, 3, &off, &len);
     assert_int_equal(off, 16); /* row 1 starts 16 bytes in */
     assert_int_equal(len, 32); /* rows 1, 2 */
-    hs__split_span(&c, 1, 1, 3, &off, &len);
+    hs_kspan(&c, 1, 1, 3, &off, &len);
     assert_int_equal(off, 0);
     assert_int_equal(len, 80); /* all of b: 4 x 5 x 4 bytes */
-    hs__split_span(&c, 2, 5, 6, &off, &len);
+    hs_kspan(&c, 2, 5, 6, &off, &len);
     assert_int_equal(off, 100); /* row 5 of 20-byte rows */
     assert_int_equal(len, 20);
     /* pi: one uint32 count per block of 256 samples; 1000 samples are 4
      * blocks (the last ragged) */
     conf(&c, "pi", "hits=1000");
     assert_int_equal(c.items, 4);
-    hs__split_span(&c, 0, 3, 4, &off, &len);
+    hs_kspan(&c, 0, 3, 4, &off, &len);
     assert_int_equal(off, 12);
     assert_int_equal(len, 4);
     /* axpy with ratio: num and den (4 bytes each) are read whole */
     conf(&c, "axpy", "n=10,ratio=1");
-    hs__split_span(&c, 3, 2, 4, &off, &len);
+    hs_kspan(&c, 3, 2, 4, &off, &len);
     assert_int_equal(off, 0);
     assert_int_equal(len, 4);
-    hs__split_span(&c, 1, 2, 4, &off, &len);
+    hs_kspan(&c, 1, 2, 4, &off, &len);
     assert_int_equal(off, 8);
     assert_int_equal(len, 8);
 }
@@ -347,7 +347,7 @@ static void static_and_records(void **state)
     hs_split_result res;
     hs_kconf c;
     int n = two_cpus(dev), pct[3][2] = {{0, 100}, {100, 0}, {37, 63}};
-    size_t covered = 0;
+    size_t covered = 0, accepted = 0;
     double us;
     (void)state;
     conf(&c, "va", "n=5000");
@@ -367,13 +367,17 @@ static void static_and_records(void **state)
                                            &res, &err),
                          HS_OK);
     }
-    assert_int_equal(res.nrecords, 8);
+    /* 8 accepted chunks; on a loaded machine a preempted device may be
+     * judged dead and its chunk taken back, which adds a refused record */
     assert_int_equal(res.dev[0].chunks + res.dev[1].chunks, 8);
     for (size_t i = 0; i < res.nrecords; i++) {
-        assert_int_equal(res.records[i].fate, HS_CHUNK_ACCEPTED);
         assert_true(res.records[i].end_us >= res.records[i].start_us);
+        if (res.records[i].fate != HS_CHUNK_ACCEPTED)
+            continue;
         covered += res.records[i].end - res.records[i].begin;
+        accepted++;
     }
+    assert_int_equal(accepted, 8);
     assert_int_equal(covered, 5000);
     /* efficiency against the alone times set above: 5000 items over 100 µs
      * and 200 µs give 50 + 25 = 75 items/µs together */

@@ -159,6 +159,17 @@ size_t hs_kconf_bytes(const hs_kconf *c, int modes);
 /* Fills the inputs (see hs_ktype.fill). */
 void hs_kfill(const hs_kconf *c, void *const *bufs);
 
+/* Byte span [*off, *off + *len) of buffer i that items [b, e) touch, by
+ * the rule of hs_ktype.whole_bufs: the whole buffer for one in whole_bufs,
+ * else bytes [b s, e s), s = bytes / items.  Used wherever a range of items
+ * runs in a memory of its own (exec/split_real.c, exec/data.c). */
+void hs_kspan(const hs_kconf *c, int i, size_t b, size_t e, size_t *off, size_t *len);
+
+/* 1 when c can be cut by items as hs_kspan says: splittable, every buffer
+ * in whole_bufs read-only, every other buffer a whole number of bytes per
+ * item. */
+int hs_kconf_cuttable(const hs_kconf *c);
+
 /* Runs items [begin, end) on the CPU with `nthreads` threads (0: OpenBLAS's
  * current setting for BLAS types, one thread for the others).  An empty
  * range does nothing.  HS_EINPUT for a bad range, a partial range of a type

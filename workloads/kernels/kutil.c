@@ -46,6 +46,36 @@ void hs__kfill_inputs(const hs_kconf *c, void *const *bufs)
             hs__kfill_uniform(bufs[i], c->bufs[i].bytes / 4, c->seed, (unsigned)i);
 }
 
+/* ------------------------------------------------------------ item spans */
+
+void hs_kspan(const hs_kconf *c, int i, size_t b, size_t e, size_t *off, size_t *len)
+{
+    size_t s;
+    if (c->type->whole_bufs & (1u << i)) {
+        *off = 0;
+        *len = c->bufs[i].bytes;
+        return;
+    }
+    s = c->bufs[i].bytes / c->items;
+    *off = b * s;
+    *len = (e - b) * s;
+}
+
+int hs_kconf_cuttable(const hs_kconf *c)
+{
+    if (!c->splittable || !c->items)
+        return 0;
+    for (int i = 0; i < c->nbufs; i++) {
+        if (c->type->whole_bufs & (1u << i)) {
+            if (c->bufs[i].mode != HS_KREAD)
+                return 0;
+        } else if (c->bufs[i].bytes % c->items != 0) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* ------------------------------------------------------------------ checks */
 
 size_t hs__ksamples(size_t count)
