@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +50,7 @@ typedef struct dtask {
     void *bufs[HS_KMAX_BUFS], *before[HS_KMAX_BUFS];
     void *wait[2 * HS_KMAX_BUFS];
     int nwait;
+    int generated;                  /* before[] holds its generated inputs */
     /* a split task: parts, parts finished, first failure (group_mu); the
      * error lives apart, as most tasks are whole and an hs_error is 1.3 KB */
     int nparts, parts_done, prepared, grc;
@@ -314,6 +316,60 @@ static int open_memories(hs__data *dm, hs_error *err)
     return HS_OK;
 }
 
+/* Generating the inputs of typed tasks, spread over threads. */
+typedef struct genpool {
+    hs__data *dm;
+    _Atomic size_t next;
+} genpool;
+
+static void *generate_some(void *arg)
+{
+    genpool *gp = arg;
+    size_t t;
+    while ((t = atomic_fetch_add(&gp->next, 1)) < gp->dm->g->ntasks) {
+        dtask *d = &gp->dm->t[t];
+        if (d->generated)
+            hs_kfill(&d->c, d->before);
+    }
+    return NULL;
+}
+
+/* Makes every typed task's generated inputs in host memory before the run
+ * starts (on all online processors): they stand for the data an application
+ * holds on host, so making them must not occupy the devices during the run
+ * (a large composition generates gigabytes).  The cost is host memory for
+ * all of them at once; each task frees its own after its check. */
+static int pregenerate(hs__data *dm, hs_error *err)
+{
+    genpool gp = {.dm = dm};
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    pthread_t tid[64];
+    int nthreads = online < 1 ? 1 : online > 64 ? 64 : (int)online, started = 0, rc = HS_OK;
+    size_t typed = 0;
+    atomic_init(&gp.next, 0);
+    for (size_t t = 0; t < dm->g->ntasks && rc == HS_OK; t++) {
+        dtask *d = &dm->t[t];
+        if (!d->typed)
+            continue;
+        for (int i = 0; i < d->c.nbufs && rc == HS_OK; i++)
+            if (d->c.bufs[i].mode & HS_KREAD)
+                rc = dm->ops->alloc(dm->mctx, HS_HOST_MEMORY, d->c.bufs[i].bytes, &d->before[i],
+                                    err);
+        d->generated = rc == HS_OK;
+        typed++;
+    }
+    if (rc != HS_OK || typed == 0)
+        return rc;
+    if ((size_t)nthreads > typed)
+        nthreads = (int)typed;
+    while (started < nthreads - 1 && pthread_create(&tid[started], NULL, generate_some, &gp) == 0)
+        started++;
+    generate_some(&gp); /* the calling thread helps, and finishes alone if none started */
+    for (int k = 0; k < started; k++)
+        pthread_join(tid[k], NULL);
+    return HS_OK;
+}
+
 int hs__data_new(const hs_workload *w, const hs_graph *g, hs__real_mode mode, hs__data **out,
                  hs_error *err)
 {
@@ -364,7 +420,7 @@ int hs__data_new(const hs_workload *w, const hs_graph *g, hs__real_mode mode, hs
         wire(dm, t);
         dm->t[t].output = dm->t[t].typed && g->succ_off[t + 1] == g->succ_off[t];
     }
-    if ((rc = part_ranges(dm, err)) != 0)
+    if ((rc = part_ranges(dm, err)) != 0 || (rc = pregenerate(dm, err)) != 0)
         goto fail;
     *out = dm;
     return HS_OK;
@@ -615,12 +671,17 @@ static int prepare(hs__data *dm, dtask *d, int m, const struct timespec *t0, dou
     pthread_mutex_lock(&dm->mu);
     rc = place_buffers(dm, d, m, err);
     pthread_mutex_unlock(&dm->mu);
-    for (int i = 0; i < c->nbufs && rc == HS_OK; i++)
-        if (c->bufs[i].mode & HS_KREAD)
-            rc = dm->ops->alloc(dm->mctx, HS_HOST_MEMORY, c->bufs[i].bytes, &d->before[i], err);
+    if (rc == HS_OK && !d->generated) {
+        for (int i = 0; i < c->nbufs && rc == HS_OK; i++)
+            if (c->bufs[i].mode & HS_KREAD)
+                rc = dm->ops->alloc(dm->mctx, HS_HOST_MEMORY, c->bufs[i].bytes, &d->before[i],
+                                    err);
+        if (rc == HS_OK)
+            hs_kfill(c, d->before);
+    }
+    d->generated = 0;
     if (rc != HS_OK)
         return rc;
-    hs_kfill(c, d->before);
     if (start_us)
         *start_us = hs__since_us(t0);
     for (int i = 0; i < c->nbufs && rc == HS_OK; i++) {

@@ -81,9 +81,11 @@
  *
  * A kernel on a cpu device computes with the device's `cores` threads (the
  * online processors shared by the cpu devices when not given); an emulated
- * gpu computes on one.  A task's measured start is read after its inputs
- * were generated (they stand for data the application holds on host), so
- * its time covers the copies and the kernel.
+ * gpu computes on one.  Generated inputs stand for data the application
+ * holds on host: hs__data_new makes them all before the run, on every
+ * online processor (host memory for all of them at once; each task frees
+ * its own after its check), so a task's time covers its copies and its
+ * kernel, and making gigabytes of inputs never occupies a device.
  */
 #ifndef HS_EXEC_DATA_H
 #define HS_EXEC_DATA_H
