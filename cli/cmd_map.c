@@ -183,7 +183,8 @@ static int map_main(int argc, char **argv)
     if (rc == HS_OK)
         rc = hs_cli_write_outputs(w, s, &out, &err);
     if (rc == HS_OK) {
-        status = summarise(hs_cli_outputs_use_stdout(&out) ? stderr : stdout, w, algo, argv[optind], s, &stats);
+        status = summarise(hs_cli_outputs_use_stdout(&out) ? stderr : stdout, w, algo,
+                           argv[optind], s, &stats);
     } else {
         status = hs_cli_fail(&err);
     }

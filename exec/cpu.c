@@ -409,7 +409,8 @@ int hs__real_init(hs_backend *b, const hs_workload *w, const hs_graph *g, hs__re
         rb->workers[d].device = d;
         parker_init(&rb->workers[d].park);
     }
-    if ((rc = hs__data_new(w, g, mode, &rb->dm, err)) != 0) {
+    if ((rc = hs__data_new(w, g, mode, rb->report ? rb->report->device_memory : 0, &rb->dm,
+                           err)) != 0) {
         real_free(rb);
         return rc;
     }
@@ -540,22 +541,7 @@ void hs__real_fini(hs_backend *b)
     real_free(rb);
 }
 
-static int cpu_init(hs_backend *b, const hs_workload *w, const hs_graph *g, hs_error *err)
-{
-    return hs__real_init(b, w, g, HS__REAL_CPU, err);
-}
-
-const hs_backend_ops hs_backend_cpu = {
-    .name = "cpu",
-    .init = cpu_init,
-    .start_task = hs__real_start_task,
-    .wait = hs__real_wait,
-    .poll = hs__real_poll,
-    .now = hs__real_now,
-    .fini = hs__real_fini,
-    .depth = hs__real_depth,
-    .drive = hs__real_drive,
-};
+HS__REAL_BACKEND(hs_backend_cpu, "cpu", HS__REAL_CPU);
 
 const hs_backend_ops *hs_backend_find(const char *name)
 {

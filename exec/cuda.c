@@ -442,23 +442,4 @@ int hs__mem_cuda_new(const hs_workload *w, size_t device_memory, const hs__mem_o
     return HS_OK;
 }
 
-static int cuda_init(hs_backend *b, const hs_workload *w, const hs_graph *g, hs_error *err)
-{
-    int rc;
-    hs__data_use_options(b->state);
-    rc = hs__real_init(b, w, g, HS__REAL_CUDA, err);
-    hs__data_use_options(NULL);
-    return rc;
-}
-
-const hs_backend_ops hs_backend_cuda = {
-    .name = "cuda",
-    .init = cuda_init,
-    .start_task = hs__real_start_task,
-    .wait = hs__real_wait,
-    .poll = hs__real_poll,
-    .now = hs__real_now,
-    .fini = hs__real_fini,
-    .depth = hs__real_depth,
-    .drive = hs__real_drive,
-};
+HS__REAL_BACKEND(hs_backend_cuda, "cuda", HS__REAL_CUDA);

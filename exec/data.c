@@ -278,26 +278,17 @@ out:
     return rc;
 }
 
-/* The device_memory handed over by hs__data_use_options on this thread. */
-static _Thread_local size_t next_device_memory;
-
-void hs__data_use_options(const hs_run_report *r)
-{
-    next_device_memory = r ? r->device_memory : 0;
-}
-
 /* The memory device d computes on: host for every device under cpu. */
 static int mem_of(const hs__data *dm, int d)
 {
     return dm->mode == HS__REAL_CPU ? HS_HOST_MEMORY : dm->w->platform.devices[d].memory;
 }
 
-/* Sets up the memory spaces: cuda's under HS__REAL_CUDA, plain ones else. */
-static int open_memories(hs__data *dm, hs_error *err)
+/* Sets up the memory spaces: cuda's under HS__REAL_CUDA, plain ones else;
+ * devmem caps each non-host memory (0: cuda's free memory, emu unbounded). */
+static int open_memories(hs__data *dm, size_t devmem, hs_error *err)
 {
-    size_t devmem = next_device_memory;
     int rc;
-    next_device_memory = 0;
     if (dm->mode == HS__REAL_CUDA) {
         if ((rc = hs__mem_cuda_new(dm->w, devmem, &dm->ops, &dm->mctx, err)) != 0)
             return rc;
@@ -370,17 +361,15 @@ static int pregenerate(hs__data *dm, hs_error *err)
     return HS_OK;
 }
 
-int hs__data_new(const hs_workload *w, const hs_graph *g, hs__real_mode mode, hs__data **out,
-                 hs_error *err)
+int hs__data_new(const hs_workload *w, const hs_graph *g, hs__real_mode mode,
+                 size_t device_memory, hs__data **out, hs_error *err)
 {
     hs__data *dm = calloc(1, sizeof *dm);
     const hs_graph *rg = g;
     size_t n, nm;
     int rc = HS_OK;
-    if (!dm) {
-        next_device_memory = 0;
+    if (!dm)
         return hs_error_set(err, HS_ENOMEM, "out of memory for the data manager");
-    }
     g = &w->graph;
     n = g->ntasks ? g->ntasks : 1;
     dm->w = w;
@@ -403,7 +392,6 @@ int hs__data_new(const hs_workload *w, const hs_graph *g, hs__real_mode mode, hs
     dm->r.link_copies = calloc(nm * nm, sizeof *dm->r.link_copies);
     if (!dm->t || !dm->rep_pool || !dm->cap || !dm->used || !dm->host_side || !dm->range ||
         !dm->r.link_bytes || !dm->r.link_us || !dm->r.link_copies) {
-        next_device_memory = 0;
         rc = hs_error_set(err, HS_ENOMEM, "out of memory for the data manager");
         goto fail;
     }
@@ -411,7 +399,7 @@ int hs__data_new(const hs_workload *w, const hs_graph *g, hs__real_mode mode, hs
         dm->t[t].rep = dm->rep_pool + t * nm;
         dm->t[t].pf_mem = -1;
     }
-    if ((rc = open_memories(dm, err)) != 0)
+    if ((rc = open_memories(dm, device_memory, err)) != 0)
         goto fail;
     for (size_t t = 0; t < g->ntasks; t++)
         if ((rc = configure(dm, t, err)) != 0)

@@ -156,16 +156,12 @@ typedef enum hs__real_mode {
 
 /* Prepares the data for running graph g (w->graph, or a graph a policy
  * transformed it into): each whole task's kernel configuration, which edge
- * feeds which buffer, each part's items.  HS__REAL_CPU puts every memory
- * on host.  HS_EINPUT for a bad kernel type or params. */
-int hs__data_new(const hs_workload *w, const hs_graph *g, hs__real_mode mode, hs__data **out,
-                 hs_error *err);
-
-/* The inputs of the caller's report (device_memory) for the hs__data_new
- * that follows on this thread: a backend's init (emu.c, cuda.c) hands them
- * over before it calls hs__real_init, which does not pass the report on.
- * NULL clears them. */
-void hs__data_use_options(const hs_run_report *r);
+ * feeds which buffer, each part's items, the generated inputs.  HS__REAL_CPU
+ * puts every memory on host; device_memory caps each other memory (the
+ * caller's hs_run_report.device_memory; 0: a GPU's free memory, no cap on
+ * an emulated one).  HS_EINPUT for a bad kernel type or params. */
+int hs__data_new(const hs_workload *w, const hs_graph *g, hs__real_mode mode,
+                 size_t device_memory, hs__data **out, hs_error *err);
 
 /* Runs task t on device d in the calling thread (thread-safe): copies its
  * inputs to d's memory, runs the kernel (or sleeps cost_us for an untyped

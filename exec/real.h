@@ -1,10 +1,6 @@
 /* hetsched — what the cpu, emu and cuda backends share (exec/cpu.c):
- * everything but init, which says how memories and gpu devices are treated.
- * A backend's ops table takes these as they are:
- *   .start_task = hs__real_start_task, .wait = hs__real_wait,
- *   .poll = hs__real_poll, .now = hs__real_now, .fini = hs__real_fini,
- *   .depth = hs__real_depth, .drive = hs__real_drive
- * and its init calls hs__real_init with its mode. */
+ * everything but the mode, which says how memories and gpu devices are
+ * treated.  HS__REAL_BACKEND defines one of them. */
 #ifndef HS_EXEC_REAL_H
 #define HS_EXEC_REAL_H
 
@@ -33,5 +29,23 @@ int hs__real_drive(hs_backend *b, int (*step)(void *ctx, hs_error *err), void *c
                    hs_error *err);
 double hs__real_now(const hs_backend *b);
 void hs__real_fini(hs_backend *b);
+
+/* Defines backend `var` called `name`: the worker machinery above run in
+ * `mode`. */
+#define HS__REAL_BACKEND(var, name_, mode)                                                     \
+    static int var##_init(hs_backend *b, const hs_workload *w, const hs_graph *g,              \
+                          hs_error *err)                                                       \
+    {                                                                                          \
+        return hs__real_init(b, w, g, mode, err);                                              \
+    }                                                                                          \
+    const hs_backend_ops var = {.name = name_,                                                 \
+                                .init = var##_init,                                            \
+                                .start_task = hs__real_start_task,                             \
+                                .wait = hs__real_wait,                                         \
+                                .poll = hs__real_poll,                                         \
+                                .now = hs__real_now,                                           \
+                                .fini = hs__real_fini,                                         \
+                                .depth = hs__real_depth,                                       \
+                                .drive = hs__real_drive}
 
 #endif

@@ -92,8 +92,7 @@ static void prefetch_pins_and_cancel(void **state)
     (void)state;
     reference(join_app, &ref);
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    hs__data_use_options(&in);
-    assert_int_equal(hs__data_new(w, &w->graph, HS__REAL_EMU, &dm, &err), 0);
+    assert_int_equal(hs__data_new(w, &w->graph, HS__REAL_EMU, in.device_memory, &dm, &err), 0);
     assert_int_equal(hs__data_prefetch(dm, 2, 1, &err), 0); /* x, y not run: nothing */
     assert_int_equal(hs__data_run(dm, 0, 0, &t0, &s, &e, &err), 0);
     assert_int_equal(hs__data_run(dm, 1, 0, &t0, &s, &e, &err), 0);
@@ -135,8 +134,7 @@ static void prefetch_for_another_device(void **state)
     (void)state;
     reference(join_app, &ref);
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    hs__data_use_options(NULL);
-    assert_int_equal(hs__data_new(w, &w->graph, HS__REAL_EMU, &dm, &err), 0);
+    assert_int_equal(hs__data_new(w, &w->graph, HS__REAL_EMU, 0, &dm, &err), 0);
     assert_int_equal(hs__data_run(dm, 0, 1, &t0, &s, &e, &err), 0);
     assert_int_equal(hs__data_run(dm, 1, 1, &t0, &s, &e, &err), 0);
     assert_int_equal(hs__data_prefetch(dm, 2, 0, &err), 0);
