@@ -29,6 +29,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "mapper/parts.h"
 #include "mapper/perfmodel.h"
 #include "mapper/policy.h"
 #include "mapper/rank.h"
@@ -209,27 +210,12 @@ static int ad_part_transform(const hs_workload *w, const hs_map_options *opt, hs
         for (size_t k = 0; k < np; k++) {
             hs_task *p = &out->tasks[base[t] + k];
             double f = FRAC(t, k);
-            p->origin = t;
-            p->app = src->app;
-            p->instance = src->instance;
-            p->kernel = src->kernel;
-            p->part = (int)k;
-            p->nparts = (int)np;
-            p->fraction = f;
-            p->input_bytes = src->input_bytes * f;
-            p->output_bytes = src->output_bytes * f;
+            hs__part_fill(p, src, t, k, np, f);
             for (int d = 0; d < m; d++)
                 p->cost_us[d] = np == 1 ? src->cost_us[d] : part_cost(w, pm, t, d, f);
         }
     }
-    for (size_t e = 0; e < g->nedges; e++) {
-        const hs_edge *ed = &g->edges[e];
-        for (size_t i = 0; i < NPARTS(ed->from); i++)
-            for (size_t j = 0; j < NPARTS(ed->to); j++)
-                out->edges[out->nedges++] = (hs_edge){
-                    .from = base[ed->from] + i, .to = base[ed->to] + j,
-                    .bytes = ed->bytes * FRAC(ed->from, i) * FRAC(ed->to, j)};
-    }
+    hs__part_edges(g, base, out);
 #undef NPARTS
 #undef FRAC
     if ((rc = hs_graph_build_adjacency(out, err)) != 0)

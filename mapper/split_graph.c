@@ -6,6 +6,7 @@
 
 #include "exec/queue.h"
 #include "exec/split_sim.h"
+#include "mapper/parts.h"
 #include "mapper/policy.h"
 #include "mapper/split_graph.h"
 
@@ -189,30 +190,14 @@ static int split_transform(const hs_workload *w, const hs_map_options *opt, hs_g
                 continue;
             f = np == 1 ? 1.0 : k == np - 1 ? left : share[t * (size_t)m + (size_t)d];
             left -= f;
-            p->origin = t;
-            p->app = src->app;
-            p->instance = src->instance;
-            p->kernel = src->kernel;
-            p->part = (int)k;
-            p->nparts = (int)np;
-            p->fraction = f;
-            p->input_bytes = src->input_bytes * f;
-            p->output_bytes = src->output_bytes * f;
+            hs__part_fill(p, src, t, k, np, f);
             for (int e = 0; e < m; e++)
                 p->cost_us[e] = src->cost_us[e] * f;
             sg->pin[base[t] + k] = d;
             k++;
         }
     }
-    for (size_t e = 0; e < g->nedges; e++) {
-        const hs_edge *ed = &g->edges[e];
-        for (size_t i = 0; i < NPARTS(ed->from); i++)
-            for (size_t j = 0; j < NPARTS(ed->to); j++)
-                out->edges[out->nedges++] = (hs_edge){
-                    .from = base[ed->from] + i, .to = base[ed->to] + j,
-                    .bytes = ed->bytes * out->tasks[base[ed->from] + i].fraction *
-                             out->tasks[base[ed->to] + j].fraction};
-    }
+    hs__part_edges(g, base, out);
 #undef NPARTS
     if ((rc = hs_graph_build_adjacency(out, err)) != HS_OK)
         hs_graph_free(out);
