@@ -52,7 +52,9 @@ const hs_cli_cmd hs_cmd_run = {
              "  -h, --help            this text\n"
              "\n"
              "The schedule's transfers are the delay model's, derived from the measured\n"
-             "placements; its makespan is the measured one.\n",
+             "placements; its makespan is the measured one.  A device holds up to 2 started\n"
+             "tasks (the next one's inputs are prefetched while the current one runs);\n"
+             "the environment variable HETSCHED_DEPTH (1..16) changes that.\n",
     .main = run_main,
 };
 
