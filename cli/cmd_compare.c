@@ -533,8 +533,8 @@ out:
 
 static int compare_main(int argc, char **argv)
 {
-    enum { OPT_OPTIMAL = 256, OPT_TIME, OPT_SEED, OPT_THR, OPT_JSON, OPT_RANDOM, OPT_MODEL };
-    enum { OPT_SPLIT = 512 };
+    enum { OPT_OPTIMAL = 256, OPT_TIME, OPT_SEED, OPT_THR, OPT_JSON, OPT_RANDOM, OPT_MODEL,
+           OPT_SPLIT };
     static const struct option longopts[] = {
         {"optimal", no_argument, NULL, OPT_OPTIMAL},
         {"time-limit", required_argument, NULL, OPT_TIME},

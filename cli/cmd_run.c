@@ -12,6 +12,7 @@
 #include "exec/data.h"
 #include "exec/engine.h"
 #include "mapper/perfmodel.h"
+#include "mapper/policy.h"
 #include "mapper/split_graph.h"
 
 static int run_main(int argc, char **argv);
@@ -191,8 +192,7 @@ out:
 static int run_main(int argc, char **argv)
 {
     enum { OPT_JSON = 256, OPT_GANTT, OPT_TRACE, OPT_SEED, OPT_MODEL, OPT_BACKEND,
-           OPT_DEVICES, OPT_DEVMEM };
-    enum { OPT_SPLIT = 512, OPT_SPLIT_OPTION };
+           OPT_DEVICES, OPT_DEVMEM, OPT_SPLIT, OPT_SPLIT_OPTION };
     static const struct option longopts[] = {
         {"algorithm", required_argument, NULL, 'a'},
         {"backend", required_argument, NULL, OPT_BACKEND},
@@ -259,7 +259,7 @@ static int run_main(int argc, char **argv)
     }
     if (!algo)
         return hs_cli_usage_error(&hs_cmd_run, "no policy: give -a ALGO");
-    if (!(pol = hs_policy_find(algo))) {
+    if (!hs_policy_find(algo)) {
         fprintf(stderr, "hetsched run: unknown policy '%s' (see hetsched map -a help)\n", algo);
         return 2;
     }
@@ -271,10 +271,9 @@ static int run_main(int argc, char **argv)
                                   argc - optind);
     if (split && hs_split_graph_new(split, &sopt, &opt.split, &err) != HS_OK)
         return hs_cli_usage_error(&hs_cmd_run, "--split: %s", err.msg);
-    if (opt.split && !(pol = hs_split_graph_wrap(opt.split, pol))) {
+    if (hs__policy_resolve(algo, &opt, &pol, &err) != HS_OK) {
         hs_split_graph_free(opt.split);
-        return hs_cli_usage_error(&hs_cmd_run, "--split: policy '%s' splits kernels itself",
-                                  algo);
+        return hs_cli_usage_error(&hs_cmd_run, "%s", err.msg);
     }
     if (!(w = hs_cli_load_model(argv[optind], model_path, &model, &status))) {
         hs_split_graph_free(opt.split);

@@ -55,4 +55,11 @@ struct hs_policy {
     void (*fini)(void *state);
 };
 
+/* The policy called `name`, wrapped by opt->split's splitter when that is
+ * set (mapper/split_graph.h): what hs_map runs in the simulator and `run`
+ * on real devices.  HS_EUSAGE for an unknown policy, HS_EINPUT for one that
+ * splits kernels itself (ad-part) under --split. */
+int hs__policy_resolve(const char *name, const hs_map_options *opt, const hs_policy **out,
+                       hs_error *err);
+
 #endif

@@ -82,16 +82,25 @@ const char *hs_policy_description(const hs_policy *p)
     return p->description;
 }
 
+int hs__policy_resolve(const char *name, const hs_map_options *opt, const hs_policy **out,
+                       hs_error *err)
+{
+    const hs_policy *p = hs_policy_find(name);
+    if (!p)
+        return hs_error_set(err, HS_EUSAGE, "unknown policy '%s' (see hetsched map -a help)",
+                            name ? name : "(null)");
+    if (opt && opt->split && !(p = hs_split_graph_wrap(opt->split, p)))
+        return hs_error_set(err, HS_EINPUT, "--split: policy '%s' splits kernels itself",
+                            name);
+    *out = p;
+    return HS_OK;
+}
+
 int hs_map(hs_workload *w, const char *policy, const hs_map_options *opt, hs_schedule **out,
            hs_map_stats *stats, hs_error *err)
 {
-    const hs_policy *p = hs_policy_find(policy);
+    const hs_policy *p;
     hs_backend sim = {.ops = &hs_backend_sim};
-    if (!p)
-        return hs_error_set(err, HS_EUSAGE, "unknown policy '%s' (see hetsched map -a help)",
-                            policy ? policy : "(null)");
-    if (opt && opt->split && !(p = hs_split_graph_wrap(opt->split, p)))
-        return hs_error_set(err, HS_EINPUT, "--split: policy '%s' splits kernels itself",
-                            policy);
-    return hs_engine_run(w, p, opt, &sim, out, stats, err);
+    int rc = hs__policy_resolve(policy, opt, &p, err);
+    return rc ? rc : hs_engine_run(w, p, opt, &sim, out, stats, err);
 }
