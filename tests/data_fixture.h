@@ -198,7 +198,7 @@ static inline int run_split(hs_workload *w, const char *how, const hs_backend_op
         return hs_engine_run(w, hs_policy_find("ad-part"), &opt, &b, s, NULL, err);
     }
     assert_int_equal(hs_split_graph_new(how, NULL, &opt.split, err), 0);
-    assert_non_null(p = hs_split_graph_wrap(opt.split, hs_policy_find("heft")));
+    assert_int_equal(hs__policy_resolve("heft", &opt, &p, err), 0);
     rc = hs_engine_run(w, p, &opt, &b, s, NULL, err);
     hs_split_graph_free(opt.split);
     return rc;
@@ -262,5 +262,24 @@ static const split_case split_cases[] = {
      * 4 = 16384 bytes), 3 copies in; c's rows written back, 1 copy */
     {"gemm", split_gemm, 64, 512, 16384, 3, 256, 1, 0},
 };
+
+/* Runs sc's kernel (w: cpu0 + gpu0) split by `how` on `ops` and checks
+ * what every backend must give: its one typed kernel checked, gpu0's part
+ * [*b, *e) non-empty with exactly its spans on the links, and for an
+ * elementwise kernel the bytes of ref.  The caller frees *r and *s. */
+static inline void split_part_run(hs_workload *w, const split_case *sc, const char *how,
+                                  const hs_backend_ops *ops, const hs_run_report *ref,
+                                  hs_run_report *r, hs_schedule **s, size_t *b, size_t *e)
+{
+    hs_error err = {0};
+    if (run_split(w, how, ops, 0, r, s, &err) != 0)
+        fail_msg("%s, %s: %s", sc->name, how, err.msg);
+    assert_int_equal(r->typed, 1);
+    assert_int_equal(r->checked, 1);
+    assert_true(part_on(*s, 1, sc->items, b, e) && *e > *b);
+    part_copies_are(r, *b, *e, sc->in_item, sc->in_whole, sc->nin, sc->out_item, sc->nout);
+    if (sc->exact)
+        same_outputs(r, ref);
+}
 
 #endif

@@ -243,20 +243,11 @@ static void split_parts_on_the_gpu(void **state)
         for (size_t h = 0; h < sizeof how / sizeof *how; h++) {
             hs_run_report r;
             hs_schedule *s;
-            hs_error err = {0};
             size_t b = 0, e = 0;
-            if (run_split(w, how[h], &hs_backend_cuda, 0, &r, &s, &err) != 0)
-                fail_msg("%s, %s: %s", sc->name, how[h], err.msg);
-            assert_int_equal(r.typed, 1);
-            assert_int_equal(r.checked, 1);
-            assert_true(part_on(s, 1, sc->items, &b, &e) && e > b);
+            split_part_run(w, sc, how[h], &hs_backend_cuda, &ref, &r, &s, &b, &e);
             printf("%s, %s: gpu0 items [%zu, %zu), %.0f bytes in, %.0f out\n", sc->name,
                    how[h], b, e, r.link_bytes[1], r.link_bytes[2]);
-            part_copies_are(&r, b, e, sc->in_item, sc->in_whole, sc->nin, sc->out_item,
-                            sc->nout);
-            if (sc->exact)
-                same_outputs(&r, &ref);
-            else
+            if (!sc->exact)
                 assert_int_equal(r.replicas_allocated - r.replicas_freed, r.noutputs);
             hs_run_report_free(&r);
             hs_schedule_free(s);
