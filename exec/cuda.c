@@ -29,6 +29,7 @@
 #include "exec/data.h"
 #include "exec/mem.h"
 #include "exec/real.h"
+#include "workloads/kernels/cuda_int.h"
 
 enum { MK_HOST, MK_PLAIN, MK_GPU };
 enum { S_COMPUTE, S_H2D, S_D2H, S_D2D, S_N };
@@ -55,15 +56,7 @@ typedef struct cctx {
 } cctx;
 
 /* 0, or HS_EIO naming the call and CUDA's error. */
-static int ck(cudaError_t e, const char *call, hs_error *err)
-{
-    if (e == cudaSuccess)
-        return HS_OK;
-    return hs_error_set(err, HS_EIO, "backend cuda: %s failed: %s (%s)", call,
-                        cudaGetErrorString(e), cudaGetErrorName(e));
-}
-
-#define CK(call) ck((call), #call, err)
+#define CK(call) hs__cuda_ok((call), "backend cuda", #call, err)
 
 int hs_cuda_device_count(void)
 {
@@ -373,7 +366,7 @@ static int enable_peer(int dev, int peer, hs_error *err)
             on[dev][peer] = 1;
     }
     pthread_mutex_unlock(&mu);
-    return ck(e, "cudaDeviceEnablePeerAccess", err);
+    return hs__cuda_ok(e, "backend cuda", "cudaDeviceEnablePeerAccess", err);
 }
 
 /* Streams, kernel context, capacity of each GPU; peer access between them. */

@@ -2,11 +2,13 @@
  * memory, a whole-size copy of every buffer on the device, and per chunk
  * pieces whose input copies, kernels and output copies run on three streams
  * so that they overlap (copy in on one copy engine, out on the other). */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <cuda_runtime.h>
 
 #include "exec/split_real.h"
+#include "workloads/kernels/cuda_int.h"
 
 struct hs__split_gpu {
     const hs_kconf *c;
@@ -18,13 +20,14 @@ struct hs__split_gpu {
     void *d[HS_KMAX_BUFS];
 };
 
-/* 0, or HS_EIO naming the call and the device. */
+/* 0, or HS_EIO naming the device and the call (hs__cuda_ok). */
 static int ok(cudaError_t e, int device, const char *call, hs_error *err)
 {
+    char who[24];
     if (e == cudaSuccess)
         return HS_OK;
-    return hs_error_set(err, HS_EIO, "gpu%d: %s failed: %s (%s)", device, call,
-                        cudaGetErrorString(e), cudaGetErrorName(e));
+    snprintf(who, sizeof who, "gpu%d", device);
+    return hs__cuda_ok(e, who, call, err);
 }
 
 int hs__split_gpu_count(void)

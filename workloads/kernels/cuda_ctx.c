@@ -4,12 +4,17 @@
 
 #include <stdlib.h>
 
-int hs__kcuda_ok(cudaError_t e, const hs_kconf *c, const char *call, hs_error *err)
+int hs__cuda_ok(cudaError_t e, const char *who, const char *call, hs_error *err)
 {
     if (e == cudaSuccess)
         return 0;
-    return hs_error_set(err, HS_EIO, "%s%s%s failed: %s (%s)", c ? c->type->name : "",
-                        c ? ": " : "", call, cudaGetErrorString(e), cudaGetErrorName(e));
+    return hs_error_set(err, HS_EIO, "%s%s%s failed: %s (%s)", who ? who : "", who ? ": " : "",
+                        call, cudaGetErrorString(e), cudaGetErrorName(e));
+}
+
+int hs__kcuda_ok(cudaError_t e, const hs_kconf *c, const char *call, hs_error *err)
+{
+    return hs__cuda_ok(e, c ? c->type->name : NULL, call, err);
 }
 
 int hs__kcublas_ok(cublasStatus_t s, const hs_kconf *c, const char *call, hs_error *err)

@@ -20,8 +20,13 @@ struct hs_kcuda {
     cusolverDnHandle_t solver;
 };
 
-/* 0 when the status is a success, else HS_EIO naming the kernel type (or
- * NULL) and the call: "gemm: cublasSgemm failed: CUBLAS_STATUS_...". */
+/* 0 when the status is a success, else HS_EIO naming `who` (or nothing when
+ * NULL) and the call: "backend cuda: cudaMalloc failed: out of memory
+ * (cudaErrorMemoryAllocation)". */
+int hs__cuda_ok(cudaError_t e, const char *who, const char *call, hs_error *err);
+
+/* The same for a kernel type (or NULL) and CUDA, cuBLAS or cuSOLVER:
+ * "gemm: cublasSgemm failed: CUBLAS_STATUS_...". */
 int hs__kcuda_ok(cudaError_t e, const hs_kconf *c, const char *call, hs_error *err);
 int hs__kcublas_ok(cublasStatus_t s, const hs_kconf *c, const char *call, hs_error *err);
 int hs__kcusolver_ok(cusolverStatus_t s, const hs_kconf *c, const char *call, hs_error *err);
