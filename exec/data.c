@@ -70,6 +70,7 @@ struct hs__data {
     void *mctx;
     size_t *cap, *used;             /* [nmem]: capacity, bytes allocated */
     unsigned char *host_side;       /* [nmem]: the CPU computes there */
+    int *threads;                   /* [ndevices]: cpu_threads */
     unsigned long long tick;        /* LRU clock */
     pthread_mutex_t mu;             /* replicas, pins, usage, counters */
     pthread_mutex_t group_mu;       /* the parts' fields of dtask */
@@ -307,6 +308,24 @@ static int open_memories(hs__data *dm, size_t devmem, hs_error *err)
     return HS_OK;
 }
 
+/* Threads a kernel on device d computes with: a cpu device's `cores`, else
+ * the online processors shared evenly by the cpu devices (a CPU device
+ * stands for a socket or a group of cores, DESIGN.md §1); an emulated gpu
+ * computes on one thread.  Read once per run (sysconf reads /sys). */
+static int cpu_threads(const hs__data *dm, int d)
+{
+    const hs_platform *pf = &dm->w->platform;
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    int ncpu = 0;
+    if (pf->devices[d].kind != HS_DEVICE_CPU)
+        return 1;
+    if (pf->devices[d].cores > 0)
+        return pf->devices[d].cores;
+    for (int i = 0; i < pf->ndevices; i++)
+        ncpu += pf->devices[i].kind == HS_DEVICE_CPU;
+    return online > ncpu ? (int)(online / ncpu) : 1;
+}
+
 /* Generating the inputs of typed tasks, spread over threads. */
 typedef struct genpool {
     hs__data *dm;
@@ -385,16 +404,19 @@ int hs__data_new(const hs_workload *w, const hs_graph *g, hs__real_mode mode,
     dm->cap = calloc(nm, sizeof *dm->cap);
     dm->used = calloc(nm, sizeof *dm->used);
     dm->host_side = calloc(nm, 1);
+    dm->threads = calloc((size_t)w->platform.ndevices, sizeof *dm->threads);
     dm->range = calloc(2 * (rg->ntasks ? rg->ntasks : 1), sizeof *dm->range);
     dm->r.nmemories = dm->nmem;
     dm->r.link_bytes = calloc(nm * nm, sizeof *dm->r.link_bytes);
     dm->r.link_us = calloc(nm * nm, sizeof *dm->r.link_us);
     dm->r.link_copies = calloc(nm * nm, sizeof *dm->r.link_copies);
-    if (!dm->t || !dm->rep_pool || !dm->cap || !dm->used || !dm->host_side || !dm->range ||
-        !dm->r.link_bytes || !dm->r.link_us || !dm->r.link_copies) {
+    if (!dm->t || !dm->rep_pool || !dm->cap || !dm->used || !dm->host_side || !dm->threads ||
+        !dm->range || !dm->r.link_bytes || !dm->r.link_us || !dm->r.link_copies) {
         rc = hs_error_set(err, HS_ENOMEM, "out of memory for the data manager");
         goto fail;
     }
+    for (int d = 0; d < w->platform.ndevices; d++)
+        dm->threads[d] = cpu_threads(dm, d);
     for (size_t t = 0; t < g->ntasks; t++) {
         dm->t[t].rep = dm->rep_pool + t * nm;
         dm->t[t].pf_mem = -1;
@@ -827,24 +849,6 @@ static int finish(hs__data *dm, dtask *d, int m, int rc, const struct timespec *
     return rc;
 }
 
-/* Threads a kernel on device d computes with: a cpu device's `cores`, else
- * the online processors shared evenly by the cpu devices (a CPU device
- * stands for a socket or a group of cores, DESIGN.md §1); an emulated gpu
- * computes on one thread. */
-static int cpu_threads(const hs__data *dm, int d)
-{
-    const hs_platform *pf = &dm->w->platform;
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
-    int ncpu = 0;
-    if (pf->devices[d].kind != HS_DEVICE_CPU)
-        return 1;
-    if (pf->devices[d].cores > 0)
-        return pf->devices[d].cores;
-    for (int i = 0; i < pf->ndevices; i++)
-        ncpu += pf->devices[i].kind == HS_DEVICE_CPU;
-    return online > ncpu ? (int)(online / ncpu) : 1;
-}
-
 /* Byte span [*off, *off + *len) of buffer i that items [b, e) of d touch:
  * hs_kspan's for a type cut by items, the whole buffer for one that is not
  * splittable (its part 0 runs every item). */
@@ -924,7 +928,7 @@ static int run_on_memory(hs__data *dm, dtask *d, int m, int dev, size_t b, size_
         for (int i = 0; i < nin && rc == HS_OK; i++)
             rc = dm->ops->sync(dm->mctx, in[i], err);
         if (rc == HS_OK)
-            rc = hs_krun_cpu(c, bufs, b, e, cpu_threads(dm, dev), err);
+            rc = hs_krun_cpu(c, bufs, b, e, dm->threads[dev], err);
     } else if (rc == HS_OK) {
         rc = dm->ops->run(dm->mctx, m, c, bufs, b, e, in, nin, err);
     }
@@ -974,7 +978,7 @@ static int run_part(hs__data *dm, dtask *d, size_t t, int dev, const struct time
         if (m != HS_HOST_MEMORY && (d->cut || !d->c.splittable))
             rc = run_on_memory(dm, d, m, dev, begin, end, err);
         else
-            rc = hs_krun_cpu(&d->c, d->bufs, begin, end, cpu_threads(dm, dev), err);
+            rc = hs_krun_cpu(&d->c, d->bufs, begin, end, dm->threads[dev], err);
     }
     pthread_mutex_lock(&dm->group_mu);
     if (rc != HS_OK && d->grc == HS_OK) {
@@ -1005,7 +1009,7 @@ int hs__data_run(hs__data *dm, size_t t, int d, const struct timespec *t0, doubl
     if (task->typed) {
         rc = prepare(dm, task, m, t0, start_us, err);
         if (rc == HS_OK && dm->host_side[m])
-            rc = hs_krun_cpu(&task->c, task->bufs, 0, task->c.items, cpu_threads(dm, d), err);
+            rc = hs_krun_cpu(&task->c, task->bufs, 0, task->c.items, dm->threads[d], err);
         else if (rc == HS_OK)
             rc = dm->ops->run(dm->mctx, m, &task->c, task->bufs, 0, task->c.items, task->wait,
                               task->nwait, err);
@@ -1125,6 +1129,7 @@ void hs__data_free(hs__data *dm)
     free(dm->cap);
     free(dm->used);
     free(dm->host_side);
+    free(dm->threads);
     hs_run_report_free(&dm->r);
     free(dm);
 }
