@@ -32,6 +32,12 @@ typedef int (*hs_split_run_fn)(void *user, int device, size_t b, size_t e);
  * chunk. */
 typedef int (*hs_split_prep_fn)(void *user, int device);
 
+/* Waits, on device d's own thread after its last chunk, for work its
+ * chunks left under way (a GPU's last output copy); 0, or a negative HS_E*
+ * code, which fails the device and the drive.  Its time is part of the
+ * device's busy and finish times. */
+typedef int (*hs_split_drain_fn)(void *user, int device);
+
 typedef struct hs_split_drive_record {
     int device;
     size_t begin, end;
@@ -47,7 +53,8 @@ typedef struct hs_split_drive_stats {
     int failed[HS_SPLIT_MAX_DEVICES];         /* its run() returned an error */
     double busy_us[HS_SPLIT_MAX_DEVICES];     /* chunk times, refused ones too */
     double prep_us[HS_SPLIT_MAX_DEVICES];     /* its prep() */
-    double finish_us[HS_SPLIT_MAX_DEVICES];   /* end of its last accepted chunk */
+    double finish_us[HS_SPLIT_MAX_DEVICES];   /* end of its last accepted chunk
+                                                 (and of its drain) */
     /* Chunk records: the caller sets `records` to room for max_records
      * before the drive (it keeps both); the drive fills nrecords. */
     hs_split_drive_record *records;
@@ -63,12 +70,14 @@ int hs_split_drive(const hs_splitter *sp, const hs_split_kernel *k, const hs_spl
                    hs_split_run_fn run, void *user, hs_split_drive_stats *st, hs_error *err);
 
 /* hs_split_drive with prep (may be NULL) called on each device's thread
- * before its first ask.  The records of st, when st has room for them, are
- * kept: set st->records and st->max_records, the rest is zeroed. */
+ * before its first ask and drain (may be NULL) after its last chunk.  The
+ * records of st, when st has room for them, are kept: set st->records and
+ * st->max_records, the rest is zeroed. */
 int hs_split_drive_prep(const hs_splitter *sp, const hs_split_kernel *k,
                         const hs_split_device *dev, int ndev, const hs_split_options *opt,
                         hs_split_memory *mem, hs_split_prep_fn prep, hs_split_run_fn run,
-                        void *user, hs_split_drive_stats *st, hs_error *err);
+                        hs_split_drain_fn drain, void *user, hs_split_drive_stats *st,
+                        hs_error *err);
 
 /* Sets bits [b, e) of a bitmap of items; 0, or 1 + the first item that was
  * set already (the simulator and the driver both keep one). */

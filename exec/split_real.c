@@ -120,6 +120,24 @@ int hs_split_real_devices(const char *list, int cpu_threads, hs_split_real_devic
     return HS_OK;
 }
 
+size_t hs__split_gpu_pieces(const hs_kconf *c, size_t n, size_t width, size_t *at)
+{
+    size_t moved = 0, np, by_bytes;
+    width = width ? width : 1;
+    np = n / width;
+    for (int i = 0; i < c->nbufs; i++)
+        if (!(c->type->whole_bufs & (1u << i)))
+            moved += c->bufs[i].bytes / c->items * (c->bufs[i].mode == HS_KRW ? 2 : 1);
+    by_bytes = moved * n / HS_SPLIT_REAL_PIECE_BYTES;
+    np = np < by_bytes ? np : by_bytes;
+    np = np < 1 ? 1 : np > HS_SPLIT_REAL_PIECES ? HS_SPLIT_REAL_PIECES : np;
+    at[0] = 0;
+    for (size_t p = 1; p < np; p++) /* (n - width) / (np - 1) >= width apart */
+        at[p] = width + (n - width) * (p - 1) / (np - 1) / width * width;
+    at[np] = n;
+    return np;
+}
+
 /* ------------------------------------------------------------- open, close */
 
 /* HS_EINPUT unless the kernel can be cut by items as kernel.h says. */
@@ -224,8 +242,10 @@ int hs_split_real_open(const hs_kconf *c, const hs_split_real_device *dev, int n
             goto fail;
         r->cores[d] = hs__split_gpu_sms(dev[d].cuda_device);
         r->width[d] = (size_t)(r->cores[d] > 0 ? r->cores[d] : 1) * 2048 / outputs_per_item(c);
-        if (r->width[d] < 1)
-            r->width[d] = 1;
+        if (c->type->gpu_grain)
+            r->width[d] = (r->width[d] + c->type->gpu_grain - 1) / c->type->gpu_grain *
+                          c->type->gpu_grain;
+        r->width[d] = r->width[d] < 1 ? 1 : r->width[d] > c->items ? c->items : r->width[d];
     }
     *out = r;
     return HS_OK;
@@ -361,10 +381,19 @@ static int run_fn(void *user, int i, size_t b, size_t e)
     hs_split_real *r = user;
     int d = r->map[i];
     if (r->dev[d].kind == HS_DEVICE_GPU)
-        r->rc[d] = hs__split_gpu_chunk(r->gpu[d], r->in, r->host, b, e, &r->err[d]);
+        r->rc[d] = hs__split_gpu_chunk(r->gpu[d], r->in, r->host, b, e, r->width[d], &r->err[d]);
     else
         r->rc[d] = cpu_chunk(r, d, b, e, &r->err[d]);
     return r->rc[d];
+}
+
+static int drain_fn(void *user, int i)
+{
+    hs_split_real *r = user;
+    int d = r->map[i];
+    if (r->dev[d].kind != HS_DEVICE_GPU || r->rc[d] != 0)
+        return r->rc[d];
+    return r->rc[d] = hs__split_gpu_drain(r->gpu[d], &r->err[d]);
 }
 
 /* Drives sp on the devices map[0..n) with a fresh start, then checks: a
@@ -384,7 +413,7 @@ static int drive(hs_split_real *r, const hs_splitter *sp, const hs_split_options
     }
     reset(r);
     blas_threads(r, map, n);
-    rc = hs_split_drive_prep(sp, &k, dev, n, opt, mem, prep_fn, run_fn, r, st, err);
+    rc = hs_split_drive_prep(sp, &k, dev, n, opt, mem, prep_fn, run_fn, drain_fn, r, st, err);
     for (int i = 0; i < n; i++)
         if (r->rc[map[i]] != 0) {
             if (err)
@@ -491,8 +520,10 @@ int hs_split_real_warm(hs_split_real *r, hs_error *err)
          * would otherwise cost a measured chunk milliseconds */
         rc = hs__split_gpu_prep(r->gpu[d], r->in, err);
         for (size_t n = 1; rc == HS_OK; n *= 2) {
-            rc = hs__split_gpu_chunk(r->gpu[d], r->in, r->host, 0, n < r->c.items ? n : r->c.items,
-                                     err);
+            if ((rc = hs__split_gpu_chunk(r->gpu[d], r->in, r->host, 0,
+                                          n < r->c.items ? n : r->c.items, r->width[d], err)) ==
+                HS_OK)
+                rc = hs__split_gpu_drain(r->gpu[d], err);
             if (n >= r->c.items)
                 break;
         }

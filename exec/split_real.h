@@ -11,10 +11,12 @@
  * chunk it copies the chunk's slice of every other read buffer in on a copy
  * stream, runs hs_krun_cuda on [begin, end) on a compute stream and copies
  * the slice of every written buffer back on a second copy stream, in up to
- * HS_SPLIT_REAL_PIECES pieces so that copies overlap computing, and waits:
- * the chunk's measured time includes its transfers.  Slices of disjoint
- * ranges are disjoint (kernel.h), so the devices never write the same host
- * bytes.
+ * HS_SPLIT_REAL_PIECES pieces of whole widths so that copies overlap
+ * computing.  The chunk's measured time runs to the end of its last kernel:
+ * transfers included, but its last output copy overlaps the next chunk, and
+ * the device's finish time waits for it (exec/split_real_cuda.c also says
+ * how a chunk's first input copy is hidden).  Slices of disjoint ranges are
+ * disjoint (kernel.h), so the devices never write the same host bytes.
  *
  * A run starts from the same inputs every time: updated-in-place buffers
  * (HS_KRW) are restored from a saved copy and written-only ones are set to
@@ -45,7 +47,7 @@
 #include "mapper/split.h"
 #include "workloads/kernels/kernel.h"
 
-#define HS_SPLIT_REAL_PIECES 4          /* most pieces a GPU chunk is cut into */
+#define HS_SPLIT_REAL_PIECES 16         /* most pieces a GPU chunk is cut into */
 #define HS_SPLIT_REAL_PIECE_BYTES (1 << 20) /* least bytes moved per piece */
 
 typedef struct hs_split_real_device {
@@ -82,8 +84,9 @@ void hs_split_real_close(hs_split_real *r);
  * A CPU's width is a grain (hs_ktype.grain) per thread, as hs_krun_cpu
  * splits a chunk over its threads (BLAS types, threaded inside OpenBLAS:
  * one item per thread), at most items / devices; a GPU's is 2048 threads
- * per multiprocessor over the outputs an item writes.  Strings stay owned
- * by r. */
+ * per multiprocessor over the outputs an item writes, rounded up to the
+ * type's gpu_grain (gemm row chunks of 33 rows ran at half the speed of
+ * chunks of 264 on an H200), at most items.  Strings stay owned by r. */
 void hs_split_real_split_devices(const hs_split_real *r, int hints, hs_split_device *dev);
 
 /* Runs chunks on every device, unchecked and untimed, so that the first
@@ -137,11 +140,22 @@ void hs__split_gpu_close(hs__split_gpu *g);
 /* Copies the buffers every range reads whole from `in` to the GPU and
  * waits. */
 int hs__split_gpu_prep(hs__split_gpu *g, void *const *in, hs_error *err);
-/* Runs items [b, e) as described above, reading inputs from `in` (the
- * saved inputs of in-place buffers) and writing results to `out`, and
- * waits. */
+/* Runs items [b, e) as described above in pieces of whole widths, reading
+ * inputs from `in` (the saved inputs of in-place buffers) and writing
+ * results to `out`, and waits for its last kernel; its last output copy may
+ * still be under way. */
 int hs__split_gpu_chunk(hs__split_gpu *g, void *const *in, void *const *out, size_t b, size_t e,
-                        hs_error *err);
+                        size_t width, hs_error *err);
+/* Waits for every copy still under way: the results are then in `out`. */
+int hs__split_gpu_drain(hs__split_gpu *g, hs_error *err);
+
+/* The pieces of a GPU chunk of n items: as many as whole widths fit, at
+ * most HS_SPLIT_REAL_PIECES, each moving HS_SPLIT_REAL_PIECE_BYTES or
+ * more.  The first is one width, so that the first kernel waits only for a
+ * small copy; the others share the rest in whole widths.  Fills at[0..np]
+ * (offsets from the chunk's first item; room for HS_SPLIT_REAL_PIECES + 1)
+ * and returns np >= 1. */
+size_t hs__split_gpu_pieces(const hs_kconf *c, size_t n, size_t width, size_t *at);
 
 /* Byte spans of item ranges: hs_kspan (workloads/kernels/kernel.h). */
 

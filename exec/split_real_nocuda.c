@@ -47,8 +47,14 @@ int hs__split_gpu_prep(hs__split_gpu *g, void *const *in, hs_error *err)
 }
 
 int hs__split_gpu_chunk(hs__split_gpu *g, void *const *in, void *const *out, size_t b, size_t e,
-                        hs_error *err)
+                        size_t width, hs_error *err)
 {
-    (void)g, (void)in, (void)out, (void)b, (void)e;
+    (void)g, (void)in, (void)out, (void)b, (void)e, (void)width;
+    return hs_error_set(err, HS_ENOTBUILT, "CUDA not built in");
+}
+
+int hs__split_gpu_drain(hs__split_gpu *g, hs_error *err)
+{
+    (void)g;
     return hs_error_set(err, HS_ENOTBUILT, "CUDA not built in");
 }

@@ -82,6 +82,8 @@ typedef struct hs_split_options {
     size_t block_factor;     /* hdss, tse-linear: growth step [128] */
     double min_change_rate;  /* hdss: a weight is stable below this [0.01] */
     double adaptive_max;     /* hdss: adaptive phase at most this share [0.2] */
+    double standby_below;    /* hdss: a device whose speed hint is below this
+                                share of the fastest one's stands by [0.05] */
     double beta;             /* boyer: first chunk, share of N [0.07] */
     double delta;            /* boyer: chunk growth [1.5] */
     int gamma;               /* boyer: chunks each device finishes first [2] */
@@ -96,12 +98,12 @@ typedef struct hs_split_options {
                                 the items form a grid of tiles, see
                                 hs_split_wave below [0: off] */
     int hdss_plain;          /* hdss: our additions to turn off, a mask of
-                                HS_HDSS_* (3: the paper's rules only) [0] */
+                                HS_HDSS_* (7: the paper's rules only) [0] */
 } hs_split_options;
 
 enum { HS_CORETSAR_SPLIT = 0, HS_CORETSAR_STATIC, HS_CORETSAR_ADAPTIVE, HS_CORETSAR_QUICK };
 /* hdss additions (mapper/split_hdss.c), bits of hs_split_options.hdss_plain */
-enum { HS_HDSS_FIT = 1, HS_HDSS_EVEN_START = 2 };
+enum { HS_HDSS_FIT = 1, HS_HDSS_EVEN_START = 2, HS_HDSS_STANDBY = 4 };
 
 /* What a splitter keeps from one run of a kernel for the next run of the
  * same kernel on the same devices (CoreTSAR Adaptive, Qilin's model, KASS's

@@ -58,16 +58,23 @@
  * A device that stops answering loses its block to the others
  * (mapper/split_core.h), and drops out of sum_j w_j.
  *
- * Our additions (issue 6; -o hdss_plain=1, 2 or 3 turns them off): a
- * device much slower than the others (a CPU 40x slower than an H100 on an
- * xgemm by rows) made the paper's rules slower than the GPU alone: its
- * first block alone outlasted the GPU's whole run, and eq. (2) near the end
- * handed it slivers far below the blocks its weight was measured on.  So
- * (1, fit_in_time) a measured device gets a block only if it ends it before
- * the others would end all that is left, else a smaller one, else it waits
- * (a back-off from measured weights, as in CoreTSAR); (2, even_start) with
- * speed hints no first block is expected to outlast the quickest one.
- * Neither applies in wavefront mode, which has its own rule (above).
+ * Our additions (issue 6; -o hdss_plain=SUM of the numbers below turns
+ * them off): a device much slower than the others (a CPU 40x slower than
+ * an H100 on an xgemm by rows) made the paper's rules slower than the GPU
+ * alone: its first block alone outlasted the GPU's whole run, and eq. (2)
+ * near the end handed it slivers far below the blocks its weight was
+ * measured on.  So (1, fit_in_time) a measured device gets a block only if
+ * it ends it before the others would end all that is left, else a smaller
+ * one, else it waits (a back-off from measured weights, as in CoreTSAR);
+ * (2, even_start) with speed hints no first block is expected to outlast
+ * the quickest one; (4, standby) with speed hints a device slower than
+ * -o standby_below (5%) of the fastest one takes no items while a faster
+ * one runs: it can shorten the run by less than that share, and even one
+ * block of it cost more on an H200 (14 rows of a CPU gemm, 0.17% of the
+ * items, packed all of B for 12 ms and slowed the GPU's copy of B by 0.6
+ * ms, 2% of the run).  It still takes over the chunk of a device that
+ * stops answering, and the pool once no faster device is left.  None
+ * applies in wavefront mode, which has its own rule (above).
  */
 #include <math.h>
 #include <stdint.h>
@@ -88,6 +95,7 @@ typedef struct hdss_dev {
     double x[HDSS_MAX_POINTS], w[HDSS_MAX_POINTS]; /* block size, weight */
     double weight;          /* last adaptive weight, items/µs; 0 unknown */
     int stable;
+    int standby;            /* too slow to take part while faster ones run */
 } hdss_dev;
 
 typedef struct hdss {
@@ -102,6 +110,8 @@ typedef struct hdss {
     size_t *next_row;       /* [cols]: first tile of the column not handed out */
     size_t *done_row;       /* [cols]: tiles of the column finished (a prefix) */
     size_t asks;            /* next() calls so far */
+    double standby_until;   /* standing-by devices wait for the others until
+                               then (0: not waiting) */
     size_t wait_seq[HS_SPLIT_MAX_DEVICES];  /* ask that told it to wait; 0: not waiting */
     size_t defer_seq[HS_SPLIT_MAX_DEVICES]; /* ask at which it last left work to a
                                                waiting device; 0: never */
@@ -128,6 +138,59 @@ static void even_start(hdss *s, const hs_split_device *dev, int ndev)
         if (dev[d].rate_hint > 0 && b < (double)s->v[d].init)
             s->v[d].init = hs__split_round_up(b > 1 ? (size_t)ceil(b) : 1, dev[d].width);
     }
+}
+
+/* Our addition (HS_HDSS_STANDBY, see the header comment): with every
+ * device's speed hint known, a device slower than `below` of the fastest
+ * stands by. */
+static void standby(hdss *s, const hs_split_device *dev, int ndev, double below)
+{
+    double fastest = 0;
+    for (int d = 0; d < ndev; d++) {
+        if (!(dev[d].rate_hint > 0))
+            return;
+        fastest = dev[d].rate_hint > fastest ? dev[d].rate_hint : fastest;
+    }
+    for (int d = 0; d < ndev; d++)
+        s->v[d].standby = dev[d].rate_hint < below * fastest;
+}
+
+/* A standing-by device d asks: taken-back work or WAIT (hs__split_idle)
+ * while a faster device holds a chunk; when none does and items are left,
+ * the faster ones have not asked yet (their threads start later) or
+ * stopped answering before their first chunk: WAIT until the fastest would
+ * have done every item by its hint, then d takes part (returns 0; also
+ * when no faster device is left). */
+static int standby_next(hdss *s, int d, double now, hs_split_grant *g, hs_split_answer *a)
+{
+    double fastest = 0;
+    int active = 0;
+    for (int e = 0; e < s->core.ndev; e++) {
+        const hs__split_dev *x = &s->core.d[e];
+        if (e == d || s->v[e].standby || x->retired)
+            continue;
+        active = 1;
+        fastest = s->core.dev[e].rate_hint > fastest ? s->core.dev[e].rate_hint : fastest;
+        if (x->busy && !x->revoked) {
+            *a = hs__split_idle(&s->core, d, now, g);
+            return 1;
+        }
+    }
+    if (active && hs__split_left(&s->core) > 0) {
+        if (s->standby_until == 0)
+            s->standby_until = now + (double)s->core.items / fastest;
+        if (now < s->standby_until) {
+            g->wake_us = s->standby_until;
+            *a = HS_SPLIT_WAIT;
+            return 1;
+        }
+    }
+    if (active && hs__split_left(&s->core) == 0) {
+        *a = hs__split_idle(&s->core, d, now, g);
+        return 1;
+    }
+    s->v[d].standby = 0;
+    return 0;
 }
 
 static int hdss_start(const hs_split_kernel *k, const hs_split_device *dev, int ndev,
@@ -160,6 +223,8 @@ static int hdss_start(const hs_split_kernel *k, const hs_split_device *dev, int 
     }
     if (!(s->plain & HS_HDSS_EVEN_START))
         even_start(s, dev, ndev);
+    if (!(s->plain & HS_HDSS_STANDBY) && !o.wave_rows && !o.wave_cols)
+        standby(s, dev, ndev, o.standby_below > 0 ? o.standby_below : 0.05);
     if (o.wave_rows || o.wave_cols) {
         if (!o.wave_rows || !o.wave_cols || o.wave_rows > k->items / o.wave_cols) {
             hs__split_core_free(&s->core);
@@ -450,12 +515,16 @@ static hs_split_answer hdss_next(void *state, int d, double now, hs_split_grant 
         s->wait_seq[d] = a == HS_SPLIT_WAIT ? s->asks : 0;
         return a;
     }
+    if (s->v[d].standby && standby_next(s, d, now, g, &a))
+        return a;
     if (left == 0)
         return hs__split_idle(&s->core, d, now, g);
     if (!s->completion && (all_stable(s) || s->adaptive_given >= s->cap))
         s->completion = 1;
     if (!s->completion) {
-        size_t room = s->cap - s->adaptive_given;
+        /* the phase's last block still whole widths: a GPU's gemm rows run
+         * at a fraction of their speed in a sliver of 102 */
+        size_t room = hs__split_round_up(s->cap - s->adaptive_given, s->core.dev[d].width);
         want = adaptive_block(s, d, now);
         if (want > room)
             want = room;

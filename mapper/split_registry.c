@@ -116,8 +116,10 @@ static const opt_spec specs[] = {
     {"tse_factor", OPT_DOUBLE, O(tse_factor), 1.000001, 1e6, "tse-exp: growth factor (2)"},
     {"wavefront", OPT_GRID, O(wave_rows), 1, 1e9,
      "hdss: ROWSxCOLS tiles, each after its upper and left neighbours (off)"},
-    {"hdss_plain", OPT_INT, O(hdss_plain), 0, 3,
-     "hdss: our additions off: 1 fit in time, 2 even first blocks, 3 both (0)"},
+    {"standby_below", OPT_DOUBLE, O(standby_below), 1e-9, 1,
+     "hdss: speed hint, as a share of the fastest's, below which a device stands by (0.05)"},
+    {"hdss_plain", OPT_INT, O(hdss_plain), 0, 7,
+     "hdss: our additions off, a sum of: 1 fit in time, 2 even first blocks, 4 standby (0)"},
 };
 #undef O
 

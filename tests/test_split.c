@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -576,22 +577,61 @@ static void seq_hdss_start(void **state)
  * b (width 33, 0.3 items/us), no overheads.  The paper's first blocks are
  * 128 rounded up to the widths, 135 and 132; b's takes 132 / 0.3 = 440 us,
  * in which a does 4.4 items, rounded up to one width: 15.  hdss_plain=2
- * gives the paper's 135. */
+ * gives the paper's 135.  (a, 30x slower than b, would stand by: that is
+ * off here, hdss_plain=4.) */
 static void seq_hdss_even_start(void **state)
 {
     hs_split_device dev[2] = {mkdev("a", HS_DEVICE_CPU, 0.01), mkdev("b", HS_DEVICE_GPU, 0.3)};
-    hs_split_options o = {.hdss_plain = HS_HDSS_EVEN_START};
+    hs_split_options o = {.hdss_plain = HS_HDSS_EVEN_START | HS_HDSS_STANDBY};
+    hs_split_options on = {.hdss_plain = HS_HDSS_STANDBY}; /* a is 30x slower */
     script s;
     (void)state;
     dev[0].width = 15;
     dev[1].width = 33;
-    s_start(&s, "hdss", 100000, dev, 2, NULL, NULL);
+    s_start(&s, "hdss", 100000, dev, 2, &on, NULL);
     want_chunk(&s, 0, 0, 0, 15);
     want_chunk(&s, 1, 0, 15, 147);
     s_end(&s, NULL);
     s_start(&s, "hdss", 100000, dev, 2, &o, NULL);
     want_chunk(&s, 0, 0, 0, 135);
     s_end(&s, NULL);
+}
+
+/* hdss's standby (our addition): a (0.01 items/us) is 30x slower than b
+ * (0.3), below the 5% of b that takes part.  1000 items, widths 1.  a asks
+ * first, before b has a chunk: it waits until b would have done all by its
+ * hint, 1000 / 0.3 = 3333.3 us; b takes its first block; a waits again
+ * (on b's chunk); should b stop answering, a takes b's chunk over and then
+ * the rest of the pool.  If b never asks, a takes the pool at 3333.3.
+ * With standby_below 0.03, or hdss_plain=4, a takes part at once. */
+static void seq_hdss_standby(void **state)
+{
+    hs_split_device dev[2] = {mkdev("a", HS_DEVICE_CPU, 0.01), mkdev("b", HS_DEVICE_GPU, 0.3)};
+    hs_split_options low = {.standby_below = 0.03}, off = {.hdss_plain = HS_HDSS_STANDBY};
+    hs_split_grant g = {0, 0, 0};
+    script s;
+    (void)state;
+    s_start(&s, "hdss", 1000, dev, 2, NULL, NULL);
+    assert_int_equal(s.sp->next(s.st, 0, 0, &g), HS_SPLIT_WAIT);
+    assert_true(fabs(g.wake_us - 1000 / 0.3) < EPS);
+    want_chunk(&s, 1, 1, 0, 128);
+    assert_int_equal(s.sp->next(s.st, 0, 2, &g), HS_SPLIT_WAIT);
+    assert_true(g.wake_us > 2 && isfinite(g.wake_us)); /* when b would be judged dead */
+    want_chunk(&s, 0, 1e9, 0, 128);                    /* b's chunk, taken back */
+    report(&s, 0, 0, 128, 1e6, 1e9 + 1e6);
+    assert_int_equal(s.sp->next(s.st, 0, 1e9 + 1e6, &g), HS_SPLIT_CHUNK);
+    assert_int_equal(g.begin, 128); /* the pool: b is retired */
+    s_end(&s, NULL);
+    s_start(&s, "hdss", 1000, dev, 2, NULL, NULL); /* b never asks */
+    assert_int_equal(s.sp->next(s.st, 0, 0, &g), HS_SPLIT_WAIT);
+    assert_int_equal(s.sp->next(s.st, 0, 3334, &g), HS_SPLIT_CHUNK);
+    assert_int_equal(g.begin, 0);
+    s_end(&s, NULL);
+    for (int i = 0; i < 2; i++) {
+        s_start(&s, "hdss", 1000, dev, 2, i ? &off : &low, NULL);
+        assert_int_equal(s.sp->next(s.st, 0, 0, &g), HS_SPLIT_CHUNK);
+        s_end(&s, NULL);
+    }
 }
 
 /* hdss's fit in time (our addition), widths 1, no hints, adaptive_max 1
@@ -635,10 +675,11 @@ static void seq_hdss_fit(void **state)
 /* The H100 profile of xgemm by rows (issue 6): a CPU of 15 threads 40x
  * slower than the GPU, whose 135 first rows (16 ms of streaming B each
  * chunk + 0.139 ms a row) take 34.7 ms, longer than the GPU alone
- * (28.8 ms).  The paper's hdss (hdss_plain=3) loses that block to the GPU,
- * which redoes it; ours gives the CPU one width (15 rows, 18.1 ms), which
- * it ends, then waits: never slower than the GPU alone by more than the
- * GPU's extra chunk overheads (1%). */
+ * (28.8 ms).  The paper's hdss (hdss_plain=7) loses that block to the GPU,
+ * which redoes it.  Ours lets the CPU, 1/63 of the GPU by the hints, stand
+ * by; without standby (hdss_plain=4) it gives the CPU one width (15 rows,
+ * 18.1 ms), which it ends, then waits.  Either way the run is never slower
+ * than the GPU alone by more than the GPU's extra chunk overheads (1%). */
 static void hdss_h100_xgemm(void **state)
 {
     static hs_split_sim s;
@@ -652,7 +693,7 @@ static void hdss_h100_xgemm(void **state)
     s.dev[1].items_per_us = 0.4535;
     s.dev[1].width = 33;
     s.dev[1].bandwidth_gbps = 50;
-    for (int plain = 0; plain < 4; plain += 3) {
+    for (int plain = 0; plain <= 7; plain += plain ? 3 : 4) { /* 0, 4, 7 */
         hs_split_options o = {.hdss_plain = plain};
         hs_split_result r;
         assert_int_equal(hs_split_sim_run(&s, hs_splitter_find("hdss"), &o, NULL, &r, &err),
@@ -660,9 +701,9 @@ static void hdss_h100_xgemm(void **state)
         print_message("hdss_plain=%d: %.3f ms, gpu alone %.3f ms, cpu %zu rows, %zu refused\n",
                       plain, r.makespan_us / 1000, r.dev[1].alone_us / 1000, r.dev[0].items,
                       r.dev[0].refused);
-        assert_int_equal(r.dev[0].refused, plain ? 1 : 0);
-        assert_int_equal(r.dev[0].items, plain ? 0 : 15);
-        if (!plain)
+        assert_int_equal(r.dev[0].refused, plain == 7 ? 1 : 0);
+        assert_int_equal(r.dev[0].items, plain == 4 ? 15 : 0);
+        if (plain != 7)
             assert_true(r.makespan_us < 1.01 * r.dev[1].alone_us);
         hs_split_result_free(&r);
     }
@@ -875,6 +916,131 @@ static void drive_threads(void **state)
         }
 }
 
+static int drain_sleep(void *user, int d)
+{
+    drive_user *u = user;
+    struct timespec ts = {0, 20 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    return d == u->fail_device ? HS_EIO : 0;
+}
+
+/* The drain runs after a device's last chunk: its time counts in the
+ * device's finish and busy times, and a failed one fails the drive. */
+static void drive_drain(void **state)
+{
+    enum { N = 600 };
+    hs_split_device dev[2] = {mkdev("a", HS_DEVICE_CPU, 0), mkdev("b", HS_DEVICE_GPU, 0)};
+    hs_split_kernel k = {.name = "k", .items = N};
+    hs_split_drive_record rec[64];
+    (void)state;
+    for (int fail = 0; fail < 2; fail++) {
+        drive_user u = {.fail_device = fail ? 1 : -1};
+        hs_split_drive_stats st = {.records = rec, .max_records = 64};
+        hs_error err = {0};
+        double chunks_us = 0, last_end = 0;
+        int rc;
+        u.count = calloc(N, sizeof *u.count);
+        assert_non_null(u.count);
+        u.calls[1] = 1; /* run() never fails: only the drain may */
+        rc = hs_split_drive_prep(hs_splitter_find("static"), &k, dev, 2, NULL, NULL, NULL,
+                                 run_items, drain_sleep, &u, &st, &err);
+        free(u.count);
+        if (fail) {
+            assert_int_equal(rc, HS_EIO);
+            assert_non_null(strstr(err.msg, "device b failed"));
+            continue;
+        }
+        assert_int_equal(rc, HS_OK);
+        for (size_t i = 0; i < st.nrecords; i++)
+            if (rec[i].device == 1) {
+                chunks_us += rec[i].end_us - rec[i].start_us;
+                last_end = rec[i].end_us > last_end ? rec[i].end_us : last_end;
+            }
+        assert_true(st.finish_us[1] >= last_end + 20000);
+        assert_true(st.busy_us[1] >= chunks_us + 20000);
+    }
+}
+
+/* A broken splitter for the driver's own checks: one-item chunks in order,
+ * item `dup` handed out a second time right after it, and stop after
+ * `stop` chunks. */
+typedef struct bad_split {
+    size_t next, dup, stop, given;
+    int again;
+} bad_split;
+
+static bad_split bad;
+
+static int bad_start(const hs_split_kernel *k, const hs_split_device *dev, int ndev,
+                     const hs_split_options *opt, const hs_split_memory *mem, void **state,
+                     hs_error *err)
+{
+    (void)k, (void)dev, (void)ndev, (void)opt, (void)mem, (void)err;
+    bad.next = bad.given = 0;
+    bad.again = 0;
+    *state = &bad;
+    return HS_OK;
+}
+
+static hs_split_answer bad_next(void *state, int d, double now, hs_split_grant *g)
+{
+    bad_split *b = state;
+    (void)d, (void)now;
+    if (b->given == b->stop)
+        return HS_SPLIT_STOP;
+    b->given++;
+    if (b->next == b->dup + 1 && !b->again) {
+        b->again = 1;
+        g->begin = b->dup;
+    } else {
+        g->begin = b->next++;
+    }
+    g->end = g->begin + 1;
+    return HS_SPLIT_CHUNK;
+}
+
+static int bad_finished(void *state, int d, size_t b, size_t e, double us, double now)
+{
+    (void)state, (void)d, (void)b, (void)e, (void)us, (void)now;
+    return 1;
+}
+
+static void bad_fini(void *state)
+{
+    (void)state;
+}
+
+static int run_nothing(void *user, int d, size_t b, size_t e)
+{
+    (void)user, (void)d, (void)b, (void)e;
+    return 0;
+}
+
+/* The driver finds an item accepted twice, among more chunks than it keeps
+ * unmerged, and items nobody finished. */
+static void drive_checks_splitter(void **state)
+{
+    static const hs_splitter sp = {.name = "bad", .start = bad_start, .next = bad_next,
+                                   .finished = bad_finished, .fini = bad_fini};
+    hs_split_device dev[1] = {mkdev("a", HS_DEVICE_CPU, 0)};
+    hs_split_kernel k = {.name = "k", .items = 10000};
+    hs_error err = {0};
+    (void)state;
+    bad.dup = 7777;
+    bad.stop = 10001; /* every item, one twice */
+    assert_int_equal(hs_split_drive(&sp, &k, dev, 1, NULL, NULL, run_nothing, NULL, NULL, &err),
+                     HS_EINTERNAL);
+    assert_non_null(strstr(err.msg, "item 7777 finished twice"));
+    bad.dup = 20000; /* never */
+    bad.stop = 9000;
+    assert_int_equal(hs_split_drive(&sp, &k, dev, 1, NULL, NULL, run_nothing, NULL, NULL, &err),
+                     HS_EINTERNAL);
+    assert_non_null(strstr(err.msg, "1000 of 10000 items unfinished"));
+    bad.stop = 10000;
+    assert_int_equal(hs_split_drive(&sp, &k, dev, 1, NULL, NULL, run_nothing, NULL, NULL, &err),
+                     HS_OK);
+}
+
 /* -------------------------------------------------- the headline experiment */
 
 /* Best static split of two devices by exhaustive search over the share f of
@@ -1071,11 +1237,14 @@ int main(void)
         cmocka_unit_test(seq_hdss_start),
         cmocka_unit_test(seq_hdss_even_start),
         cmocka_unit_test(seq_hdss_fit),
+        cmocka_unit_test(seq_hdss_standby),
         cmocka_unit_test(hdss_h100_xgemm),
         cmocka_unit_test(conformance_random_timings),
         cmocka_unit_test(conformance_variability),
         cmocka_unit_test(conformance_dead_device),
         cmocka_unit_test(drive_threads),
+        cmocka_unit_test(drive_drain),
+        cmocka_unit_test(drive_checks_splitter),
         cmocka_unit_test(headline_throttle),
         cmocka_unit_test(plot_or_not_built),
         cmocka_unit_test(command_line),

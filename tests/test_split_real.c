@@ -107,6 +107,41 @@ static void refusals(void **state)
 
 /* ------------------------------------------------------------------- spans */
 
+/* GPU pieces: whole widths, the first one width, at most
+ * HS_SPLIT_REAL_PIECES, at least a MiB moved each. */
+static void gpu_pieces(void **state)
+{
+    hs_kconf c;
+    size_t at[HS_SPLIT_REAL_PIECES + 1];
+    (void)state;
+    /* gemm n = k = 8192: a row moves 32 KiB of a in and 32 KiB of c out */
+    conf(&c, "gemm", "n=8192,k=8192,m=8192");
+    assert_int_equal(hs__split_gpu_pieces(&c, 8192, 256, at), 16);
+    assert_int_equal(at[1], 256);
+    for (int p = 1; p < 16; p++) {
+        assert_int_equal(at[p] % 256, 0);
+        assert_true(at[p + 1] - at[p] >= 256);
+    }
+    assert_int_equal(at[16], 8192);
+    assert_int_equal(hs__split_gpu_pieces(&c, 1024, 256, at), 4); /* 256 each */
+    assert_int_equal(at[1], 256);
+    assert_int_equal(at[2], 512);
+    assert_int_equal(at[3], 768);
+    assert_int_equal(at[4], 1024);
+    assert_int_equal(hs__split_gpu_pieces(&c, 1000, 256, at), 3); /* 256, 368, 376 */
+    assert_int_equal(at[1], 256);
+    assert_int_equal(at[2], 512);
+    assert_int_equal(at[3], 1000);
+    assert_int_equal(hs__split_gpu_pieces(&c, 300, 256, at), 1);
+    assert_int_equal(at[1], 300);
+    assert_int_equal(hs__split_gpu_pieces(&c, 7, 0, at), 1); /* width 0 counts as 1 */
+    /* va: 12 bytes an item, so a MiB is 87382 items: 4 pieces, not 16 */
+    conf(&c, "va", "n=350000");
+    assert_int_equal(hs__split_gpu_pieces(&c, 350000, 1000, at), 4);
+    assert_int_equal(at[1], 1000);
+    assert_int_equal(at[4], 350000);
+}
+
 static void spans(void **state)
 {
     hs_kconf c;
@@ -437,6 +472,7 @@ int main(void)
         cmocka_unit_test(device_lists),
         cmocka_unit_test(refusals),
         cmocka_unit_test(spans),
+        cmocka_unit_test(gpu_pieces),
         cmocka_unit_test(every_splitter_va),
         cmocka_unit_test(every_splitter_pi),
         cmocka_unit_test(every_splitter_gemm),

@@ -343,7 +343,7 @@ static void test_threads(void **state)
         st.records = malloc(st.max_records * sizeof *st.records);
         assert_non_null(st.records);
         if (hs_split_drive_prep(hs_splitter_find("hdss"), &k, dev, 2 + round % 2, &o, NULL,
-                                NULL, run_tiles, &c, &st, &err) != HS_OK)
+                                NULL, run_tiles, NULL, &c, &st, &err) != HS_OK)
             fail_msg("round %d: %s", round, err.msg);
         /* the accepted chunks, by the driver's clock: as in the simulator */
         rec = malloc(st.nrecords * sizeof *rec + 1);

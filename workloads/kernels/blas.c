@@ -95,6 +95,9 @@ const hs_ktype hs_ktype_gemm = {
                      "on up to 4096 sampled entries",
     .blas = 1,
     .grain = 16,
+    /* cuBLAS's sgemm on an H200 (n = k = 8192): row chunks in pieces of 256
+     * rows ran 13% slower per row than in pieces of 512 */
+    .gpu_grain = 512,
     .whole_bufs = 1u << 1, /* b */
     .setup = gemm_setup,
     .fill = hs__kfill_inputs,

@@ -222,6 +222,7 @@ const hs_ktype hs_ktype_trsm = {
     .tolerance_doc = "X L^T vs B componentwise 1e-4 of |X||L^T|, up to 4096 sampled entries",
     .blas = 1,
     .grain = 16,
+    .gpu_grain = 256, /* 2 rows of 128x128 tiles: 128 tiles for n = 8192 (untimed) */
     .whole_bufs = 1u << 0, /* l */
     .setup = trsm_setup,
     .fill = trsm_fill,

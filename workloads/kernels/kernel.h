@@ -103,6 +103,11 @@ typedef struct hs_ktype {
     const char *tolerance_doc;   /* how check() compares, one line */
     int blas;                    /* CPU version threads through OpenBLAS */
     size_t grain;                /* smallest item count worth a CPU thread */
+    /* Items a GPU chunk of a split is best a multiple of (its width,
+     * exec/split_real.c), for types whose CUDA kernel computes tiles of
+     * many items (cuBLAS level 3) and runs slowly on a few rows of them.
+     * 0: the thread model, 2048 threads per multiprocessor. */
+    size_t gpu_grain;
     /* Splitting across memories (exec/split_real.h): bit i set when every
      * item range reads buffer i whole (gemm's b, gemv's x, trsm's l, axpy's
      * num and den, fblock's a for its neighbour planes); such a buffer must
