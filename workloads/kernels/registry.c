@@ -189,32 +189,118 @@ typedef struct part {
     const hs_kconf *c;
     void *const *bufs;
     size_t begin, end;
-    pthread_t tid;
-    int started;
     int rc;
     hs_error err;
 } part;
 
-static void *run_part(void *arg)
+static void run_part(part *p)
 {
-    part *p = arg;
     p->rc = p->c->type->run_cpu(p->c, p->bufs, p->begin, p->end, &p->err);
-    return NULL;
 }
 
 #define HS_KMAX_THREADS 256
 
+/* Teams of helper threads, kept from call to call: starting 13 threads
+ * for every chunk of a split cost the CPU about 2 ms a chunk on a 16-core
+ * H200 host (each new stack is mapped while the other threads run, and the
+ * kernel then stops them all), more than its whole share of a vector add.
+ * A call takes a team from the free list (or makes one), helper i runs
+ * part i + 1 of each round it has one in, the caller runs part 0, waits for
+ * the others and gives the team back: calls at once from several threads
+ * (CPU devices, engine workers) use several teams.  Teams and their
+ * sleeping helpers last as long as the process. */
+typedef struct team team;
+
+typedef struct helper {
+    team *t;
+    int i;
+    pthread_t tid;
+} helper;
+
+struct team {
+    pthread_mutex_t mu;
+    pthread_cond_t go, done;
+    part *parts;            /* this round's */
+    int np;                 /* parts in this round */
+    int left;               /* helpers' parts of this round not done */
+    unsigned long round;
+    int n;                  /* helpers started */
+    team *next_free;
+    helper h[HS_KMAX_THREADS - 1];
+};
+
+static pthread_mutex_t teams_mu = PTHREAD_MUTEX_INITIALIZER;
+static team *free_teams;
+
+static void *helper_main(void *arg)
+{
+    helper *h = arg;
+    team *t = h->t;
+    unsigned long seen = 0;
+    pthread_mutex_lock(&t->mu);
+    for (;;) {
+        while (t->round == seen)
+            pthread_cond_wait(&t->go, &t->mu);
+        seen = t->round;
+        if (h->i + 1 < t->np) {
+            pthread_mutex_unlock(&t->mu);
+            run_part(&t->parts[h->i + 1]);
+            pthread_mutex_lock(&t->mu);
+            if (--t->left == 0)
+                pthread_cond_signal(&t->done);
+        }
+    }
+    return NULL;
+}
+
+/* A free team with up to `want` helpers (fewer when no more threads can be
+ * started); NULL when none can be made. */
+static team *team_take(int want)
+{
+    team *t;
+    pthread_mutex_lock(&teams_mu);
+    if ((t = free_teams))
+        free_teams = t->next_free;
+    pthread_mutex_unlock(&teams_mu);
+    if (!t) {
+        if (!(t = calloc(1, sizeof *t)))
+            return NULL;
+        pthread_mutex_init(&t->mu, NULL);
+        pthread_cond_init(&t->go, NULL);
+        pthread_cond_init(&t->done, NULL);
+    }
+    while (t->n < want) { /* its helpers are idle: nobody else holds t */
+        helper *h = &t->h[t->n];
+        h->t = t;
+        h->i = t->n;
+        if (pthread_create(&h->tid, NULL, helper_main, h) != 0)
+            break;
+        pthread_detach(h->tid);
+        t->n++;
+    }
+    return t;
+}
+
+static void team_give(team *t)
+{
+    pthread_mutex_lock(&teams_mu);
+    t->next_free = free_teams;
+    free_teams = t;
+    pthread_mutex_unlock(&teams_mu);
+}
+
 /* Splits [begin, end) into up to nthreads contiguous parts of at least
  * `grain` items, runs the first on the calling thread and the others on
- * their own threads.  A part that cannot get a thread runs on the caller,
- * so the result never depends on how many threads could be started. */
+ * its helpers.  A part that gets no helper runs on the caller, so the
+ * result never depends on how many threads could be started. */
 int hs_krun_cpu(const hs_kconf *c, void *const *bufs, size_t begin, size_t end, int nthreads,
                 hs_error *err)
 {
     const hs_ktype *t = c->type;
     size_t n = end - begin, grain = t->grain ? t->grain : 1;
     part *parts;
-    int np, rc;
+    team *tm;
+    int np, helped, rc;
     if ((rc = hs__krange(c, begin, end, err)) != 0)
         return rc;
     if (nthreads < 0)
@@ -230,27 +316,38 @@ int hs_krun_cpu(const hs_kconf *c, void *const *bufs, size_t begin, size_t end, 
         np = (int)(n / grain);
     if (!(parts = calloc((size_t)np, sizeof *parts)))
         return hs_error_set(err, HS_ENOMEM, "out of memory");
-    for (int i = 0; i < np; i++) {
-        parts[i].c = c;
-        parts[i].bufs = bufs;
-        parts[i].begin = begin + n * (size_t)i / (size_t)np;
-        parts[i].end = begin + n * (size_t)(i + 1) / (size_t)np;
-        if (i > 0)
-            parts[i].started = pthread_create(&parts[i].tid, NULL, run_part, &parts[i]) == 0;
+    for (int i = 0; i < np; i++)
+        parts[i] = (part){.c = c, .bufs = bufs, .begin = begin + n * (size_t)i / (size_t)np,
+                          .end = begin + n * (size_t)(i + 1) / (size_t)np};
+    tm = team_take(np - 1);
+    helped = tm ? (tm->n + 1 < np ? tm->n + 1 : np) : 1;
+    if (helped > 1) {
+        pthread_mutex_lock(&tm->mu);
+        tm->parts = parts;
+        tm->np = helped;
+        tm->left = helped - 1;
+        tm->round++;
+        pthread_cond_broadcast(&tm->go);
+        pthread_mutex_unlock(&tm->mu);
     }
     run_part(&parts[0]);
+    for (int i = helped; i < np; i++)
+        run_part(&parts[i]);
+    if (helped > 1) {
+        pthread_mutex_lock(&tm->mu);
+        while (tm->left > 0)
+            pthread_cond_wait(&tm->done, &tm->mu);
+        pthread_mutex_unlock(&tm->mu);
+    }
+    if (tm)
+        team_give(tm);
     rc = 0;
-    for (int i = 0; i < np; i++) {
-        if (parts[i].started)
-            pthread_join(parts[i].tid, NULL);
-        else if (i > 0)
-            run_part(&parts[i]);
-        if (parts[i].rc != 0 && rc == 0) {
+    for (int i = 0; i < np && rc == 0; i++)
+        if (parts[i].rc != 0) {
             rc = parts[i].rc;
             if (err)
                 *err = parts[i].err;
         }
-    }
     free(parts);
     return rc;
 }
