@@ -73,8 +73,12 @@
  * block of it cost more on an H200 (14 rows of a CPU gemm, 0.17% of the
  * items, packed all of B for 12 ms and slowed the GPU's copy of B by 0.6
  * ms, 2% of the run).  It still takes over the chunk of a device that
- * stops answering, and the pool once no faster device is left.  None
- * applies in wavefront mode, which has its own rule (above).
+ * stops answering, and the pool once no faster device is left.  When one
+ * device is left taking part, the adaptive phase has no weights to tell
+ * apart and is skipped: eq. (2) hands that device every item at once (its
+ * three adaptive blocks had cost an H200 1% of a pi or an xgemm, against
+ * the GPU alone).  None applies in wavefront mode, which has its own rule
+ * (above).
  */
 #include <math.h>
 #include <stdint.h>
@@ -146,13 +150,18 @@ static void even_start(hdss *s, const hs_split_device *dev, int ndev)
 static void standby(hdss *s, const hs_split_device *dev, int ndev, double below)
 {
     double fastest = 0;
+    int active = 0;
     for (int d = 0; d < ndev; d++) {
         if (!(dev[d].rate_hint > 0))
             return;
         fastest = dev[d].rate_hint > fastest ? dev[d].rate_hint : fastest;
     }
-    for (int d = 0; d < ndev; d++)
+    for (int d = 0; d < ndev; d++) {
         s->v[d].standby = dev[d].rate_hint < below * fastest;
+        active += !s->v[d].standby;
+    }
+    if (active == 1 && ndev > 1) /* nothing to weigh: eq. (2) hands it all */
+        s->completion = 1;
 }
 
 /* A standing-by device d asks: taken-back work or WAIT (hs__split_idle)
@@ -295,7 +304,7 @@ static size_t adaptive_block(hdss *s, int d, double now)
     if (v->npoints >= HDSS_FIT_POINTS) {
         double lx = fitted_log_block(v, s->mcr), sum = 0, budget;
         for (int j = 0; j < s->core.ndev; j++)
-            if (!s->core.d[j].retired)
+            if (!s->core.d[j].retired && !s->v[j].standby)
                 sum += mgss_weight(s, j, now);
         budget = (double)(s->cap - s->adaptive_given);
         if (sum > 0)
@@ -310,12 +319,13 @@ static size_t adaptive_block(hdss *s, int d, double now)
     return hs__split_round_up((size_t)want, s->core.dev[d].width);
 }
 
-/* eq. (2): B = R w_d / sum_j w_j over the devices still in the run. */
+/* eq. (2): B = R w_d / sum_j w_j over the devices still in the run (not
+ * standing by). */
 static size_t mgss_block(hdss *s, int d, size_t left, double now)
 {
     double sum = 0, wd = mgss_weight(s, d, now), b;
     for (int j = 0; j < s->core.ndev; j++)
-        if (!s->core.d[j].retired)
+        if (!s->core.d[j].retired && !s->v[j].standby)
             sum += mgss_weight(s, j, now);
     if (!(wd > 0) || !(sum > 0))
         return hs__split_round_up((left + (size_t)s->core.ndev - 1) / (size_t)s->core.ndev,

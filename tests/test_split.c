@@ -600,10 +600,11 @@ static void seq_hdss_even_start(void **state)
 /* hdss's standby (our addition): a (0.01 items/us) is 30x slower than b
  * (0.3), below the 5% of b that takes part.  1000 items, widths 1.  a asks
  * first, before b has a chunk: it waits until b would have done all by its
- * hint, 1000 / 0.3 = 3333.3 us; b takes its first block; a waits again
- * (on b's chunk); should b stop answering, a takes b's chunk over and then
- * the rest of the pool.  If b never asks, a takes the pool at 3333.3.
- * With standby_below 0.03, or hdss_plain=4, a takes part at once. */
+ * hint, 1000 / 0.3 = 3333.3 us; b, alone in the run, takes every item at
+ * once (no adaptive phase); a waits again (on b's chunk); should b stop
+ * answering, a takes b's chunk over.  If b never asks, a takes the pool at
+ * 3333.3.  With standby_below 0.03, or hdss_plain=4, a takes part at once
+ * and b's first block is the paper's 128. */
 static void seq_hdss_standby(void **state)
 {
     hs_split_device dev[2] = {mkdev("a", HS_DEVICE_CPU, 0.01), mkdev("b", HS_DEVICE_GPU, 0.3)};
@@ -614,13 +615,12 @@ static void seq_hdss_standby(void **state)
     s_start(&s, "hdss", 1000, dev, 2, NULL, NULL);
     assert_int_equal(s.sp->next(s.st, 0, 0, &g), HS_SPLIT_WAIT);
     assert_true(fabs(g.wake_us - 1000 / 0.3) < EPS);
-    want_chunk(&s, 1, 1, 0, 128);
+    want_chunk(&s, 1, 1, 0, 1000);
     assert_int_equal(s.sp->next(s.st, 0, 2, &g), HS_SPLIT_WAIT);
     assert_true(g.wake_us > 2 && isfinite(g.wake_us)); /* when b would be judged dead */
-    want_chunk(&s, 0, 1e9, 0, 128);                    /* b's chunk, taken back */
-    report(&s, 0, 0, 128, 1e6, 1e9 + 1e6);
-    assert_int_equal(s.sp->next(s.st, 0, 1e9 + 1e6, &g), HS_SPLIT_CHUNK);
-    assert_int_equal(g.begin, 128); /* the pool: b is retired */
+    want_chunk(&s, 0, 1e9, 0, 1000);                   /* b's chunk, taken back */
+    report(&s, 0, 0, 1000, 1e6, 1e9 + 1e6);
+    assert_int_equal(s.sp->next(s.st, 0, 1e9 + 1e6, &g), HS_SPLIT_STOP);
     s_end(&s, NULL);
     s_start(&s, "hdss", 1000, dev, 2, NULL, NULL); /* b never asks */
     assert_int_equal(s.sp->next(s.st, 0, 0, &g), HS_SPLIT_WAIT);
@@ -630,6 +630,7 @@ static void seq_hdss_standby(void **state)
     for (int i = 0; i < 2; i++) {
         s_start(&s, "hdss", 1000, dev, 2, i ? &off : &low, NULL);
         assert_int_equal(s.sp->next(s.st, 0, 0, &g), HS_SPLIT_CHUNK);
+        want_chunk(&s, 1, 0, g.end, g.end + 128);
         s_end(&s, NULL);
     }
 }
@@ -677,9 +678,10 @@ static void seq_hdss_fit(void **state)
  * chunk + 0.139 ms a row) take 34.7 ms, longer than the GPU alone
  * (28.8 ms).  The paper's hdss (hdss_plain=7) loses that block to the GPU,
  * which redoes it.  Ours lets the CPU, 1/63 of the GPU by the hints, stand
- * by; without standby (hdss_plain=4) it gives the CPU one width (15 rows,
- * 18.1 ms), which it ends, then waits.  Either way the run is never slower
- * than the GPU alone by more than the GPU's extra chunk overheads (1%). */
+ * by, and the GPU gets every row in one chunk; without standby
+ * (hdss_plain=4) it gives the CPU one width (15 rows, 18.1 ms), which it
+ * ends, then waits.  Either way the run is never slower than the GPU alone
+ * by more than the GPU's extra chunk overheads (1%). */
 static void hdss_h100_xgemm(void **state)
 {
     static hs_split_sim s;
@@ -705,6 +707,8 @@ static void hdss_h100_xgemm(void **state)
         assert_int_equal(r.dev[0].items, plain == 4 ? 15 : 0);
         if (plain != 7)
             assert_true(r.makespan_us < 1.01 * r.dev[1].alone_us);
+        if (plain == 0) /* the GPU alone takes part: one chunk, no adaptive phase */
+            assert_int_equal(r.dev[1].chunks, 1);
         hs_split_result_free(&r);
     }
 }
