@@ -18,7 +18,7 @@ typedef struct drive {
     const hs_splitter *sp;
     void *st;
     size_t items, accepted;
-    span *acc;           /* accepted chunks, merged now and then */
+    span *acc;                    /* accepted chunks, merged now and then */
     size_t nacc, capacc;
     int nomem;                    /* no room to record an accepted chunk */
     size_t twice;                 /* an item accepted twice: index + 1 */

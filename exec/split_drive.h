@@ -6,10 +6,11 @@
  * chunk it unlocks, calls run(user, device, begin, end) and times it with
  * CLOCK_MONOTONIC, then reports finished() under the mutex and wakes every
  * waiting thread; on WAIT it sleeps on the condition variable until another
- * thread reports or wake_us passes; on STOP it ends.  Times are µs since the
- * drive started.  A run() that returns an error stands for a device that
- * stopped answering: its thread ends without reporting the chunk, which a
- * splitter with HS_SPLIT_SURVIVES_FAILURE then hands to the others.
+ * thread reports or wake_us passes; on STOP it ends.  Times are µs since
+ * every device thread was up (the clock starts then).  A run() that
+ * returns an error stands for a device that stopped answering: its thread
+ * ends without reporting the chunk, which a splitter with
+ * HS_SPLIT_SURVIVES_FAILURE then hands to the others.
  * In wavefront mode (-o wavefront, mapper/split.h) a chunk handed out
  * before the upper or left neighbour of one of its tiles was reported
  * stops every thread and fails the drive with HS_EINTERNAL.
@@ -80,7 +81,7 @@ int hs_split_drive_prep(const hs_splitter *sp, const hs_split_kernel *k,
                         hs_error *err);
 
 /* Sets bits [b, e) of a bitmap of items; 0, or 1 + the first item that was
- * set already (the simulator and the driver both keep one). */
+ * set already (the simulator keeps one; the driver keeps merged spans). */
 size_t hs__split_bits_mark(uint64_t *bits, size_t b, size_t e);
 
 #endif

@@ -5,9 +5,9 @@
  *
  * Between chunks the engines would idle: the device waits for its next
  * chunk's first input copy (the fill) and the last output copy of its
- * chunk (the drain).  A chunk with gemm's 256-row pieces loses about
- * 0.3 ms so on an H200, which HDSS's half a dozen chunks turned into a few
- * percent of the whole kernel.  So (1) a chunk ends, for the splitter, when
+ * chunk (the drain), about 0.3 ms a chunk of gemm rows on an H200, which
+ * HDSS's half a dozen chunks made a few percent of the kernel.  So (1) a
+ * chunk ends, for the splitter, when
  * its last kernel ends: its last output copy overlaps the next chunk and
  * hs__split_gpu_drain waits for it after the device's last chunk (the
  * driver counts that wait in the device's finish time); (2) after its last
