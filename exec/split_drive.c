@@ -80,6 +80,8 @@ static int by_begin(const void *a, const void *b)
 static void merge(drive *dr)
 {
     size_t n = 0;
+    if (dr->nacc == 0) /* acc may be NULL: not for qsort */
+        return;
     qsort(dr->acc, dr->nacc, sizeof *dr->acc, by_begin);
     for (size_t i = 0; i < dr->nacc; i++) {
         span x = dr->acc[i];
