@@ -146,7 +146,9 @@ int hs__split_gpu_prep(hs__split_gpu *g, void *const *in, hs_error *err);
  * still be under way. */
 int hs__split_gpu_chunk(hs__split_gpu *g, void *const *in, void *const *out, size_t b, size_t e,
                         size_t width, hs_error *err);
-/* Waits for every copy still under way: the results are then in `out`. */
+/* Waits for the kernels and output copies still under way: the results
+ * are then in `out` (inputs copied ahead may still be on their way: the
+ * next prep waits for them). */
 int hs__split_gpu_drain(hs__split_gpu *g, hs_error *err);
 
 /* The pieces of a GPU chunk of n items: as many as whole widths fit, at

@@ -14,10 +14,13 @@
  * input copy a chunk copies in the inputs of the next width of items
  * (speculatively: a self-scheduled device usually gets the items that
  * follow its own, from the pool's global pointer), and a chunk whose first
- * piece lies in them skips that copy.  The guess costs one piece's copy
- * when another device took those items.  Only read-only inputs are copied
- * ahead (an in-place buffer's slice may still hold a result on its way
- * out). */
+ * piece lies in them skips that copy.  A wrong guess (another device took
+ * those items) costs a piece's copy, which the next chunk's first copy
+ * waits behind: so a device guesses only while its chunks follow each
+ * other (its first chunk, and any that began where the one before ended).
+ * Only read-only inputs are copied ahead (an in-place buffer's slice may
+ * still hold a result on its way out). */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -35,6 +38,7 @@ struct hs__split_gpu {
     int nevents;
     void *d[HS_KMAX_BUFS];
     size_t ahead_b, ahead_e;  /* inputs of [ahead_b, ahead_e) copied ahead */
+    size_t last_e;            /* end of the last chunk; SIZE_MAX: none since the drain */
 };
 
 /* 0, or HS_EIO naming the device and the call (hs__cuda_ok). */
@@ -96,6 +100,7 @@ int hs__split_gpu_open(const hs_kconf *c, int cuda_device, hs__split_gpu **out, 
         return hs_error_set(err, HS_ENOMEM, "out of memory");
     g->c = c;
     g->device = cuda_device;
+    g->last_e = SIZE_MAX;
     if ((rc = hs_kcuda_new(cuda_device, &g->ctx, err)) != HS_OK) {
         free(g);
         return rc;
@@ -151,11 +156,13 @@ void hs__split_gpu_close(hs__split_gpu *g)
     free(g);
 }
 
-/* Waits for all three streams; the first error, or rc when set already. */
-static int settle(hs__split_gpu *g, int rc, hs_error *err)
+/* Waits for the compute and output streams and, with all = 1, for the
+ * input stream (inputs copied ahead may still be on their way); the first
+ * error, or rc when set already. */
+static int settle(hs__split_gpu *g, int all, int rc, hs_error *err)
 {
-    cudaStream_t s[3] = {g->in, g->run, g->out};
-    for (int i = 0; i < 3; i++) {
+    cudaStream_t s[3] = {g->run, g->out, g->in};
+    for (int i = 0; i < 2 + all; i++) {
         int r = ok(cudaStreamSynchronize(s[i]), g->device, "cudaStreamSynchronize",
                    rc ? NULL : err);
         if (rc == HS_OK)
@@ -175,7 +182,7 @@ int hs__split_gpu_prep(hs__split_gpu *g, void *const *in, hs_error *err)
             rc = ok(cudaMemcpyAsync(g->d[i], in[i], c->bufs[i].bytes, cudaMemcpyHostToDevice,
                                     g->in),
                     g->device, "cudaMemcpyAsync", err);
-    return settle(g, rc, err);
+    return settle(g, 1, rc, err);
 }
 
 /* Copies the slices of [b, e) of the buffers with any of `modes` (whole
@@ -219,7 +226,7 @@ int hs__split_gpu_chunk(hs__split_gpu *g, void *const *in, void *const *out, siz
 {
     const hs_kconf *c = g->c;
     size_t at[HS_SPLIT_REAL_PIECES + 1], np = hs__split_gpu_pieces(c, e - b, width, at);
-    int rc;
+    int rc, follows;
     if ((rc = ok(cudaSetDevice(g->device), g->device, "cudaSetDevice", err)) != HS_OK)
         return rc;
     for (size_t p = 0; p < np && rc == HS_OK; p++) {
@@ -241,7 +248,9 @@ int hs__split_gpu_chunk(hs__split_gpu *g, void *const *in, void *const *out, siz
         rc = copy_slices(g, out, pb, pe, HS_KWRITE, 0, g->out, err);
     }
     g->ahead_b = g->ahead_e = 0;
-    if (rc == HS_OK && e < c->items && may_copy_ahead(c)) {
+    follows = g->last_e == SIZE_MAX || g->last_e == b;
+    g->last_e = e;
+    if (rc == HS_OK && follows && e < c->items && may_copy_ahead(c)) {
         size_t ae = e + width < c->items ? e + width : c->items;
         if ((rc = copy_slices(g, in, e, ae, HS_KREAD, 1, g->in, err)) == HS_OK) {
             g->ahead_b = e;
@@ -249,7 +258,7 @@ int hs__split_gpu_chunk(hs__split_gpu *g, void *const *in, void *const *out, siz
         }
     }
     if (rc != HS_OK)
-        return settle(g, rc, err);
+        return settle(g, 1, rc, err);
     /* the last kernel: its output copy goes on behind the next chunk */
     return ok(cudaStreamSynchronize(g->run), g->device, "cudaStreamSynchronize", err);
 }
@@ -257,6 +266,7 @@ int hs__split_gpu_chunk(hs__split_gpu *g, void *const *in, void *const *out, siz
 int hs__split_gpu_drain(hs__split_gpu *g, hs_error *err)
 {
     int rc = ok(cudaSetDevice(g->device), g->device, "cudaSetDevice", err);
-    g->ahead_b = g->ahead_e = 0;
-    return settle(g, rc, err);
+    g->ahead_b = g->ahead_e = 0; /* a copy ahead may go on: the next prep waits */
+    g->last_e = SIZE_MAX;
+    return settle(g, 0, rc, err);
 }
