@@ -24,6 +24,7 @@
 #include "exec/real.h"
 #include "hetsched/hetsched.h"
 #include "mapper/policy.h"
+#include "tests/workload_fixture.h"
 
 enum { INDEP, CHAIN, LAYERS };
 
@@ -44,7 +45,7 @@ static const hs_backend_ops *backend(int k)
 /* Adds cpu0 and, for ndev > 1, more devices: cpu1, cpu2 (host memory) when
  * gpus is 0, else gpu0, gpu1 with their own memories linked to host and to
  * each other. */
-static void platform(hs_workload *w, int ndev, int gpus)
+static void devices(hs_workload *w, int ndev, int gpus)
 {
     hs_error err = {0};
     char name[16];
@@ -79,7 +80,7 @@ static hs_workload *empty(int ndev, int gpus, size_t n, int shape)
     size_t nk = shape == INDEP ? 1 : n;
     int app;
     assert_non_null(w);
-    platform(w, ndev, gpus);
+    devices(w, ndev, gpus);
     app = hs_workload_add_app(w, "e", shape == INDEP ? (int)n : 1, &err);
     assert_true(app >= 0);
     for (size_t i = 0; i < nk; i++) {
@@ -253,7 +254,7 @@ static void failing_task_reaches_the_caller(void **state)
                 hs_schedule *s;
                 hs_error err = {0};
                 int a, b, ks, kp, emu = be == B_EMU;
-                platform(w, ndev, emu);
+                devices(w, ndev, emu);
                 a = hs_workload_add_app(w, "bad", 1, &err);
                 ks = hs_app_add_kernel(w, a, "scale", &err);
                 kp = hs_app_add_kernel(w, a, "potrf", &err);
@@ -287,21 +288,6 @@ static void failing_task_reaches_the_caller(void **state)
     set_depth(NULL);
 }
 
-/* A typed kernel: type, one or two params, costs on cpu and gpu. */
-static void typed(hs_workload *w, int app, const char *name, const char *type, const char *p1,
-                  double v1, const char *p2, double v2, double cpu_us, double gpu_us)
-{
-    hs_error err = {0};
-    int k = hs_app_add_kernel(w, app, name, &err);
-    assert_true(k >= 0);
-    assert_int_equal(hs_kernel_set_type(w, app, k, type, &err), 0);
-    assert_int_equal(hs_kernel_add_param(w, app, k, p1, v1, &err), 0);
-    if (p2)
-        assert_int_equal(hs_kernel_add_param(w, app, k, p2, v2, &err), 0);
-    assert_int_equal(hs_kernel_set_cost(w, app, k, "cpu", cpu_us, &err), 0);
-    assert_int_equal(hs_kernel_set_cost(w, app, k, "gpu", gpu_us, &err), 0);
-}
-
 /* A worker that takes a task while its next one is queued prefetches the
  * next one's inputs.  emu, cpu0 + gpu0, dmda, depth 2: va0..va3 (n = 1000,
  * cost 10 us on cpu, 1000 on gpu) run on cpu0, then an untyped barrier
@@ -323,12 +309,12 @@ static void queued_task_is_prefetched(void **state)
     char name[16], from[16];
     int a;
     (void)state;
-    platform(w, 2, 1);
+    devices(w, 2, 1);
     a = hs_workload_add_app(w, "pf", 1, &err);
     assert_true(a >= 0);
     for (int i = 0; i < 4; i++) {
         snprintf(name, sizeof name, "va%d", i);
-        typed(w, a, name, "va", "n", 1000, NULL, 0, 10, 1000);
+        kernel(w, a, name, "va", "n", 1000, NULL, 0, 10, 1000);
     }
     assert_true(hs_app_add_kernel(w, a, "barrier", &err) >= 0);
     assert_int_equal(hs_kernel_set_cost(w, a, 4, "cpu", 0, &err), 0);
@@ -336,7 +322,7 @@ static void queued_task_is_prefetched(void **state)
     for (int i = 0; i < 4; i++) {
         snprintf(from, sizeof from, "va%d", i);
         snprintf(name, sizeof name, "scale%d", i);
-        typed(w, a, name, "scale", "n", 1000, "s", 2, 1000, 10);
+        kernel(w, a, name, "scale", "n", 1000, "s", 2, 1000, 10);
         assert_true(hs_app_add_edge(w, a, from, "barrier", 0, &err) >= 0);
         assert_true(hs_app_add_edge(w, a, from, name, 4000, &err) >= 0);
         assert_true(hs_app_add_edge(w, a, "barrier", name, 0, &err) >= 0);

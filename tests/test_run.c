@@ -19,48 +19,10 @@
 #include "exec/engine.h"
 #include "hetsched/hetsched.h"
 #include "mapper/policy.h"
+#include "tests/workload_fixture.h"
 #include "workloads/kernels/kernel.h"
 
 /* ---------------------------------------------------------------- helpers */
-
-enum { PF_CPU2, PF_CPU_GPU2, PF_GPU1, PF_CPU_GPU1 };
-
-/* Adds the platform: PF_CPU2 = cpu0, cpu1 (host); PF_CPU_GPU2 = cpu0 + gpu0,
- * gpu1 (own memories, linked to host and to each other); PF_GPU1 = gpu0
- * only; PF_CPU_GPU1 = cpu0 + gpu0. */
-static void platform(hs_workload *w, int pf)
-{
-    hs_error err = {0};
-    static const char *const mems[] = {"host", "gpu0", "gpu1"};
-    int nm = pf == PF_CPU_GPU2 ? 3 : pf == PF_CPU2 ? 1 : 2;
-    if (pf != PF_GPU1)
-        assert_true(hs_platform_add_device(w, "cpu0", HS_DEVICE_CPU, "host", 1, &err) >= 0);
-    if (pf == PF_CPU2)
-        assert_true(hs_platform_add_device(w, "cpu1", HS_DEVICE_CPU, "host", 1, &err) >= 0);
-    if (pf != PF_CPU2)
-        assert_true(hs_platform_add_device(w, "gpu0", HS_DEVICE_GPU, "gpu0", 0, &err) >= 0);
-    if (pf == PF_CPU_GPU2)
-        assert_true(hs_platform_add_device(w, "gpu1", HS_DEVICE_GPU, "gpu1", 0, &err) >= 0);
-    for (int a = 0; a < nm; a++)
-        for (int b = 0; b < nm; b++)
-            if (a != b)
-                assert_true(hs_platform_add_link(w, mems[a], mems[b], 10.0, 5.0, &err) >= 0);
-}
-
-static int kernel(hs_workload *w, int app, const char *name, const char *type, const char *p1,
-                  double v1, const char *p2, double v2, double cpu_us, double gpu_us)
-{
-    hs_error err = {0};
-    int k = hs_app_add_kernel(w, app, name, &err);
-    assert_true(k >= 0);
-    assert_int_equal(hs_kernel_set_type(w, app, k, type, &err), 0);
-    assert_int_equal(hs_kernel_add_param(w, app, k, p1, v1, &err), 0);
-    if (p2)
-        assert_int_equal(hs_kernel_add_param(w, app, k, p2, v2, &err), 0);
-    assert_int_equal(hs_kernel_set_cost(w, app, k, "cpu", cpu_us, &err), 0);
-    assert_int_equal(hs_kernel_set_cost(w, app, k, "gpu", gpu_us, &err), 0);
-    return k;
-}
 
 /* Application "chain" (`instances` times): va -> scale -> increment on n =
  * 1000 floats (4000-byte results, so each edge feeds the next kernel's
@@ -239,7 +201,7 @@ static void check_outputs(const hs_workload *w, const hs_run_report *r, void **r
  * split typed kernel run too. */
 static void every_policy_cpu_and_emu(void **state)
 {
-    hs_workload *wc = mixed(PF_CPU2), *we = mixed(PF_CPU_GPU2);
+    hs_workload *wc = mixed(PF_CPU), *we = mixed(PF_CPU_GPU2);
     void **ref = reference(wc);
     const hs_policy *const *pol = hs_policy_list();
     int nsplit = 0;
@@ -286,7 +248,7 @@ static void emu_lone_gpu_copies_only_the_output(void **state)
     hs_error err = {0};
     void **ref;
     (void)state;
-    platform(w, PF_GPU1);
+    platform(w, PF_GPU);
     chain_app(w, 1);
     finalize(w);
     ref = reference(w);
@@ -318,7 +280,7 @@ static void emu_heft_copies_both_ways(void **state)
     hs_error err = {0};
     void **ref;
     (void)state;
-    platform(w, PF_CPU_GPU1);
+    platform(w, PF_CPU_GPU);
     chain_app(w, 1);
     finalize(w);
     ref = reference(w);
@@ -392,7 +354,7 @@ static void failing_kernel_fails_the_run(void **state)
     hs_error err = {0};
     int a;
     (void)state;
-    platform(w, PF_CPU_GPU1);
+    platform(w, PF_CPU_GPU);
     a = hs_workload_add_app(w, "bad", 1, &err);
     kernel(w, a, "syrk", "syrk", "n", 8, "k", 64, 30, 20);
     kernel(w, a, "potrf", "potrf", "n", 8, NULL, 0, 30, 20);
