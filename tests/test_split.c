@@ -32,6 +32,7 @@
 #include "hetsched/hetsched.h"
 #include "hs_config.h"
 #include "mapper/split.h"
+#include "tests/cli_fixture.h"
 
 #define EPS 1e-6
 
@@ -1166,19 +1167,6 @@ static void plot_or_not_built(void **state)
 #endif
     unlink(path);
     hs_split_result_free(&r);
-}
-
-/* Runs `$HETSCHED ARGS` with its output thrown away; its exit status. */
-static int cli(const char *args)
-{
-    const char *bin = getenv("HETSCHED");
-    char cmd[1024];
-    int st;
-    if (!bin)
-        return -1;
-    snprintf(cmd, sizeof cmd, "%s %s >/dev/null 2>&1", bin, args);
-    st = system(cmd);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
 static void command_line(void **state)

@@ -26,6 +26,7 @@
 
 #include "exec/split_real.h"
 #include "hs_config.h"
+#include "tests/cli_fixture.h"
 #include "tests/kernels_fixture.h"
 
 /* Two CPU devices of one thread each. */
@@ -422,18 +423,6 @@ static void static_and_records(void **state)
 }
 
 /* ----------------------------------------------------------- command line */
-
-static int cli(const char *args)
-{
-    const char *bin = getenv("HETSCHED");
-    char cmd[1024];
-    int st;
-    if (!bin)
-        return -1;
-    snprintf(cmd, sizeof cmd, "%s %s >/dev/null 2>&1", bin, args);
-    st = system(cmd);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
 static void command_line(void **state)
 {
