@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -47,25 +46,6 @@ static double since(const struct timespec *t0)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)(t.tv_sec - t0->tv_sec) * 1e6 + (double)(t.tv_nsec - t0->tv_nsec) / 1e3;
-}
-
-size_t hs__split_bits_mark(uint64_t *bits, size_t b, size_t e)
-{
-    size_t twice = 0;
-    for (size_t i = b; i < e;) {
-        uint64_t *w = &bits[i / 64], m;
-        size_t lo = i % 64, hi = (e - i + lo) < 64 ? e - i + lo : 64;
-        m = (hi == 64 ? ~(uint64_t)0 : (((uint64_t)1 << hi) - 1)) & ~(((uint64_t)1 << lo) - 1);
-        if ((*w & m) && !twice) {
-            size_t k = i;
-            while (!(*w & ((uint64_t)1 << (k % 64))))
-                k++;
-            twice = k + 1;
-        }
-        *w |= m;
-        i += hi - lo;
-    }
-    return twice;
 }
 
 static int by_begin(const void *a, const void *b)

@@ -19,7 +19,6 @@
 #define HS_EXEC_SPLIT_DRIVE_H
 
 #include <stddef.h>
-#include <stdint.h>
 
 #include "hetsched/error.h"
 #include "mapper/split.h"
@@ -79,9 +78,5 @@ int hs_split_drive_prep(const hs_splitter *sp, const hs_split_kernel *k,
                         hs_split_memory *mem, hs_split_prep_fn prep, hs_split_run_fn run,
                         hs_split_drain_fn drain, void *user, hs_split_drive_stats *st,
                         hs_error *err);
-
-/* Sets bits [b, e) of a bitmap of items; 0, or 1 + the first item that was
- * set already (the simulator keeps one; the driver keeps merged spans). */
-size_t hs__split_bits_mark(uint64_t *bits, size_t b, size_t e);
 
 #endif

@@ -7,7 +7,6 @@
 #include <gsl/gsl_rng.h>
 
 #include "exec/queue.h"
-#include "exec/split_drive.h"
 #include "exec/split_sim.h"
 #include "hetsched/graph.h"
 
@@ -178,10 +177,32 @@ static int push(run *r, int d, int kind, double t, hs_error *err)
     return HS_OK;
 }
 
+/* Sets bits [b, e) of a bitmap of items; 0, or 1 + the first item that was
+ * set already.  (Virtual time: its cost per chunk does not show, unlike in
+ * the driver, which keeps merged spans.) */
+static size_t bits_mark(uint64_t *bits, size_t b, size_t e)
+{
+    size_t twice = 0;
+    for (size_t i = b; i < e;) {
+        uint64_t *w = &bits[i / 64], m;
+        size_t lo = i % 64, hi = (e - i + lo) < 64 ? e - i + lo : 64;
+        m = (hi == 64 ? ~(uint64_t)0 : (((uint64_t)1 << hi) - 1)) & ~(((uint64_t)1 << lo) - 1);
+        if ((*w & m) && !twice) {
+            size_t k = i;
+            while (!(*w & ((uint64_t)1 << (k % 64))))
+                k++;
+            twice = k + 1;
+        }
+        *w |= m;
+        i += hi - lo;
+    }
+    return twice;
+}
+
 /* Marks [b, e) finished; HS_EINTERNAL naming the first item already marked. */
 static int mark(run *r, size_t b, size_t e, hs_error *err)
 {
-    size_t twice = hs__split_bits_mark(r->done, b, e);
+    size_t twice = bits_mark(r->done, b, e);
     if (twice)
         return hs_error_set(err, HS_EINTERNAL, "splitter '%s' had item %zu finished twice",
                             r->sp->name, twice - 1);
