@@ -37,13 +37,17 @@ run)
     ./build/cli/hetsched compare workloads/case-study.yaml --optimal
     ;;
 test)
+    # Every half runs even when an earlier one fails; the status says whether all passed.
+    status=0
     build build
-    meson test -C build --print-errorlogs
+    meson test -C build --print-errorlogs || status=1
     build build-asan -Db_sanitize=address,undefined -Db_lundef=false
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
         LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp:print_suppressions=0 \
         UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 HS_SANITIZED=1 \
-        meson test -C build-asan --print-errorlogs
+        meson test -C build-asan --print-errorlogs || status=1
+    [ $status -eq 0 ] || echo "build.sh: some tests failed (see above)" >&2
+    exit $status
     ;;
 *)
     echo "usage: ./build.sh [test]" >&2
