@@ -34,8 +34,9 @@
 #   --hetsched PATH     the binary (default: $HETSCHED, else build/cli/hetsched)
 #   --keep DIR          keep every run's output there (default: a temporary
 #                       directory, removed at the end)
-# Exit status 0 when every run succeeded and checked all its kernels, 1 when
-# one did not (its row says why), 2 on bad usage.
+# Exit status 0 when every run succeeded (a kernel whose check fails fails
+# its run; run checks a sample of the kernels, after the run), 1 when one
+# did not (its row says why), 2 on bad usage.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -176,10 +177,6 @@ for c in ${comps//,/ }; do
             rc=$(sed -n 's/^exit //p' "$log")
             if [ "$rc" != 0 ]; then
                 why="exit $rc: $(grep -m1 -i 'error\|hetsched' "$log" | cut -c1-100)"
-                break
-            fi
-            if ! grep -Eq '^checked ([0-9]+) of \1 typed kernels' "$log"; then
-                why="not every kernel checked: $(grep -m1 '^checked' "$log")"
                 break
             fi
             sed -n 's/.*measured makespan \([0-9.]*\) us.*/\1/p' "$log" >>"$dir/m"

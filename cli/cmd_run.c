@@ -50,24 +50,25 @@ const hs_cli_cmd hs_cmd_run = {
              "  --split SPLITTER      split every kernel marked splittable across the\n"
              "                        devices with a chunk splitter (as `map --split`)\n"
              "  --split-option K=V    an option of that splitter (repeatable)\n"
+             "  --check MODE          which typed kernels are checked against their\n"
+             "                        reference, after the run (never on a device's\n"
+             "                        path): sample (default) the first of each type,\n"
+             "                        params and kind of memory, then others while what\n"
+             "                        they hold (inputs, result) fits an eighth of the\n"
+             "                        memory; full every one (beyond that budget some are\n"
+             "                        checked during the run, on a thread of their own);\n"
+             "                        none\n"
              "  -h, --help            this text\n"
              "\n"
-             "The schedule's transfers are the delay model's, derived from the measured\n"
-             "placements; its makespan is the measured one.  A device holds up to 2 started\n"
+             "The schedule is the measured one (\"model\": \"measured\"): a placement spans\n"
+             "its kernel (on a GPU, between CUDA events), a transfer is a copy the run\n"
+             "made between memories (a generated input from host, a result to a task\n"
+             "that reads it, an output or an evicted replica to host), and the makespan\n"
+             "is the end of the last kernel or copy.  A device holds up to 2 started\n"
              "tasks (the next one's inputs are prefetched while the current one runs);\n"
              "the environment variable HETSCHED_DEPTH (1..16) changes that.\n",
     .main = run_main,
 };
-
-/* The latest end of a placement: what the run really took. */
-static double measured_makespan(const hs_schedule *s)
-{
-    double m = 0;
-    for (size_t i = 0; i < s->nplacements; i++)
-        if (s->placements[i].end_us > m)
-            m = s->placements[i].end_us;
-    return m;
-}
 
 /* Per-device busy time and task count, then the links that moved bytes. */
 static void summarise(FILE *out, const hs_workload *w, const hs_schedule *s,
@@ -192,7 +193,8 @@ out:
 static int run_main(int argc, char **argv)
 {
     enum { OPT_JSON = 256, OPT_GANTT, OPT_TRACE, OPT_SEED, OPT_MODEL, OPT_BACKEND,
-           OPT_DEVICES, OPT_DEVMEM, OPT_SPLIT, OPT_SPLIT_OPTION };
+           OPT_DEVICES, OPT_DEVMEM, OPT_SPLIT, OPT_SPLIT_OPTION, OPT_CHECK };
+    static const char *const check_modes[] = {"sample", "full", "none"};
     static const struct option longopts[] = {
         {"algorithm", required_argument, NULL, 'a'},
         {"backend", required_argument, NULL, OPT_BACKEND},
@@ -205,6 +207,7 @@ static int run_main(int argc, char **argv)
         {"device-memory", required_argument, NULL, OPT_DEVMEM},
         {"split", required_argument, NULL, OPT_SPLIT},
         {"split-option", required_argument, NULL, OPT_SPLIT_OPTION},
+        {"check", required_argument, NULL, OPT_CHECK},
         {NULL, 0, NULL, 0},
     };
     const char *algo = NULL, *bname = NULL, *model_path = NULL, *devices = NULL;
@@ -235,6 +238,16 @@ static int run_main(int argc, char **argv)
         case OPT_MODEL: model_path = optarg; break;
         case OPT_DEVICES: devices = optarg; break;
         case OPT_SPLIT: split = optarg; break;
+        case OPT_CHECK: {
+            int k = 0;
+            while (k < 3 && strcmp(optarg, check_modes[k]) != 0)
+                k++;
+            if (k == 3)
+                return hs_cli_usage_error(&hs_cmd_run, "--check wants sample, full or none, "
+                                          "not '%s'", optarg);
+            report.check = (hs_check_mode)k;
+            break;
+        }
         case OPT_SPLIT_OPTION:
             if (hs_split_option_set(&sopt, optarg, &err) != HS_OK)
                 return hs_cli_usage_error(&hs_cmd_run, "--split-option: %s", err.msg);
@@ -294,10 +307,8 @@ static int run_main(int argc, char **argv)
         rc = hs_map(w, algo, &opt, &pred, NULL, &err);
     if (rc == HS_OK)
         rc = hs_engine_run(w, pol, &opt, &b, &s, NULL, &err);
-    if (rc == HS_OK) {
-        s->makespan_us = measured_makespan(s);
+    if (rc == HS_OK && (rc = hs_run_measured_schedule(w, &report, s, &err)) == HS_OK)
         rc = hs_cli_write_outputs(w, s, &out, &err);
-    }
     if (rc == HS_OK) {
         FILE *o = hs_cli_outputs_use_stdout(&out) ? stderr : stdout;
         fprintf(o, "policy %s on %s, backend %s: measured makespan %.3f us\n", algo,
@@ -305,13 +316,16 @@ static int run_main(int argc, char **argv)
         fprintf(o, "predicted makespan %.3f us (measured / predicted %.3f)\n",
                 pred->makespan_us,
                 pred->makespan_us > 0 ? s->makespan_us / pred->makespan_us : 0.0);
-        fprintf(o, "checked %zu of %zu typed kernels; %zu cost-only tasks slept their cost\n",
-                report.checked, report.typed, report.untyped);
+        fprintf(o, "checked %zu of %zu typed kernels (%s, %.3f ms after the run); %zu "
+                "cost-only tasks slept their cost\n", report.checked, report.typed,
+                check_modes[report.check], report.check_us / 1e3, report.untyped);
         summarise(o, w, s, &report);
         if (report.evictions || report.prefetched)
             fprintf(o, "prefetched %zu input copies; evicted %zu replicas (%zu written back "
                     "to host first)\n", report.prefetched, report.evictions,
                     report.writebacks);
+        fprintf(o, "buffers: %zu reused, %zu made during the run, %zu made ahead\n",
+                report.pool_hits, report.pool_misses, report.pool_reserved);
     } else {
         status = hs_cli_fail(&err);
     }

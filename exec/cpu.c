@@ -316,7 +316,7 @@ static void *work(void *arg)
         err.msg[0] = err.path[0] = '\0';
         if (tail > head && hs__data_prefetch(rb->dm, wk->task[head % RING], wk->device, &err))
             fail(rb, &err); /* each task is next once: prefetched once */
-        if (hs__data_run(rb->dm, c.task, wk->device, &rb->t0, &c.start_us, &c.end_us, &err) != 0)
+        if (hs__data_run(rb->dm, c.task, wk->device, &c.start_us, &c.end_us, &err) != 0)
             fail(rb, &err);
         wk->done[posted % RING] = c;
         atomic_store(&wk->done_tail, ++posted);
@@ -409,12 +409,15 @@ int hs__real_init(hs_backend *b, const hs_workload *w, const hs_graph *g, hs__re
         rb->workers[d].device = d;
         parker_init(&rb->workers[d].park);
     }
-    if ((rc = hs__data_new(w, g, mode, rb->report ? rb->report->device_memory : 0, &rb->dm,
-                           err)) != 0) {
+    if ((rc = hs__data_new(w, g, mode, rb->report, &rb->dm, err)) != 0) {
         real_free(rb);
         return rc;
     }
     clock_gettime(CLOCK_MONOTONIC, &rb->t0);
+    if ((rc = hs__data_start(rb->dm, &rb->t0, err)) != 0) {
+        real_free(rb);
+        return rc;
+    }
     for (int d = 0; d < pf->ndevices; d++) {
         if (pthread_create(&rb->workers[d].tid, NULL, work, &rb->workers[d]) != 0) {
             real_free(rb);
@@ -522,6 +525,11 @@ int hs__real_drive(hs_backend *b, int (*step)(void *ctx, hs_error *err), void *c
 double hs__real_now(const hs_backend *b)
 {
     return hs__since_us(&((const real *)b->state)->t0);
+}
+
+int hs__real_finish(hs_backend *b, hs_error *err)
+{
+    return hs__data_verify(((real *)b->state)->dm, err);
 }
 
 /* Stops the workers (waiting for the tasks they run), hands the counters

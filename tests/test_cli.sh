@@ -172,7 +172,15 @@ RW=workloads/run-small.yaml
 expect 0 "run emu" -- "$H" run -a heft "$RW" --trace "$tmp/run.json"
 check "run measured" "$tmp/out" '^policy heft on .*, backend (emu|cuda): measured makespan [0-9.]+ us$'
 check "run predicted" "$tmp/out" '^predicted makespan [0-9.]+ us \(measured / predicted [0-9.]+\)$'
-check "run checked" "$tmp/out" '^checked 6 of 6 typed kernels; 2 cost-only tasks'
+check "run checked" "$tmp/out" '^checked 6 of 6 typed kernels \(sample, [0-9.]+ ms after the run\); 2 cost-only tasks'
+check "run buffers" "$tmp/out" '^buffers: [0-9]+ reused, [0-9]+ made during the run, [0-9]+ made ahead$'
+expect 0 "run --check none" -- "$H" run -a heft "$RW" --backend emu --check none
+check "run --check none: nothing checked" "$tmp/out" '^checked 0 of 6 typed kernels \(none, '
+expect 0 "run --check full" -- "$H" run -a heft "$RW" --backend emu --check full --json "$tmp/run-m.json"
+check "run --check full: all checked" "$tmp/out" '^checked 6 of 6 typed kernels \(full, '
+check "run --json: measured" "$tmp/run-m.json" '"model": "measured"'
+expect 2 "run --check bad" -- "$H" run -a heft "$RW" --check some
+check "run --check bad: why" "$tmp/err" "check wants sample, full or none, not 'some'"
 check "run trace" "$tmp/run.json" '"traceEvents"'
 expect 2 "run cpu on a gpu platform" -- "$H" run -a heft --backend cpu "$RW"
 check "run cpu on a gpu platform: why" "$tmp/err" "backend cpu runs cpu devices only"

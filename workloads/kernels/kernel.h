@@ -122,7 +122,8 @@ typedef struct hs_ktype {
     /* Fills every read buffer (HS_KREAD, HS_KRW) deterministically from
      * c->seed with values the kernel is well defined on (a symmetric
      * positive definite tile for potrf, ...).  Written-only buffers are
-     * left alone. */
+     * left alone, and so is a NULL one (an input another kernel's result
+     * feeds, exec/data.h). */
     void (*fill)(const hs_kconf *c, void *const *bufs);
     /* Runs items [begin, end) on the calling thread (BLAS may add its own). */
     int (*run_cpu)(const hs_kconf *c, void *const *bufs, size_t begin, size_t end,
