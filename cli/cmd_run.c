@@ -70,30 +70,31 @@ const hs_cli_cmd hs_cmd_run = {
     .main = run_main,
 };
 
-/* Per-device busy time and task count, then the links that moved bytes. */
-static void summarise(FILE *out, const hs_workload *w, const hs_schedule *s,
-                      const hs_run_report *r)
+/* Per-device busy time, task count and time idle while holding work, then
+ * the links that moved bytes. */
+static int summarise(FILE *out, const hs_workload *w, const hs_schedule *s,
+                     const hs_run_report *r, hs_error *err)
 {
     const hs_platform *p = &w->platform;
+    hs_device_stats *st = calloc((size_t)p->ndevices + 1, sizeof *st);
+    double ms = s->makespan_us > 0 ? s->makespan_us : 1;
     int width = 6;
     size_t copies = 0;
+    if (!st || hs_schedule_device_stats(w, s, st, err) != HS_OK) {
+        free(st);
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    }
     for (int i = 0; i < r->nmemories * r->nmemories; i++)
         copies += r->link_copies[i];
     for (int d = 0; d < p->ndevices; d++)
         if ((int)strlen(p->devices[d].name) > width)
             width = (int)strlen(p->devices[d].name);
-    for (int d = 0; d < p->ndevices; d++) {
-        double busy = 0;
-        size_t count = 0;
-        for (size_t i = 0; i < s->nplacements; i++)
-            if (s->placements[i].device == d) {
-                busy += s->placements[i].end_us - s->placements[i].start_us;
-                count++;
-            }
-        fprintf(out, "  %-*s %s  busy %12.3f us  %5.1f%%  %zu tasks\n", width,
-                p->devices[d].name, hs_device_kind_name(p->devices[d].kind), busy,
-                s->makespan_us > 0 ? 100.0 * busy / s->makespan_us : 0.0, count);
-    }
+    for (int d = 0; d < p->ndevices; d++)
+        fprintf(out, "  %-*s %s  busy %12.3f us  %5.1f%%  %zu tasks; idle holding work %.3f us "
+                "(%.1f%%)\n", width, p->devices[d].name, hs_device_kind_name(p->devices[d].kind),
+                st[d].busy_us, 100.0 * st[d].busy_us / ms, st[d].tasks, st[d].held_idle_us,
+                100.0 * st[d].held_idle_us / ms);
+    free(st);
     fprintf(out, "bytes moved per link:%s\n", copies ? "" : " none");
     for (int a = 0; a < r->nmemories; a++)
         for (int b = 0; b < r->nmemories; b++) {
@@ -105,6 +106,7 @@ static void summarise(FILE *out, const hs_workload *w, const hs_schedule *s,
                     r->link_us[i],
                     r->link_us[i] > 0 ? r->link_bytes[i] / r->link_us[i] / 1e3 : 0.0);
         }
+    return HS_OK;
 }
 
 /* "64M" -> 64 x 2^20 into *out; suffixes K, M, G (powers of 1024); > 0. */
@@ -307,7 +309,7 @@ static int run_main(int argc, char **argv)
         rc = hs_map(w, algo, &opt, &pred, NULL, &err);
     if (rc == HS_OK)
         rc = hs_engine_run(w, pol, &opt, &b, &s, NULL, &err);
-    if (rc == HS_OK && (rc = hs_run_measured_schedule(w, &report, s, &err)) == HS_OK)
+    if (rc == HS_OK && (rc = hs_run_measured_schedule(w, ops->name, &report, s, &err)) == HS_OK)
         rc = hs_cli_write_outputs(w, s, &out, &err);
     if (rc == HS_OK) {
         FILE *o = hs_cli_outputs_use_stdout(&out) ? stderr : stdout;
@@ -319,16 +321,16 @@ static int run_main(int argc, char **argv)
         fprintf(o, "checked %zu of %zu typed kernels (%s, %.3f ms after the run); %zu "
                 "cost-only tasks slept their cost\n", report.checked, report.typed,
                 check_modes[report.check], report.check_us / 1e3, report.untyped);
-        summarise(o, w, s, &report);
+        rc = summarise(o, w, s, &report, &err);
         if (report.evictions || report.prefetched)
             fprintf(o, "prefetched %zu input copies; evicted %zu replicas (%zu written back "
                     "to host first)\n", report.prefetched, report.evictions,
                     report.writebacks);
         fprintf(o, "buffers: %zu reused, %zu made during the run, %zu made ahead\n",
                 report.pool_hits, report.pool_misses, report.pool_reserved);
-    } else {
-        status = hs_cli_fail(&err);
     }
+    if (rc != HS_OK)
+        status = hs_cli_fail(&err);
     hs_run_report_free(&report);
     hs_schedule_free(s);
     hs_schedule_free(pred);

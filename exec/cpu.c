@@ -76,6 +76,7 @@ typedef struct worker {
     /* written by the engine's side (the thread running it), read by the worker */
     _Alignas(LINE) atomic_size_t tasks_tail; /* tasks appended so far */
     size_t task[RING];
+    double issued[RING];                     /* when start_task handed it over */
     /* written by the worker, read by the engine's side */
     _Alignas(LINE) atomic_size_t done_tail;  /* completions appended so far */
     hs_completion done[RING];
@@ -306,17 +307,19 @@ static void *work(void *arg)
         want q = {wk, head};
         hs_completion c = {.device = wk->device};
         hs_error err;
+        double issued;
         size_t tail;
         await(&wk->park, task_or_stop, &q);
         if (atomic_load_explicit(&rb->stop, memory_order_relaxed))
             break;
         tail = atomic_load_explicit(&wk->tasks_tail, memory_order_acquire);
-        c.task = wk->task[head++ % RING];
+        c.task = wk->task[head % RING];
+        issued = wk->issued[head++ % RING];
         err.code = 0;
         err.msg[0] = err.path[0] = '\0';
         if (tail > head && hs__data_prefetch(rb->dm, wk->task[head % RING], wk->device, &err))
             fail(rb, &err); /* each task is next once: prefetched once */
-        if (hs__data_run(rb->dm, c.task, wk->device, &c.start_us, &c.end_us, &err) != 0)
+        if (hs__data_run(rb->dm, c.task, wk->device, issued, &c.start_us, &c.end_us, &err) != 0)
             fail(rb, &err);
         wk->done[posted % RING] = c;
         atomic_store(&wk->done_tail, ++posted);
@@ -445,6 +448,7 @@ int hs__real_start_task(hs_backend *b, size_t t, int d, double earliest_us, hs_e
                             rb->depth);
     wk = &rb->workers[d];
     wk->task[wk->sent % RING] = t;
+    wk->issued[wk->sent % RING] = hs__since_us(&rb->t0);
     atomic_store(&wk->tasks_tail, ++wk->sent);
     wk->held++;
     rb->outstanding++;

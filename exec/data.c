@@ -161,7 +161,8 @@ const char *hs_run_copy_kind_name(int kind)
 
 const char *hs_run_event_kind_name(int kind)
 {
-    static const char *const names[] = {"kernel", "wait", "alloc", "sleep", "evict", "check"};
+    static const char *const names[] = {"kernel", "wait", "alloc", "sleep", "evict", "check",
+                                        "held"};
     return kind >= 0 && kind < (int)(sizeof names / sizeof names[0]) ? names[kind] : "event";
 }
 
@@ -1580,30 +1581,33 @@ static int run_part(hs__data *dm, dtask *d, size_t t, int dev, double *start_us,
     return finish(dm, d, HS_HOST_MEMORY, rc, (long)t, dev, err);
 }
 
-int hs__data_run(hs__data *dm, size_t t, int d, double *start_us, double *end_us,
-                 hs_error *err)
+int hs__data_run(hs__data *dm, size_t t, int d, double issued_us, double *start_us,
+                 double *end_us, hs_error *err)
 {
     dtask *task = &dm->t[dm->rg->tasks[t].origin];
     int m = mem_of(dm, d);
-    int rc;
+    int rc = HS_OK;
     *start_us = *end_us = now_us(dm);
-    if (task->typed && dm->rg->tasks[t].nparts > 1)
-        return run_part(dm, task, t, d, start_us, end_us, err);
-    if (task->typed) {
+    if (task->typed && dm->rg->tasks[t].nparts > 1) {
+        rc = run_part(dm, task, t, d, start_us, end_us, err);
+    } else if (task->typed) {
         rc = prepare(dm, task, m, (long)t, d, err);
         if (rc == HS_OK)
             rc = run_kernel(dm, &task->c, task->bufs, 0, task->c.items, m, d, (long)t,
                             task->wait, task->nwait, start_us, end_us, err);
-        return finish(dm, task, m, rc, (long)t, d, err);
+        rc = finish(dm, task, m, rc, (long)t, d, err);
+    } else {
+        /* cost only: sleep (not spin) its predicted cost, so any workload runs */
+        sleep_us(dm->rg->tasks[t].cost_us[d]);
+        *end_us = now_us(dm);
+        log_event(dm, d, HS_EV_SLEEP, (long)t, *start_us, *end_us, 0);
+        pthread_mutex_lock(&dm->mu);
+        dm->r.untyped++;
+        pthread_mutex_unlock(&dm->mu);
     }
-    /* cost only: sleep (not spin) its predicted cost, so any workload runs */
-    sleep_us(dm->rg->tasks[t].cost_us[d]);
-    *end_us = now_us(dm);
-    log_event(dm, d, HS_EV_SLEEP, (long)t, *start_us, *end_us, 0);
-    pthread_mutex_lock(&dm->mu);
-    dm->r.untyped++;
-    pthread_mutex_unlock(&dm->mu);
-    return HS_OK;
+    if (issued_us < *start_us)
+        log_event(dm, d, HS_EV_HELD, (long)t, issued_us, *start_us, 0);
+    return rc;
 }
 
 int hs__data_prefetch(hs__data *dm, size_t t, int d, hs_error *err)

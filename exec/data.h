@@ -168,6 +168,7 @@ typedef enum hs_run_event_kind {
     HS_EV_SLEEP,           /* a cost-only task sleeping its cost */
     HS_EV_EVICT,           /* an eviction (with its write-back, if any) */
     HS_EV_CHECK,           /* a check, after the run (or during it: full, over budget) */
+    HS_EV_HELD,            /* from the engine handing a task to a device to its kernel's start */
 } hs_run_event_kind;
 
 /* Name of an hs_run_copy_kind or hs_run_event_kind ("fetch", "kernel"). */
@@ -206,14 +207,16 @@ typedef struct hs_run_report {
     hs_run_event *events;
 } hs_run_report;
 
-/* Makes s, the schedule a real run measured (placements from its
- * completions), the measured schedule: its transfers are r's copies
+/* Makes s, the schedule a real run on `backend` measured (placements from
+ * its completions), the measured schedule: its transfers are r's copies
  * between memories (a kernel's generated input from host, a result to a
  * task that reads it, an output or a write-back to host, a part's slices),
- * each from and to the placement it served where there is one; its model
- * is "measured"; its makespan the latest end of a placement or a copy. */
-int hs_run_measured_schedule(const hs_workload *w, const hs_run_report *r, hs_schedule *s,
-                             hs_error *err);
+ * each from and to the placement it served where there is one; its
+ * activities r's events but kernels and sleeps (which placements span); its
+ * model is "measured"; its makespan the latest end of a placement or a
+ * copy. */
+int hs_run_measured_schedule(const hs_workload *w, const char *backend, const hs_run_report *r,
+                             hs_schedule *s, hs_error *err);
 
 /* Bytes the checks may hold by default: an eighth of the physical memory,
  * at most this. */
@@ -266,10 +269,12 @@ int hs__data_start(hs__data *dm, const struct timespec *t0, hs_error *err);
  * there (or sleeps cost_us for an untyped one), stores its result, starts
  * an output's copy to host, and holds what its check needs (hs_check_mode).
  * *start_us and *end_us are the kernel's own span on the run's clock (a
- * GPU's from its events).  A failing kernel's error; checks come after the
- * run (hs__data_verify). */
-int hs__data_run(hs__data *dm, size_t t, int d, double *start_us, double *end_us,
-                 hs_error *err);
+ * GPU's from its events).  issued_us: when the engine handed t to d; the
+ * time from then to the kernel's start is a HELD event (the device held
+ * the task, waiting for its previous ones, its inputs or the worker).  A
+ * failing kernel's error; checks come after the run (hs__data_verify). */
+int hs__data_run(hs__data *dm, size_t t, int d, double issued_us, double *start_us,
+                 double *end_us, hs_error *err);
 
 /* Starts moving ready task t's inputs to device d's memory without
  * waiting for the copies (thread-safe): its fed inputs and, on a device's

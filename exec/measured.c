@@ -67,14 +67,16 @@ static int device_on(const hs_workload *w, const hs_schedule *s, long p, int m)
     return HS_HOST_DEVICE;
 }
 
-int hs_run_measured_schedule(const hs_workload *w, const hs_run_report *r, hs_schedule *s,
-                             hs_error *err)
+int hs_run_measured_schedule(const hs_workload *w, const char *backend, const hs_run_report *r,
+                             hs_schedule *s, hs_error *err)
 {
     place_index ix = {.s = s};
-    char *model = strdup("measured");
+    char *model = strdup("measured"), *bname = backend ? strdup(backend) : NULL;
     double makespan = 0;
-    if (!model || !(ix.by = malloc((s->nplacements + 1) * sizeof *ix.by))) {
+    if (!model || (backend && !bname) ||
+        !(ix.by = malloc((s->nplacements + 1) * sizeof *ix.by))) {
         free(model);
+        free(bname);
         return hs_error_set(err, HS_ENOMEM, "out of memory");
     }
     for (size_t i = 0; i < s->nplacements; i++) {
@@ -101,17 +103,35 @@ int hs_run_measured_schedule(const hs_workload *w, const hs_run_report *r, hs_sc
         t.bytes = c->bytes;
         t.start_us = c->start_us;
         t.end_us = c->end_us;
-        if (hs_schedule_add_transfer(s, &t, err) < 0) {
-            free(ix.by);
-            free(model);
-            return HS_ENOMEM;
-        }
+        if (hs_schedule_add_transfer(s, &t, err) < 0)
+            goto nomem;
         if (t.end_us > makespan)
             makespan = t.end_us;
     }
+    s->nactivities = 0;
+    for (size_t k = 0; k < r->nevents; k++) {
+        const hs_run_event *e = &r->events[k];
+        hs_activity a = {.device = e->device >= 0 ? e->device : HS_HOST_DEVICE,
+                         .what = hs_run_event_kind_name(e->kind),
+                         .start_us = e->start_us, .end_us = e->end_us, .bytes = e->bytes};
+        if (e->kind == HS_EV_KERNEL || e->kind == HS_EV_SLEEP)
+            continue; /* its placement spans it */
+        a.placement = e->kind == HS_EV_CHECK || e->kind == HS_EV_EVICT
+                          ? find(&ix, e->task, -1)
+                          : find(&ix, e->task, e->part);
+        if (hs_schedule_add_activity(s, &a, err) < 0)
+            goto nomem;
+    }
     free(ix.by);
     free(s->model);
+    free(s->backend);
     s->model = model;
+    s->backend = bname;
     s->makespan_us = makespan;
     return HS_OK;
+nomem:
+    free(ix.by);
+    free(model);
+    free(bname);
+    return HS_ENOMEM;
 }

@@ -182,6 +182,9 @@ check "run --json: measured" "$tmp/run-m.json" '"model": "measured"'
 expect 2 "run --check bad" -- "$H" run -a heft "$RW" --check some
 check "run --check bad: why" "$tmp/err" "check wants sample, full or none, not 'some'"
 check "run trace" "$tmp/run.json" '"traceEvents"'
+check "run trace: measured on a backend" "$tmp/run.json" '"name":"hetsched heft, measured on backend (emu|cuda)"'
+check "run trace: workers" "$tmp/run.json" '"name":"cpu0 worker"'
+check "run trace: checks" "$tmp/run.json" '"name":"check chain#0/va"'
 expect 2 "run cpu on a gpu platform" -- "$H" run -a heft --backend cpu "$RW"
 check "run cpu on a gpu platform: why" "$tmp/err" "backend cpu runs cpu devices only"
 expect 2 "run bad backend" -- "$H" run -a heft --backend sim "$RW"
@@ -194,7 +197,7 @@ check "run kernel too big: why" "$tmp/err" \
     "scale\) needs 800000 bytes on memory 'gpu0', whose capacity is 102400 bytes"
 expect 2 "run --device-memory bad" -- "$H" run -a heft "$RW" --device-memory 12Q
 expect 0 "run --devices" -- "$H" run -a heft "$RW" --devices gpu0 --backend emu
-check "run --devices: all on gpu0" "$tmp/out" '^  gpu0 +gpu +busy .* 8 tasks$'
+check "run --devices: all on gpu0" "$tmp/out" '^  gpu0 +gpu +busy .* 8 tasks; idle holding work '
 expect 2 "run --devices unknown" -- "$H" run -a heft "$RW" --devices cpu0,gpu9
 check "run --devices unknown: why" "$tmp/err" "the platform has no device 'gpu9'"
 

@@ -308,7 +308,7 @@ static void emu_heft_copies_both_ways(void **state)
     check_outputs(w, &r, ref);
     /* measured: the two copies are the schedule's transfers, each after its
      * producer's kernel and before its consumer's */
-    assert_int_equal(hs_run_measured_schedule(w, &r, s, &err), 0);
+    assert_int_equal(hs_run_measured_schedule(w, "emu", &r, s, &err), 0);
     assert_string_equal(s->model, "measured");
     assert_int_equal(s->ntransfers, 2);
     for (size_t k = 0; k < s->ntransfers; k++) {
