@@ -32,8 +32,9 @@
 #                       another value regenerates as --gpus does)
 #   --run-opts "OPTS"   more options for every `hetsched run` (e.g. --devices)
 #   --hetsched PATH     the binary (default: $HETSCHED, else build/cli/hetsched)
-#   --keep DIR          keep every run's output there (default: a temporary
-#                       directory, removed at the end)
+#   --keep DIR          keep every run's output there, with its measured
+#                       schedule (C-P-R.json) and trace (C-P-R.trace.json)
+#                       (default: a temporary directory, removed at the end)
 # Exit status 0 when every run succeeded (a kernel whose check fails fails
 # its run; run checks a sample of the kernels, after the run), 1 when one
 # did not (its row says why), 2 on bad usage.
@@ -157,7 +158,9 @@ for c in ${comps//,/ }; do
     for ((r = 1; r <= runs; r++)); do
         for p in $plist; do
             log=$dir/$c-$p-$r.log
+            # with --keep, each run's measured schedule and trace too
             "$hetsched" run -a "$p" ${backend:+--backend "$backend"} ${model:+--model "$model"} \
+                ${keep:+--json "$dir/$c-$p-$r.json" --trace "$dir/$c-$p-$r.trace.json"} \
                 ${extra[@]+"${extra[@]}"} "$w" >"$log" 2>&1
             echo "exit $?" >>"$log"
         done

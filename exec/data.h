@@ -121,11 +121,12 @@ typedef struct hs_run_output {
  * the kernel read them, its result) is held until the run has ended and
  * checked then, on every processor, outside the measured makespan. */
 typedef enum hs_check_mode {
-    HS_CHECK_SAMPLE = 0, /* the first kernel of each type, params and kind of
-                            memory, then others while what they hold fits
-                            the check budget */
-    HS_CHECK_FULL,       /* every typed kernel; beyond the budget, a checker
-                            thread checks the oldest held ones during the run */
+    HS_CHECK_SAMPLE = 0, /* the first kernel of each type and params on each
+                            memory: every kernel configuration the run used,
+                            checked once where it ran */
+    HS_CHECK_FULL,       /* every typed kernel; beyond the check budget, a
+                            checker thread checks the oldest held ones during
+                            the run */
     HS_CHECK_NONE,       /* none */
 } hs_check_mode;
 
@@ -183,7 +184,7 @@ typedef struct hs_run_report {
     size_t device_memory;    /* capacity in bytes of each memory but host under
                                 emu and cuda (0: the backend's default, see above) */
     hs_check_mode check;
-    size_t check_budget;     /* bytes checks may hold (0: HS_CHECK_BUDGET) */
+    size_t check_budget;     /* bytes full checks may hold (0: HS_CHECK_BUDGET) */
     /* out: */
     int nmemories;
     double *link_bytes;      /* [from * nmemories + to]: bytes copied */
@@ -218,8 +219,8 @@ typedef struct hs_run_report {
 int hs_run_measured_schedule(const hs_workload *w, const char *backend, const hs_run_report *r,
                              hs_schedule *s, hs_error *err);
 
-/* Bytes the checks may hold by default: an eighth of the physical memory,
- * at most this. */
+/* Bytes full checks may hold by default: an eighth of the physical
+ * memory, at most this. */
 #define HS_CHECK_BUDGET ((size_t)8 << 30)
 
 void hs_run_report_free(hs_run_report *r);

@@ -90,7 +90,7 @@ static void kernel_too_big(void **state)
 static void prefetch_pins_and_cancel(void **state)
 {
     hs_workload *w = workload(PF_CPU_GPU, join_app);
-    hs_run_report in = {.device_memory = 12000}, r = {0}, ref;
+    hs_run_report in = {.device_memory = 12000, .check = HS_CHECK_FULL}, r = {0}, ref;
     struct timespec t0;
     hs__data *dm;
     hs_error err = {0};
@@ -135,7 +135,7 @@ static void prefetch_pins_and_cancel(void **state)
 static void prefetch_for_another_device(void **state)
 {
     hs_workload *w = workload(PF_CPU_GPU, join_app);
-    hs_run_report r = {0}, ref;
+    hs_run_report in = {.check = HS_CHECK_FULL}, r = {0}, ref;
     struct timespec t0;
     hs__data *dm;
     hs_error err = {0};
@@ -143,7 +143,7 @@ static void prefetch_for_another_device(void **state)
     (void)state;
     reference(join_app, &ref);
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    assert_int_equal(hs__data_new(w, &w->graph, HS__REAL_EMU, NULL, &dm, &err), 0);
+    assert_int_equal(hs__data_new(w, &w->graph, HS__REAL_EMU, &in, &dm, &err), 0);
     assert_int_equal(hs__data_start(dm, &t0, &err), 0);
     assert_int_equal(hs__data_run(dm, 0, 1, 0, &s, &e, &err), 0);
     assert_int_equal(hs__data_run(dm, 1, 1, 0, &s, &e, &err), 0);
