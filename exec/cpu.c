@@ -296,31 +296,55 @@ static void combine(real *rb)
     }
 }
 
-/* Runs the tasks handed to this device in order, prefetching the next
- * queued one's inputs, and posts each completion (a failure's too). */
+/* Launches the task at `head` (the worker's next), prefetching the inputs
+ * of the one queued after it, if any. */
+static void launch(worker *wk, size_t head, size_t tail, hs__launch *l)
+{
+    real *rb = wk->rb;
+    hs_error err;
+    err.code = 0;
+    err.msg[0] = err.path[0] = '\0';
+    if (tail > head + 1 &&
+        hs__data_prefetch(rb->dm, wk->task[(head + 1) % RING], wk->device, &err))
+        fail(rb, &err); /* each task is next once: prefetched once */
+    if (hs__data_launch(rb->dm, wk->task[head % RING], wk->device, wk->issued[head % RING],
+                        l) != 0)
+        fail(rb, &l->err);
+}
+
+/* Runs the tasks handed to this device in order and posts each completion
+ * (a failure's too).  On a device whose kernels are enqueued (a GPU's), it
+ * launches the next queued task before it waits for the one in flight, so
+ * that the device runs them back to back while this thread completes one
+ * and runs the engine's step; elsewhere one task at a time. */
 static void *work(void *arg)
 {
     worker *wk = arg;
     real *rb = wk->rb;
     size_t head = 0, posted = 0;
+    int ahead = hs__data_enqueues(rb->dm, wk->device) ? 2 : 1, nfl = 0;
+    hs__launch fl[2];
     for (;;) {
-        want q = {wk, head};
         hs_completion c = {.device = wk->device};
-        hs_error err;
-        double issued;
-        size_t tail;
-        await(&wk->park, task_or_stop, &q);
-        if (atomic_load_explicit(&rb->stop, memory_order_relaxed))
-            break;
-        tail = atomic_load_explicit(&wk->tasks_tail, memory_order_acquire);
-        c.task = wk->task[head % RING];
-        issued = wk->issued[head++ % RING];
-        err.code = 0;
-        err.msg[0] = err.path[0] = '\0';
-        if (tail > head && hs__data_prefetch(rb->dm, wk->task[head % RING], wk->device, &err))
-            fail(rb, &err); /* each task is next once: prefetched once */
-        if (hs__data_run(rb->dm, c.task, wk->device, issued, &c.start_us, &c.end_us, &err) != 0)
-            fail(rb, &err);
+        while (nfl < ahead) { /* launch what is queued; wait only with nothing in flight */
+            want q = {wk, head};
+            size_t tail;
+            if (nfl == 0)
+                await(&wk->park, task_or_stop, &q);
+            if (atomic_load_explicit(&rb->stop, memory_order_relaxed))
+                goto out;
+            tail = atomic_load_explicit(&wk->tasks_tail, memory_order_acquire);
+            if (tail == head)
+                break;
+            launch(wk, head++, tail, &fl[nfl++]);
+        }
+        if (hs__data_complete(rb->dm, &fl[0]) != 0)
+            fail(rb, &fl[0].err);
+        c.task = fl[0].t;
+        c.start_us = fl[0].start_us;
+        c.end_us = fl[0].end_us;
+        if (--nfl)
+            fl[0] = fl[1];
         wk->done[posted % RING] = c;
         atomic_store(&wk->done_tail, ++posted);
         if (rb->step)
@@ -328,6 +352,9 @@ static void *work(void *arg)
         else
             wake(&rb->park);
     }
+out:
+    for (int i = 0; i < nfl; i++) /* stopped: the kernels in flight end */
+        hs__data_complete(rb->dm, &fl[i]);
     return NULL;
 }
 

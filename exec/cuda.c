@@ -34,14 +34,24 @@
 enum { MK_HOST, MK_PLAIN, MK_GPU };
 enum { S_COMPUTE, S_H2D, S_D2H, S_D2D, S_N };
 
+/* One kernel enqueued on a GPU's compute stream, between two events. */
+typedef struct ckernel {
+    struct cctx *cx;
+    int mem;
+    cudaEvent_t start, end;
+} ckernel;
+
 typedef struct cmem {
     int kind, dev;              /* MK_*, the CUDA device of an MK_GPU memory */
     cudaStream_t s[S_N];
     hs_kcuda *k;
     size_t capacity;
     /* the run's clock on this GPU: `anchor` happened at anchor_us */
-    cudaEvent_t anchor, kstart, kend;
+    cudaEvent_t anchor;
     double anchor_us;
+    /* kernels in flight, taken in turn (at most HS_BACKEND_MAX_DEPTH) */
+    ckernel kern[HS_BACKEND_MAX_DEPTH];
+    unsigned next_kern;
 } cmem;
 
 typedef struct crec {           /* one copy's events */
@@ -286,27 +296,39 @@ static int c_start_clock(void *ctx, const struct timespec *t0, hs_error *err)
     return HS_OK;
 }
 
-static int c_run(void *ctx, int m, const hs_kconf *c, void *const *bufs, size_t begin,
-                 size_t end, void *const *ev, int nev, double *start_us, double *end_us,
-                 hs_error *err)
+/* Only the memory's own worker launches on it: no lock. */
+static int c_launch(void *ctx, int m, const hs_kconf *c, void *const *bufs, size_t begin,
+                    size_t end, void *const *ev, int nev, void **k, hs_error *err)
 {
     cctx *cx = ctx;
     cmem *cm = &cx->m[m];
     cudaStream_t s = cm->s[S_COMPUTE];
+    ckernel *kn = &cm->kern[cm->next_kern++ % HS_BACKEND_MAX_DEPTH];
     int rc;
     if ((rc = CK(cudaSetDevice(cm->dev))) != 0)
         return rc;
     for (int i = 0; i < nev; i++)
         if ((rc = CK(cudaStreamWaitEvent(s, (cudaEvent_t)ev[i], 0))) != 0)
             return rc;
-    if ((rc = CK(cudaEventRecord(cm->kstart, s))) != 0 ||
+    if ((rc = CK(cudaEventRecord(kn->start, s))) != 0 ||
         (rc = hs_krun_cuda(c, bufs, begin, end, cm->k, (hs_kstream)s, err)) != 0 ||
-        (rc = CK(cudaEventRecord(cm->kend, s))) != 0 ||
-        (rc = CK(cudaStreamSynchronize(s))) != 0 || (rc = CK(cudaGetLastError())) != 0)
+        (rc = CK(cudaEventRecord(kn->end, s))) != 0)
         return rc;
-    if ((rc = event_us(cx, m, cm->kstart, start_us, err)) != 0)
+    *k = kn;
+    return HS_OK;
+}
+
+static int c_finish(void *ctx, void *k, double *start_us, double *end_us, void **done,
+                    hs_error *err)
+{
+    cctx *cx = ctx;
+    ckernel *kn = k;
+    int rc;
+    if ((rc = CK(cudaEventSynchronize(kn->end))) != 0 || (rc = CK(cudaGetLastError())) != 0 ||
+        (rc = event_us(cx, kn->mem, kn->start, start_us, err)) != 0)
         return rc;
-    return event_us(cx, m, cm->kend, end_us, err);
+    *done = NULL; /* it has happened */
+    return event_us(cx, kn->mem, kn->end, end_us, err);
 }
 
 /* Waits for every recorded copy, fills the records of the timed ones once,
@@ -352,10 +374,12 @@ static void c_fini(void *ctx)
                 cudaStreamDestroy(cm->s[s]);
         if (cm->anchor)
             cudaEventDestroy(cm->anchor);
-        if (cm->kstart)
-            cudaEventDestroy(cm->kstart);
-        if (cm->kend)
-            cudaEventDestroy(cm->kend);
+        for (int i = 0; i < HS_BACKEND_MAX_DEPTH; i++) {
+            if (cm->kern[i].start)
+                cudaEventDestroy(cm->kern[i].start);
+            if (cm->kern[i].end)
+                cudaEventDestroy(cm->kern[i].end);
+        }
         hs_kcuda_free(cm->k);
     }
     pthread_mutex_destroy(&cx->mu);
@@ -374,7 +398,8 @@ static const hs__mem_ops cuda_ops = {
     .copy = c_copy,
     .sync = c_sync,
     .ready = c_ready,
-    .run = c_run,
+    .launch = c_launch,
+    .finish = c_finish,
     .flush = c_flush,
     .fini = c_fini,
 };
@@ -458,10 +483,15 @@ static int open_gpus(cctx *cx, size_t device_memory, hs_error *err)
                 return rc;
         if ((rc = hs_kcuda_new(cm->dev, &cm->k, err)) != 0)
             return rc;
-        if ((rc = CK(cudaEventCreate(&cm->anchor))) != 0 ||
-            (rc = CK(cudaEventCreate(&cm->kstart))) != 0 ||
-            (rc = CK(cudaEventCreate(&cm->kend))) != 0)
+        if ((rc = CK(cudaEventCreate(&cm->anchor))) != 0)
             return rc;
+        for (int i = 0; i < HS_BACKEND_MAX_DEPTH; i++) {
+            cm->kern[i].cx = cx;
+            cm->kern[i].mem = m;
+            if ((rc = CK(cudaEventCreate(&cm->kern[i].start))) != 0 ||
+                (rc = CK(cudaEventCreate(&cm->kern[i].end))) != 0)
+                return rc;
+        }
         if ((rc = CK(cudaMemGetInfo(&free_b, &total))) != 0)
             return rc;
         cm->capacity = device_memory           ? device_memory

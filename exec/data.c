@@ -168,16 +168,25 @@ const char *hs_run_event_kind_name(int kind)
 
 /* ------------------------------------------------ plain memory spaces */
 
-/* Every memory is malloc'd RAM; copies are memcpy, done on return. */
+/* Every memory is malloc'd RAM; copies are memcpy, done on return.  Under
+ * emu, a memory but host stands for a device's own: its kernels are
+ * "launched" (run at once on the calling thread, as an emulated gpu
+ * computes on one) and "finished" later, the path a GPU's kernels take. */
+typedef struct pkernel {
+    double start_us, end_us;
+} pkernel;
+
 typedef struct plain {
     size_t device_memory;
+    int devices;                /* emu: memories but host are devices' own */
     const struct timespec *t0;
+    pkernel kern[HS_BACKEND_MAX_DEPTH];
+    unsigned next_kern;
 } plain;
 
 static int plain_host_side(void *ctx, int m)
 {
-    (void)ctx, (void)m;
-    return 1;
+    return m == HS_HOST_MEMORY || !((plain *)ctx)->devices;
 }
 
 static size_t plain_capacity(void *ctx, int m)
@@ -234,13 +243,31 @@ static int plain_ready(void *ctx, void *ev)
     return 1;
 }
 
-static int plain_run(void *ctx, int m, const hs_kconf *c, void *const *bufs, size_t begin,
-                     size_t end, void *const *ev, int nev, double *start_us, double *end_us,
-                     hs_error *err)
+/* Only the memory's own worker launches on it: no lock.  Copies are done
+ * when they return, so there is no event to wait for. */
+static int plain_launch(void *ctx, int m, const hs_kconf *c, void *const *bufs, size_t begin,
+                        size_t end, void *const *ev, int nev, void **k, hs_error *err)
 {
-    (void)ctx, (void)m, (void)c, (void)bufs, (void)begin, (void)end, (void)ev, (void)nev;
-    (void)start_us, (void)end_us;
-    return hs_error_set(err, HS_EINTERNAL, "plain memories have no device to run on");
+    plain *pl = ctx;
+    pkernel *kn = &pl->kern[pl->next_kern++ % HS_BACKEND_MAX_DEPTH];
+    int rc;
+    (void)m, (void)ev, (void)nev;
+    kn->start_us = pl->t0 ? hs__since_us(pl->t0) : 0;
+    rc = hs_krun_cpu(c, bufs, begin, end, 1, err);
+    kn->end_us = pl->t0 ? hs__since_us(pl->t0) : 0;
+    *k = kn;
+    return rc;
+}
+
+static int plain_finish(void *ctx, void *k, double *start_us, double *end_us, void **done,
+                        hs_error *err)
+{
+    const pkernel *kn = k;
+    (void)ctx, (void)err;
+    *start_us = kn->start_us;
+    *end_us = kn->end_us;
+    *done = NULL;
+    return HS_OK;
 }
 
 static int plain_flush(void *ctx, hs_error *err)
@@ -258,7 +285,8 @@ static const hs__mem_ops plain_ops = {
     .copy = plain_copy,
     .sync = plain_sync,
     .ready = plain_ready,
-    .run = plain_run,
+    .launch = plain_launch,
+    .finish = plain_finish,
     .flush = plain_flush,
     .fini = free,
 };
@@ -397,6 +425,7 @@ static int open_memories(hs__data *dm, size_t devmem, hs_error *err)
         if (!p)
             return hs_error_set(err, HS_ENOMEM, "out of memory for the data manager");
         p->device_memory = devmem;
+        p->devices = dm->mode == HS__REAL_EMU;
         dm->ops = &plain_ops;
         dm->mctx = p;
     }
@@ -596,7 +625,9 @@ static void warm_one(hs__data *dm, const hs_kconf *c, void *const *in, int m, in
             dm->ops->sync(dm->mctx, ev[i], NULL);
         hs_krun_cpu(c, bufs, 0, c->items, dm->threads[dev], NULL);
     } else if (ok) {
-        dm->ops->run(dm->mctx, m, c, bufs, 0, c->items, ev, nev, &s, &e, NULL);
+        void *k, *done;
+        if (dm->ops->launch(dm->mctx, m, c, bufs, 0, c->items, ev, nev, &k, NULL) == HS_OK)
+            dm->ops->finish(dm->mctx, k, &s, &e, &done, NULL);
     }
     for (int i = 0; i < c->nbufs; i++)
         if (bufs[i])
@@ -1551,8 +1582,10 @@ static int run_kernel(hs__data *dm, const hs_kconf *c, void *const *bufs, size_t
         if (rc == HS_OK && hs__data_test_hook)
             hs__data_test_hook(c, bufs);
     } else {
+        void *k, *done;
         *start_us = *end_us = now_us(dm);
-        rc = dm->ops->run(dm->mctx, m, c, bufs, b, e, ev, nev, start_us, end_us, err);
+        if ((rc = dm->ops->launch(dm->mctx, m, c, bufs, b, e, ev, nev, &k, err)) == HS_OK)
+            rc = dm->ops->finish(dm->mctx, k, start_us, end_us, &done, err);
     }
     if (rc == HS_OK)
         log_event(dm, dev, HS_EV_KERNEL, rt, *start_us, *end_us, 0);
@@ -1654,33 +1687,74 @@ static int run_part(hs__data *dm, dtask *d, size_t t, int dev, double *start_us,
     return finish(dm, d, HS_HOST_MEMORY, rc, (long)t, dev, err);
 }
 
-int hs__data_run(hs__data *dm, size_t t, int d, double issued_us, double *start_us,
-                 double *end_us, hs_error *err)
+int hs__data_launch(hs__data *dm, size_t t, int d, double issued_us, hs__launch *l)
 {
     dtask *task = &dm->t[dm->rg->tasks[t].origin];
     int m = mem_of(dm, d);
-    int rc = HS_OK;
-    *start_us = *end_us = now_us(dm);
+    *l = (hs__launch){.t = t, .d = d, .issued_us = issued_us};
+    l->start_us = l->end_us = now_us(dm);
+    if (task->typed && dm->rg->tasks[t].nparts == 1 && !dm->host_side[m]) {
+        /* a device's own kernel: enqueued, finished by hs__data_complete */
+        if ((l->rc = prepare(dm, task, m, (long)t, d, &l->err)) == HS_OK &&
+            (l->rc = dm->ops->launch(dm->mctx, m, &task->c, task->bufs, 0, task->c.items,
+                                     task->wait, task->nwait, &l->kernel, &l->err)) == HS_OK)
+            return HS_OK;
+        l->rc = finish(dm, task, m, l->rc, (long)t, d, &l->err);
+        return l->rc;
+    }
     if (task->typed && dm->rg->tasks[t].nparts > 1) {
-        rc = run_part(dm, task, t, d, start_us, end_us, err);
+        l->rc = run_part(dm, task, t, d, &l->start_us, &l->end_us, &l->err);
     } else if (task->typed) {
-        rc = prepare(dm, task, m, (long)t, d, err);
-        if (rc == HS_OK)
-            rc = run_kernel(dm, &task->c, task->bufs, 0, task->c.items, m, d, (long)t,
-                            task->wait, task->nwait, start_us, end_us, err);
-        rc = finish(dm, task, m, rc, (long)t, d, err);
+        l->rc = prepare(dm, task, m, (long)t, d, &l->err);
+        if (l->rc == HS_OK)
+            l->rc = run_kernel(dm, &task->c, task->bufs, 0, task->c.items, m, d, (long)t,
+                               task->wait, task->nwait, &l->start_us, &l->end_us, &l->err);
+        l->rc = finish(dm, task, m, l->rc, (long)t, d, &l->err);
     } else {
         /* cost only: sleep (not spin) its predicted cost, so any workload runs */
         sleep_us(dm->rg->tasks[t].cost_us[d]);
-        *end_us = now_us(dm);
-        log_event(dm, d, HS_EV_SLEEP, (long)t, *start_us, *end_us, 0);
+        l->end_us = now_us(dm);
+        log_event(dm, d, HS_EV_SLEEP, (long)t, l->start_us, l->end_us, 0);
         pthread_mutex_lock(&dm->mu);
         dm->r.untyped++;
         pthread_mutex_unlock(&dm->mu);
     }
-    if (issued_us < *start_us)
-        log_event(dm, d, HS_EV_HELD, (long)t, issued_us, *start_us, 0);
-    return rc;
+    return l->rc;
+}
+
+int hs__data_enqueues(const hs__data *dm, int d)
+{
+    return dm->mode == HS__REAL_CUDA && !dm->host_side[mem_of(dm, d)];
+}
+
+int hs__data_complete(hs__data *dm, hs__launch *l)
+{
+    if (l->kernel) {
+        dtask *task = &dm->t[dm->rg->tasks[l->t].origin];
+        int m = mem_of(dm, l->d);
+        void *done;
+        l->rc = dm->ops->finish(dm->mctx, l->kernel, &l->start_us, &l->end_us, &done, &l->err);
+        l->kernel = NULL;
+        if (l->rc == HS_OK)
+            log_event(dm, l->d, HS_EV_KERNEL, (long)l->t, l->start_us, l->end_us, 0);
+        l->rc = finish(dm, task, m, l->rc, (long)l->t, l->d, &l->err);
+    }
+    if (l->issued_us < l->start_us)
+        log_event(dm, l->d, HS_EV_HELD, (long)l->t, l->issued_us, l->start_us, 0);
+    return l->rc;
+}
+
+int hs__data_run(hs__data *dm, size_t t, int d, double issued_us, double *start_us,
+                 double *end_us, hs_error *err)
+{
+    hs__launch l;
+    hs__data_launch(dm, t, d, issued_us, &l);
+    hs__data_complete(dm, &l);
+    *start_us = l.start_us;
+    *end_us = l.end_us;
+    if (l.rc != HS_OK && err)
+        *err = l.err;
+    return l.rc;
 }
 
 int hs__data_prefetch(hs__data *dm, size_t t, int d, hs_error *err)

@@ -277,6 +277,30 @@ int hs__data_start(hs__data *dm, const struct timespec *t0, hs_error *err);
 int hs__data_run(hs__data *dm, size_t t, int d, double issued_us, double *start_us,
                  double *end_us, hs_error *err);
 
+/* A task a worker launched: hs__data_launch fills it, hs__data_complete
+ * finishes it.  A task on a device's own memory (a GPU's) is enqueued
+ * there, and the worker may launch the next one before this one ends, so
+ * that the device runs them back to back; any other runs in the launch. */
+typedef struct hs__launch {
+    size_t t;
+    int d;
+    double issued_us, start_us, end_us;
+    void *kernel;       /* the memory layer's enqueued kernel, or NULL */
+    int rc;
+    hs_error err;
+} hs__launch;
+
+/* hs__data_run in two halves: launch t on d (prepare its buffers and
+ * inputs, enqueue its kernel on a device's memory, or run it to the end
+ * anywhere else), then complete it (wait for an enqueued kernel, store its
+ * result, release).  Launches on one device complete in launch order.
+ * Both return l->rc, with its message in l->err. */
+int hs__data_launch(hs__data *dm, size_t t, int d, double issued_us, hs__launch *l);
+/* 1 when device d's kernels are enqueued and run while its worker goes on
+ * (a GPU's under cuda; emu runs its devices' kernels in the launch). */
+int hs__data_enqueues(const hs__data *dm, int d);
+int hs__data_complete(hs__data *dm, hs__launch *l);
+
 /* Starts moving ready task t's inputs to device d's memory without
  * waiting for the copies (thread-safe): its fed inputs and, on a device's
  * own memory, its generated ones; t will run on d after what d runs now,

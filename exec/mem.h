@@ -57,12 +57,18 @@ typedef struct hs__mem_ops {
     int (*sync)(void *ctx, void *ev, hs_error *err);
     /* 1 when event ev has happened, 0 when not yet; never blocks. */
     int (*ready)(void *ctx, void *ev);
-    /* Runs items [begin, end) of kernel c on the device of memory m
-     * (host_side(m) is 0) once the nev events happened; returns when it
-     * finished, with the kernel's own start and end on the run's clock.
-     * bufs are whole buffers on m. */
-    int (*run)(void *ctx, int m, const hs_kconf *c, void *const *bufs, size_t begin, size_t end,
-               void *const *ev, int nev, double *start_us, double *end_us, hs_error *err);
+    /* Enqueues items [begin, end) of kernel c on the device of memory m
+     * (host_side(m) is 0), to run once the nev events happened, and
+     * returns at once; *k gets a handle for finish.  bufs are whole
+     * buffers on m.  A memory has at most HS_BACKEND_MAX_DEPTH kernels
+     * enqueued and not finished. */
+    int (*launch)(void *ctx, int m, const hs_kconf *c, void *const *bufs, size_t begin,
+                  size_t end, void *const *ev, int nev, void **k, hs_error *err);
+    /* Waits for kernel k to end: its own start and end on the run's clock,
+     * and the event of its end (valid until fini) in *done.  k is then
+     * free for another launch. */
+    int (*finish)(void *ctx, void *k, double *start_us, double *end_us, void **done,
+                  hs_error *err);
     /* Waits for every copy and fills the records of the asynchronous ones. */
     int (*flush)(void *ctx, hs_error *err);
     void (*fini)(void *ctx);
