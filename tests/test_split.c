@@ -7,12 +7,14 @@
  *   - conformance of every registered splitter on seeded random runs: random
  *     chunk timings, variability, and (for those that claim it) a device that
  *     stops answering: every item finished exactly once, the run ends;
- *   - the same contract under real threads;
+ *   - the same contract under real threads; chunks holding items handed
+ *     out before run aside and only the accepted result is kept;
  *   - the headline experiment: with one device slowed 3x during the run,
  *     hdss and boyer beat the best static split found by exhaustive search
  *     (1% steps) on the nominal devices (Boyer et al. Fig. 6);
  *   - the command line. */
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -867,10 +869,11 @@ typedef struct drive_user {
     int fail_device;                /* its first run() fails; -1: none */
 } drive_user;
 
-static int run_items(void *user, int d, size_t b, size_t e)
+static int run_items(void *user, int d, size_t b, size_t e, int aside)
 {
     drive_user *u = user;
     volatile double sink = 0;
+    (void)aside;
     if (atomic_fetch_add(&u->calls[d], 1) == 0 && d == u->fail_device)
         return HS_EIO;
     for (size_t i = b; i < e; i++) {
@@ -895,7 +898,7 @@ static void drive_threads(void **state)
         for (const hs_splitter *const *l = hs_splitter_list(); *l; l++) {
             const hs_splitter *sp = *l;
             drive_user u = {.fail_device = fail ? 1 : -1};
-            hs_split_drive_stats st;
+            hs_split_drive_stats st = {0};
             hs_error err = {0};
             size_t refused = 0;
             int rc;
@@ -903,7 +906,8 @@ static void drive_threads(void **state)
                 continue;
             u.count = calloc(N, sizeof *u.count);
             assert_non_null(u.count);
-            rc = hs_split_drive(sp, &k, dev, 3, NULL, NULL, run_items, &u, &st, &err);
+            rc = hs_split_drive(sp, &k, dev, 3, NULL, NULL, &(hs_split_drive_ops){.run = run_items},
+                                &u, &st, &err);
             if (rc != HS_OK)
                 fail_msg("%s (fail %d): %s", sp->name, fail, err.msg);
             for (int d = 0; d < 3; d++)
@@ -947,8 +951,9 @@ static void drive_drain(void **state)
         u.count = calloc(N, sizeof *u.count);
         assert_non_null(u.count);
         u.calls[1] = 1; /* run() never fails: only the drain may */
-        rc = hs_split_drive_prep(hs_splitter_find("static"), &k, dev, 2, NULL, NULL, NULL,
-                                 run_items, drain_sleep, &u, &st, &err);
+        rc = hs_split_drive(hs_splitter_find("static"), &k, dev, 2, NULL, NULL,
+                            &(hs_split_drive_ops){.run = run_items, .drain = drain_sleep}, &u,
+                            &st, &err);
         free(u.count);
         if (fail) {
             assert_int_equal(rc, HS_EIO);
@@ -1015,11 +1020,13 @@ static void bad_fini(void *state)
     (void)state;
 }
 
-static int run_nothing(void *user, int d, size_t b, size_t e)
+static int run_nothing(void *user, int d, size_t b, size_t e, int aside)
 {
-    (void)user, (void)d, (void)b, (void)e;
+    (void)user, (void)d, (void)b, (void)e, (void)aside;
     return 0;
 }
+
+static const hs_split_drive_ops nothing = {.run = run_nothing};
 
 /* The driver finds an item accepted twice, among more chunks than it keeps
  * unmerged, and items nobody finished. */
@@ -1033,17 +1040,172 @@ static void drive_checks_splitter(void **state)
     (void)state;
     bad.dup = 7777;
     bad.stop = 10001; /* every item, one twice */
-    assert_int_equal(hs_split_drive(&sp, &k, dev, 1, NULL, NULL, run_nothing, NULL, NULL, &err),
+    assert_int_equal(hs_split_drive(&sp, &k, dev, 1, NULL, NULL, &nothing, NULL, NULL, &err),
                      HS_EINTERNAL);
     assert_non_null(strstr(err.msg, "item 7777 finished twice"));
     bad.dup = 20000; /* never */
     bad.stop = 9000;
-    assert_int_equal(hs_split_drive(&sp, &k, dev, 1, NULL, NULL, run_nothing, NULL, NULL, &err),
+    assert_int_equal(hs_split_drive(&sp, &k, dev, 1, NULL, NULL, &nothing, NULL, NULL, &err),
                      HS_EINTERNAL);
     assert_non_null(strstr(err.msg, "1000 of 10000 items unfinished"));
     bad.stop = 10000;
-    assert_int_equal(hs_split_drive(&sp, &k, dev, 1, NULL, NULL, run_nothing, NULL, NULL, &err),
+    assert_int_equal(hs_split_drive(&sp, &k, dev, 1, NULL, NULL, &nothing, NULL, NULL, &err),
                      HS_OK);
+}
+
+/* Runs that share items.  A scripted splitter: each device is handed the
+ * chunks of its list in order and only the chunks marked `keep` are
+ * accepted.  The run function writes a tag, 1 + the run's index, into the
+ * shared buffer (in place) or into its device's own one (aside); commit
+ * copies the own one over the shared one. */
+enum { TAG_N = 40, TAG_RUNS = 8 };
+
+typedef struct tag_chunk {
+    size_t b, e;
+    int keep;
+} tag_chunk;
+
+typedef struct tag_split {
+    const tag_chunk *list[3];
+    size_t n[3], next[3];
+} tag_split;
+
+typedef struct tag_user {
+    pthread_mutex_t mu;
+    int shared[TAG_N], own[3][TAG_N];
+    int runs, aside[TAG_RUNS], device[TAG_RUNS];
+    size_t commits, commit_b[TAG_RUNS], commit_e[TAG_RUNS];
+    int commit_device[TAG_RUNS];
+} tag_user;
+
+static tag_split tag_plan;
+
+static int tag_start(const hs_split_kernel *k, const hs_split_device *dev, int ndev,
+                     const hs_split_options *opt, const hs_split_memory *mem, void **state,
+                     hs_error *err)
+{
+    (void)k, (void)dev, (void)ndev, (void)opt, (void)mem, (void)err;
+    memset(tag_plan.next, 0, sizeof tag_plan.next);
+    *state = &tag_plan;
+    return HS_OK;
+}
+
+static hs_split_answer tag_next(void *state, int d, double now, hs_split_grant *g)
+{
+    tag_split *t = state;
+    (void)now;
+    if (t->next[d] == t->n[d])
+        return HS_SPLIT_STOP;
+    g->begin = t->list[d][t->next[d]].b;
+    g->end = t->list[d][t->next[d]++].e;
+    return HS_SPLIT_CHUNK;
+}
+
+static int tag_finished(void *state, int d, size_t b, size_t e, double us, double now)
+{
+    tag_split *t = state;
+    (void)b, (void)e, (void)us, (void)now;
+    return t->list[d][t->next[d] - 1].keep;
+}
+
+static void tag_fini(void *state)
+{
+    (void)state;
+}
+
+static const hs_splitter tag_splitter = {.name = "tags", .start = tag_start, .next = tag_next,
+                                         .finished = tag_finished, .fini = tag_fini};
+
+static int run_tag(void *user, int d, size_t b, size_t e, int aside)
+{
+    tag_user *u = user;
+    int tag, *out = aside ? u->own[d] : u->shared;
+    pthread_mutex_lock(&u->mu);
+    tag = 1 + u->runs;
+    u->aside[u->runs] = aside;
+    u->device[u->runs++] = d;
+    pthread_mutex_unlock(&u->mu);
+    for (size_t i = b; i < e; i++)
+        out[i] = tag;
+    return 0;
+}
+
+static void commit_tag(void *user, int d, size_t b, size_t e)
+{
+    tag_user *u = user;
+    u->commit_device[u->commits] = d;
+    u->commit_b[u->commits] = b;
+    u->commit_e[u->commits++] = e;
+    memcpy(u->shared + b, u->own[d] + b, (e - b) * sizeof *u->shared);
+}
+
+static int drive_tags(int ndev, tag_user *u, hs_error *err)
+{
+    hs_split_device dev[3] = {mkdev("a", HS_DEVICE_CPU, 0), mkdev("b", HS_DEVICE_CPU, 0),
+                              mkdev("c", HS_DEVICE_CPU, 0)};
+    hs_split_kernel k = {.name = "k", .items = TAG_N};
+    hs_split_drive_ops ops = {.run = run_tag, .commit = commit_tag};
+    memset(u, 0, sizeof *u);
+    pthread_mutex_init(&u->mu, NULL);
+    return hs_split_drive(&tag_splitter, &k, dev, ndev, NULL, NULL, &ops, u, NULL, err);
+}
+
+/* One device, so the order is known: [0, 10) refused, [10, 20), then
+ * [0, 5) and [5, 10) again (aside: handed out before), then [20, 40),
+ * which only touches what was handed out (in place).  The shared buffer
+ * ends with the accepted runs' tags: 3 and 4 committed, 2 and 5 in place;
+ * the refused run's tag 1 is gone. */
+static void drive_aside_order(void **state)
+{
+    static const tag_chunk plan[] = {{0, 10, 0}, {10, 20, 1}, {0, 5, 1}, {5, 10, 1}, {20, 40, 1}};
+    static tag_user u;
+    hs_error err = {0};
+    (void)state;
+    tag_plan = (tag_split){.list = {plan}, .n = {5}};
+    assert_int_equal(drive_tags(1, &u, &err), HS_OK);
+    assert_int_equal(u.runs, 5);
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(u.aside[i], i == 2 || i == 3);
+    assert_int_equal(u.commits, 2);
+    assert_int_equal(u.commit_b[0], 0);
+    assert_int_equal(u.commit_e[0], 5);
+    assert_int_equal(u.commit_b[1], 5);
+    assert_int_equal(u.commit_e[1], 10);
+    for (size_t i = 0; i < TAG_N; i++)
+        assert_int_equal(u.shared[i], i < 5 ? 3 : i < 10 ? 4 : i < 20 ? 2 : 5);
+    pthread_mutex_destroy(&u.mu);
+}
+
+/* Three devices handed every item at once, only device `keep` accepted:
+ * whichever is handed the items first runs in place, the others aside,
+ * and the shared buffer ends with the kept device's tag, committed only
+ * if that device ran aside. */
+static void drive_aside_race(void **state)
+{
+    static const tag_chunk yes[] = {{0, TAG_N, 1}}, no[] = {{0, TAG_N, 0}};
+    static tag_user u;
+    (void)state;
+    for (int keep = 0; keep < 3; keep++)
+        for (int round = 0; round < 20; round++) {
+            hs_error err = {0};
+            int in_place = 0, kept_run = -1;
+            for (int d = 0; d < 3; d++) {
+                tag_plan.list[d] = d == keep ? yes : no;
+                tag_plan.n[d] = 1;
+            }
+            assert_int_equal(drive_tags(3, &u, &err), HS_OK);
+            assert_int_equal(u.runs, 3);
+            for (int i = 0; i < 3; i++) {
+                in_place += !u.aside[i];
+                if (u.device[i] == keep)
+                    kept_run = i;
+            }
+            assert_int_equal(in_place, 1);
+            assert_int_equal(u.commits, (size_t)u.aside[kept_run]);
+            for (size_t i = 0; i < TAG_N; i++)
+                assert_int_equal(u.shared[i], 1 + kept_run);
+            pthread_mutex_destroy(&u.mu);
+        }
 }
 
 /* -------------------------------------------------- the headline experiment */
@@ -1237,6 +1399,8 @@ int main(void)
         cmocka_unit_test(drive_threads),
         cmocka_unit_test(drive_drain),
         cmocka_unit_test(drive_checks_splitter),
+        cmocka_unit_test(drive_aside_order),
+        cmocka_unit_test(drive_aside_race),
         cmocka_unit_test(headline_throttle),
         cmocka_unit_test(plot_or_not_built),
         cmocka_unit_test(command_line),
