@@ -28,6 +28,8 @@ struct hs_split_real {
     int map[HS_SPLIT_MAX_DEVICES];      /* drive device -> r->dev index */
     int rc[HS_SPLIT_MAX_DEVICES];       /* first error of each device */
     hs_error err[HS_SPLIT_MAX_DEVICES];
+    hs__split_real_hook hook;           /* tests: before each chunk */
+    void *hook_ctx;
 };
 
 /* ------------------------------------------------------------------ devices */
@@ -272,6 +274,12 @@ void hs_split_real_split_devices(const hs_split_real *r, int hints, hs_split_dev
     }
 }
 
+void hs__split_real_set_hook(hs_split_real *r, hs__split_real_hook hook, void *ctx)
+{
+    r->hook = hook;
+    r->hook_ctx = ctx;
+}
+
 void hs_split_real_buffers(const hs_split_real *r, const void **bufs)
 {
     for (int i = 0; i < r->c.nbufs; i++)
@@ -372,6 +380,8 @@ static int run_fn(void *user, int i, size_t b, size_t e, int aside)
     hs_split_real *r = user;
     int d = r->map[i];
     void *out[HS_KMAX_BUFS];
+    if (r->hook)
+        r->hook(r->hook_ctx, d, b, e, aside);
     if ((r->rc[d] = outputs(r, d, b, e, aside, out, &r->err[d])) != HS_OK)
         return r->rc[d];
     if (r->dev[d].kind == HS_DEVICE_GPU)

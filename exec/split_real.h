@@ -126,8 +126,16 @@ void hs_split_real_buffers(const hs_split_real *r, const void **bufs);
  * for hs_split_plot. */
 void hs_split_real_as_sim(const hs_split_real *r, hs_split_sim *sim);
 
-/* ------------------------------------------------------------- internal
- * The GPU half (exec/split_real_cuda.c, or exec/split_real_nocuda.c when
+/* ------------------------------------------------------------- internal */
+
+/* For tests: hook(ctx, d, b, e, aside) is called on device d's thread
+ * before each chunk [b, e) of a drive runs (d indexes the devices given to
+ * hs_split_real_open; aside as in split_drive.h).  A hook that blocks
+ * stands for a device that stopped answering.  NULL: none. */
+typedef void (*hs__split_real_hook)(void *ctx, int device, size_t b, size_t e, int aside);
+void hs__split_real_set_hook(hs_split_real *r, hs__split_real_hook hook, void *ctx);
+
+/* The GPU half (exec/split_real_cuda.c, or exec/split_real_nocuda.c when
  * CUDA is not built in, where every call answers HS_ENOTBUILT). */
 
 typedef struct hs__split_gpu hs__split_gpu;

@@ -638,6 +638,69 @@ static void seq_hdss_standby(void **state)
     }
 }
 
+/* When an idle device takes a chunk back (mapper/split_core.h): device b
+ * holds U items handed out at `issued`, a has nothing left; b is judged
+ * dead at issued + max(1000, min(P_b + 2 P_a, 3 P_b)) µs.  `fixed` with
+ * chunks of U = 3000 (or 100) items of 6000 (200), widths 1, b handed the
+ * first chunk at 0 and a the second at 0:
+ *   - b's hint 1 item/µs (P_b = 3000), a ends its chunk at 1500 (P_a =
+ *     1500): 3000 + 2 1500 = 6000 < 9000: b is dead at 6000;
+ *   - a ends at 6000 instead (P_a = 6000): 3000 + 12000 = 15000, bounded
+ *     by 3 P_b = 9000; a takes b's chunk at 9000; b reports at 9500,
+ *     refused, and asks: a holds the chunk taken back once (2^1), P_a =
+ *     6000 (a's last chunk, 3000 items in 6000 µs), P_b = 9500 (b's
+ *     refused chunk measured it): 2 min(6000 + 19000, 18000) = 36000 after
+ *     9000: 45000;
+ *   - U = 100: P_b = 100, a ends at 50 (P_a = 50): 100 + 100 = 200, below
+ *     the floor: 1000;
+ *   - no hints: nothing known of b (P_b = 0), a ends at 1000 (P_a = 1000,
+ *     the mean 1/3 µs per item): min(0 + 2000, 3 1000) = 2000. */
+static void seq_judged_dead(void **state)
+{
+    hs_split_device dev[2] = {mkdev("a", HS_DEVICE_CPU, 1), mkdev("b", HS_DEVICE_GPU, 1)};
+    hs_split_options o = {.chunk = 3000}, small = {.chunk = 100};
+    hs_split_grant g = {0, 0, 0};
+    script s;
+    (void)state;
+    s_start(&s, "fixed", 6000, dev, 2, &o, NULL);
+    want_chunk(&s, 1, 0, 0, 3000);
+    want_chunk(&s, 0, 0, 3000, 6000);
+    report(&s, 0, 3000, 6000, 1500, 1500);
+    assert_int_equal(s.sp->next(s.st, 0, 1500, &g), HS_SPLIT_WAIT);
+    assert_true(fabs(g.wake_us - 6000) < EPS);
+    want_chunk(&s, 0, 6000, 0, 3000);
+    s_end(&s, NULL);
+
+    s_start(&s, "fixed", 6000, dev, 2, &o, NULL);
+    want_chunk(&s, 1, 0, 0, 3000);
+    want_chunk(&s, 0, 0, 3000, 6000);
+    report(&s, 0, 3000, 6000, 6000, 6000);
+    assert_int_equal(s.sp->next(s.st, 0, 6000, &g), HS_SPLIT_WAIT);
+    assert_true(fabs(g.wake_us - 9000) < EPS);
+    want_chunk(&s, 0, 9000, 0, 3000);
+    assert_int_equal(s.sp->finished(s.st, 1, 0, 3000, 9500, 9500), 0);
+    assert_int_equal(s.sp->next(s.st, 1, 9500, &g), HS_SPLIT_WAIT);
+    assert_true(fabs(g.wake_us - 45000) < EPS);
+    s_end(&s, NULL);
+
+    s_start(&s, "fixed", 200, dev, 2, &small, NULL);
+    want_chunk(&s, 1, 0, 0, 100);
+    want_chunk(&s, 0, 0, 100, 200);
+    report(&s, 0, 100, 200, 50, 50);
+    assert_int_equal(s.sp->next(s.st, 0, 50, &g), HS_SPLIT_WAIT);
+    assert_true(fabs(g.wake_us - 1000) < EPS);
+    s_end(&s, NULL);
+
+    dev[0].rate_hint = dev[1].rate_hint = 0;
+    s_start(&s, "fixed", 6000, dev, 2, &o, NULL);
+    want_chunk(&s, 1, 0, 0, 3000);
+    want_chunk(&s, 0, 0, 3000, 6000);
+    report(&s, 0, 3000, 6000, 1000, 1000);
+    assert_int_equal(s.sp->next(s.st, 0, 1000, &g), HS_SPLIT_WAIT);
+    assert_true(fabs(g.wake_us - 2000) < EPS);
+    s_end(&s, NULL);
+}
+
 /* hdss's fit in time (our addition), widths 1, no hints, adaptive_max 1
  * (the adaptive phase may cover everything): 60000 items.  b ends its first
  * block [128, 256) at t = 1 (128 items/us), then blocks of 256 in 2 us each
@@ -859,6 +922,81 @@ static void conformance_dead_device(void **state)
 {
     (void)state;
     conformance(FAIL, 80, 3);
+}
+
+/* A dead device in the simulator, the kernel profiles of `split --sim`.
+ * `split -p hdss pi --sim --fail gpu0:5`: cpu0 (9.4 blocks/µs) is below 5%
+ * of gpu0's speed and stands by; gpu0 takes all N items at 0 and dies at 5
+ * ms holding them.  cpu0 takes them over once gpu0 is 3 times late by its
+ * hint, P = N / rate hint (12152.7 µs): the makespan is exactly 3 P plus
+ * cpu0's time for N items (446.2 ms; it was 1350.8 ms, waiting twice its
+ * own time before). */
+static void sim_dead_gpu_exact(void **state)
+{
+    static hs_split_sim s;
+    hs_split_device dev[2];
+    hs_split_result r;
+    hs_error err = {0};
+    double p, want;
+    (void)state;
+    memset(&s, 0, sizeof s);
+    assert_int_equal(hs_split_sim_profile(&s, "pi", &err), HS_OK);
+    s.dev[1].fails = 1;
+    s.dev[1].fail_at_us = 5000;
+    hs_split_sim_devices(&s, dev);
+    p = (double)s.items / dev[1].rate_hint;
+    want = 3 * p + hs_split_sim_chunk_us(&s, 0, 0, s.items, 3 * p);
+    assert_int_equal(hs_split_sim_run(&s, hs_splitter_find("hdss"), NULL, NULL, &r, &err),
+                     HS_OK);
+    assert_true(fabs(p - 12152.727) < 1e-3);
+    assert_true(fabs(r.makespan_us - want) < 1e-9 * want);
+    assert_int_equal(r.dev[0].items, s.items);
+    assert_int_equal(r.dev[1].lost, 1);
+    hs_split_result_free(&r);
+}
+
+/* Every splitter that survives a dead device, on each profile (ss only on
+ * xgemm-rows: elsewhere millions of one-item chunks), with either device
+ * dying at 0, 0.5, 2, 5, 10 or 50 ms: the makespan is at most the
+ * survivor's time alone, plus the wait bound for all N items on the dead
+ * device, max(1 ms, 3 N / rate hint), plus the survivor's overhead for
+ * each of its chunks (alone is one chunk). */
+static void sim_dead_device_bound(void **state)
+{
+    static const char *const kernels[] = {"pi", "va", "xgemm-rows"};
+    static const double fail_ms[] = {0, 0.5, 2, 5, 10, 50};
+    static hs_split_sim s;
+    (void)state;
+    for (size_t k = 0; k < 3; k++)
+        for (int dead = 0; dead < 2; dead++)
+            for (size_t t = 0; t < sizeof fail_ms / sizeof fail_ms[0]; t++)
+                for (const hs_splitter *const *l = hs_splitter_list(); *l; l++) {
+                    hs_split_device dev[2];
+                    hs_split_result r;
+                    hs_error err = {0};
+                    int live = 1 - dead;
+                    double bound, limit;
+                    if (!((*l)->flags & HS_SPLIT_SURVIVES_FAILURE) ||
+                        (strcmp((*l)->name, "ss") == 0 && k < 2))
+                        continue;
+                    memset(&s, 0, sizeof s);
+                    assert_int_equal(hs_split_sim_profile(&s, kernels[k], &err), HS_OK);
+                    s.dev[dead].fails = 1;
+                    s.dev[dead].fail_at_us = fail_ms[t] * 1000;
+                    hs_split_sim_devices(&s, dev);
+                    if (hs_split_sim_run(&s, *l, NULL, NULL, &r, &err) != HS_OK)
+                        fail_msg("%s on %s, %s dead at %g ms: %s", (*l)->name, kernels[k],
+                                 s.dev[dead].name, fail_ms[t], err.msg);
+                    bound = 3 * (double)s.items / dev[dead].rate_hint;
+                    bound = bound > 1000 ? bound : 1000;
+                    limit = hs_split_sim_chunk_us(&s, live, 0, s.items, 0) + bound +
+                            (double)r.dev[live].chunks * dev[live].overhead_hint_us;
+                    if (r.makespan_us > limit)
+                        fail_msg("%s on %s, %s dead at %g ms: makespan %.3f ms over %.3f ms",
+                                 (*l)->name, kernels[k], s.dev[dead].name, fail_ms[t],
+                                 r.makespan_us / 1000, limit / 1000);
+                    hs_split_result_free(&r);
+                }
 }
 
 /* ------------------------------------------------------------ the driver */
@@ -1392,10 +1530,13 @@ int main(void)
         cmocka_unit_test(seq_hdss_even_start),
         cmocka_unit_test(seq_hdss_fit),
         cmocka_unit_test(seq_hdss_standby),
+        cmocka_unit_test(seq_judged_dead),
         cmocka_unit_test(hdss_h100_xgemm),
         cmocka_unit_test(conformance_random_timings),
         cmocka_unit_test(conformance_variability),
         cmocka_unit_test(conformance_dead_device),
+        cmocka_unit_test(sim_dead_gpu_exact),
+        cmocka_unit_test(sim_dead_device_bound),
         cmocka_unit_test(drive_threads),
         cmocka_unit_test(drive_drain),
         cmocka_unit_test(drive_checks_splitter),
