@@ -38,6 +38,16 @@
 
 #define EPS 1e-6
 
+/* Under ThreadSanitizer (the third half of `./build.sh test`) the long
+ * single-threaded tests (the simulator, the command line's simulated runs)
+ * are skipped: there is nothing for it to check, and it slows them down
+ * many times. */
+#ifdef __SANITIZE_THREAD__
+#define SINGLE_THREADED() skip()
+#else
+#define SINGLE_THREADED() ((void)0)
+#endif
+
 /* ---------------------------------------------------------------- helpers */
 
 static hs_split_device mkdev(const char *name, hs_device_kind kind, double hint)
@@ -909,18 +919,21 @@ static void conformance(int variant, int cases, unsigned short seed)
 static void conformance_random_timings(void **state)
 {
     (void)state;
+    SINGLE_THREADED();
     conformance(PLAIN, 60, 1);
 }
 
 static void conformance_variability(void **state)
 {
     (void)state;
+    SINGLE_THREADED();
     conformance(VARY, 60, 2);
 }
 
 static void conformance_dead_device(void **state)
 {
     (void)state;
+    SINGLE_THREADED();
     conformance(FAIL, 80, 3);
 }
 
@@ -967,6 +980,7 @@ static void sim_dead_device_bound(void **state)
     static const double fail_ms[] = {0, 0.5, 2, 5, 10, 50};
     static hs_split_sim s;
     (void)state;
+    SINGLE_THREADED();
     for (size_t k = 0; k < 3; k++)
         for (int dead = 0; dead < 2; dead++)
             for (size_t t = 0; t < sizeof fail_ms / sizeof fail_ms[0]; t++)
@@ -1472,6 +1486,7 @@ static void plot_or_not_built(void **state)
 static void command_line(void **state)
 {
     (void)state;
+    SINGLE_THREADED();
     if (!getenv("HETSCHED"))
         skip();
     assert_int_equal(cli("split -p help"), 0);
