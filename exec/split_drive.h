@@ -56,7 +56,8 @@ typedef int (*hs_split_drain_fn)(void *user, int device);
  * to where the first runs wrote theirs.  Called on the caller's thread
  * once every device thread has ended, so no run still writes anywhere:
  * the result kept for an item is always the accepted one, whichever run
- * of it ended first or last.  Its time is part of wall_us only. */
+ * of it ended first or last.  (So no run may read another chunk's results
+ * during the drive.)  Its time is part of wall_us only. */
 typedef void (*hs_split_commit_fn)(void *user, int device, size_t b, size_t e);
 
 typedef struct hs_split_drive_ops {

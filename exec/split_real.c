@@ -165,10 +165,6 @@ static int check_kernel(const hs_kconf *c, hs_error *err)
     return HS_OK;
 }
 
-/* 1 when a CPU device must compute buffer i in a copy of its own (see
- * cpu_chunk): in-place buffers, and the outputs of BLAS types, which
- * OpenBLAS builds up in place (C = beta C first, then a panel at a time);
- * the other types write each output once, with its final value. */
 /* Outputs a GPU thread writes per item, for the GPU's width. */
 static size_t outputs_per_item(const hs_kconf *c)
 {

@@ -225,22 +225,20 @@ static double mean_us_per_item(const hs__split_core *c)
 }
 
 /* The moment device e (holding a chunk) would be judged dead when device a
- * asks (see split_core.h): P_e and P_a as there, the second term's bound on
- * P_e from the other devices' mean speed, and failing that
- * HS__SPLIT_BLIND_US: some bound must hold for the run to end at all. */
+ * asks (see split_core.h): pe, pa and pe_bound are P_e, P_a and P'_e
+ * there; HS__SPLIT_BLIND_US when nothing is known of any device: some
+ * bound must hold for the run to end at all. */
 static double judged_dead_at(const hs__split_core *c, int a, int e)
 {
     const hs__split_dev *x = &c->d[e];
     double u = (double)(x->e - x->b), pa = expected_us(c, a, u), pe = expected_us(c, e, u);
-    double mean = mean_us_per_item(c), guess = mean > 0 ? u * mean : HS__SPLIT_BLIND_US;
+    double mean = mean_us_per_item(c), pe_bound = pe > 0 ? pe : mean > 0 ? u * mean
+                                                                        : HS__SPLIT_BLIND_US;
     double wait;
     if (!(pa > 0))
-        pa = pe > 0 ? pe : guess;
-    wait = pe + HS__SPLIT_PATIENCE * pa;
-    if (wait > HS__SPLIT_DEAD_FACTOR * (pe > 0 ? pe : guess)) /* the bound */
-        wait = HS__SPLIT_DEAD_FACTOR * (pe > 0 ? pe : guess);
-    if (wait < HS__SPLIT_DEAD_FLOOR_US)
-        wait = HS__SPLIT_DEAD_FLOOR_US;
+        pa = pe_bound;
+    wait = fmin(pe + HS__SPLIT_PATIENCE * pa, HS__SPLIT_DEAD_FACTOR * pe_bound);
+    wait = fmax(wait, HS__SPLIT_DEAD_FLOOR_US);
     return x->issued_us + ldexp(wait, x->strikes < 60 ? x->strikes : 60);
 }
 
