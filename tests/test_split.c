@@ -1319,6 +1319,7 @@ static void drive_aside_order(void **state)
     for (int i = 0; i < 5; i++)
         assert_int_equal(u.aside[i], i == 2 || i == 3);
     assert_int_equal(u.commits, 2);
+    assert_int_equal(u.commit_device[0], 0);
     assert_int_equal(u.commit_b[0], 0);
     assert_int_equal(u.commit_e[0], 5);
     assert_int_equal(u.commit_b[1], 5);
@@ -1354,6 +1355,8 @@ static void drive_aside_race(void **state)
             }
             assert_int_equal(in_place, 1);
             assert_int_equal(u.commits, (size_t)u.aside[kept_run]);
+            if (u.commits)
+                assert_int_equal(u.commit_device[0], keep);
             for (size_t i = 0; i < TAG_N; i++)
                 assert_int_equal(u.shared[i], 1 + kept_run);
             pthread_mutex_destroy(&u.mu);
