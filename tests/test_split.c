@@ -3,10 +3,14 @@
  *   - the registry, the option table and refusals of bad input;
  *   - the simulator's chunk-time model and its figures on hand-checked runs;
  *   - exact chunk sequences of static, gss, fss, tss, boyer, kass, coretsar
- *     and qilin on small N, driven by hand;
+ *     and qilin on small N, driven by hand, and the exact moment an idle
+ *     device takes a chunk back from one judged dead;
  *   - conformance of every registered splitter on seeded random runs: random
  *     chunk timings, variability, and (for those that claim it) a device that
  *     stops answering: every item finished exactly once, the run ends;
+ *   - a dead device on the kernel profiles: the exact makespan of `split -p
+ *     hdss pi --sim --fail gpu0:5`, and for every splitter that survives it
+ *     a makespan within the survivor's time alone plus the wait bound;
  *   - the same contract under real threads; chunks holding items handed
  *     out before run aside and only the accepted result is kept;
  *   - the headline experiment: with one device slowed 3x during the run,
