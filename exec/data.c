@@ -180,8 +180,9 @@ typedef struct plain {
     size_t device_memory;
     int devices;                /* emu: memories but host are devices' own */
     const struct timespec *t0;
-    pkernel kern[HS_BACKEND_MAX_DEPTH];
-    unsigned next_kern;
+    /* per memory, its kernels in flight, taken in turn by its one worker */
+    pkernel (*kern)[HS_BACKEND_MAX_DEPTH];
+    unsigned *next_kern;
 } plain;
 
 static int plain_host_side(void *ctx, int m)
@@ -249,9 +250,9 @@ static int plain_launch(void *ctx, int m, const hs_kconf *c, void *const *bufs, 
                         size_t end, void *const *ev, int nev, void **k, hs_error *err)
 {
     plain *pl = ctx;
-    pkernel *kn = &pl->kern[pl->next_kern++ % HS_BACKEND_MAX_DEPTH];
+    pkernel *kn = &pl->kern[m][pl->next_kern[m]++ % HS_BACKEND_MAX_DEPTH];
     int rc;
-    (void)m, (void)ev, (void)nev;
+    (void)ev, (void)nev;
     kn->start_us = pl->t0 ? hs__since_us(pl->t0) : 0;
     rc = hs_krun_cpu(c, bufs, begin, end, 1, err);
     kn->end_us = pl->t0 ? hs__since_us(pl->t0) : 0;
@@ -276,6 +277,14 @@ static int plain_flush(void *ctx, hs_error *err)
     return HS_OK;
 }
 
+static void plain_fini(void *ctx)
+{
+    plain *pl = ctx;
+    free(pl->kern);
+    free(pl->next_kern);
+    free(pl);
+}
+
 static const hs__mem_ops plain_ops = {
     .host_side = plain_host_side,
     .capacity = plain_capacity,
@@ -288,7 +297,7 @@ static const hs__mem_ops plain_ops = {
     .launch = plain_launch,
     .finish = plain_finish,
     .flush = plain_flush,
-    .fini = free,
+    .fini = plain_fini,
 };
 
 /* --------------------------------------------------- configuration */
@@ -422,8 +431,12 @@ static int open_memories(hs__data *dm, size_t devmem, hs_error *err)
             return rc;
     } else {
         plain *p = calloc(1, sizeof *p);
-        if (!p)
+        if (!p || !(p->kern = calloc((size_t)dm->nmem, sizeof *p->kern)) ||
+            !(p->next_kern = calloc((size_t)dm->nmem, sizeof *p->next_kern))) {
+            if (p)
+                plain_fini(p);
             return hs_error_set(err, HS_ENOMEM, "out of memory for the data manager");
+        }
         p->device_memory = devmem;
         p->devices = dm->mode == HS__REAL_EMU;
         dm->ops = &plain_ops;
