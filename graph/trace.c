@@ -18,6 +18,7 @@
 #include "hetsched/export.h"
 #include "graph/export_util.h"
 #include "graph/schedule_int.h"
+#include "graph/utf8.h"
 
 #define PID 1
 
@@ -138,8 +139,8 @@ static int metadata(json_t *arr, const hs_workload *w, const hs_schedule *s,
 {
     const hs_platform *pl = &w->platform;
     int nm = pl->nmemories;
-    char name[1100];
-    snprintf(name, sizeof name, "hetsched %s", s->algorithm ? s->algorithm : "schedule");
+    char name[2 * HS_NAME_MAX + 32];
+    hs__label(name, sizeof name, "hetsched %s", s->algorithm ? s->algorithm : "schedule");
     if (append(arr, json_pack("{s:s, s:s, s:i, s:i, s:{s:s}}", "name", "process_name", "ph", "M",
                               "pid", PID, "tid", 0, "args", "name", name)) != 0)
         return -1;
@@ -151,10 +152,12 @@ static int metadata(json_t *arr, const hs_workload *w, const hs_schedule *s,
         if (l < 0)
             continue;
         for (int j = 0; j < k->ntracks[l]; j++) {
-            int n = snprintf(name, sizeof name, "%s -> %s", pl->memories[i / nm],
-                             pl->memories[i % nm]);
-            if (j > 0 && n > 0 && (size_t)n < sizeof name)
-                snprintf(name + n, sizeof name - (size_t)n, " (%d)", j + 1);
+            if (j > 0)
+                hs__label(name, sizeof name, "%s -> %s (%d)", pl->memories[i / nm],
+                          pl->memories[i % nm], j + 1);
+            else
+                hs__label(name, sizeof name, "%s -> %s", pl->memories[i / nm],
+                          pl->memories[i % nm]);
             if (name_thread(arr, k->first_tid[l] + j, name) != 0)
                 return -1;
         }
@@ -167,7 +170,7 @@ static int metadata(json_t *arr, const hs_workload *w, const hs_schedule *s,
 static int spans(json_t *arr, const hs_workload *w, const hs_schedule *s, const tracks *k)
 {
     const hs_platform *pl = &w->platform;
-    char name[1100];
+    char name[2 * HS_TASK_ID_MAX + 16];
     for (size_t i = 0; i < s->nplacements; i++) {
         const hs_placement *p = &s->placements[i];
         hs__placement_id(w, p, name, sizeof name);
@@ -181,7 +184,7 @@ static int spans(json_t *arr, const hs_workload *w, const hs_schedule *s, const 
     for (size_t i = 0; i < s->ntransfers; i++) {
         const hs_transfer *tr = &s->transfers[i];
         const hs_task *t = hs__transfer_task(w, s, tr);
-        char from[520] = "host", to[520] = "host";
+        char from[HS_TASK_ID_MAX] = "host", to[HS_TASK_ID_MAX] = "host";
         if (k->tid[i] == 0)
             continue; /* stays in one memory: takes no time on a link */
         if (tr->from_placement != HS_NONE)
@@ -189,11 +192,11 @@ static int spans(json_t *arr, const hs_workload *w, const hs_schedule *s, const 
         if (tr->to_placement != HS_NONE)
             hs__placement_id(w, &s->placements[tr->to_placement], to, sizeof to);
         if (tr->from_placement == HS_NONE && tr->to_placement != HS_NONE)
-            snprintf(name, sizeof name, "input of %s", to);
+            hs__label(name, sizeof name, "input of %s", to);
         else if (tr->to_placement == HS_NONE && tr->from_placement != HS_NONE)
-            snprintf(name, sizeof name, "output of %s", from);
+            hs__label(name, sizeof name, "output of %s", from);
         else
-            snprintf(name, sizeof name, "%s -> %s", from, to);
+            hs__label(name, sizeof name, "%s -> %s", from, to);
         if (append(arr, json_pack("{s:s, s:s, s:s, s:f, s:f, s:i, s:i, s:{s:f, s:s, s:s}}",
                                   "name", name, "cat", t ? w->apps[t->app].name : "transfer",
                                   "ph", "X", "ts", tr->start_us, "dur",
@@ -213,6 +216,8 @@ int hs_trace_write(const hs_workload *w, const hs_schedule *s, const char *path,
     tracks k = {0};
     json_t *root = NULL, *arr = NULL;
     const size_t flags = JSON_COMPACT | JSON_REAL_PRECISION(15);
+    char path_text[4096];
+    const char *workload = NULL;
     if ((rc = hs__schedule_check_refs(w, s, err)) != 0)
         return rc;
     lane_of_pair = malloc((size_t)(nm * nm) * sizeof *lane_of_pair);
@@ -226,10 +231,13 @@ int hs_trace_write(const hs_workload *w, const hs_schedule *s, const char *path,
         rc = hs_error_set(err, HS_ENOMEM, "out of memory for the trace");
         goto out;
     }
+    /* names are UTF-8 (the builder checks), a file name need not be */
+    if (w->path || s->workload)
+        workload = hs__utf8_copy(path_text, sizeof path_text, w->path ? w->path : s->workload);
     if (metadata(arr, w, s, lane_of_pair, &k) != 0 || spans(arr, w, s, &k) != 0 ||
         !(root = json_pack("{s:O, s:s, s:{s:s?, s:s?, s:f}}", "traceEvents", arr,
                            "displayTimeUnit", "ms", "otherData", "workload",
-                           w->path ? w->path : s->workload, "algorithm", s->algorithm,
+                           workload, "algorithm", s->algorithm,
                            "makespan_us", s->makespan_us))) {
         rc = hs_error_set(err, HS_ENOMEM, "cannot build the trace: out of memory, or a name "
                           "that is not UTF-8");

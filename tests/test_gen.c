@@ -587,7 +587,7 @@ static void yaml_text(void **state)
     hs_platform_add_link(w, "gpu0", "host", 12.5, 0.1, &err);
     hs_workload_add_app(w, "va", 2, &err);
     hs_app_add_kernel(w, 0, "add", &err);
-    hs_kernel_set_type(w, 0, 0, "vadd", &err);
+    hs_kernel_set_type(w, 0, 0, "va", &err);
     hs_kernel_add_param(w, 0, 0, "n", 50000, &err);
     hs_kernel_set_cost(w, 0, 0, "cpu", 568, &err);
     hs_kernel_set_cost(w, 0, 0, "gpu0", 422.25, &err);
@@ -613,7 +613,7 @@ static void yaml_text(void **state)
                         "- name: va\n"
                         "  instances: 2\n"
                         "  kernels:\n"
-                        "  - {name: add, type: vadd, params: {n: 50000}, cost_us: {cpu: 568, "
+                        "  - {name: add, type: va, params: {n: 50000}, cost_us: {cpu: 568, "
                         "gpu0: 422.25}, input_bytes: 400000}\n"
                         "  - {name: \"1\", cost_us: {cpu: 0.3333333333333333, gpu: 242}, "
                         "output_bytes: 200000}\n"
