@@ -99,8 +99,8 @@ static void draw_title(const chart *c)
     char line[600];
     /* one decimal, none for a whole number of µs */
     hs__label(line, sizeof line, "%s, makespan %.*f \xc2\xb5s",
-             c->s->algorithm ? c->s->algorithm : "schedule",
-             c->s->makespan_us == floor(c->s->makespan_us) ? 0 : 1, c->s->makespan_us);
+              c->s->algorithm ? c->s->algorithm : "schedule",
+              c->s->makespan_us == floor(c->s->makespan_us) ? 0 : 1, c->s->makespan_us);
     cairo_set_source_rgb(cr, 0, 0, 0);
     font(cr, 16, 1);
     text_at(cr, line, 12, 22, HS_GANTT_WIDTH - 24);
@@ -124,7 +124,7 @@ static void draw_lanes(const chart *c, double step)
         cairo_rectangle(cr, 0, y, HS_GANTT_WIDTH, LANE_H);
         cairo_fill(cr);
         hs__label(label, sizeof label, "%s (%s)", pl->devices[d].name,
-                 hs_device_kind_name(pl->devices[d].kind));
+                  hs_device_kind_name(pl->devices[d].kind));
         cairo_set_source_rgb(cr, 0, 0, 0);
         font(cr, 12, 1);
         text_at(cr, label, 10, y + LANE_H / 2.0, LEFT - 16);
@@ -139,7 +139,7 @@ static void draw_lanes(const chart *c, double step)
         cairo_rectangle(cr, 0, ly, HS_GANTT_WIDTH, LINK_H);
         cairo_fill(cr);
         hs__label(label, sizeof label, "%s \xe2\x86\x92 %s", pl->memories[i / nm],
-                 pl->memories[i % nm]);
+                  pl->memories[i % nm]);
         cairo_set_source_rgb(cr, 0.2, 0.2, 0.35);
         font(cr, 10, 0);
         text_at(cr, label, 18, ly + LINK_H / 2.0, LEFT - 24);

@@ -152,12 +152,11 @@ static int metadata(json_t *arr, const hs_workload *w, const hs_schedule *s,
         if (l < 0)
             continue;
         for (int j = 0; j < k->ntracks[l]; j++) {
+            char track[16] = "";
             if (j > 0)
-                hs__label(name, sizeof name, "%s -> %s (%d)", pl->memories[i / nm],
-                          pl->memories[i % nm], j + 1);
-            else
-                hs__label(name, sizeof name, "%s -> %s", pl->memories[i / nm],
-                          pl->memories[i % nm]);
+                snprintf(track, sizeof track, " (%d)", j + 1);
+            hs__label(name, sizeof name, "%s -> %s%s", pl->memories[i / nm],
+                      pl->memories[i % nm], track);
             if (name_thread(arr, k->first_tid[l] + j, name) != 0)
                 return -1;
         }

@@ -411,6 +411,15 @@ static void buffer_errors(void **state)
                                       "supported (alias '*x'); write the value out");
     EXPECT_TEXT_ERROR(PLATFORM "applications: [{name: a, instances: 1e300, kernels: []}]\n",
                       "text.yaml:8:37: error: applications[0].instances: 1e300 is out of range");
+    /* a param the type does not have, a type without its params */
+    EXPECT_TEXT_ERROR(PLATFORM "applications: [{name: a, kernels: [{name: k, type: va, "
+                               "params: {n: 10, nn: 3}, cost_us: {cpu: 1, gpu: 1}}]}]\n",
+                      "text.yaml:8:76: error: applications[0].kernels[0].params.nn: va: unknown "
+                      "param 'nn' (known: n)");
+    EXPECT_TEXT_ERROR(PLATFORM "applications: [{name: a, kernels: [{name: k, type: va, "
+                               "cost_us: {cpu: 1, gpu: 1}}]}]\n",
+                      "text.yaml:8:52: error: applications[0].kernels[0].type: va: param 'n' "
+                      "(vector length) is required");
     EXPECT_TEXT_ERROR(PLATFORM "applications: [{name: a, kernels: [{name: k, type: gemm, "
                                "params: {n: 64}}]}]\n",
                       "text.yaml:8:36: error: applications[0].kernels[0].cost_us: kernel 'k' of "

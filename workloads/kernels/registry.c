@@ -127,16 +127,14 @@ int hs_kconf_init(hs_kconf *c, const char *type, const hs_param *params, int npa
         if (j < 0) {
             char known[128];
             spec_names(t, known, sizeof known);
-            return param_at_fault(err, params[i].name,
-                                  hs_error_set(err, HS_EINPUT, "%s: unknown param '%s' (known: "
-                                               "%s)", t->name, params[i].name ? params[i].name
-                                                                               : "(none)",
-                                               known));
+            hs_error_set(err, HS_EINPUT, "%s: unknown param '%s' (known: %s)", t->name,
+                         params[i].name ? params[i].name : "(none)", known);
+            return param_at_fault(err, params[i].name, HS_EINPUT);
         }
-        if (given[j])
-            return param_at_fault(err, params[i].name,
-                                  hs_error_set(err, HS_EINPUT, "%s: param '%s' given twice",
-                                               t->name, params[i].name));
+        if (given[j]) {
+            hs_error_set(err, HS_EINPUT, "%s: param '%s' given twice", t->name, params[i].name);
+            return param_at_fault(err, params[i].name, HS_EINPUT);
+        }
         if ((rc = check_value(t, &t->params[j], params[i].value, err)) != 0)
             return param_at_fault(err, params[i].name, rc);
         given[j] = 1;
