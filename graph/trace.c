@@ -20,6 +20,7 @@
 #include "hetsched/export.h"
 #include "graph/export_util.h"
 #include "graph/schedule_int.h"
+#include "graph/utf8.h"
 
 #define PID 1
 
@@ -180,12 +181,12 @@ static const char *device_name(const hs_workload *w, int device)
 /* Names the tracks of lane l: `base`, then "base (2)", ... */
 static int name_tracks(json_t *arr, const tracks *k, int l, const char *base)
 {
-    char name[1100];
+    char name[2 * HS_NAME_MAX + 64];
     for (int j = 0; j < k->ntracks[l]; j++) {
         if (j == 0)
-            snprintf(name, sizeof name, "%s", base);
+            hs__label(name, sizeof name, "%s", base);
         else
-            snprintf(name, sizeof name, "%s (%d)", base, j + 1);
+            hs__label(name, sizeof name, "%s (%d)", base, j + 1);
         if (name_thread(arr, k->first_tid[l] + j, name) != 0)
             return -1;
     }
@@ -201,12 +202,11 @@ static int metadata(json_t *arr, const hs_workload *w, const hs_schedule *s,
 {
     const hs_platform *pl = &w->platform;
     int nm = pl->nmemories;
-    char name[1100];
-    int n = snprintf(name, sizeof name, "hetsched %s",
-                     s->algorithm ? s->algorithm : "schedule");
-    if (s->model && strcmp(s->model, "delay") != 0 && n > 0 && (size_t)n < sizeof name)
-        snprintf(name + n, sizeof name - (size_t)n, ", %s%s%s", s->model,
-                 s->backend ? " on backend " : "", s->backend ? s->backend : "");
+    char name[2 * HS_NAME_MAX + 64];
+    hs__label(name, sizeof name, "hetsched %s%s%s%s%s", s->algorithm ? s->algorithm : "schedule",
+              s->model && strcmp(s->model, "delay") != 0 ? ", " : "",
+              s->model && strcmp(s->model, "delay") != 0 ? s->model : "",
+              s->backend ? " on backend " : "", s->backend ? s->backend : "");
     if (append(arr, json_pack("{s:s, s:s, s:i, s:i, s:{s:s}}", "name", "process_name", "ph", "M",
                               "pid", PID, "tid", 0, "args", "name", name)) != 0)
         return -1;
@@ -217,15 +217,15 @@ static int metadata(json_t *arr, const hs_workload *w, const hs_schedule *s,
         int l = lane_of_pair[i];
         if (l < 0)
             continue;
-        snprintf(name, sizeof name, "%s -> %s", pl->memories[i / nm], pl->memories[i % nm]);
+        hs__label(name, sizeof name, "%s -> %s", pl->memories[i / nm], pl->memories[i % nm]);
         if (name_tracks(arr, k, l, name) != 0)
             return -1;
     }
     for (int d = 0; d <= pl->ndevices; d++) {
         if (d < pl->ndevices)
-            snprintf(name, sizeof name, "%s worker", pl->devices[d].name);
+            hs__label(name, sizeof name, "%s worker", pl->devices[d].name);
         else
-            snprintf(name, sizeof name, "checks");
+            hs__label(name, sizeof name, "checks");
         if (name_tracks(arr, ka, d, name) != 0)
             return -1;
     }
@@ -239,7 +239,7 @@ static int spans(json_t *arr, const hs_workload *w, const hs_schedule *s, const 
                  const tracks *ka)
 {
     const hs_platform *pl = &w->platform;
-    char name[1100];
+    char name[2 * HS_TASK_ID_MAX + 16];
     for (size_t i = 0; i < s->nplacements; i++) {
         const hs_placement *p = &s->placements[i];
         hs__placement_id(w, p, name, sizeof name);
@@ -253,7 +253,7 @@ static int spans(json_t *arr, const hs_workload *w, const hs_schedule *s, const 
     for (size_t i = 0; i < s->ntransfers; i++) {
         const hs_transfer *tr = &s->transfers[i];
         const hs_task *t = hs__transfer_task(w, s, tr);
-        char from[520] = "host", to[520] = "host";
+        char from[HS_TASK_ID_MAX] = "host", to[HS_TASK_ID_MAX] = "host";
         if (k->tid[i] == 0)
             continue; /* stays in one memory: takes no time on a link */
         if (tr->from_placement != HS_NONE)
@@ -261,11 +261,11 @@ static int spans(json_t *arr, const hs_workload *w, const hs_schedule *s, const 
         if (tr->to_placement != HS_NONE)
             hs__placement_id(w, &s->placements[tr->to_placement], to, sizeof to);
         if (tr->from_placement == HS_NONE && tr->to_placement != HS_NONE)
-            snprintf(name, sizeof name, "input of %s", to);
+            hs__label(name, sizeof name, "input of %s", to);
         else if (tr->to_placement == HS_NONE && tr->from_placement != HS_NONE)
-            snprintf(name, sizeof name, "output of %s", from);
+            hs__label(name, sizeof name, "output of %s", from);
         else
-            snprintf(name, sizeof name, "%s -> %s", from, to);
+            hs__label(name, sizeof name, "%s -> %s", from, to);
         if (append(arr, json_pack("{s:s, s:s, s:s, s:f, s:f, s:i, s:i, s:{s:f, s:s, s:s}}",
                                   "name", name, "cat", t ? w->apps[t->app].name : "transfer",
                                   "ph", "X", "ts", tr->start_us, "dur",
@@ -277,10 +277,10 @@ static int spans(json_t *arr, const hs_workload *w, const hs_schedule *s, const 
     }
     for (size_t i = 0; i < s->nactivities; i++) {
         const hs_activity *a = &s->activities[i];
-        char of[520] = "";
+        char of[HS_TASK_ID_MAX] = "";
         if (a->placement != HS_NONE)
             hs__placement_id(w, &s->placements[a->placement], of, sizeof of);
-        snprintf(name, sizeof name, "%s%s%s", a->what, of[0] ? " " : "", of);
+        hs__label(name, sizeof name, "%s%s%s", a->what, of[0] ? " " : "", of);
         if (append(arr, json_pack("{s:s, s:s, s:s, s:f, s:f, s:i, s:i, s:{s:f}}", "name", name,
                                   "cat", a->what, "ph", "X", "ts", a->start_us, "dur",
                                   a->end_us - a->start_us, "pid", PID, "tid", ka->tid[i],
@@ -297,6 +297,8 @@ int hs_trace_write(const hs_workload *w, const hs_schedule *s, const char *path,
     tracks k = {0}, ka = {0};
     json_t *root = NULL, *arr = NULL;
     const size_t flags = JSON_COMPACT | JSON_REAL_PRECISION(15);
+    char path_text[4096];
+    const char *workload = NULL;
     if ((rc = hs__schedule_check_refs(w, s, err)) != 0)
         return rc;
     lane_of_pair = malloc((size_t)(nm * nm) * sizeof *lane_of_pair);
@@ -312,10 +314,13 @@ int hs_trace_write(const hs_workload *w, const hs_schedule *s, const char *path,
         rc = hs_error_set(err, HS_ENOMEM, "out of memory for the trace");
         goto out;
     }
+    /* names are UTF-8 (the builder checks), a file name need not be */
+    if (w->path || s->workload)
+        workload = hs__utf8_copy(path_text, sizeof path_text, w->path ? w->path : s->workload);
     if (metadata(arr, w, s, lane_of_pair, &k, &ka) != 0 || spans(arr, w, s, &k, &ka) != 0 ||
         !(root = json_pack("{s:O, s:s, s:{s:s?, s:s?, s:f}}", "traceEvents", arr,
                            "displayTimeUnit", "ms", "otherData", "workload",
-                           w->path ? w->path : s->workload, "algorithm", s->algorithm,
+                           workload, "algorithm", s->algorithm,
                            "makespan_us", s->makespan_us))) {
         rc = hs_error_set(err, HS_ENOMEM, "cannot build the trace: out of memory, or a name "
                           "that is not UTF-8");

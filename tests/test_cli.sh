@@ -73,6 +73,22 @@ done
 expect 2 "missing file" -- "$H" info /nonexistent.yaml
 check "missing file named" "$tmp/err" "/nonexistent.yaml"
 expect 2 "extra argument" -- "$H" info "$W" extra
+# kernel types and params are checked at load, by every command, located
+for cmd in "map -a heft" compare optimal; do
+    # shellcheck disable=SC2086 # word splitting of $cmd is wanted
+    expect 2 "$cmd: bad param" -- "$H" $cmd tests/cases/bad-param-negative.yaml
+    check "$cmd: bad param located" "$tmp/err" \
+        "^hetsched: tests/cases/bad-param-negative.yaml:12:41: error: .*params.n: va: param 'n'"
+done
+# generators: sizes beyond a workload's limits are usage errors, refused at once
+expect 2 "gen cholesky --tiles 1000" -- "$H" gen cholesky --tiles 1000
+check "gen cholesky --tiles 1000: why" "$tmp/err" "--tiles: expected a whole number in \[1, 180\]"
+expect 2 "gen cholesky --instances" -- "$H" gen cholesky --tiles 180 --instances 2
+check "gen cholesky --instances: why" "$tmp/err" "180 tiles \(988260 tasks\) x 2 instances"
+expect 2 "gen random --tasks" -- "$H" gen random --tasks 1000001
+expect 0 "gen cholesky" -- "$H" gen cholesky --tiles 3 -o "$tmp/chol.yaml"
+expect 0 "gen cholesky loads" -- "$H" info "$tmp/chol.yaml"
+check "gen cholesky loads: tasks" "$tmp/out" '^task graph: 10 tasks, 12 edges'
 
 # validate: a mapped schedule is valid; a broken one is not
 if "$H" map -a help >/dev/null 2>&1; then

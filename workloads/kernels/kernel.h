@@ -151,7 +151,8 @@ void hs_ktype_help(FILE *out);
 
 /* Resolves `type` with params[0..nparams) into *c.  HS_EINPUT (one line
  * naming the type and the param) for an unknown type, an unknown, repeated,
- * missing, fractional or out-of-range param, or sizes that overflow. */
+ * missing, fractional or out-of-range param, or sizes that overflow; when a
+ * given param is at fault, err->path names it ("params.n"), else it is "". */
 int hs_kconf_init(hs_kconf *c, const char *type, const hs_param *params, int nparams,
                   hs_error *err);
 
