@@ -722,10 +722,13 @@ int hs_calibrate(const hs_calib_options *o, hs_calib_result *r, hs_error *err)
             goto fail;
         for (int d = 0; d < ndev; d++) {
             if (o->log)
-                fprintf(o->log, "calibrate: %s on %s: %d sizes (D %.3g .. %.3g flops), %ld "
+                fprintf(o->log, "calibrate: %s on %s: %d %s (D %.3g .. %.3g flops), %ld "
                         "samples, %ld rejected%s%s\n", rows[d].type, rows[d].device,
-                        rows[d].nsizes, rows[d].dmin, rows[d].dmax, rows[d].samples,
-                        rows[d].rejected, rows[d].note[0] ? "; " : "", rows[d].note);
+                        rows[d].nsizes,
+                        !o->workload ? "sizes" : rows[d].nsizes == 1 ? "kernel" : "kernels",
+                        rows[d].dmin,
+                        rows[d].dmax, rows[d].samples, rows[d].rejected,
+                        rows[d].note[0] ? "; " : "", rows[d].note);
         }
     }
     /* a fit that fails leaves its history, still a model at measured sizes */

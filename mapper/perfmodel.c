@@ -430,6 +430,19 @@ static void start_values(const fit_data *d, const double *wt, double best[3])
     free(z);
 }
 
+/* How many distinct values x[0..n) holds. */
+static size_t distinct_sizes(const double *x, size_t n)
+{
+    size_t d = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t j = 0;
+        while (j < i && x[j] != x[i])
+            j++;
+        d += j == i;
+    }
+    return d;
+}
+
 int hs_perfmodel_fit_points(const double *size, const double *us, const double *count,
                             size_t n, hs_perf_fit *out, hs_error *err)
 {
@@ -443,18 +456,14 @@ int hs_perfmodel_fit_points(const double *size, const double *us, const double *
     int rc = HS_OK, info, status;
 
     for (size_t i = 0; i < n; i++) {
-        int seen = 0;
         if (!(size[i] > 0) || !isfinite(size[i]) || !(us[i] > 0) || !isfinite(us[i]) ||
             (count && (!(count[i] > 0) || !isfinite(count[i]))))
             return hs_error_set(err, HS_EINPUT, "fit: point %zu (D %g, %g us) needs D > 0, a "
                                 "duration > 0 and a count > 0", i, size[i], us[i]);
-        for (size_t j = 0; j < i; j++)
-            seen |= size[j] == size[i];
-        distinct += !seen;
         lref += log(size[i]) / (double)n;
         ymin = fmin(ymin, us[i]);
     }
-    if (distinct < 3)
+    if ((distinct = distinct_sizes(size, n)) < 3)
         return hs_error_set(err, HS_EINPUT, "fit: a*D^b+c needs at least 3 distinct sizes, "
                             "got %zu", distinct);
     lx = malloc(n * sizeof *lx);
@@ -586,7 +595,7 @@ int hs_perfmodel_fit(hs_perfmodel *m, hs_error *err)
             cnt[k] = h.nsamples > 0 ? (double)h.nsamples : 1.0;
             k++;
         }
-        if (k >= 3) {
+        if (distinct_sizes(D, k) >= 3) {
             hs_perf_fit f;
             hs_error e = {0};
             int rc = hs_perfmodel_fit_points(D, y, cnt, k, &f, &e);

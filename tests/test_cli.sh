@@ -263,6 +263,7 @@ check "calibrate --for: va row" "$tmp/out" \
 check "calibrate --for: scale row, its params" "$tmp/out" '^  scale +cpu0 +n=50000,s=3 +5e\+04 +3 '
 check "calibrate --for: cores of the workload" "$tmp/out" '^devices: cpu0 \(host, 1 thread\)$'
 check "calibrate --for: params in the model" "$FM" '"params": "n=50000,s=3"'
+check "calibrate --for: progress" "$tmp/err" '^calibrate: scale on cpu0: 1 kernel \(D 5e\+04'
 expect 0 "run --update-model" -- "$H" run -a heft "$FW" --backend cpu --model "$FM" \
     --update-model "$FM"
 check "run --update-model: what it added" "$tmp/out" \

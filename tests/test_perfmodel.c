@@ -286,7 +286,7 @@ static void exact_entry_wins(void **state)
 
 /* The fit is made on the medians: a 50x spike among each entry's first
  * three samples (recorded before the outlier rule starts) leaves the exact
- * a, b, c. */
+ * a, b, c.  It needs 3 distinct sizes, not 3 entries. */
 static void fit_on_medians(void **state)
 {
     hs_perfmodel *m = hs_perfmodel_new();
@@ -304,6 +304,15 @@ static void fit_on_medians(void **state)
     rel_close(f.a, 3e-3, 1e-6);
     rel_close(f.b, 1.2, 1e-6);
     rel_close(f.c, 25, 1e-6);
+    /* three entries of one D (other params) are one size: no fit, no error */
+    for (int i = 0; i < 3; i++) {
+        char params[16];
+        snprintf(params, sizeof params, "n=8,r=%d", i);
+        assert_int_equal(hs_perfmodel_record(m, "dot", params, 16, "gpu0", 5 + i, NULL, &err),
+                         HS_OK);
+    }
+    assert_int_equal(hs_perfmodel_fit(m, &err), HS_OK);
+    assert_int_equal(hs_perfmodel_get_fit(m, "dot", "gpu0", &f), 0);
     hs_perfmodel_free(m);
 }
 
