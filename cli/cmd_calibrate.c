@@ -206,10 +206,6 @@ static int calibrate_main(int argc, char **argv)
     if (strcmp(model_path, "-") == 0 && strcmp(platform_path, "-") == 0)
         return hs_cli_usage_error(&hs_cmd_calibrate, "--out-model and --out-platform cannot "
                                   "both be stdout");
-    if (for_path && (o.types || o.sizes))
-        return hs_cli_usage_error(&hs_cmd_calibrate, "%s does not combine with --for (it "
-                                  "measures the workload's own kernels)",
-                                  o.types ? "--types" : "--sizes");
     if (for_path && hs_workload_load_file_opts(for_path, &lo, &w, &err) != HS_OK)
         return hs_cli_fail(&err);
     o.workload = w;

@@ -524,7 +524,7 @@ static int measure_set(const hs_calib_options *o, const plan *pl, hs_calib_resul
             }
             if (rc == HS_EIO || rc == HS_ECHECK || rc == HS_ESOLVER) {
                 /* a failing kernel or CUDA call costs this (type, device)
-                 * its larger sizes, not the whole calibration */
+                 * its other sizes, not the whole calibration */
                 devs[d].stopped = 1;
                 r->nwarnings++;
                 snprintf(row->note, sizeof row->note, "failed: %.80s", de.msg);

@@ -689,20 +689,16 @@ int hs_perfmodel_save(const hs_perfmodel *m, const char *path, hs_error *err)
     int rc = HS_OK, ok = root && hist && fits;
     ok = ok && json_object_set_new(root, FORMAT_KEY, json_integer(FORMAT_VERSION)) == 0;
     for (size_t i = 0; ok && i < m->nentries; i++) {
-        const entry *e = &m->entries[i];
-        hs_perf_history h;
+        hs_perf_entry e;
         json_t *win = json_array(), *o;
-        history_of(e, &h);
+        hs_perfmodel_entry(m, i, &e);
         /* the window oldest first, so a reload resumes the ring in order */
-        for (int k = 0; win && k < e->nwin; k++) {
-            int at = (e->next - e->nwin + k + 2 * HS_PERF_WINDOW) % HS_PERF_WINDOW;
-            ok = ok && json_array_append_new(win, json_real(e->window[at])) == 0;
-        }
-        o = json_pack("{s:s, s:s, s:f, s:s, s:f, s:f, s:I, s:I, s:o}", "type", e->type,
-                      "params", e->params, "size", e->size, "device", e->device, "mean_us",
-                      h.mean_us, "stddev_us",
-                      h.stddev_us, "count", (json_int_t)e->count, "rejected",
-                      (json_int_t)e->rejected, "samples", win);
+        for (int k = 0; win && k < e.h.nsamples; k++)
+            ok = ok && json_array_append_new(win, json_real(e.samples[k])) == 0;
+        o = json_pack("{s:s, s:s, s:f, s:s, s:f, s:f, s:I, s:I, s:o}", "type", e.type,
+                      "params", e.params, "size", e.size, "device", e.device, "mean_us",
+                      e.h.mean_us, "stddev_us", e.h.stddev_us, "count", (json_int_t)e.h.count,
+                      "rejected", (json_int_t)e.h.rejected, "samples", win);
         ok = ok && o && json_array_append_new(hist, o) == 0;
     }
     for (size_t i = 0; ok && i < m->nfits; i++) {

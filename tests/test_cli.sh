@@ -299,13 +299,15 @@ check "model show: a part at half the flops, no params" "$tmp/out" '^  va +gpu0 
 if grep -q 'HS_HAVE_CAIRO 1' "$HS_BUILD_ROOT/hs_config.h"; then
     expect 0 "model show --plot" -- "$H" model show "$FM" --plot "$tmp/model.png"
     check "model show --plot: a PNG" "$tmp/model.png" 'PNG'
+    expect 2 "model show --plot bad extension" -- "$H" model show "$FM" --plot "$tmp/model.txt"
+    check "model show --plot bad extension: why" "$tmp/err" 'a model plot is written as .png or .svg'
 else
     expect 1 "model show --plot without cairo" -- "$H" model show "$FM" --plot "$tmp/model.png"
     check "model show --plot without cairo: why" "$tmp/err" 'model plots need cairo: not built in'
 fi
-expect 2 "model show --plot bad extension" -- "$H" model show "$FM" --plot "$tmp/model.txt"
 expect 2 "calibrate --for with --types" -- "$H" calibrate -q --for "$FW" --types va
-check "calibrate --for with --types: why" "$tmp/err" '--types does not combine with --for'
+check "calibrate --for with --types: why" "$tmp/err" \
+    "types: a workload's kernels are measured at their own types and sizes"
 expect 2 "calibrate --for missing file" -- "$H" calibrate -q --for "$tmp/none.yaml"
 expect 2 "calibrate --for untyped" -- "$H" calibrate -q --for "$W" --devices cpu \
     --out-model "$tmp/x.json" --out-platform "$tmp/x.yaml"
