@@ -99,7 +99,12 @@ static int by_name_and_size(const void *pa, const void *pb)
     return c ? c : strcmp(a->params, b->params);
 }
 
-#define COL(w, s) ((int)strlen(s) > (w) ? (w) = (int)strlen(s) : (w))
+/* Widens a column to hold s. */
+static void widen(int *width, const char *s)
+{
+    if ((int)strlen(s) > *width)
+        *width = (int)strlen(s);
+}
 
 int hs_cli_model_table(FILE *out, const hs_perfmodel *m)
 {
@@ -119,9 +124,9 @@ int hs_cli_model_table(FILE *out, const hs_perfmodel *m)
         qsort(e, n, sizeof *e, by_name_and_size);
     for (size_t i = 0; i < n; i++) {
         short_params(e[i].type, e[i].params, shown[i], sizeof shown[i]);
-        COL(wt, e[i].type);
-        COL(wd, e[i].device);
-        COL(wp, shown[i]);
+        widen(&wt, e[i].type);
+        widen(&wd, e[i].device);
+        widen(&wp, shown[i]);
     }
     fprintf(out, "history: %zu entr%s\n", n, n == 1 ? "y" : "ies");
     if (n)
