@@ -47,6 +47,11 @@ const hs_cli_cmd hs_cmd_run = {
              "  --gantt FILE          draw it, FILE.png or FILE.svg\n"
              "  --seed N              seed of the `random` policy (default 0)\n"
              "  --model FILE          performance model (JSON) for typed kernels' costs\n"
+             "  --update-model FILE   after the run, add each typed task's measured time\n"
+             "                        to the history of the model FILE (created when\n"
+             "                        missing) and refit it, so that a run with --model\n"
+             "                        FILE is predicted from this one; a part of a split\n"
+             "                        kernel counts at its share of the kernel's flops\n"
              "  --split SPLITTER      split every kernel marked splittable across the\n"
              "                        devices with a chunk splitter (as `map --split`)\n"
              "  --split-option K=V    an option of that splitter (repeatable)\n"
@@ -194,7 +199,7 @@ out:
 static int run_main(int argc, char **argv)
 {
     enum { OPT_JSON = 256, OPT_GANTT, OPT_TRACE, OPT_SEED, OPT_MODEL, OPT_BACKEND,
-           OPT_DEVICES, OPT_DEVMEM, OPT_SPLIT, OPT_SPLIT_OPTION, OPT_CHECK };
+           OPT_DEVICES, OPT_DEVMEM, OPT_SPLIT, OPT_SPLIT_OPTION, OPT_CHECK, OPT_UPDATE_MODEL };
     static const char *const check_modes[] = {"sample", "full", "none"};
     static const struct option longopts[] = {
         {"algorithm", required_argument, NULL, 'a'},
@@ -204,6 +209,7 @@ static int run_main(int argc, char **argv)
         {"trace", required_argument, NULL, OPT_TRACE},
         {"seed", required_argument, NULL, OPT_SEED},
         {"model", required_argument, NULL, OPT_MODEL},
+        {"update-model", required_argument, NULL, OPT_UPDATE_MODEL},
         {"devices", required_argument, NULL, OPT_DEVICES},
         {"device-memory", required_argument, NULL, OPT_DEVMEM},
         {"split", required_argument, NULL, OPT_SPLIT},
@@ -212,11 +218,12 @@ static int run_main(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     const char *algo = NULL, *bname = NULL, *model_path = NULL, *devices = NULL;
+    const char *update_path = NULL;
     size_t devmem = 0;
     const hs_backend_ops *ops = NULL;
     const hs_policy *pol;
     hs_cli_outputs out = {0};
-    hs_perfmodel *model = NULL;
+    hs_perfmodel *model = NULL, *update = NULL;
     hs_map_options opt = {0};
     const char *split = NULL;
     hs_split_options sopt = {0};
@@ -237,6 +244,7 @@ static int run_main(int argc, char **argv)
         case OPT_GANTT: out.gantt = optarg; break;
         case OPT_TRACE: out.trace = optarg; break;
         case OPT_MODEL: model_path = optarg; break;
+        case OPT_UPDATE_MODEL: update_path = optarg; break;
         case OPT_DEVICES: devices = optarg; break;
         case OPT_SPLIT: split = optarg; break;
         case OPT_CHECK: {
@@ -283,13 +291,19 @@ static int run_main(int argc, char **argv)
     if (argc - optind != 1)
         return hs_cli_usage_error(&hs_cmd_run, "expected one WORKLOAD, got %d arguments",
                                   argc - optind);
+    if (update_path && (!update_path[0] || strcmp(update_path, "-") == 0))
+        return hs_cli_usage_error(&hs_cmd_run, "--update-model wants a file (it is read and "
+                                  "written back), not '%s'", update_path);
     if (split && hs_split_graph_new(split, &sopt, &opt.split, &err) != HS_OK)
         return hs_cli_usage_error(&hs_cmd_run, "--split: %s", err.msg);
     if (hs__policy_resolve(algo, &opt, &pol, &err) != HS_OK) {
         hs_split_graph_free(opt.split);
         return hs_cli_usage_error(&hs_cmd_run, "%s", err.msg);
     }
-    if (!(w = hs_cli_load_model(argv[optind], model_path, &model, &status))) {
+    if (!(w = hs_cli_load_model(argv[optind], model_path, &model, &status)) ||
+        (update_path && !(update = hs_cli_model_open(update_path, &status)))) {
+        hs_workload_free(w);
+        hs_perfmodel_free(model);
         hs_split_graph_free(opt.split);
         return status;
     }
@@ -327,6 +341,8 @@ static int run_main(int argc, char **argv)
                     report.writebacks);
         fprintf(o, "buffers: %zu reused, %zu made during the run, %zu made ahead\n",
                 report.pool_hits, report.pool_misses, report.pool_reserved);
+        if (rc == HS_OK && update)
+            status = hs_cli_model_update(update_path, update, w, s, o);
     }
     if (rc != HS_OK)
         status = hs_cli_fail(&err);
@@ -335,6 +351,7 @@ static int run_main(int argc, char **argv)
     hs_schedule_free(pred);
     hs_workload_free(w);
     hs_perfmodel_free(model);
+    hs_perfmodel_free(update);
     hs_split_graph_free(opt.split);
     return status;
 }
