@@ -88,6 +88,7 @@ typedef struct worker {
     /* set at init */
     struct real *rb;
     int device;
+    int depth;                               /* most started tasks it holds */
     int started;
     pthread_t tid;
 } worker;
@@ -97,7 +98,7 @@ typedef struct real {
     hs__data *dm;
     hs_run_report *report;  /* the caller's, or NULL */
     struct timespec t0;
-    int nworkers, depth;
+    int nworkers;
     worker *workers;
     /* shared, written rarely */
     _Alignas(LINE) atomic_int stop;
@@ -322,8 +323,8 @@ static void *work(void *arg)
     worker *wk = arg;
     real *rb = wk->rb;
     size_t head = 0, posted = 0;
-    int ahead = hs__data_enqueues(rb->dm, wk->device) ? 2 : 1, nfl = 0;
-    hs__launch fl[2];
+    int ahead = hs__data_enqueues(rb->dm, wk->device) ? wk->depth : 1, nfl = 0, first = 0;
+    hs__launch fl[RING]; /* in flight: fl[first], then the next nfl - 1 in turn */
     for (;;) {
         hs_completion c = {.device = wk->device};
         while (nfl < ahead) { /* launch what is queued; wait only with nothing in flight */
@@ -336,15 +337,15 @@ static void *work(void *arg)
             tail = atomic_load_explicit(&wk->tasks_tail, memory_order_acquire);
             if (tail == head)
                 break;
-            launch(wk, head++, tail, &fl[nfl++]);
+            launch(wk, head++, tail, &fl[(first + nfl++) % RING]);
         }
-        if (hs__data_complete(rb->dm, &fl[0]) != 0)
-            fail(rb, &fl[0].err);
-        c.task = fl[0].t;
-        c.start_us = fl[0].start_us;
-        c.end_us = fl[0].end_us;
-        if (--nfl)
-            fl[0] = fl[1];
+        if (hs__data_complete(rb->dm, &fl[first]) != 0)
+            fail(rb, &fl[first].err);
+        c.task = fl[first].t;
+        c.start_us = fl[first].start_us;
+        c.end_us = fl[first].end_us;
+        first = (first + 1) % RING;
+        nfl--;
         wk->done[posted % RING] = c;
         atomic_store(&wk->done_tail, ++posted);
         if (rb->step)
@@ -354,7 +355,7 @@ static void *work(void *arg)
     }
 out:
     for (int i = 0; i < nfl; i++) /* stopped: the kernels in flight end */
-        hs__data_complete(rb->dm, &fl[i]);
+        hs__data_complete(rb->dm, &fl[(first + i) % RING]);
     return NULL;
 }
 
@@ -393,13 +394,14 @@ static void *alloc_lines(size_t n)
     return p;
 }
 
-/* The depth from HETSCHED_DEPTH, or HS__REAL_DEPTH when it is not set. */
+/* The depth from HETSCHED_DEPTH, or 0 when it is not set (each device
+ * its default, real.h). */
 static int read_depth(int *depth, hs_error *err)
 {
     const char *s = getenv("HETSCHED_DEPTH");
     char *end;
     long v;
-    *depth = HS__REAL_DEPTH;
+    *depth = 0;
     if (!s)
         return HS_OK;
     v = strtol(s, &end, 10);
@@ -427,7 +429,6 @@ int hs__real_init(hs_backend *b, const hs_workload *w, const hs_graph *g, hs__re
     if (!(rb = alloc_lines(sizeof *rb)))
         return hs_error_set(err, HS_ENOMEM, "out of memory for the backend");
     rb->report = b->state; /* the caller's report, see exec/data.h */
-    rb->depth = depth;
     parker_init(&rb->park);
     if (!(rb->workers = alloc_lines((size_t)pf->ndevices * sizeof *rb->workers))) {
         real_free(rb);
@@ -443,6 +444,10 @@ int hs__real_init(hs_backend *b, const hs_workload *w, const hs_graph *g, hs__re
         real_free(rb);
         return rc;
     }
+    for (int d = 0; d < pf->ndevices; d++)
+        rb->workers[d].depth = depth ? depth
+                               : hs__data_enqueues(rb->dm, d) ? HS__REAL_DEPTH_ENQUEUED
+                                                              : HS__REAL_DEPTH;
     clock_gettime(CLOCK_MONOTONIC, &rb->t0);
     if ((rc = hs__data_start(rb->dm, &rb->t0, err)) != 0) {
         real_free(rb);
@@ -461,8 +466,7 @@ int hs__real_init(hs_backend *b, const hs_workload *w, const hs_graph *g, hs__re
 
 int hs__real_depth(const hs_backend *b, int d)
 {
-    (void)d;
-    return ((const real *)b->state)->depth;
+    return ((const real *)b->state)->workers[d].depth;
 }
 
 int hs__real_start_task(hs_backend *b, size_t t, int d, double earliest_us, hs_error *err)
@@ -470,9 +474,9 @@ int hs__real_start_task(hs_backend *b, size_t t, int d, double earliest_us, hs_e
     real *rb = b->state;
     worker *wk;
     (void)earliest_us; /* the worker moves the data itself */
-    if (d < 0 || d >= rb->nworkers || rb->workers[d].held >= (size_t)rb->depth)
+    if (d < 0 || d >= rb->nworkers || rb->workers[d].held >= (size_t)rb->workers[d].depth)
         return hs_error_set(err, HS_EINTERNAL, "device %d got a task while it holds %d", d,
-                            rb->depth);
+                            d >= 0 && d < rb->nworkers ? rb->workers[d].depth : 0);
     wk = &rb->workers[d];
     wk->task[wk->sent % RING] = t;
     wk->issued[wk->sent % RING] = hs__since_us(&rb->t0);
@@ -541,8 +545,14 @@ int hs__real_drive(hs_backend *b, int (*step)(void *ctx, hs_error *err), void *c
                    hs_error *err)
 {
     real *rb = b->state;
+    int rc;
     rb->step = step;
     rb->ctx = ctx;
+    /* the run's clock starts now: what init did (inputs, pools, warm-up)
+     * and the policy's init are before it, as in the simulator */
+    clock_gettime(CLOCK_MONOTONIC, &rb->t0);
+    if ((rc = hs__data_start(rb->dm, &rb->t0, err)) != 0)
+        return rc;
     atomic_store(&rb->stepping, 1);
     run_step(rb);
     atomic_store(&rb->stepping, 0);
