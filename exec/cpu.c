@@ -412,20 +412,41 @@ static int read_depth(int *depth, hs_error *err)
     return HS_OK;
 }
 
+/* Each device's depth under `mode`: HETSCHED_DEPTH, else a gpu device's
+ * under cuda (its kernels are enqueued) HS__REAL_DEPTH_ENQUEUED, any
+ * other's HS__REAL_DEPTH. */
+static int depths_for(const hs_platform *pf, hs__real_mode mode, int *depth, hs_error *err)
+{
+    int env, rc;
+    if ((rc = read_depth(&env, err)) != 0)
+        return rc;
+    for (int d = 0; d < pf->ndevices; d++)
+        depth[d] = env                                                          ? env
+                   : mode == HS__REAL_CUDA && pf->devices[d].kind == HS_DEVICE_GPU ? HS__REAL_DEPTH_ENQUEUED
+                                                                                : HS__REAL_DEPTH;
+    return HS_OK;
+}
+
+int hs_run_depths(const hs_workload *w, const hs_backend_ops *ops, int *depth, hs_error *err)
+{
+    hs__real_mode mode = ops == &hs_backend_cuda ? HS__REAL_CUDA
+                         : ops == &hs_backend_emu ? HS__REAL_EMU
+                                                  : HS__REAL_CPU;
+    return depths_for(&w->platform, mode, depth, err);
+}
+
 int hs__real_init(hs_backend *b, const hs_workload *w, const hs_graph *g, hs__real_mode mode,
                   hs_error *err)
 {
     const hs_platform *pf = &w->platform;
     real *rb;
-    int rc, depth;
+    int rc;
     if (mode == HS__REAL_CPU)
         for (int d = 0; d < pf->ndevices; d++)
             if (pf->devices[d].kind != HS_DEVICE_CPU)
                 return hs_error_set(err, HS_EINPUT, "backend cpu runs cpu devices only, and "
                                     "'%s' is a gpu (use --backend emu)",
                                     pf->devices[d].name);
-    if ((rc = read_depth(&depth, err)) != 0)
-        return rc;
     if (!(rb = alloc_lines(sizeof *rb)))
         return hs_error_set(err, HS_ENOMEM, "out of memory for the backend");
     rb->report = b->state; /* the caller's report, see exec/data.h */
@@ -444,10 +465,17 @@ int hs__real_init(hs_backend *b, const hs_workload *w, const hs_graph *g, hs__re
         real_free(rb);
         return rc;
     }
-    for (int d = 0; d < pf->ndevices; d++)
-        rb->workers[d].depth = depth ? depth
-                               : hs__data_enqueues(rb->dm, d) ? HS__REAL_DEPTH_ENQUEUED
-                                                              : HS__REAL_DEPTH;
+    {
+        int *depth = calloc((size_t)pf->ndevices + 1, sizeof *depth);
+        if (!depth || (rc = depths_for(pf, mode, depth, err)) != 0) {
+            free(depth);
+            real_free(rb);
+            return depth ? rc : hs_error_set(err, HS_ENOMEM, "out of memory for the backend");
+        }
+        for (int d = 0; d < pf->ndevices; d++)
+            rb->workers[d].depth = depth[d];
+        free(depth);
+    }
     clock_gettime(CLOCK_MONOTONIC, &rb->t0);
     if ((rc = hs__data_start(rb->dm, &rb->t0, err)) != 0) {
         real_free(rb);
