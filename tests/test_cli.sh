@@ -93,6 +93,41 @@ PY
     check "validate broken says why" "$tmp/err" 'invalid schedule'
     echo '{"workload": 3' >"$tmp/junk.json"
     expect 2 "validate junk" -- "$H" validate "$W" "$tmp/junk.json"
+    check "validate junk located" "$tmp/err" "^hetsched: $tmp/junk.json:1:15: error: "
+    # what cannot be read is bad input (2), not an invalid schedule (1)
+    expect 2 "validate a directory" -- "$H" validate "$W" "$tmp"
+    check "validate a directory: why" "$tmp/err" "^hetsched: $tmp: cannot read: Is a directory"
+    expect 2 "validate a missing file" -- "$H" validate "$W" "$tmp/none.json"
+    expect 2 "validate over the size cap" -- env HETSCHED_JSON_MAX_MIB=1 "$H" validate "$W" \
+        <(head -c 1100000 /dev/zero)
+    check "validate over the size cap: why" "$tmp/err" \
+        "error: the file is larger than 1 MiB \(the environment variable HETSCHED_JSON_MAX_MIB"
+    expect 2 "validate bad HETSCHED_JSON_MAX_MIB" -- env HETSCHED_JSON_MAX_MIB=0 "$H" validate \
+        "$W" "$tmp/s.json"
+    # every time printed with 3 decimals (what another tool may write): still
+    # valid within the tolerance
+    python3 - "$tmp/s.json" "$tmp/s3.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+for item in s["tasks"] + s["transfers"]:
+    for k in ("start_us", "end_us"):
+        item[k] = float("%.3f" % item[k])
+s["makespan_us"] = float("%.3f" % s["makespan_us"])
+json.dump(s, open(sys.argv[2], "w"))
+PY
+    expect 0 "validate 3 decimals" -- "$H" validate "$W" "$tmp/s3.json"
+    # the schedule of another workload file (a copy), of one without its
+    # tasks, and of another model
+    cp "$W" "$tmp/copy.yaml"
+    expect 1 "validate another workload" -- "$H" validate "$tmp/copy.yaml" "$tmp/s.json"
+    check "validate another workload: why" "$tmp/err" \
+        "^hetsched: invalid schedule: the schedule is of workload $W, not $tmp/copy.yaml$"
+    expect 2 "validate another workload's tasks" -- "$H" validate workloads/tiny.yaml "$tmp/s.json"
+    check "validate another workload's tasks: why" "$tmp/err" \
+        "s.json:7:12: error: tasks\[0\].id: no task 'xgemm#0/cd' in the workload \(the schedule is of workload $W, not workloads/tiny.yaml\)$"
+    sed 's/"model": "delay"/"model": "measured"/' "$tmp/s.json" >"$tmp/measured.json"
+    expect 1 "validate another model" -- "$H" validate "$W" "$tmp/measured.json"
+    check "validate another model: why" "$tmp/err" "the schedule's model is 'measured', not 'delay'"
     expect 2 "map unknown policy" -- "$H" map -a nope "$W"
     check "map unknown policy named" "$tmp/err" "unknown policy 'nope'"
     expect 0 "map -a help" -- "$H" map -a help
