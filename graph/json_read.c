@@ -413,6 +413,9 @@ int hs__json_whole(const hs__json_doc *doc, hs_error *err, const json_t *obj, co
             snprintf(got, sizeof got, "%.17g", json_number_value(v));
         else
             snprintf(got, sizeof got, "%s", hs__json_type_name(v));
+        if (min == max)
+            return hs__json_error(doc, err, sub_path(sub, sizeof sub, path, key),
+                                  "must be %lld, not %s", min, got);
         return hs__json_error(doc, err, sub_path(sub, sizeof sub, path, key),
                               "must be a whole number from %lld to %lld, not %s", min, max, got);
     }

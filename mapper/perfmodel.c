@@ -1,5 +1,6 @@
 /* hetsched — performance models: the history table and the a*D^b+c
  * regression (mapper/perfmodel.h). */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <gsl/gsl_statistics_double.h>
 #include <jansson.h>
 
+#include "graph/json_read.h"
 #include "graph/strmap.h"
 #include "mapper/perfmodel.h"
 #include "workloads/kernels/kernel.h"
@@ -30,6 +32,7 @@ typedef struct fit_entry {
 } fit_entry;
 
 struct hs_perfmodel {
+    char *path;                      /* the file it was loaded from, for messages */
     entry *entries;
     size_t nentries, cap;
     hs__strmap *index;               /* history key -> entry */
@@ -88,6 +91,7 @@ void hs_perfmodel_free(hs_perfmodel *m)
     free(m->fits);
     hs__strmap_free(m->index);
     hs__strmap_free(m->fit_index);
+    free(m->path);
     free(m);
 }
 
@@ -649,120 +653,175 @@ int hs_perfmodel_save(const hs_perfmodel *m, const char *path, hs_error *err)
     return rc;
 }
 
-/* Reads one history entry; `at` names it in messages. */
-static int load_entry(hs_perfmodel *m, const char *path, const char *at, json_t *o,
+/* Reading: every key known and present, every value of its type and range,
+ * each message "FILE:LINE:COL: error: PATH: WHAT" (graph/json_read.h). */
+
+static const char *const top_keys[] = {FORMAT_KEY, "history", "fits", NULL};
+static const char *const entry_keys[] = {"type",      "size",  "device",   "mean_us",
+                                         "stddev_us", "count", "rejected", "samples", NULL};
+static const char *const fit_keys[] = {"type", "device", "a", "b", "c", "points", "rms_rel",
+                                       NULL};
+
+/* A kernel type or device name at obj.key: not empty, no control character. */
+static int get_name(const hs__json_doc *doc, hs_error *err, const json_t *obj, const char *key,
+                    const char *at, const char **out)
+{
+    char sub[96];
+    int rc = hs__json_string(doc, err, obj, key, at, 0, out);
+    if (rc != HS_OK || !bad_name(*out))
+        return rc;
+    snprintf(sub, sizeof sub, "%s.%s", at, key);
+    return hs__json_error(doc, err, sub, "must be a name without control characters, not "
+                          "'%.200s'", *out);
+}
+
+/* An error of the model's own checks (err_in) located at `at`. */
+static int located(const hs__json_doc *doc, hs_error *err, const char *at, const hs_error *in)
+{
+    if (in->code != HS_EINPUT)
+        return hs_error_set(err, in->code, "%s", in->msg);
+    return hs__json_error(doc, err, at, "%s", in->msg);
+}
+
+/* Reads one history entry, history[i] at `at`. */
+static int load_entry(hs_perfmodel *m, const hs__json_doc *doc, const char *at, const json_t *o,
                       hs_error *err)
 {
     const char *type, *device;
     double size, mean, sd;
-    json_int_t count, rejected;
-    json_t *samples, *s;
-    json_error_t je;
-    hs_error bad = {0};
+    long long count, rejected;
+    const json_t *samples, *s;
+    hs_error in = {0};
+    char sub[96];
     entry *e;
     size_t k;
     int rc;
-    if (json_unpack_ex(o, &je, JSON_STRICT, "{s:s, s:F, s:s, s:F, s:F, s:I, s:I, s:o}", "type",
-                       &type, "size", &size, "device", &device, "mean_us", &mean, "stddev_us",
-                       &sd, "count", &count, "rejected", &rejected, "samples", &samples) != 0)
-        return hs_error_set(err, HS_EINPUT, "%s: %s: %s", path, at, je.text);
-    if (check_args(type, size, device, &bad) != 0)
-        return hs_error_set(err, HS_EINPUT, "%s: %s: %s", path, at, bad.msg);
-    if (!isfinite(mean) || mean < 0 || !isfinite(sd) || sd < 0 || count < 0 || rejected < 0 ||
-        !json_is_array(samples) || json_array_size(samples) > HS_PERF_WINDOW ||
-        (json_int_t)json_array_size(samples) > count)
-        return hs_error_set(err, HS_EINPUT, "%s: %s: mean, stddev, counts must be >= 0 and "
-                            "samples a list of at most min(count, %d) numbers",
-                            path, at, HS_PERF_WINDOW);
-    if (find_entry(m, type, size, device))
-        return hs_error_set(err, HS_EINPUT, "%s: %s: duplicate entry for %s of size %g on %s",
-                            path, at, type, size, device);
-    if ((rc = get_entry(m, type, size, device, &e, err)) != 0)
+    if ((rc = hs__json_keys(doc, err, o, at, entry_keys, "a history entry")) != HS_OK ||
+        (rc = get_name(doc, err, o, "type", at, &type)) != HS_OK ||
+        (rc = hs__json_number(doc, err, o, "size", at, HS__JSON_POSITIVE, &size)) != HS_OK ||
+        (rc = get_name(doc, err, o, "device", at, &device)) != HS_OK ||
+        (rc = hs__json_number(doc, err, o, "mean_us", at, HS__JSON_NONNEG, &mean)) != HS_OK ||
+        (rc = hs__json_number(doc, err, o, "stddev_us", at, HS__JSON_NONNEG, &sd)) != HS_OK ||
+        (rc = hs__json_whole(doc, err, o, "count", at, 0, LONG_MAX, &count)) != HS_OK ||
+        (rc = hs__json_whole(doc, err, o, "rejected", at, 0, LONG_MAX, &rejected)) != HS_OK ||
+        (rc = hs__json_array(doc, err, o, "samples", at, &samples)) != HS_OK)
         return rc;
+    snprintf(sub, sizeof sub, "%s.samples", at);
+    if (json_array_size(samples) > HS_PERF_WINDOW || (long long)json_array_size(samples) > count)
+        return hs__json_error(doc, err, sub, "holds %zu samples, more than count (%lld) or "
+                              "than the %d a window keeps",
+                              json_array_size(samples), count, HS_PERF_WINDOW);
+    json_array_foreach(samples, k, s) {
+        if (!json_is_number(s) || !isfinite(json_number_value(s)) || json_number_value(s) < 0) {
+            snprintf(sub, sizeof sub, "%s.samples[%zu]", at, k);
+            return hs__json_error(doc, err, sub, "must be a finite number >= 0");
+        }
+    }
+    if (find_entry(m, type, size, device))
+        return hs__json_error(doc, err, at, "a second entry for %s of size %g on %s", type,
+                              size, device);
+    if ((rc = get_entry(m, type, size, device, &e, &in)) != 0)
+        return located(doc, err, at, &in);
     e->count = (long)count;
     e->rejected = (long)rejected;
     e->mean = mean;
     e->m2 = count > 1 ? sd * sd * (double)(count - 1) : 0.0;
-    json_array_foreach(samples, k, s) {
-        if (!json_is_number(s) || !isfinite(json_number_value(s)) || json_number_value(s) < 0)
-            return hs_error_set(err, HS_EINPUT, "%s: %s.samples[%zu]: not a number >= 0", path,
-                                at, k);
+    json_array_foreach(samples, k, s)
         e->window[e->nwin++] = json_number_value(s);
-    }
     e->next = e->nwin % HS_PERF_WINDOW;
     return HS_OK;
 }
 
-static int load_fit(hs_perfmodel *m, const char *path, const char *at, json_t *o,
+/* Reads one fit, fits[i] at `at`. */
+static int load_fit(hs_perfmodel *m, const hs__json_doc *doc, const char *at, const json_t *o,
                     hs_error *err)
 {
     const char *type, *device;
     hs_perf_fit f;
-    json_error_t je;
-    if (json_unpack_ex(o, &je, JSON_STRICT, "{s:s, s:s, s:F, s:F, s:F, s:i, s:F}", "type",
-                       &type, "device", &device, "a", &f.a, "b", &f.b, "c", &f.c, "points",
-                       &f.npoints, "rms_rel", &f.rms_rel) != 0)
-        return hs_error_set(err, HS_EINPUT, "%s: %s: %s", path, at, je.text);
-    if (bad_name(type) || bad_name(device) || !isfinite(f.a) || !isfinite(f.b) ||
-        !isfinite(f.c) || f.npoints < 3 || !isfinite(f.rms_rel) || f.rms_rel < 0)
-        return hs_error_set(err, HS_EINPUT, "%s: %s: needs names, finite a, b, c, rms_rel >= 0 "
-                            "and points >= 3", path, at);
+    long long points;
+    hs_error in = {0};
+    int rc;
+    if ((rc = hs__json_keys(doc, err, o, at, fit_keys, "a fit")) != HS_OK ||
+        (rc = get_name(doc, err, o, "type", at, &type)) != HS_OK ||
+        (rc = get_name(doc, err, o, "device", at, &device)) != HS_OK ||
+        (rc = hs__json_number(doc, err, o, "a", at, HS__JSON_FINITE, &f.a)) != HS_OK ||
+        (rc = hs__json_number(doc, err, o, "b", at, HS__JSON_FINITE, &f.b)) != HS_OK ||
+        (rc = hs__json_number(doc, err, o, "c", at, HS__JSON_FINITE, &f.c)) != HS_OK ||
+        (rc = hs__json_whole(doc, err, o, "points", at, 3, INT_MAX, &points)) != HS_OK ||
+        (rc = hs__json_number(doc, err, o, "rms_rel", at, HS__JSON_NONNEG, &f.rms_rel)) != HS_OK)
+        return rc;
+    f.npoints = (int)points;
     if (hs_perfmodel_get_fit(m, type, device, &(hs_perf_fit){0}))
-        return hs_error_set(err, HS_EINPUT, "%s: %s: duplicate fit for %s on %s", path, at,
-                            type, device);
-    return put_fit(m, type, device, &f, err);
+        return hs__json_error(doc, err, at, "a second fit for %s on %s", type, device);
+    if ((rc = put_fit(m, type, device, &f, &in)) != HS_OK)
+        return located(doc, err, at, &in);
+    return HS_OK;
 }
 
-int hs_perfmodel_load(const char *path, hs_perfmodel **out, hs_error *err)
+/* Reads a parsed document into a new model. */
+static int load_doc(const hs__json_doc *doc, hs_perfmodel **out, hs_error *err)
 {
-    json_error_t je;
-    json_t *root, *hist, *fits, *o;
-    json_int_t version;
+    const json_t *root = doc->root, *hist, *fits, *o;
+    long long version;
     hs_perfmodel *m;
     size_t i;
-    int rc = HS_OK;
+    int rc;
     char at[48];
-    *out = NULL;
-    root = strcmp(path, "-") == 0 ? json_loadf(stdin, 0, &je) : json_load_file(path, 0, &je);
-    if (!root) {
-        if (je.line <= 0) /* could not open it: a bad path is bad input */
-            return hs_error_set(err, HS_EINPUT, "%s: %s", path, je.text);
-        return hs_error_set(err, HS_EINPUT, "%s:%d:%d: error: %s", path, je.line, je.column,
-                            je.text);
-    }
-    if (json_unpack_ex(root, &je, JSON_STRICT, "{s:I, s:o, s:o}", FORMAT_KEY, &version,
-                       "history", &hist, "fits", &fits) != 0) {
-        json_decref(root);
-        return hs_error_set(err, HS_EINPUT, "%s: not a hetsched performance model: %s", path,
-                            je.text);
-    }
-    if (version != FORMAT_VERSION || !json_is_array(hist) || !json_is_array(fits)) {
-        json_decref(root);
-        return hs_error_set(err, HS_EINPUT, "%s: expected %s %d with lists history and fits",
-                            path, FORMAT_KEY, FORMAT_VERSION);
-    }
-    if (!(m = hs_perfmodel_new())) {
-        json_decref(root);
+    if (!json_is_object(root))
+        return hs__json_error(doc, err, "", "a performance model is a JSON object, not %s",
+                              hs__json_type_name(root));
+    if ((rc = hs__json_keys(doc, err, root, "", top_keys, "a performance model")) != HS_OK ||
+        (rc = hs__json_whole(doc, err, root, FORMAT_KEY, "", FORMAT_VERSION, FORMAT_VERSION,
+                             &version)) != HS_OK ||
+        (rc = hs__json_array(doc, err, root, "history", "", &hist)) != HS_OK ||
+        (rc = hs__json_array(doc, err, root, "fits", "", &fits)) != HS_OK)
+        return rc;
+    if (!(m = hs_perfmodel_new()) || !(m->path = strdup(doc->name))) {
+        hs_perfmodel_free(m);
         return nomem(err);
     }
     json_array_foreach(hist, i, o) {
         snprintf(at, sizeof at, "history[%zu]", i);
-        if ((rc = load_entry(m, path, at, o, err)) != 0)
+        if ((rc = load_entry(m, doc, at, o, err)) != HS_OK)
             break;
     }
     if (rc == HS_OK)
         json_array_foreach(fits, i, o) {
             snprintf(at, sizeof at, "fits[%zu]", i);
-            if ((rc = load_fit(m, path, at, o, err)) != 0)
+            if ((rc = load_fit(m, doc, at, o, err)) != HS_OK)
                 break;
         }
-    json_decref(root);
     if (rc != HS_OK) {
         hs_perfmodel_free(m);
         return rc;
     }
     *out = m;
     return HS_OK;
+}
+
+int hs_perfmodel_load(const char *path, hs_perfmodel **out, hs_error *err)
+{
+    hs__json_doc doc;
+    int rc;
+    *out = NULL;
+    if ((rc = hs__json_read_file(path, &doc, err)) != HS_OK)
+        return rc;
+    rc = load_doc(&doc, out, err);
+    hs__json_doc_free(&doc);
+    return rc;
+}
+
+int hs_perfmodel_load_buffer(const char *name, const char *data, size_t len, hs_perfmodel **out,
+                             hs_error *err)
+{
+    hs__json_doc doc;
+    int rc;
+    *out = NULL;
+    if ((rc = hs__json_read_buffer(name, data, len, &doc, err)) != HS_OK)
+        return rc;
+    rc = load_doc(&doc, out, err);
+    hs__json_doc_free(&doc);
+    return rc;
 }
 
 /* ------------------------------------------------------- typed kernels */
@@ -787,6 +846,9 @@ int hs_perfmodel_predict_device(const hs_perfmodel *m, const char *type, double 
         hs_perfmodel_predict(m, type, size, hs_device_kind_name(d->kind), us, NULL, NULL) ==
             HS_OK)
         return HS_OK;
+    if (m->path)
+        return hs_error_set(err, HS_EINPUT, "no performance model for %s on %s in %s (run "
+                            "hetsched calibrate)", type, d->name, m->path);
     return hs_error_set(err, HS_EINPUT, "no performance model for %s on %s (run hetsched "
                         "calibrate)", type, d->name);
 }

@@ -196,6 +196,14 @@ expect 2 "typed workload without --model" -- "$H" map -a ad-part "$TW"
 check "typed workload without --model: why" "$tmp/err" \
     "kernel 'ab' of type 'gemm' has no cost_us and no performance model is loaded"
 expect 2 "map --model unreadable" -- "$H" map -a heft "$TW" --model "$tmp/none.json"
+echo '{"hetsched_perfmodel": 1, "history": [], "fits": []}' >"$tmp/empty-model.json"
+expect 2 "map --model without the kernel" -- "$H" map -a heft "$TW" --model "$tmp/empty-model.json"
+check "map --model without the kernel: names the model" "$tmp/err" \
+    "kernel 'ab': no performance model for gemm on cpu0 in $tmp/empty-model.json \(run hetsched"
+printf '{"hetsched_perfmodel": 1,\n "history": [], "fits": [], "\\u001b[2J": 1}' >"$tmp/esc-model.json"
+expect 2 "map --model with an escape code" -- "$H" map -a heft "$TW" --model "$tmp/esc-model.json"
+check "map --model with an escape code: escaped, located" "$tmp/err" \
+    "^hetsched: $tmp/esc-model.json:2:42: error: \\\\x1b\\[2J: unknown key"
 expect 0 "compare --model" -- "$H" compare "$TW" --model "$TM"
 check "compare --model ad-part row" "$tmp/out" '^ad-part\*? +[0-9]+\.[0-9]+ '
 expect 2 "compare --random --model" -- "$H" compare --random 2 --model "$TM"
