@@ -55,7 +55,8 @@ const hs_cli_cmd hs_cmd_run = {
              "The schedule's transfers are the delay model's, derived from the measured\n"
              "placements; its makespan is the measured one.  A device holds up to 2 started\n"
              "tasks (the next one's inputs are prefetched while the current one runs);\n"
-             "the environment variable HETSCHED_DEPTH (1..16) changes that.\n",
+             "the environment variable HETSCHED_DEPTH (1..16) changes that.  When a file\n"
+             "goes to stdout, the summary goes to stderr (one file at most may go there).\n",
     .main = run_main,
 };
 
@@ -259,6 +260,8 @@ static int run_main(int argc, char **argv)
     }
     if (!algo)
         return hs_cli_usage_error(&hs_cmd_run, "no policy: give -a ALGO");
+    if ((status = hs_cli_outputs_check(&hs_cmd_run, &out, NULL, NULL)) != 0)
+        return status;
     if (!hs_policy_find(algo)) {
         fprintf(stderr, "hetsched run: unknown policy '%s' (see hetsched map -a help)\n", algo);
         return 2;

@@ -219,11 +219,19 @@ static int parse(hs__json_doc *doc, hs_error *err)
 {
     json_error_t je;
     size_t max = hs__json_max_bytes(err);
+    const char *nul;
     int line, col;
     if (max == 0)
         return HS_EINPUT;
     if (doc->len > max)
         return too_big(doc->name, max, err);
+    /* jansson skips a NUL byte in some places (after a number): no JSON
+     * text holds one, and what it means is refused rather than guessed */
+    if ((nul = memchr(doc->data, '\0', doc->len))) {
+        line_col(doc, (size_t)(nul - doc->data), &line, &col);
+        return hs_error_set(err, HS_EINPUT, "%s:%d:%d: error: a NUL byte (no JSON text holds "
+                            "one)", doc->name, line, col);
+    }
     if ((doc->root = json_loadb(doc->data, doc->len, JSON_REJECT_DUPLICATES, &je)))
         return HS_OK;
     if (json_error_code(&je) == json_error_out_of_memory)

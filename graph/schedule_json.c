@@ -11,7 +11,6 @@
  * type and range, every task id and device known to the workload.  Errors
  * read `FILE:LINE:COL: error: PATH: WHAT` with the JSON path of the bad item,
  * or `FILE:LINE:COL: error: WHAT` for JSON syntax (graph/json_read.h). */
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +19,7 @@
 
 #include "hetsched/schedule.h"
 #include "graph/json_read.h"
+#include "graph/output.h"
 #include "graph/schedule_int.h"
 
 /* ----------------------------------------------------------------- writing */
@@ -243,25 +243,18 @@ static int write_all(const hs_workload *w, const hs_schedule *s, FILE *f)
     return rc;
 }
 
-/* Writes the JSON of DESIGN.md §4 to `path` ("-": stdout).  HS_EUSAGE when
- * s refers to tasks or devices w does not have, HS_EIO when the file cannot
- * be written. */
+/* Writes the JSON of DESIGN.md §4 to `path` (graph/output.h: "-" is
+ * stdout).  HS_EUSAGE when s refers to tasks or devices w does not have,
+ * HS_EIO when the file cannot be written. */
 int hs_schedule_write_json(const hs_workload *w, const hs_schedule *s, const char *path,
                            hs_error *err)
 {
-    int to_stdout = strcmp(path, "-") == 0, rc;
-    FILE *f;
-    if ((rc = check_refs(w, s, err)) != 0)
+    hs__output o;
+    int rc;
+    if ((rc = check_refs(w, s, err)) != 0 || (rc = hs__output_open(&o, path, err)) != 0)
         return rc;
-    if (!(f = to_stdout ? stdout : fopen(path, "w")))
-        return hs_error_set(err, HS_EIO, "%s: cannot open for writing: %s", path, strerror(errno));
-    rc = write_all(w, s, f);
-    if (to_stdout ? fflush(f) != 0 : fclose(f) != 0)
-        rc = -1;
-    if (rc != 0)
-        return hs_error_set(err, HS_EIO, "%s: cannot write the schedule: %s",
-                            to_stdout ? "<stdout>" : path, strerror(errno));
-    return HS_OK;
+    rc = write_all(w, s, o.f) == 0 ? HS_OK : hs__output_error(&o, err);
+    return hs__output_close(&o, rc, err);
 }
 
 /* ----------------------------------------------------------------- reading */

@@ -8,7 +8,6 @@
  * (in a valid schedule); transfers on one link may (the delay model has no
  * contention), so each link gets as many threads ("tracks") as it has
  * transfers in flight at once. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 
 #include "hetsched/export.h"
 #include "graph/export_util.h"
+#include "graph/output.h"
 #include "graph/schedule_int.h"
 
 #define PID 1
@@ -208,7 +208,8 @@ static int spans(json_t *arr, const hs_workload *w, const hs_schedule *s, const 
 
 int hs_trace_write(const hs_workload *w, const hs_schedule *s, const char *path, hs_error *err)
 {
-    int nm = w->platform.nmemories, nlanes, rc, wr;
+    int nm = w->platform.nmemories, nlanes, rc;
+    hs__output o;
     int *lane_of_pair = NULL;
     tracks k = {0};
     json_t *root = NULL, *arr = NULL;
@@ -235,15 +236,12 @@ int hs_trace_write(const hs_workload *w, const hs_schedule *s, const char *path,
                           "that is not UTF-8");
         goto out;
     }
-    errno = 0;
-    if (strcmp(path, "-") == 0)
-        wr = json_dumpf(root, stdout, flags) == 0 && fputc('\n', stdout) != EOF &&
-                     fflush(stdout) == 0 ? 0 : -1;
-    else
-        wr = json_dump_file(root, path, flags);
-    rc = wr == 0 ? HS_OK
-                 : hs_error_set(err, HS_EIO, "cannot write %s: %s", path,
-                                errno ? strerror(errno) : "write error");
+    if ((rc = hs__output_open(&o, path, err)) == HS_OK)
+        rc = hs__output_close(&o,
+                              json_dumpf(root, o.f, flags) == 0 && fputc('\n', o.f) != EOF
+                                  ? HS_OK
+                                  : hs__output_error(&o, err),
+                              err);
 out:
     tracks_free(&k);
     json_decref(arr);

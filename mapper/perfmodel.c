@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "graph/json_read.h"
+#include "graph/output.h"
 #include "graph/strmap.h"
 #include "mapper/perfmodel.h"
 #include "workloads/kernels/kernel.h"
@@ -605,6 +606,7 @@ int hs_perfmodel_predict(const hs_perfmodel *m, const char *type, double size,
 int hs_perfmodel_save(const hs_perfmodel *m, const char *path, hs_error *err)
 {
     json_t *root = json_object(), *hist = json_array(), *fits = json_array();
+    hs__output o;
     int rc = HS_OK, ok = root && hist && fits;
     ok = ok && json_object_set_new(root, FORMAT_KEY, json_integer(FORMAT_VERSION)) == 0;
     for (size_t i = 0; ok && i < m->nentries; i++) {
@@ -636,16 +638,12 @@ int hs_perfmodel_save(const hs_perfmodel *m, const char *path, hs_error *err)
     }
     if (!ok) {
         rc = nomem(err);
-    } else {
-        size_t flags = JSON_INDENT(2) | JSON_REAL_PRECISION(17);
-        int bad;
-        if (strcmp(path, "-") == 0)
-            bad = json_dumpf(root, stdout, flags) != 0 || fputc('\n', stdout) == EOF ||
-                  fflush(stdout) != 0;
-        else
-            bad = json_dump_file(root, path, flags) != 0;
-        if (bad)
-            rc = hs_error_set(err, HS_EIO, "%s: cannot write the performance model", path);
+    } else if ((rc = hs__output_open(&o, path, err)) == HS_OK) {
+        rc = json_dumpf(root, o.f, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) == 0 &&
+                     fputc('\n', o.f) != EOF
+                 ? HS_OK
+                 : hs__output_error(&o, err);
+        rc = hs__output_close(&o, rc, err);
     }
     json_decref(hist);
     json_decref(fits);

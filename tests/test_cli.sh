@@ -134,6 +134,60 @@ PY
     check "map -a help lists heft" "$tmp/out" 'heft'
 fi
 
+# outputs: written whole or not at all, never removing what the command did
+# not create; /dev/full is written directly, the failure reported (exit 1),
+# the device left in place; standard output is checked too
+chardev() {
+    if [ -c "$2" ]; then pass=$((pass + 1)); else
+        fail=$((fail + 1))
+        echo "FAIL: $1: $2 is no longer a character device"
+    fi
+}
+for out in "map -a heft $W --json /dev/full" "map -a heft $W --dot /dev/full" \
+    "map -a heft $W --trace /dev/full" "dot $W -o /dev/full" "gen random -o /dev/full" \
+    "optimal $W --write-lp /dev/full"; do
+    # shellcheck disable=SC2086 # word splitting of $out is wanted
+    expect 1 "$out" -- "$H" $out
+    check "$out: why" "$tmp/err" '^hetsched: cannot write /dev/full: No space left on device$'
+    chardev "$out" /dev/full
+done
+if "$H" map -a heft "$W" --gantt "$tmp/g.png" >/dev/null 2>&1; then
+    ln -s /dev/full "$tmp/full.png"
+    expect 1 "map --gantt to /dev/full" -- "$H" map -a heft "$W" --gantt "$tmp/full.png"
+    check "map --gantt to /dev/full: why" "$tmp/err" "cannot write $tmp/full.png: No space left"
+    chardev "map --gantt to /dev/full" /dev/full
+fi
+expect 1 "summary to a full disk" -- bash -c "\"\$1\" map -a heft \"\$2\" >/dev/full" _ "$H" "$W"
+check "summary to a full disk: why" "$tmp/err" \
+    '^hetsched: cannot write standard output: No space left on device$'
+expect 1 "--help to a full disk" -- bash -c "\"\$1\" map --help >/dev/full" _ "$H"
+expect 2 "two outputs on stdout" -- "$H" map -a heft "$W" --json - --trace -
+check "two outputs on stdout: why" "$tmp/err" \
+    "^hetsched map: --json and --trace both go to standard output \('-'\); give one of them a file$"
+expect 2 "run: two outputs on stdout" -- "$H" run -a heft "$W" --json - --trace -
+expect 2 "optimal: two outputs on stdout" -- "$H" optimal "$W" --dot - --write-lp -
+check "optimal: two outputs on stdout: why" "$tmp/err" "--dot and --write-lp both go to"
+expect 0 "optimal --write-lp -" -- "$H" optimal "$W" --write-lp - --time-limit 30
+check "optimal --write-lp -: the model on stdout" "$tmp/out" '^Minimize'
+check "optimal --write-lp -: the summary on stderr" "$tmp/err" '^makespan +[0-9.]+ us'
+expect 2 "split --chunks -" -- "$H" split -p hdss va --chunks -
+# a file replaced keeps its permissions, and no temporary file is left
+echo old >"$tmp/keep.json"
+chmod 640 "$tmp/keep.json"
+mkdir "$tmp/outdir"
+expect 0 "map --json over a file" -- "$H" map -a heft "$W" --json "$tmp/outdir/s.json" \
+    --trace "$tmp/outdir/t.json"
+cp -p "$tmp/keep.json" "$tmp/outdir/s.json"
+expect 0 "map --json over a file again" -- "$H" map -a heft "$W" --json "$tmp/outdir/s.json"
+check "map --json over a file: replaced" "$tmp/outdir/s.json" '"algorithm": "heft"'
+stat -c %a "$tmp/outdir/s.json" >"$tmp/mode"
+check "map --json over a file: permissions kept" "$tmp/mode" '^640$'
+ls -A "$tmp/outdir" >"$tmp/listing"
+check "no temporary file left" "$tmp/listing" '^s\.json$'
+check "no temporary file left (2)" "$tmp/listing" '^t\.json$'
+[ "$(wc -l <"$tmp/listing")" -eq 2 ] && pass=$((pass + 1)) ||
+    { fail=$((fail + 1)); echo "FAIL: outdir holds more than s.json and t.json"; }
+
 # dot: loads in Graphviz
 expect 0 "dot" -- "$H" dot "$W"
 if command -v dot >/dev/null; then
