@@ -169,7 +169,8 @@ static int map_main(int argc, char **argv)
         return 0;
     }
     if (!hs_policy_find(algo)) {
-        fprintf(stderr, "hetsched map: unknown policy '%s' (see hetsched map -a help)\n", algo);
+        hs_error_set(&err, HS_EUSAGE, "unknown policy '%s' (see hetsched map -a help)", algo);
+        fprintf(stderr, "hetsched map: %s\n", err.msg);
         return 2;
     }
     if (argc - optind != 1)

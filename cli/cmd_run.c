@@ -263,7 +263,8 @@ static int run_main(int argc, char **argv)
     if ((status = hs_cli_outputs_check(&hs_cmd_run, &out, NULL, NULL)) != 0)
         return status;
     if (!hs_policy_find(algo)) {
-        fprintf(stderr, "hetsched run: unknown policy '%s' (see hetsched map -a help)\n", algo);
+        hs_error_set(&err, HS_EUSAGE, "unknown policy '%s' (see hetsched map -a help)", algo);
+        fprintf(stderr, "hetsched run: %s\n", err.msg);
         return 2;
     }
     if (bname && (!(ops = hs_backend_find(bname)) || ops == &hs_backend_sim))

@@ -32,12 +32,16 @@ int hs_cli_fail(const hs_error *err)
 
 int hs_cli_usage_error(const hs_cli_cmd *cmd, const char *fmt, ...)
 {
+    char text[HS_ERROR_MSG_MAX];
+    hs_error line;
     va_list ap;
-    fprintf(stderr, "hetsched %s: ", cmd->name);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\nTry 'hetsched %s --help'.\n", cmd->name);
+    /* what the user typed may hold control characters: one printable line */
+    hs_error_set(&line, HS_EUSAGE, "%s", text);
+    fprintf(stderr, "hetsched %s: %s\nTry 'hetsched %s --help'.\n", cmd->name, line.msg,
+            cmd->name);
     return 2;
 }
 
@@ -206,7 +210,11 @@ static int run_command(int argc, char **argv)
             return commands[i]->main(argc - 1, argv + 1);
         }
     }
-    fprintf(stderr, "hetsched: unknown command '%s'\n", argv[1]);
+    {
+        hs_error err;
+        hs_error_set(&err, HS_EUSAGE, "unknown command '%s'", argv[1]);
+        hs_cli_fail(&err);
+    }
     usage(stderr);
     return 2;
 }

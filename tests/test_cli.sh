@@ -130,6 +130,11 @@ PY
     check "validate another model: why" "$tmp/err" "the schedule's model is 'measured', not 'delay'"
     expect 2 "map unknown policy" -- "$H" map -a nope "$W"
     check "map unknown policy named" "$tmp/err" "unknown policy 'nope'"
+    # what the user typed reaches the terminal escaped
+    expect 2 "map policy with an escape code" -- "$H" map -a "$(printf '\033[2J')" "$W"
+    check "map policy with an escape code: escaped" "$tmp/err" "unknown policy '\\\\x1b\\[2J'"
+    expect 2 "option value with a newline" -- "$H" map -a heft --seed "$(printf '1\n2')" "$W"
+    check "option value with a newline: one line" "$tmp/err" "not '1\\\\n2'$"
     expect 0 "map -a help" -- "$H" map -a help
     check "map -a help lists heft" "$tmp/out" 'heft'
 fi
