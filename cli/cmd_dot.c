@@ -23,8 +23,7 @@ const hs_cli_cmd hs_cmd_dot = {
              "\n"
              "options:\n"
              "  --schedule FILE   a schedule JSON of WORKLOAD (map/optimal --json; '-' stdin)\n"
-             "  -o, --output FILE write to FILE instead of stdout (in place only once\n"
-             "                    written whole)\n"
+             "  -o, --output FILE write to FILE instead of stdout\n"
              "\n"
              "Draw it with e.g.  hetsched dot w.yaml | dot -Tsvg -o w.svg\n",
     .main = dot_main,

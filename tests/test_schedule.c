@@ -540,7 +540,7 @@ static void json_stdin_and_write_refusals(void **state)
     assert_int_equal(hs_schedule_read_json(w, "-", &back, &err), HS_OK);
     assert_same(s, back);
     hs_schedule_free(back);
-    write_text(tmp_path("in.json"), "{\n\"tasks\": [}", 14);
+    write_text(tmp_path("in.json"), "{\n\"tasks\": [}", 13);
     assert_non_null(freopen(tmp_path("in.json"), "r", stdin));
     assert_int_equal(hs_schedule_read_json(w, "-", &back, &err), HS_EINPUT);
     assert_string_equal(err.msg, "<stdin>:2:11: error: unexpected token near '}'");
