@@ -59,6 +59,20 @@ struct hs_perfmodel;
 hs_workload *hs_cli_load_model(const char *path, const char *model_path,
                                struct hs_perfmodel **model, int *status);
 
+/* Performance models (cli/cmd_model.c).  The table of `hetsched model
+ * show`: each history entry beside its fit, then the fits; 0, or 1 when out
+ * of memory (said on stderr). */
+int hs_cli_model_table(FILE *out, const struct hs_perfmodel *m);
+/* The model at `path` for run --update-model: loaded, or a new empty one
+ * when the file does not exist.  NULL on failure, said on stderr, with
+ * *status set. */
+struct hs_perfmodel *hs_cli_model_open(const char *path, int *status);
+/* Adds the times the run s of w measured to m (hs_perfmodel_add_run),
+ * refits, writes m to `path` and says what it did on `out`; returns the
+ * exit status. */
+int hs_cli_model_update(const char *path, struct hs_perfmodel *m, const hs_workload *w,
+                        const hs_schedule *s, FILE *out);
+
 extern const hs_cli_cmd hs_cmd_info;
 extern const hs_cli_cmd hs_cmd_validate;
 extern const hs_cli_cmd hs_cmd_dot;
@@ -69,5 +83,6 @@ extern const hs_cli_cmd hs_cmd_gen;
 extern const hs_cli_cmd hs_cmd_split;
 extern const hs_cli_cmd hs_cmd_run;
 extern const hs_cli_cmd hs_cmd_calibrate;
+extern const hs_cli_cmd hs_cmd_model;
 
 #endif

@@ -22,7 +22,7 @@ const hs_cli_cmd hs_cmd_gen = {
         "\n"
         "generators:\n"
         "  random            random kernel graph of Topcuoglu, Hariri & Wu (HEFT, TPDS 2002)\n"
-        "    --tasks N         number of tasks v (100)\n"
+        "    --tasks N         number of tasks v (100; at most 1000000)\n"
         "    --alpha A         shape: about sqrt(v)/A levels of about A*sqrt(v) tasks (1)\n"
         "    --out-degree K    mean number of successors of a task, at least 1 each (3)\n"
         "    --ccr X           communication-to-computation ratio: mean transfer time over\n"
@@ -33,11 +33,14 @@ const hs_cli_cmd hs_cmd_gen = {
         "    --gpu-speedup S   GPUs are S times faster than CPUs on average (4)\n"
         "  fork-join         DEPTH stages of WIDTH parallel kernels, each opened by a fork\n"
         "                    or join kernel and closed by a join kernel\n"
-        "    --width W (8)  --depth D (2)  --cost US: cost on a CPU (100)\n"
+        "    --width W (8)  --depth D (2): at most 1000000 tasks  --cost US: cost on a\n"
+        "                    CPU (100)\n"
         "    --bytes B: bytes on every edge (1000000)  --beta B (0)  --gpu-speedup S (4)\n"
         "  cholesky          tiled Cholesky factorisation (potrf, trsm, syrk, gemm) of a\n"
         "                    T x T matrix of NB x NB single-precision tiles\n"
-        "    --tiles T (4)  --tile-size NB (512)  --instances N (1)\n"
+        "    --tiles T (4; at most 180: T + T(T-1) + T(T-1)(T-2)/6 tasks, times\n"
+        "                    --instances, at most 1000000)  --tile-size NB (512; at most\n"
+        "                    32768)  --instances N (1)\n"
         "  benchmark NAME[,NAME...]\n"
         "                    the benchmarks of Zhou & Liu (ESWEEK 2014, Fig. 4), one\n"
         "                    application each: xgemm, cg, cholesky, increment, va, pi, fblock\n"
@@ -95,25 +98,25 @@ typedef struct option {
     {name, type, offsetof(gen_args, field), min, max, gens}
 
 static const option options[] = {
-    OPT("--tasks", T_SIZE_T, random.tasks, 1, 1e8, G_RANDOM),
+    OPT("--tasks", T_SIZE_T, random.tasks, 1, HS_MAX_TASKS, G_RANDOM),
     OPT("--alpha", T_DOUBLE, random.alpha, 1e-6, 1e6, G_RANDOM),
     OPT("--out-degree", T_INT, random.out_degree, 1, 1000, G_RANDOM),
     OPT("--ccr", T_DOUBLE, random.ccr, 0, 1e6, G_RANDOM),
     OPT("--beta", T_DOUBLE, random.beta, 0, 2, G_RANDOM),
     OPT("--mean-cost", T_DOUBLE, random.mean_cost_us, 1e-3, 1e12, G_RANDOM),
     OPT("--gpu-speedup", T_DOUBLE, random.gpu_speedup, 1e-6, 1e6, G_RANDOM),
-    OPT("--width", T_INT, fj.width, 1, 1e8, G_FORKJOIN),
-    OPT("--depth", T_INT, fj.depth, 1, 1e8, G_FORKJOIN),
+    OPT("--width", T_INT, fj.width, 1, HS_MAX_TASKS, G_FORKJOIN),
+    OPT("--depth", T_INT, fj.depth, 1, HS_MAX_TASKS, G_FORKJOIN),
     OPT("--cost", T_DOUBLE, fj.cost_us, 1e-3, 1e12, G_FORKJOIN),
-    OPT("--bytes", T_DOUBLE, fj.bytes, 0, 1e15, G_FORKJOIN),
+    OPT("--bytes", T_DOUBLE, fj.bytes, 0, HS_MAX_BYTES, G_FORKJOIN),
     OPT("--beta", T_DOUBLE, fj.beta, 0, 2, G_FORKJOIN),
     OPT("--gpu-speedup", T_DOUBLE, fj.gpu_speedup, 1e-6, 1e6, G_FORKJOIN),
-    OPT("--tiles", T_INT, chol.tiles, 1, 1000, G_CHOLESKY),
-    OPT("--tile-size", T_INT, chol.tile_size, 1, 1 << 20, G_CHOLESKY),
-    OPT("--instances", T_INT, instances, 1, 1e6, G_CHOLESKY | G_BENCH),
+    OPT("--tiles", T_INT, chol.tiles, 1, 180, G_CHOLESKY), /* 988260 tasks */
+    OPT("--tile-size", T_INT, chol.tile_size, 1, HS_GEN_MAX_TILE_SIZE, G_CHOLESKY),
+    OPT("--instances", T_INT, instances, 1, HS_MAX_TASKS, G_CHOLESKY | G_BENCH),
     OPT("--size", T_STR, size, 0, 0, G_BENCH | G_COMP),
     OPT("--devices", T_STR, devices, 0, 0, G_ALL),
-    OPT("--cores", T_INT, cores, 1, 1 << 20, G_ALL),
+    OPT("--cores", T_INT, cores, 1, HS_MAX_CORES, G_ALL),
     OPT("--seed", T_ULONG, seed, 0, 4294967295.0, G_ALL),
     OPT("-o", T_STR, out, 0, 0, G_ALL),
     OPT("--cpu-gflops", T_DOUBLE, rates.cpu_gflops, 1e-9, 1e12, G_CHOLESKY | G_BENCH | G_COMP),

@@ -20,6 +20,7 @@ static const hs_cli_cmd *const commands[] = {
     &hs_cmd_gen,
     &hs_cmd_split,
     &hs_cmd_calibrate,
+    &hs_cmd_model,
     &hs_cmd_info,
     NULL,
 };

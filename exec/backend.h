@@ -56,6 +56,10 @@ typedef struct hs_backend_ops {
      * Returns 0 or the failing step's code, with *err filled. */
     int (*drive)(hs_backend *b, int (*step)(void *ctx, hs_error *err), void *ctx,
                  hs_error *err);
+    /* Optional: after the last completion of a run that succeeded, before
+     * fini: the work that must not count in the run (the real backends'
+     * checks).  0, or the error that fails the run. */
+    int (*finish)(hs_backend *b, hs_error *err);
 } hs_backend_ops;
 
 /* The most tasks a device may hold (the rings of exec/cpu.c). */

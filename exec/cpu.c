@@ -76,6 +76,7 @@ typedef struct worker {
     /* written by the engine's side (the thread running it), read by the worker */
     _Alignas(LINE) atomic_size_t tasks_tail; /* tasks appended so far */
     size_t task[RING];
+    double issued[RING];                     /* when start_task handed it over */
     /* written by the worker, read by the engine's side */
     _Alignas(LINE) atomic_size_t done_tail;  /* completions appended so far */
     hs_completion done[RING];
@@ -295,29 +296,55 @@ static void combine(real *rb)
     }
 }
 
-/* Runs the tasks handed to this device in order, prefetching the next
- * queued one's inputs, and posts each completion (a failure's too). */
+/* Launches the task at `head` (the worker's next), prefetching the inputs
+ * of the one queued after it, if any. */
+static void launch(worker *wk, size_t head, size_t tail, hs__launch *l)
+{
+    real *rb = wk->rb;
+    hs_error err;
+    err.code = 0;
+    err.msg[0] = err.path[0] = '\0';
+    if (tail > head + 1 &&
+        hs__data_prefetch(rb->dm, wk->task[(head + 1) % RING], wk->device, &err))
+        fail(rb, &err); /* each task is next once: prefetched once */
+    if (hs__data_launch(rb->dm, wk->task[head % RING], wk->device, wk->issued[head % RING],
+                        l) != 0)
+        fail(rb, &l->err);
+}
+
+/* Runs the tasks handed to this device in order and posts each completion
+ * (a failure's too).  On a device whose kernels are enqueued (a GPU's), it
+ * launches the next queued task before it waits for the one in flight, so
+ * that the device runs them back to back while this thread completes one
+ * and runs the engine's step; elsewhere one task at a time. */
 static void *work(void *arg)
 {
     worker *wk = arg;
     real *rb = wk->rb;
     size_t head = 0, posted = 0;
+    int ahead = hs__data_enqueues(rb->dm, wk->device) ? 2 : 1, nfl = 0;
+    hs__launch fl[2];
     for (;;) {
-        want q = {wk, head};
         hs_completion c = {.device = wk->device};
-        hs_error err;
-        size_t tail;
-        await(&wk->park, task_or_stop, &q);
-        if (atomic_load_explicit(&rb->stop, memory_order_relaxed))
-            break;
-        tail = atomic_load_explicit(&wk->tasks_tail, memory_order_acquire);
-        c.task = wk->task[head++ % RING];
-        err.code = 0;
-        err.msg[0] = err.path[0] = '\0';
-        if (tail > head && hs__data_prefetch(rb->dm, wk->task[head % RING], wk->device, &err))
-            fail(rb, &err); /* each task is next once: prefetched once */
-        if (hs__data_run(rb->dm, c.task, wk->device, &rb->t0, &c.start_us, &c.end_us, &err) != 0)
-            fail(rb, &err);
+        while (nfl < ahead) { /* launch what is queued; wait only with nothing in flight */
+            want q = {wk, head};
+            size_t tail;
+            if (nfl == 0)
+                await(&wk->park, task_or_stop, &q);
+            if (atomic_load_explicit(&rb->stop, memory_order_relaxed))
+                goto out;
+            tail = atomic_load_explicit(&wk->tasks_tail, memory_order_acquire);
+            if (tail == head)
+                break;
+            launch(wk, head++, tail, &fl[nfl++]);
+        }
+        if (hs__data_complete(rb->dm, &fl[0]) != 0)
+            fail(rb, &fl[0].err);
+        c.task = fl[0].t;
+        c.start_us = fl[0].start_us;
+        c.end_us = fl[0].end_us;
+        if (--nfl)
+            fl[0] = fl[1];
         wk->done[posted % RING] = c;
         atomic_store(&wk->done_tail, ++posted);
         if (rb->step)
@@ -325,6 +352,9 @@ static void *work(void *arg)
         else
             wake(&rb->park);
     }
+out:
+    for (int i = 0; i < nfl; i++) /* stopped: the kernels in flight end */
+        hs__data_complete(rb->dm, &fl[i]);
     return NULL;
 }
 
@@ -409,12 +439,15 @@ int hs__real_init(hs_backend *b, const hs_workload *w, const hs_graph *g, hs__re
         rb->workers[d].device = d;
         parker_init(&rb->workers[d].park);
     }
-    if ((rc = hs__data_new(w, g, mode, rb->report ? rb->report->device_memory : 0, &rb->dm,
-                           err)) != 0) {
+    if ((rc = hs__data_new(w, g, mode, rb->report, &rb->dm, err)) != 0) {
         real_free(rb);
         return rc;
     }
     clock_gettime(CLOCK_MONOTONIC, &rb->t0);
+    if ((rc = hs__data_start(rb->dm, &rb->t0, err)) != 0) {
+        real_free(rb);
+        return rc;
+    }
     for (int d = 0; d < pf->ndevices; d++) {
         if (pthread_create(&rb->workers[d].tid, NULL, work, &rb->workers[d]) != 0) {
             real_free(rb);
@@ -442,6 +475,7 @@ int hs__real_start_task(hs_backend *b, size_t t, int d, double earliest_us, hs_e
                             rb->depth);
     wk = &rb->workers[d];
     wk->task[wk->sent % RING] = t;
+    wk->issued[wk->sent % RING] = hs__since_us(&rb->t0);
     atomic_store(&wk->tasks_tail, ++wk->sent);
     wk->held++;
     rb->outstanding++;
@@ -522,6 +556,11 @@ int hs__real_drive(hs_backend *b, int (*step)(void *ctx, hs_error *err), void *c
 double hs__real_now(const hs_backend *b)
 {
     return hs__since_us(&((const real *)b->state)->t0);
+}
+
+int hs__real_finish(hs_backend *b, hs_error *err)
+{
+    return hs__data_verify(((real *)b->state)->dm, err);
 }
 
 /* Stops the workers (waiting for the tasks they run), hands the counters

@@ -684,6 +684,8 @@ int hs_engine_run(hs_workload *w, const hs_policy *policy, const hs_map_options 
         rc = backend->ops->drive(backend, step, &e, err);
     else
         rc = loop(&e, err);
+    if (rc == 0 && backend->ops->finish)
+        rc = backend->ops->finish(backend, err);
     if (rc != 0)
         goto fail;
     if ((rc = hs_schedule_derive_transfers(w, e.s, err)) != 0)

@@ -28,6 +28,7 @@ int hs__real_depth(const hs_backend *b, int d);
 int hs__real_drive(hs_backend *b, int (*step)(void *ctx, hs_error *err), void *ctx,
                    hs_error *err);
 double hs__real_now(const hs_backend *b);
+int hs__real_finish(hs_backend *b, hs_error *err);
 void hs__real_fini(hs_backend *b);
 
 /* Defines backend `var` called `name`: the worker machinery above run in
@@ -46,6 +47,7 @@ void hs__real_fini(hs_backend *b);
                                 .now = hs__real_now,                                           \
                                 .fini = hs__real_fini,                                         \
                                 .depth = hs__real_depth,                                       \
+                                .finish = hs__real_finish,                                     \
                                 .drive = hs__real_drive}
 
 #endif

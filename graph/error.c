@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "hetsched/error.h"
+#include "graph/utf8.h"
 
 const char *hs_strerror_name(int code)
 {
@@ -27,58 +28,34 @@ const char *hs_strerror(int code)
     return "unknown error";
 }
 
-/* Length of the UTF-8 sequence at s (n bytes left) when it is valid and
- * printable, else 0: a control character (C0, DEL, C1), a stray or overlong
- * byte, a surrogate, a sequence cut short. */
-static size_t printable_utf8(const unsigned char *s, size_t n)
-{
-    unsigned char c = s[0];
-    size_t len;
-    if (c < 0x80)
-        return c >= 0x20 && c != 0x7f;
-    if (c >= 0xc2 && c <= 0xdf)
-        len = 2;
-    else if (c >= 0xe0 && c <= 0xef)
-        len = 3;
-    else if (c >= 0xf0 && c <= 0xf4)
-        len = 4;
-    else
-        return 0;
-    if (n < len)
-        return 0;
-    for (size_t k = 1; k < len; k++)
-        if ((s[k] & 0xc0) != 0x80)
-            return 0;
-    if ((c == 0xc2 && s[1] < 0xa0) ||         /* U+0080..U+009F, the C1 controls */
-        (c == 0xe0 && s[1] < 0xa0) ||         /* overlong */
-        (c == 0xed && s[1] > 0x9f) ||         /* UTF-16 surrogates */
-        (c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] > 0x8f))
-        return 0;
-    return len;
-}
-
 /* Messages are one printable line, whatever they quote from the input (a
  * name with a newline, a terminal escape sequence, bytes that are not
- * UTF-8): those bytes are written as C escapes, \n, \t, \r or \xHH. */
+ * UTF-8): control characters are written as C escapes (\n, \t, \r, \xHH;
+ * \u00HH for the C1 controls U+0080..U+009F, which some terminals obey), and
+ * so is each byte that starts no valid UTF-8 character. */
 static void one_line(char *msg, size_t size)
 {
     char out[HS_ERROR_MSG_MAX];
-    const unsigned char *s = (const unsigned char *)msg;
     size_t n = strlen(msg), i = 0, o = 0;
     if (size > sizeof out)
         size = sizeof out;
     while (i < n) {
-        size_t len = printable_utf8(s + i, n - i), plen = len;
-        const char *piece = (const char *)s + i;
+        unsigned cp = 0;
+        size_t len = hs__utf8_char(msg + i, n - i, &cp), plen = len;
+        const char *piece = msg + i;
         char esc[8];
-        if (len == 0) {
-            if (s[i] == '\n' || s[i] == '\t' || s[i] == '\r')
-                snprintf(esc, sizeof esc, "\\%c", s[i] == '\n' ? 'n' : s[i] == '\t' ? 't' : 'r');
+        if (len == 0 || !hs__utf8_printable(cp)) {
+            if (len == 0)
+                snprintf(esc, sizeof esc, "\\x%02x", (unsigned char)msg[i]);
+            else if (cp >= 0x80)
+                snprintf(esc, sizeof esc, "\\u%04x", cp);
+            else if (cp == '\n' || cp == '\t' || cp == '\r')
+                snprintf(esc, sizeof esc, "\\%c", cp == '\n' ? 'n' : cp == '\t' ? 't' : 'r');
             else
-                snprintf(esc, sizeof esc, "\\x%02x", s[i]);
+                snprintf(esc, sizeof esc, "\\x%02x", cp);
             piece = esc;
             plen = strlen(esc);
-            len = 1;
+            len = len ? len : 1;
         }
         if (o + plen >= size)
             break;

@@ -359,7 +359,8 @@ int hs__json_keys(const hs__json_doc *doc, hs_error *err, const json_t *v, const
     const char *key;
     json_t *val;
     for (int i = 0; keys[i]; i++)
-        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", keys[i]);
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
+                 keys[i] + (keys[i][0] == '?'));
     if (!json_is_object(v))
         return *path ? hs__json_error(doc, err, path, "must be an object (%s), not %s", what,
                                       hs__json_type_name(v))
@@ -369,12 +370,12 @@ int hs__json_keys(const hs__json_doc *doc, hs_error *err, const json_t *v, const
     {
         int known = 0;
         for (int i = 0; keys[i] && !known; i++)
-            known = strcmp(key, keys[i]) == 0;
+            known = strcmp(key, keys[i] + (keys[i][0] == '?')) == 0;
         if (!known)
             return key_error(doc, err, path, key, "unknown key (%s has %s)", what, list);
     }
     for (int i = 0; keys[i]; i++)
-        if (!json_object_get(v, keys[i]))
+        if (keys[i][0] != '?' && !json_object_get(v, keys[i]))
             return hs__json_error(doc, err, path, "missing key '%s' (%s has %s)", keys[i], what,
                                   list);
     return HS_OK;

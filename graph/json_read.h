@@ -66,7 +66,8 @@ int hs__json_error(const hs__json_doc *doc, hs_error *err, const char *path, con
 /* "an object", "a string", "a number", ... for messages. */
 const char *hs__json_type_name(const json_t *v);
 
-/* `v` at `path` is an object whose keys are exactly `keys` (NULL-ended);
+/* `v` at `path` is an object whose keys are among `keys` (NULL-ended), and
+ * holds them all but those marked optional by a leading '?' ("?params");
  * `what` names it in messages ("a task", "the top level"). */
 int hs__json_keys(const hs__json_doc *doc, hs_error *err, const json_t *v, const char *path,
                   const char *const *keys, const char *what);

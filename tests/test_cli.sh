@@ -73,6 +73,22 @@ done
 expect 2 "missing file" -- "$H" info /nonexistent.yaml
 check "missing file named" "$tmp/err" "/nonexistent.yaml"
 expect 2 "extra argument" -- "$H" info "$W" extra
+# kernel types and params are checked at load, by every command, located
+for cmd in "map -a heft" compare optimal; do
+    # shellcheck disable=SC2086 # word splitting of $cmd is wanted
+    expect 2 "$cmd: bad param" -- "$H" $cmd tests/cases/bad-param-negative.yaml
+    check "$cmd: bad param located" "$tmp/err" \
+        "^hetsched: tests/cases/bad-param-negative.yaml:12:41: error: .*params.n: va: param 'n'"
+done
+# generators: sizes beyond a workload's limits are usage errors, refused at once
+expect 2 "gen cholesky --tiles 1000" -- "$H" gen cholesky --tiles 1000
+check "gen cholesky --tiles 1000: why" "$tmp/err" "--tiles: expected a whole number in \[1, 180\]"
+expect 2 "gen cholesky --instances" -- "$H" gen cholesky --tiles 180 --instances 2
+check "gen cholesky --instances: why" "$tmp/err" "180 tiles \(988260 tasks\) x 2 instances"
+expect 2 "gen random --tasks" -- "$H" gen random --tasks 1000001
+expect 0 "gen cholesky" -- "$H" gen cholesky --tiles 3 -o "$tmp/chol.yaml"
+expect 0 "gen cholesky loads" -- "$H" info "$tmp/chol.yaml"
+check "gen cholesky loads: tasks" "$tmp/out" '^task graph: 10 tasks, 12 edges'
 
 # validate: a mapped schedule is valid; a broken one is not
 if "$H" map -a help >/dev/null 2>&1; then
@@ -274,21 +290,32 @@ RW=workloads/run-small.yaml
 expect 0 "run emu" -- "$H" run -a heft "$RW" --trace "$tmp/run.json"
 check "run measured" "$tmp/out" '^policy heft on .*, backend (emu|cuda): measured makespan [0-9.]+ us$'
 check "run predicted" "$tmp/out" '^predicted makespan [0-9.]+ us \(measured / predicted [0-9.]+\)$'
-check "run checked" "$tmp/out" '^checked 6 of 6 typed kernels; 2 cost-only tasks'
+check "run checked" "$tmp/out" '^checked 3 of 6 typed kernels \(sample, [0-9.]+ ms after the run\); 2 cost-only tasks'
+check "run buffers" "$tmp/out" '^buffers: [0-9]+ reused, [0-9]+ made during the run, [0-9]+ made ahead$'
+expect 0 "run --check none" -- "$H" run -a heft "$RW" --backend emu --check none
+check "run --check none: nothing checked" "$tmp/out" '^checked 0 of 6 typed kernels \(none, '
+expect 0 "run --check full" -- "$H" run -a heft "$RW" --backend emu --check full --json "$tmp/run-m.json"
+check "run --check full: all checked" "$tmp/out" '^checked 6 of 6 typed kernels \(full, '
+check "run --json: measured" "$tmp/run-m.json" '"model": "measured"'
+expect 2 "run --check bad" -- "$H" run -a heft "$RW" --check some
+check "run --check bad: why" "$tmp/err" "check wants sample, full or none, not 'some'"
 check "run trace" "$tmp/run.json" '"traceEvents"'
+check "run trace: measured on a backend" "$tmp/run.json" '"name":"hetsched heft, measured on backend (emu|cuda)"'
+check "run trace: workers" "$tmp/run.json" '"name":"cpu0 worker"'
+check "run trace: checks" "$tmp/run.json" '"name":"check chain#0/va"'
 expect 2 "run cpu on a gpu platform" -- "$H" run -a heft --backend cpu "$RW"
 check "run cpu on a gpu platform: why" "$tmp/err" "backend cpu runs cpu devices only"
 expect 2 "run bad backend" -- "$H" run -a heft --backend sim "$RW"
 expect 2 "run unknown policy" -- "$H" run -a nope "$RW"
 # run: device memory capacity and device selection (exec/data.h)
 expect 0 "run --device-memory" -- "$H" run -a heft "$RW" --backend emu --device-memory 1M
-check "run --device-memory checked" "$tmp/out" '^checked 6 of 6 typed kernels'
+check "run --device-memory checked" "$tmp/out" '^checked 3 of 6 typed kernels'
 expect 2 "run kernel too big" -- "$H" run -a heft "$RW" --backend emu --device-memory 100K
 check "run kernel too big: why" "$tmp/err" \
     "scale\) needs 800000 bytes on memory 'gpu0', whose capacity is 102400 bytes"
 expect 2 "run --device-memory bad" -- "$H" run -a heft "$RW" --device-memory 12Q
 expect 0 "run --devices" -- "$H" run -a heft "$RW" --devices gpu0 --backend emu
-check "run --devices: all on gpu0" "$tmp/out" '^  gpu0 +gpu +busy .* 8 tasks$'
+check "run --devices: all on gpu0" "$tmp/out" '^  gpu0 +gpu +busy .* 8 tasks; idle holding work '
 expect 2 "run --devices unknown" -- "$H" run -a heft "$RW" --devices cpu0,gpu9
 check "run --devices unknown: why" "$tmp/err" "the platform has no device 'gpu9'"
 
@@ -300,7 +327,7 @@ expect 0 "calibrate cpu" -- "$H" calibrate --types va,scale --sizes 2000,20000,2
 check "calibrate fit row" "$tmp/out" '^  va +cpu0 +3 +[0-9]+ +[0-9]+ +[-0-9.e+]+ '
 check "calibrate progress on stderr" "$tmp/err" '^calibrate: scale on cpu0: 3 sizes'
 check "calibrate wrote" "$tmp/out" "^wrote $CM and $CP\$"
-check "calibrate model" "$CM" '"hetsched_perfmodel": 1'
+check "calibrate model" "$CM" '"hetsched_perfmodel": 2'
 check "calibrate platform" "$CP" '^  - \{name: cpu0, kind: cpu, memory: host, cores: 1\}'
 cat "$CP" - >"$tmp/cal-work.yaml" <<'EOF'
 applications:
@@ -329,6 +356,90 @@ check "calibrate --devices gpu99: why" "$tmp/err" 'devices: no device gpu99'
 expect 2 "calibrate --types nope" -- "$H" calibrate -q --types nope
 check "calibrate --types nope: why" "$tmp/err" "unknown kernel type 'nope' \(known: va, "
 expect 2 "calibrate both outputs on stdout" -- "$H" calibrate --out-model - --out-platform -
+
+# calibrate --for: exactly the kernels of a workload (no cost_us: the model
+# gives them); run --update-model adds each run's task times; model show
+FW=$tmp/for.yaml
+FM=$tmp/for-model.json
+cat >"$FW" <<'EOF'
+platform:
+  devices:
+    - {name: cpu0, kind: cpu, memory: host, cores: 1}
+applications:
+  - name: f
+    instances: 2
+    kernels:
+      - {name: a, type: va, params: {n: 50000}}
+      - {name: b, type: scale, params: {n: 50000, s: 3}}
+    edges:
+      - {from: a, to: b, bytes: 200000}
+EOF
+expect 0 "calibrate --for" -- "$H" calibrate --for "$FW" --devices cpu --reps 3 \
+    --out-model "$FM" --out-platform "$tmp/for-platform.yaml"
+check "calibrate --for: va row" "$tmp/out" \
+    '^  va +cpu0 +n=50000 +5e\+04 +3 +[0-9.e+]+ +[0-9.]+% +- +-$'
+check "calibrate --for: scale row, its params" "$tmp/out" '^  scale +cpu0 +n=50000,s=3 +5e\+04 +3 '
+check "calibrate --for: cores of the workload" "$tmp/out" '^devices: cpu0 \(host, 1 thread\)$'
+check "calibrate --for: params in the model" "$FM" '"params": "n=50000,s=3"'
+check "calibrate --for: progress" "$tmp/err" '^calibrate: scale on cpu0: 1 kernel \(D 5e\+04'
+expect 0 "run --update-model" -- "$H" run -a heft "$FW" --backend cpu --model "$FM" \
+    --update-model "$FM"
+check "run --update-model: what it added" "$tmp/out" \
+    "^model $FM: added 4 task times \(4 whole, 0 parts of split kernels\); 0 cost-only tasks not recorded; 2 entries, 0 fits\$"
+expect 0 "model show" -- "$H" model show "$FM"
+check "model show: run's samples added" "$tmp/out" '^  va +cpu0 +n=50000 +5e\+04 +5 '
+check "model show: header" "$tmp/out" \
+    '^  type +device +params +D +n +median us +spread +fit us +median/fit$'
+expect 0 "run --update-model, a new file" -- "$H" run -a heft "$RW" --backend emu \
+    --update-model "$tmp/new-model.json"
+check "run --update-model, a new file: added" "$tmp/out" \
+    'added 6 task times \(6 whole, 0 parts of split kernels\); 2 cost-only tasks not recorded'
+cat >"$tmp/split.yaml" <<'EOF'
+platform:
+  devices:
+    - {name: cpu0, kind: cpu, memory: host, cores: 1}
+    - {name: gpu0, kind: gpu, memory: gpu0}
+  links:
+    - {from: host, to: gpu0, bandwidth_gbps: 10, latency_us: 5}
+    - {from: gpu0, to: host, bandwidth_gbps: 10, latency_us: 5}
+applications:
+  - name: s
+    kernels:
+      - {name: v, type: va, params: {n: 100000}, splittable: true, items: 100000,
+         cost_us: {cpu: 100, gpu: 100}}
+EOF
+expect 0 "run --split --update-model" -- "$H" run -a heft "$tmp/split.yaml" --backend emu \
+    --split static --update-model "$tmp/split-model.json"
+check "run --split --update-model: parts" "$tmp/out" \
+    'added 2 task times \(0 whole, 2 parts of split kernels\)'
+expect 0 "model show: parts" -- "$H" model show "$tmp/split-model.json"
+check "model show: a part at half the flops, no params" "$tmp/out" '^  va +gpu0 +- +5e\+04 +1 '
+if grep -q 'HS_HAVE_CAIRO 1' "$HS_BUILD_ROOT/hs_config.h"; then
+    expect 0 "model show --plot" -- "$H" model show "$FM" --plot "$tmp/model.png"
+    check "model show --plot: a PNG" "$tmp/model.png" 'PNG'
+    expect 2 "model show --plot bad extension" -- "$H" model show "$FM" --plot "$tmp/model.txt"
+    check "model show --plot bad extension: why" "$tmp/err" 'a model plot is written as .png or .svg'
+else
+    expect 1 "model show --plot without cairo" -- "$H" model show "$FM" --plot "$tmp/model.png"
+    check "model show --plot without cairo: why" "$tmp/err" 'model plots need cairo: not built in'
+fi
+expect 2 "calibrate --for with --types" -- "$H" calibrate -q --for "$FW" --types va
+check "calibrate --for with --types: why" "$tmp/err" \
+    "types: a workload's kernels are measured at their own types and sizes"
+expect 2 "calibrate --for missing file" -- "$H" calibrate -q --for "$tmp/none.yaml"
+expect 2 "calibrate --for untyped" -- "$H" calibrate -q --for "$W" --devices cpu \
+    --out-model "$tmp/x.json" --out-platform "$tmp/x.yaml"
+check "calibrate --for untyped: why" "$tmp/err" "$W has no typed kernel to measure"
+expect 2 "run --update-model stdout" -- "$H" run -a heft "$RW" --update-model -
+echo '{"hetsched_perfmodel": 2' >"$tmp/broken.json"
+expect 2 "run --update-model broken" -- "$H" run -a heft "$RW" --backend emu \
+    --update-model "$tmp/broken.json"
+empty "run --update-model broken: refused before running" "$tmp/out"
+expect 2 "model without action" -- "$H" model
+expect 2 "model frob" -- "$H" model frob "$FM"
+check "model frob: why" "$tmp/err" "unknown action 'frob'"
+expect 2 "model show two files" -- "$H" model show "$FM" "$FM"
+expect 2 "model show missing" -- "$H" model show "$tmp/none.json"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

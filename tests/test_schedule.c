@@ -1374,10 +1374,41 @@ static void large_schedule(void **state)
     hs_workload_free(w);
 }
 
+/* Device statistics, by hand: cpu0 runs add [0, 10] and norm [20, 30] and
+ * held work [5, 25] (idle while holding it: (10, 20) = 10) and [40, 45]
+ * (5 more); gpu0 runs scale [0, 4] and held nothing; an activity of no
+ * device (a check) counts for none. */
+static void device_stats_by_hand(void **state)
+{
+    hs_workload *w = tiny();
+    hs_schedule *s = hs_schedule_new(NULL, "hand");
+    hs_device_stats st[2];
+    hs_error err = {0};
+    const hs_activity held[] = {
+        {.device = CPU0, .what = "held", .placement = 1, .start_us = 5, .end_us = 25},
+        {.device = CPU0, .what = "held", .placement = HS_NONE, .start_us = 40, .end_us = 45},
+        {.device = CPU0, .what = "alloc", .placement = HS_NONE, .start_us = 10, .end_us = 20},
+        {.device = HS_HOST_DEVICE, .what = "held", .placement = HS_NONE, .start_us = 0,
+         .end_us = 100},
+    };
+    (void)state;
+    place(s, ADD, 0, 1, 1.0, CPU0, 0, 10);
+    place(s, NORM, 0, 1, 1.0, CPU0, 20, 30);
+    place(s, SCALE, 0, 1, 1.0, GPU0, 0, 4);
+    for (size_t i = 0; i < sizeof held / sizeof *held; i++)
+        assert_true(hs_schedule_add_activity(s, &held[i], &err) == (long)i);
+    assert_int_equal(hs_schedule_device_stats(w, s, st, &err), 0);
+    assert_true(st[CPU0].busy_us == 20 && st[CPU0].tasks == 2 && st[CPU0].held_idle_us == 15);
+    assert_true(st[GPU0].busy_us == 4 && st[GPU0].tasks == 1 && st[GPU0].held_idle_us == 0);
+    hs_schedule_free(s);
+    hs_workload_free(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(makespan_and_transfers),
+        cmocka_unit_test(device_stats_by_hand),
         cmocka_unit_test(json_exact_text),
         cmocka_unit_test(json_round_trip),
         cmocka_unit_test(json_read_errors),

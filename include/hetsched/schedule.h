@@ -48,15 +48,30 @@ typedef struct hs_transfer {
     double start_us, end_us;
 } hs_transfer;
 
+/* What a real run's workers did besides the kernels its placements span:
+ * waiting for copies, making buffers, evicting, sleeping a cost-only
+ * task's cost, checking after the run.  Only a run's measured schedule has
+ * them; the trace draws them, the JSON leaves them out. */
+typedef struct hs_activity {
+    int device;          /* whose worker; HS_HOST_DEVICE: no device's (checks) */
+    const char *what;    /* "wait", "alloc", ... (a static string) */
+    long placement;      /* the placement it served, or HS_NONE */
+    double start_us, end_us;
+    double bytes;        /* bytes it allocated or moved, or 0 */
+} hs_activity;
+
 typedef struct hs_schedule {
     char *workload;      /* path written into the JSON, may be NULL */
     char *algorithm;     /* may be NULL */
-    char *model;         /* "delay" unless a backend says otherwise */
+    char *model;         /* "delay" unless a backend says otherwise ("measured") */
+    char *backend;       /* the backend that measured it, or NULL */
     double makespan_us;
     size_t nplacements, placements_cap;
     hs_placement *placements;
     size_t ntransfers, transfers_cap;
     hs_transfer *transfers;
+    size_t nactivities, activities_cap;
+    hs_activity *activities;
 } hs_schedule;
 
 hs_schedule *hs_schedule_new(const char *workload, const char *algorithm);
@@ -65,6 +80,19 @@ void hs_schedule_free(hs_schedule *s);
 /* Append; return the new index or a negative error. */
 long hs_schedule_add_placement(hs_schedule *s, const hs_placement *p, hs_error *err);
 long hs_schedule_add_transfer(hs_schedule *s, const hs_transfer *t, hs_error *err);
+long hs_schedule_add_activity(hs_schedule *s, const hs_activity *a, hs_error *err);
+
+/* What each device of a schedule did. */
+typedef struct hs_device_stats {
+    double busy_us;        /* the sum of its placements' spans */
+    size_t tasks;          /* its placements */
+    double held_idle_us;   /* a measured run's: time it held a task (its "held"
+                              activities) while running none */
+} hs_device_stats;
+
+/* Fills st[0 .. ndevices) for s.  HS_ENOMEM. */
+int hs_schedule_device_stats(const hs_workload *w, const hs_schedule *s, hs_device_stats *st,
+                             hs_error *err);
 
 /* The makespan the model gives for these placements (see above); does not
  * look at s->makespan_us or s->transfers. */
