@@ -65,6 +65,10 @@ int hs__output_open(hs__output *o, const char *path, hs_error *err)
             return hs__output_error(o, err);
         return HS_OK;
     }
+    /* a file the user may not write stays so, though its directory would
+     * let a rename replace it */
+    if (exists && access(path, W_OK) != 0)
+        return hs__output_error(o, err);
     if (exists && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))
         o->target = realpath(path, NULL);
     else

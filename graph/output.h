@@ -8,7 +8,8 @@
  *                     temporary file beside it (the same directory, so that
  *                     the rename is atomic), renamed over it on success and
  *                     removed on failure; a file replaced keeps its
- *                     permission bits, a new one gets 0666 less the umask;
+ *                     permission bits (one the user may not write is
+ *                     refused), a new one gets 0666 less the umask;
  *                     a symbolic link keeps pointing at the file replaced;
  *   anything else     (a device such as /dev/full or /dev/null, a FIFO,
  *                     /dev/stdout): written directly, never replaced or

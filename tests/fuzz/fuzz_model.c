@@ -22,7 +22,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (int t = 0; t < 3; t++)
             for (int d = 0; d < 2; d++) {
                 double us = -1;
-                int prc = hs_perfmodel_predict(m, types[t], 1000, devices[d], &us, NULL, &err);
+                int prc = hs_perfmodel_predict(m, types[t], d ? "" : "n=1000", 1000, devices[d],
+                                               &us, NULL, &err);
                 if (prc == HS_OK ? !(us >= 0) : prc != HS_EINPUT || !fuzz_one_line(err.msg))
                     abort();
             }
