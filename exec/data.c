@@ -1735,9 +1735,24 @@ int hs__data_launch(hs__data *dm, size_t t, int d, double issued_us, hs__launch 
     return l->rc;
 }
 
+int hs__data_fits(hs__data *dm, size_t t, int d)
+{
+    const dtask *task = &dm->t[dm->rg->tasks[t].origin];
+    int m = mem_of(dm, d), fits;
+    size_t need = 0;
+    if (!task->typed || dm->cap[m] == SIZE_MAX)
+        return 1;
+    for (int i = 0; i < task->c.nbufs; i++)
+        need += task->c.bufs[i].bytes ? task->c.bufs[i].bytes : 1;
+    pthread_mutex_lock(&dm->mu);
+    fits = need <= dm->cap[m] && dm->used[m] <= dm->cap[m] - need;
+    pthread_mutex_unlock(&dm->mu);
+    return fits;
+}
+
 int hs__data_enqueues(const hs__data *dm, int d)
 {
-    return dm->mode == HS__REAL_CUDA && !dm->host_side[mem_of(dm, d)];
+    return !dm->host_side[mem_of(dm, d)];
 }
 
 int hs__data_complete(hs__data *dm, hs__launch *l)
