@@ -418,7 +418,9 @@ int hs__json_whole(const hs__json_doc *doc, hs_error *err, const json_t *obj, co
     char sub[SUB_MAX];
     if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max) {
         char got[64];
-        if (json_is_number(v))
+        if (json_is_integer(v))
+            snprintf(got, sizeof got, "%lld", (long long)json_integer_value(v));
+        else if (json_is_number(v))
             snprintf(got, sizeof got, "%.17g", json_number_value(v));
         else
             snprintf(got, sizeof got, "%s", hs__json_type_name(v));

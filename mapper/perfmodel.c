@@ -737,6 +737,10 @@ int hs_perfmodel_save(const hs_perfmodel *m, const char *path, hs_error *err)
 /* Reading: every key known and present, every value of its type and range,
  * each message "FILE:LINE:COL: error: PATH: WHAT" (graph/json_read.h). */
 
+/* Counts of samples up to 2^53: exact as doubles (the running mean divides
+ * by them), and count + rejected cannot overflow. */
+#define MAX_COUNT 9007199254740992LL
+
 static const char *const top_keys[] = {FORMAT_KEY, "history", "fits", NULL};
 static const char *const entry_keys[] = {"type",    "?params",   "size",  "device",
                                          "mean_us", "stddev_us", "count", "rejected",
@@ -797,8 +801,8 @@ static int load_entry(hs_perfmodel *m, const hs__json_doc *doc, const char *at, 
         (rc = get_text(doc, err, o, "device", at, 0, &device)) != HS_OK ||
         (rc = hs__json_number(doc, err, o, "mean_us", at, HS__JSON_NONNEG, &mean)) != HS_OK ||
         (rc = hs__json_number(doc, err, o, "stddev_us", at, HS__JSON_NONNEG, &sd)) != HS_OK ||
-        (rc = hs__json_whole(doc, err, o, "count", at, 0, LONG_MAX, &count)) != HS_OK ||
-        (rc = hs__json_whole(doc, err, o, "rejected", at, 0, LONG_MAX, &rejected)) != HS_OK ||
+        (rc = hs__json_whole(doc, err, o, "count", at, 0, MAX_COUNT, &count)) != HS_OK ||
+        (rc = hs__json_whole(doc, err, o, "rejected", at, 0, MAX_COUNT, &rejected)) != HS_OK ||
         (rc = hs__json_array(doc, err, o, "samples", at, &samples)) != HS_OK)
         return rc;
     /* the window holds retained and rejected samples */

@@ -605,6 +605,22 @@ static void load_refusals(void **state)
                       "\"fits\": []}",
                       ":2:26: error: history[0].params: must be printable UTF-8 text, not "
                       "'n=4\\t'");
+    /* counts up to 2^53 (exact doubles; their sum cannot overflow), no more */
+    {
+        const char *big = "{\"hetsched_perfmodel\": 2, \"history\": [{\"type\": \"va\", "
+                          "\"size\": 4, \"device\": \"cpu0\", \"mean_us\": 1, "
+                          "\"stddev_us\": 0, \"count\": 9007199254740992, \"rejected\": "
+                          "9007199254740992, \"samples\": [1]}], \"fits\": []}";
+        assert_int_equal(hs_perfmodel_load_buffer("big.json", big, strlen(big), &m, &err), HS_OK);
+        hs_perfmodel_free(m);
+        m = NULL;
+    }
+    expect_load_error("{\"hetsched_perfmodel\": 2, \"history\": [{\"type\": \"va\", "
+                      "\"size\": 4, \"device\": \"cpu0\", \"mean_us\": 1, \"stddev_us\": 0, "
+                      "\"count\": 9007199254740993, \"rejected\": 0, \"samples\": []}], "
+                      "\"fits\": []}",
+                      ":1:122: error: history[0].count: must be a whole number from 0 to "
+                      "9007199254740992, not 9007199254740993");
     /* a file that is not there is bad input too */
     assert_int_equal(hs_perfmodel_load("/nonexistent/model.json", &m, &err), HS_EINPUT);
     assert_string_equal(err.msg, "/nonexistent/model.json: cannot read: No such file or "
