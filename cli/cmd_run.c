@@ -76,7 +76,8 @@ const hs_cli_cmd hs_cmd_run = {
              "that reads it, an output or an evicted replica to host), and the makespan\n"
              "is the end of the last kernel or copy.  A device holds up to 2 started\n"
              "tasks (the next one's inputs are prefetched while the current one runs);\n"
-             "the environment variable HETSCHED_DEPTH (1..16) changes that.\n",
+             "the environment variable HETSCHED_DEPTH (1..16) changes that.  When a file\n"
+             "goes to stdout, the summary goes to stderr (one file at most may go there).\n",
     .main = run_main,
 };
 
@@ -295,8 +296,11 @@ static int run_main(int argc, char **argv)
     }
     if (!algo)
         return hs_cli_usage_error(&hs_cmd_run, "no policy: give -a ALGO");
+    if ((status = hs_cli_outputs_check(&hs_cmd_run, &out, NULL, NULL)) != 0)
+        return status;
     if (!hs_policy_find(algo)) {
-        fprintf(stderr, "hetsched run: unknown policy '%s' (see hetsched map -a help)\n", algo);
+        hs_error_set(&err, HS_EUSAGE, "unknown policy '%s' (see hetsched map -a help)", algo);
+        fprintf(stderr, "hetsched run: %s\n", err.msg);
         return 2;
     }
     if (bname && (!(ops = hs_backend_find(bname)) || ops == &hs_backend_sim))
