@@ -47,17 +47,71 @@ int hs_cli_outputs_check(const hs_cli_cmd *cmd, const hs_cli_outputs *o, const c
 /* The workload (and s, may be NULL) as DOT at `path` ('-': stdout). */
 int hs_cli_write_dot(const hs_workload *w, const hs_schedule *s, const char *path,
                      hs_error *err);
+/* How a command reads its WORKLOAD (include/hetsched/load.h, README "Task-graph
+ * sets"): the format and, for a set, the platform and how each device's cost
+ * derives from a task's one cost.  Every command that loads a workload takes
+ * these options: HS_CLI_SOURCE_OPTIONS in its getopt table,
+ * hs_cli_source_option first in its loop, HS_CLI_SOURCE_USAGE in its help. */
+typedef struct hs_cli_source {
+    const hs_cli_cmd *cmd;  /* for usage errors */
+    const char *format;     /* --format; NULL: by the file's extension, else yaml */
+    const char *platform;   /* --platform FILE */
+    const char *speed;      /* --speed KEY=S,... */
+    double beta;            /* --beta */
+    unsigned long beta_seed; /* --beta-seed */
+    int have_beta, have_beta_seed;
+    int suite;              /* one of a suite: speeds and beta need not apply to it */
+} hs_cli_source;
+
+enum { HS_CLI_OPT_FORMAT = 0x1000, HS_CLI_OPT_PLATFORM, HS_CLI_OPT_SPEED, HS_CLI_OPT_BETA,
+       HS_CLI_OPT_BETA_SEED };
+#define HS_CLI_SOURCE_OPTIONS                                          \
+    {"format", required_argument, NULL, HS_CLI_OPT_FORMAT},            \
+    {"platform", required_argument, NULL, HS_CLI_OPT_PLATFORM},        \
+    {"speed", required_argument, NULL, HS_CLI_OPT_SPEED},              \
+    {"beta", required_argument, NULL, HS_CLI_OPT_BETA},                \
+    {"beta-seed", required_argument, NULL, HS_CLI_OPT_BETA_SEED}
+#define HS_CLI_SOURCE_USAGE                                                               \
+    "\n"                                                                                 \
+    "reading WORKLOAD (README: Task-graph sets):\n"                                       \
+    "  --format FORMAT\n"                                                                 \
+    "      yaml, stg, wfformat or dot (default: by the extension, .yaml .yml, .stg,\n"  \
+    "      .json, .dot .gv; else yaml)\n"                                               \
+    "  --platform FILE\n"                                                                 \
+    "      the platform a task-graph set (stg, wfformat, dot) runs on: the platform:\n" \
+    "      section of FILE (calibrate --out-platform's, or a workload's YAML)\n"       \
+    "  --speed KEY=S[,KEY=S...]\n"                                                        \
+    "      a set's task of cost c costs c / S on the device named KEY, or on devices\n" \
+    "      of kind KEY (cpu, gpu); a name wins; default 1\n"                            \
+    "  --beta B\n"                                                                        \
+    "      heterogeneity, 0 <= B < 2 (Topcuoglu et al. 2002): each task's cost on\n"    \
+    "      each device is also multiplied by a draw from [1 - B/2, 1 + B/2]\n"          \
+    "  --beta-seed N\n"                                                                   \
+    "      the seed of those draws (default 0)\n"
+
+/* Handles c when it is one of HS_CLI_SOURCE_OPTIONS: 1 when stored, -1 after
+ * printing a usage error (exit status 2); 0 when c is another option. */
+int hs_cli_source_option(hs_cli_source *src, int c, const char *arg);
+/* The first source option given ("--platform", ...), or NULL: for the
+ * modes that load no workload and refuse them. */
+const char *hs_cli_source_given(const hs_cli_source *src);
+
 /* Loads a workload or prints the error; returns NULL on failure and sets
  * *status to the exit status. */
-hs_workload *hs_cli_load(const char *path, int *status);
+hs_workload *hs_cli_load(const char *path, const hs_cli_source *src, int *status);
 /* hs_cli_load, and with model_path (not NULL) first loads that performance
  * model (mapper/perfmodel.h) into *model and lets it give the costs of the
  * workload's typed kernels that cost_us leaves out.  *model is NULL without
  * model_path or on failure; the caller frees it (hs_perfmodel_free) after
  * the workload. */
 struct hs_perfmodel;
-hs_workload *hs_cli_load_model(const char *path, const char *model_path,
-                               struct hs_perfmodel **model, int *status);
+hs_workload *hs_cli_load_model(const char *path, const hs_cli_source *src,
+                               const char *model_path, struct hs_perfmodel **model,
+                               int *status);
+/* hs_cli_load with load options of the caller's (a cost provider); the
+ * source's fields are filled in. */
+hs_workload *hs_cli_load_opts(const char *path, const hs_cli_source *src, hs_load_options *lo,
+                              int *status);
 
 /* Performance models (cli/cmd_model.c).  The table of `hetsched model
  * show`: each history entry beside its fit, then the fits; 0, or 1 when out

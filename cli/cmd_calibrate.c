@@ -50,6 +50,7 @@ const hs_cli_cmd hs_cmd_calibrate = {
              "                        them, else the online processors)\n"
              "  -q, --quiet           no progress lines on stderr\n"
              "  -h, --help            this text\n"
+             HS_CLI_SOURCE_USAGE
              "\n"
              "--types and --sizes do not combine with --for.  A type's larger sizes are\n"
              "skipped on a device once one run there takes over 0.2 s (quick) or 2 s\n"
@@ -153,8 +154,10 @@ static int calibrate_main(int argc, char **argv)
         {"devices", required_argument, NULL, OPT_DEVICES},
         {"threads", required_argument, NULL, OPT_THREADS},
         {"quiet", no_argument, NULL, 'q'},
+        HS_CLI_SOURCE_OPTIONS,
         {NULL, 0, NULL, 0},
     };
+    hs_cli_source src = {.cmd = &hs_cmd_calibrate};
     const char *model_path = "hetsched-model.json", *platform_path = "hetsched-platform.yaml";
     const char *for_path = NULL;
     hs_load_options lo = {.cost_fn = any_cost};
@@ -167,6 +170,11 @@ static int calibrate_main(int argc, char **argv)
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":q", longopts, NULL)) != -1) {
+        int taken = hs_cli_source_option(&src, c, optarg);
+        if (taken < 0)
+            return 2;
+        if (taken)
+            continue;
         switch (c) {
         case OPT_MODEL: model_path = optarg; break;
         case OPT_PLATFORM: platform_path = optarg; break;
@@ -206,8 +214,11 @@ static int calibrate_main(int argc, char **argv)
     if (strcmp(model_path, "-") == 0 && strcmp(platform_path, "-") == 0)
         return hs_cli_usage_error(&hs_cmd_calibrate, "--out-model and --out-platform cannot "
                                   "both be stdout");
-    if (for_path && hs_workload_load_file_opts(for_path, &lo, &w, &err) != HS_OK)
-        return hs_cli_fail(&err);
+    if (!for_path && hs_cli_source_given(&src))
+        return hs_cli_usage_error(&hs_cmd_calibrate, "%s is about the workload of --for",
+                                  hs_cli_source_given(&src));
+    if (for_path && !(w = hs_cli_load_opts(for_path, &src, &lo, &status)))
+        return status;
     o.workload = w;
     rc = hs_calibrate(&o, &r, &err);
     if (rc == HS_EINPUT) {

@@ -10,9 +10,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 
 #include <gsl/gsl_rng.h>
+#include <jansson.h>
 
 #include "cli.h"
 #include "mapper/split_graph.h"
@@ -22,9 +24,10 @@ static int compare_main(int argc, char **argv);
 
 const hs_cli_cmd hs_cmd_compare = {
     .name = "compare",
-    .summary = "every policy side by side on one workload, or on N random ones",
+    .summary = "every policy side by side on one workload, a suite, or N random ones",
     .usage =
         "usage: hetsched compare WORKLOAD [options]\n"
+        "       hetsched compare --suite DIR|FILE... [--csv F] [--json F] [options]\n"
         "       hetsched compare --random N [--seed S] [--thr T] [-v]\n"
         "\n"
         "Maps WORKLOAD with every registered policy in the simulator (delay model),\n"
@@ -53,7 +56,8 @@ const hs_cli_cmd hs_cmd_compare = {
         "  --thr N             dispatch threshold of h-ratio, d-rank and ad-part\n"
         "                      (default: the policy's)\n"
         "  --json DIR          write each policy's schedule as DIR/POLICY.json (and\n"
-        "                      DIR/optimal.json); DIR is created if missing\n"
+        "                      DIR/optimal.json); DIR is created if missing.  With\n"
+        "                      --suite: --json FILE, the rows as JSON, {\"rows\": [...]}\n"
         "  --model FILE        performance model (JSON): costs of typed kernels\n"
         "                      without cost_us, and ad-part's part costs\n"
         "  --split SPLITTER    split the kernels marked splittable across the devices\n"
@@ -69,11 +73,29 @@ const hs_cli_cmd hs_cmd_compare = {
         "                      over cpu-only and SLR and the mean mapping time\n"
         "  -v, --verbose       with --random: one line per workload, with the best\n"
         "                      policy and the `hetsched gen` command that rebuilds it\n"
+        "  --suite             the arguments are a suite of workloads: files, and\n"
+        "                      directories whose files named .yaml .yml .stg .json .dot\n"
+        "                      .gv (every file with --format) are taken by name, not\n"
+        "                      descending further; prints each workload's table, then\n"
+        "                      per policy the mean and worst ratio to the best, how\n"
+        "                      often it was best, the mean ratio to the lower bound,\n"
+        "                      speedup, SLR and mapping time.  Task-graph sets need\n"
+        "                      --platform; YAML workloads keep their own platform.  A\n"
+        "                      file that cannot be read is said and skipped (exit 2)\n"
+        "  --csv FILE          with --suite: one row per workload and policy ('-' for\n"
+        "                      stdout): workload, format, tasks, edges, devices, policy,\n"
+        "                      makespan_us, speedup, slr, ratio_best, ratio_bound,\n"
+        "                      map_ms, lower_bound_us, critical_path_us, split (1: the\n"
+        "                      policy split tasks), note (why a policy did not run);\n"
+        "                      a value not measured is empty (null in --json)\n"
         "  -h, --help          this text\n"
+        HS_CLI_SOURCE_USAGE
         "\n"
         "examples:\n"
         "  hetsched compare workloads/case-study.yaml --optimal\n"
         "  hetsched compare --random 100 --seed 0\n"
+        "  hetsched compare --suite workloads/sets --platform workloads/case-study.yaml \\\n"
+        "      --speed gpu=4 --csv suite.csv\n"
         "\n"
         "Exit status: 0 done, 1 a policy failed or gave an invalid schedule (a bug),\n"
         "2 bad usage or input.\n",
@@ -295,8 +317,9 @@ static void print_table(const hs_workload *w, const char *path, const outcome *r
 /* `compare WORKLOAD`: loads it, maps it with every policy (and solves the
  * MILP with want_optimal), prints the table; returns the exit status.  A
  * failing MILP still leaves the table printed, then says why. */
-static int compare_one(const char *path, const char *model_path, const hs_map_options *mopt,
-                       const char *json_dir, int want_optimal, double time_limit)
+static int compare_one(const char *path, const hs_cli_source *src, const char *model_path,
+                       const hs_map_options *mopt, const char *json_dir, int want_optimal,
+                       double time_limit)
 {
     hs_map_options opt = *mopt;
     hs_perfmodel *model = NULL;
@@ -309,7 +332,7 @@ static int compare_one(const char *path, const char *model_path, const hs_map_op
     int status = 0, rc, milp_rc = HS_OK;
     while (hs_policy_list()[n])
         n++;
-    if (!(w = hs_cli_load_model(path, model_path, &model, &status)))
+    if (!(w = hs_cli_load_model(path, src, model_path, &model, &status)))
         return status;
     opt.perfmodel = model;
     if (json_dir && mkdir(json_dir, 0777) != 0 && errno != EEXIST) {
@@ -428,17 +451,14 @@ static void tally_add(tally *t, const outcome *rows, size_t n, double lb, double
     }
 }
 
-/* The summary table of the sweep: one row per policy from its tally. */
-static void print_sweep(const outcome *rows, const tally *t, size_t n, size_t count,
-                        unsigned long seed)
+/* The summary table over `count` workloads: one row per policy from its
+ * tally. */
+static void print_tally(const outcome *rows, const tally *t, size_t n, size_t count)
 {
     int width = 6;
     for (size_t i = 0; i < n; i++)
         if ((int)strlen(rows[i].policy) > width)
             width = (int)strlen(rows[i].policy);
-    printf("%zu random workloads (Topcuoglu et al. 2002), seed %lu: tasks 20..200, alpha\n"
-           "0.5|1|2, out-degree 1..5, CCR 0.1|1|5, beta 0.1..1; cpu:1,gpu:1 and cpu:1,gpu:2\n\n",
-           count, seed);
     printf("%-*s %9s %10s %7s %10s %8s %7s %8s\n", width, "policy", "mean/best", "worst/best",
            "best in", "mean/bound", "speedup", "SLR", "map ms");
     for (size_t i = 0; i < n; i++) {
@@ -520,7 +540,10 @@ static int compare_random(size_t count, const hs_map_options *mopt, int verbose)
     if (rc == HS_OK) {
         if (verbose)
             printf("\n");
-        print_sweep(rows, t, n, count, mopt->seed);
+        printf("%zu random workloads (Topcuoglu et al. 2002), seed %lu: tasks 20..200, alpha\n"
+               "0.5|1|2, out-degree 1..5, CCR 0.1|1|5, beta 0.1..1; cpu:1,gpu:1 and "
+               "cpu:1,gpu:2\n\n", count, mopt->seed);
+        print_tally(rows, t, n, count);
     }
 out:
     gsl_rng_free(r);
@@ -529,12 +552,368 @@ out:
     return rc == HS_OK ? 0 : hs_cli_fail(&err);
 }
 
+/* ================================================================== suite */
+
+/* Does `name` hold a workload of a known format (or any, with --format)? */
+static int suite_member(const hs_cli_source *src, const char *name)
+{
+    return name[0] != '.' && (src->format || hs_workload_format_of(name));
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Appends a copy of `path` to the list. */
+static int push_path(char ***list, size_t *n, size_t *cap, const char *dir, const char *name)
+{
+    size_t len = (dir ? strlen(dir) + 1 : 0) + strlen(name) + 1;
+    char *p = malloc(len);
+    if (!p)
+        return -1;
+    snprintf(p, len, "%s%s%s", dir ? dir : "", dir ? "/" : "", name);
+    if (*n == *cap) {
+        char **grown = realloc(*list, (*cap ? 2 * *cap : 16) * sizeof *grown);
+        if (!grown) {
+            free(p);
+            return -1;
+        }
+        *list = grown;
+        *cap = *cap ? 2 * *cap : 16;
+    }
+    (*list)[(*n)++] = p;
+    return 0;
+}
+
+/* The workloads of `--suite ARG...`: a file as it is, a directory's files of
+ * a known format (all its files with --format), by name, not descending into
+ * its subdirectories.  Returns 0, or the exit status after saying why. */
+static int suite_paths(const hs_cli_source *src, char **args, int nargs, char ***out,
+                       size_t *count)
+{
+    size_t n = 0, cap = 0;
+    char **list = NULL;
+    int status = 0;
+    for (int i = 0; i < nargs && status == 0; i++) {
+        struct stat st;
+        size_t first = n;
+        DIR *d;
+        if (stat(args[i], &st) != 0 || !S_ISDIR(st.st_mode)) {
+            if (push_path(&list, &n, &cap, NULL, args[i]) != 0)
+                status = 1;
+            continue;
+        }
+        if (!(d = opendir(args[i]))) {
+            fprintf(stderr, "hetsched: %s: cannot read: %s\n", args[i], strerror(errno));
+            status = 2;
+            break;
+        }
+        for (struct dirent *e; status == 0 && (e = readdir(d));) {
+            char *path;
+            size_t len = strlen(args[i]) + strlen(e->d_name) + 2;
+            if (!suite_member(src, e->d_name))
+                continue;
+            if (!(path = malloc(len))) {
+                status = 1;
+                break;
+            }
+            snprintf(path, len, "%s/%s", args[i], e->d_name);
+            if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+                push_path(&list, &n, &cap, args[i], e->d_name) != 0)
+                status = 1;
+            free(path);
+        }
+        closedir(d);
+        if (status == 0 && n == first) {
+            fprintf(stderr, "hetsched compare: %s holds no workload (files named .yaml, .yml, "
+                    ".stg, .json, .dot or .gv, or any with --format)\n", args[i]);
+            status = 2;
+        }
+        qsort(list + first, n - first, sizeof *list, by_name);
+    }
+    if (status == 1)
+        fprintf(stderr, "hetsched: out of memory\n");
+    if (status != 0) {
+        for (size_t i = 0; i < n; i++)
+            free(list[i]);
+        free(list);
+        return status;
+    }
+    *out = list;
+    *count = n;
+    return 0;
+}
+
+/* The files --csv and --json write: one row per workload and policy. */
+typedef struct suite_out {
+    FILE *csv;
+    const char *csv_path, *json_path;
+    json_t *rows;
+} suite_out;
+
+/* A number for the rows: NAN (not measured) is empty in CSV, null in JSON. */
+static void csv_number(FILE *f, double x)
+{
+    if (isfinite(x))
+        fprintf(f, ",%.10g", x);
+    else
+        fputs(",", f);
+}
+
+static json_t *json_number(double x)
+{
+    return isfinite(x) ? json_real(x) : json_null();
+}
+
+/* A CSV field, quoted as RFC 4180 says when it holds a comma, a quote or
+ * a line break. */
+static void csv_text(FILE *f, const char *text, int first)
+{
+    if (!first)
+        fputc(',', f);
+    if (!strpbrk(text, ",\"\r\n")) {
+        fputs(text, f);
+        return;
+    }
+    fputc('"', f);
+    for (const char *c = text; *c; c++) {
+        if (*c == '"')
+            fputc('"', f);
+        fputc(*c, f);
+    }
+    fputc('"', f);
+}
+
+static const char *const row_columns =
+    "workload,format,tasks,edges,devices,policy,makespan_us,speedup,slr,ratio_best,"
+    "ratio_bound,map_ms,lower_bound_us,critical_path_us,split,note\n";
+
+/* Adds workload w's rows (one per policy) to the outputs. */
+static int suite_rows(suite_out *o, const char *path, const char *format, const hs_workload *w,
+                      const outcome *rows, size_t n, double lb, double cp)
+{
+    double cpu_only, best = best_makespan(rows, n, &cpu_only);
+    for (size_t i = 0; i < n; i++) {
+        const outcome *r = &rows[i];
+        double m = r->ran ? r->makespan_us : NAN;
+        double v[7] = {m, cpu_only / m, cp > 0 ? m / cp : NAN, m / best, lb > 0 ? m / lb : NAN,
+                       r->ran ? r->map_ms : NAN, lb};
+        if (o->csv) {
+            csv_text(o->csv, path, 1);
+            csv_text(o->csv, format, 0);
+            fprintf(o->csv, ",%zu,%zu,%d", w->graph.ntasks, w->graph.nedges,
+                    w->platform.ndevices);
+            csv_text(o->csv, r->policy, 0);
+            for (int k = 0; k < 7; k++)
+                csv_number(o->csv, v[k]);
+            csv_number(o->csv, cp);
+            fprintf(o->csv, ",%d", r->split);
+            csv_text(o->csv, r->ran ? "" : r->why, 0);
+            fputc('\n', o->csv);
+        }
+        if (o->rows &&
+            json_array_append_new(o->rows, json_pack(
+                "{s:s, s:s, s:I, s:I, s:i, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, "
+                "s:o}",
+                "workload", path, "format", format, "tasks", (json_int_t)w->graph.ntasks,
+                "edges", (json_int_t)w->graph.nedges, "devices", w->platform.ndevices,
+                "policy", r->policy, "makespan_us", json_number(v[0]), "speedup",
+                json_number(v[1]), "slr", json_number(v[2]), "ratio_best", json_number(v[3]),
+                "ratio_bound", json_number(v[4]), "map_ms", json_number(v[5]),
+                "lower_bound_us", json_number(lb), "critical_path_us", json_number(cp),
+                "split", r->split, "note", r->ran ? json_null() : json_string(r->why))) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Opens --csv (writing its header) and starts --json's rows; 0, or 1 after
+ * saying why. */
+static int suite_open(suite_out *o)
+{
+    if (o->csv_path) {
+        o->csv = strcmp(o->csv_path, "-") == 0 ? stdout : fopen(o->csv_path, "w");
+        if (!o->csv) {
+            fprintf(stderr, "hetsched: cannot write %s: %s\n", o->csv_path, strerror(errno));
+            return 1;
+        }
+        fputs(row_columns, o->csv);
+    }
+    if (o->json_path && !(o->rows = json_array())) {
+        fprintf(stderr, "hetsched: out of memory\n");
+        return 1;
+    }
+    return 0;
+}
+
+/* Writes the rows as {"rows": [...]}, one row to a line; 0, or -1. */
+static int write_rows(FILE *f, const json_t *rows)
+{
+    size_t i, n = json_array_size(rows);
+    const json_t *row;
+    int failed = fputs("{\"rows\": [\n", f) == EOF;
+    json_array_foreach(rows, i, row) {
+        char *text = json_dumps(row, JSON_REAL_PRECISION(10));
+        failed |= !text || fprintf(f, "  %s%s\n", text, i + 1 < n ? "," : "") < 0;
+        free(text);
+    }
+    failed |= fputs("]}\n", f) == EOF;
+    return failed ? -1 : 0;
+}
+
+/* Closes --csv and writes --json; 0, or 1 after saying why. */
+static int suite_close(suite_out *o)
+{
+    int status = 0;
+    if (o->csv && (o->csv == stdout ? fflush(stdout) : fclose(o->csv)) != 0) {
+        fprintf(stderr, "hetsched: cannot write %s: %s\n", o->csv_path, strerror(errno));
+        status = 1;
+    }
+    if (o->rows) {
+        FILE *f = strcmp(o->json_path, "-") == 0 ? stdout : fopen(o->json_path, "w");
+        if (!f || write_rows(f, o->rows) != 0 || (f == stdout ? fflush(f) : fclose(f)) != 0) {
+            fprintf(stderr, "hetsched: cannot write %s: %s\n", o->json_path, strerror(errno));
+            status = 1;
+        }
+        json_decref(o->rows);
+    }
+    return status;
+}
+
+/* `compare --suite`: every policy on each workload of the suite, its table
+ * as `compare WORKLOAD` prints it, then each policy's summary over the
+ * suite; the rows go to --csv and --json.  A workload that cannot be read
+ * is said and skipped (exit status 2 at the end); a policy's failure stops
+ * the suite (1).  A set's file gets the source options, a YAML workload
+ * none (it has its own platform). */
+static int compare_suite(char **paths, size_t count, const hs_cli_source *src,
+                         const char *model_path, const hs_map_options *mopt, suite_out *o)
+{
+    size_t n = 0, done = 0, skipped = 0;
+    outcome *rows;
+    tally *t;
+    int status = 0;
+    while (hs_policy_list()[n])
+        n++;
+    rows = calloc(n, sizeof *rows);
+    t = calloc(n, sizeof *t);
+    if (!rows || !t) {
+        free(rows);
+        free(t);
+        fprintf(stderr, "hetsched: out of memory\n");
+        return 1;
+    }
+    for (size_t i = 0; i < count && status != 1; i++) {
+        const char *format = src->format ? src->format : hs_workload_format_of(paths[i]);
+        hs_cli_source one = *src;
+        hs_map_options opt = *mopt;
+        hs_perfmodel *model = NULL;
+        hs_workload *w;
+        hs_error err = {0};
+        double lb, cp = 0, cpu_only;
+        int rc, st = 0;
+        if (!format)
+            format = "yaml";
+        if (!hs_workload_format_is_set(format))
+            one = (hs_cli_source){.cmd = src->cmd, .format = src->format};
+        one.suite = 1;
+        if (!(w = hs_cli_load_model(paths[i], &one, model_path, &model, &st))) {
+            skipped++;
+            status = st == 2 ? 2 : 1;
+            continue;
+        }
+        opt.perfmodel = model;
+        lb = hs_lower_bound_us(w);
+        rc = fastest_critical_path(w, &cp, &err);
+        if (rc == HS_OK)
+            rc = run_policies(w, &opt, NULL, rows, &err);
+        if (rc == HS_OK && !isfinite(best_makespan(rows, n, &cpu_only)))
+            rc = hs_error_set(&err, HS_EINTERNAL, "no policy could map %s", paths[i]);
+        if (rc == HS_OK) {
+            int split = 0;
+            print_table(w, paths[i], rows, n, lb, cp, NULL);
+            for (size_t k = 0; k < n; k++)
+                split |= rows[k].split;
+            if (split) /* the table ends with its note, else with a blank line */
+                printf("\n");
+            tally_add(t, rows, n, lb, cp);
+            done++;
+            if (suite_rows(o, paths[i], format, w, rows, n, lb, cp) != 0) {
+                fprintf(stderr, "hetsched: out of memory\n");
+                status = 1;
+            }
+        } else {
+            hs_cli_fail(&err);
+            status = 1;
+        }
+        hs_workload_free(w);
+        hs_perfmodel_free(model);
+    }
+    if (status != 1 && done > 0) {
+        printf("suite: %zu workloads", done);
+        if (skipped)
+            printf(" (%zu more could not be read)", skipped);
+        printf("\n\n");
+        print_tally(rows, t, n, done);
+    }
+    if (suite_close(o) != 0)
+        status = 1;
+    free(rows);
+    free(t);
+    return status;
+}
+
+/* `compare --suite ARG...` once the options are read: `refused` says that
+ * --optimal, --random or --verbose was given. */
+static int suite_main(int nargs, char **args, const hs_cli_source *src, const char *model_path,
+                      hs_map_options *mopt, const char *split, const char *csv_path,
+                      const char *json_path, int refused)
+{
+    const hs_cli_cmd *cmd = &hs_cmd_compare;
+    suite_out o = {.csv_path = csv_path, .json_path = json_path};
+    hs_error err = {0};
+    char **paths = NULL;
+    size_t count = 0;
+    int status, any_set = 0;
+    if (refused)
+        return hs_cli_usage_error(cmd, "--suite does not take --optimal, --random or --verbose");
+    if (nargs == 0)
+        return hs_cli_usage_error(cmd, "--suite wants workloads: files or directories");
+    if (src->have_beta_seed && !src->have_beta)
+        return hs_cli_usage_error(cmd, "--beta-seed is the seed of --beta's draws: give --beta "
+                                  "too");
+    if (csv_path && json_path && strcmp(csv_path, "-") == 0 && strcmp(json_path, "-") == 0)
+        return hs_cli_usage_error(cmd, "--csv and --json both go to standard output");
+    if ((status = suite_paths(src, args, nargs, &paths, &count)) != 0)
+        return status;
+    for (size_t i = 0; i < count; i++) {
+        const char *f = src->format ? src->format : hs_workload_format_of(paths[i]);
+        any_set |= hs_workload_format_is_set(f ? f : "yaml") == 1;
+    }
+    if (!any_set && hs_cli_source_given(src) && !src->format)
+        status = hs_cli_usage_error(cmd, "%s is for task-graph sets, and the suite holds only "
+                                    "YAML workloads", hs_cli_source_given(src));
+    else if (any_set && !src->platform)
+        status = hs_cli_usage_error(cmd, "the suite holds task-graph sets, which carry no "
+                                    "platform: give --platform FILE");
+    else if (split && hs_split_graph_new(split, NULL, &mopt->split, &err) != HS_OK)
+        status = hs_cli_usage_error(cmd, "--split: %s", err.msg);
+    else if ((status = suite_open(&o)) == 0)
+        status = compare_suite(paths, count, src, model_path, mopt, &o);
+    hs_split_graph_free(mopt->split);
+    for (size_t i = 0; i < count; i++)
+        free(paths[i]);
+    free(paths);
+    return status;
+}
+
 /* ================================================================== main */
 
 static int compare_main(int argc, char **argv)
 {
     enum { OPT_OPTIMAL = 256, OPT_TIME, OPT_SEED, OPT_THR, OPT_JSON, OPT_RANDOM, OPT_MODEL,
-           OPT_SPLIT };
+           OPT_SPLIT, OPT_SUITE, OPT_CSV };
     static const struct option longopts[] = {
         {"optimal", no_argument, NULL, OPT_OPTIMAL},
         {"time-limit", required_argument, NULL, OPT_TIME},
@@ -545,20 +924,30 @@ static int compare_main(int argc, char **argv)
         {"model", required_argument, NULL, OPT_MODEL},
         {"verbose", no_argument, NULL, 'v'},
         {"split", required_argument, NULL, OPT_SPLIT},
+        {"suite", no_argument, NULL, OPT_SUITE},
+        {"csv", required_argument, NULL, OPT_CSV},
+        HS_CLI_SOURCE_OPTIONS,
         {NULL, 0, NULL, 0},
     };
+    hs_cli_source src = {.cmd = &hs_cmd_compare};
     const hs_cli_cmd *cmd = &hs_cmd_compare;
     const char *split = NULL;
     hs_error err = {0};
     const char *json_dir = NULL, *model_path = NULL;
     hs_map_options mopt = {0};
     double time_limit = 60;
-    int c, want_optimal = 0, have_limit = 0, verbose = 0;
+    int c, want_optimal = 0, have_limit = 0, verbose = 0, suite = 0;
+    const char *csv_path = NULL;
     unsigned long long v;
     unsigned long random_count = 0;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":v", longopts, NULL)) != -1) {
+        int taken = hs_cli_source_option(&src, c, optarg);
+        if (taken < 0)
+            return 2;
+        if (taken)
+            continue;
         switch (c) {
         case OPT_OPTIMAL: want_optimal = 1; break;
         case OPT_TIME:
@@ -589,6 +978,8 @@ static int compare_main(int argc, char **argv)
             break;
         case 'v': verbose = 1; break;
         case OPT_SPLIT: split = optarg; break;
+        case OPT_SUITE: suite = 1; break;
+        case OPT_CSV: csv_path = optarg; break;
         case ':':
             return hs_cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
         default:
@@ -597,7 +988,15 @@ static int compare_main(int argc, char **argv)
     }
     if (have_limit && !want_optimal)
         return hs_cli_usage_error(cmd, "--time-limit is the MILP's: it needs --optimal");
+    if (suite)
+        return suite_main(argc - optind, argv + optind, &src, model_path, &mopt, split,
+                          csv_path, json_dir, want_optimal || random_count || verbose);
+    if (csv_path)
+        return hs_cli_usage_error(cmd, "--csv writes the rows of --suite: give --suite");
     if (random_count) {
+        if (hs_cli_source_given(&src))
+            return hs_cli_usage_error(cmd, "--random draws its own workloads: %s does not "
+                                      "apply", hs_cli_source_given(&src));
         if (optind != argc)
             return hs_cli_usage_error(cmd, "--random draws its own workloads: give no "
                                       "WORKLOAD");
@@ -617,7 +1016,7 @@ static int compare_main(int argc, char **argv)
                                   argc - optind);
     if (split && hs_split_graph_new(split, NULL, &mopt.split, &err) != HS_OK)
         return hs_cli_usage_error(cmd, "--split: %s", err.msg);
-    c = compare_one(argv[optind], model_path, &mopt, json_dir, want_optimal, time_limit);
+    c = compare_one(argv[optind], &src, model_path, &mopt, json_dir, want_optimal, time_limit);
     hs_split_graph_free(mopt.split);
     return c;
 }

@@ -24,6 +24,11 @@ const hs_cli_cmd hs_cmd_dot = {
              "options:\n"
              "  --schedule FILE   a schedule JSON of WORKLOAD (map/optimal --json; '-' stdin)\n"
              "  -o, --output FILE write to FILE instead of stdout\n"
+             HS_CLI_SOURCE_USAGE
+             "\n"
+             "Nodes also carry what `hetsched map w.dot --platform w.yaml` reads back to\n"
+             "the same workload: cost_us (each device's cost), input_bytes,\n"
+             "output_bytes, type, params, splittable and items.\n"
              "\n"
              "Draw it with e.g.  hetsched dot w.yaml | dot -Tsvg -o w.svg\n",
     .main = dot_main,
@@ -47,8 +52,33 @@ static const char *option_value(int argc, char **argv, int *i, const char *opt, 
     return argv[++*i];
 }
 
+/* The source options (cli.h), spelled as option_value takes them. */
+static const struct {
+    const char *name;
+    int code;
+} source_options[] = {
+    {"--format", HS_CLI_OPT_FORMAT},       {"--platform", HS_CLI_OPT_PLATFORM},
+    {"--speed", HS_CLI_OPT_SPEED},         {"--beta", HS_CLI_OPT_BETA},
+    {"--beta-seed", HS_CLI_OPT_BETA_SEED},
+};
+
+/* A source option at argv[*i]: 1 when stored, -1 after a usage error, 0
+ * when argv[*i] is none (*missing set when its value is absent). */
+static int source_option(hs_cli_source *src, int argc, char **argv, int *i, int *missing)
+{
+    for (size_t k = 0; k < sizeof source_options / sizeof *source_options; k++) {
+        const char *v = option_value(argc, argv, i, source_options[k].name, missing);
+        if (v)
+            return hs_cli_source_option(src, source_options[k].code, v);
+        if (*missing)
+            return 0;
+    }
+    return 0;
+}
+
 static int dot_main(int argc, char **argv)
 {
+    hs_cli_source src = {.cmd = &hs_cmd_dot};
     const char *workload = NULL, *schedule = NULL, *output = NULL;
     hs_workload *w = NULL;
     hs_schedule *s = NULL;
@@ -56,7 +86,11 @@ static int dot_main(int argc, char **argv)
     int status = 0;
     for (int i = 1; i < argc; i++) {
         const char *v;
-        int missing = 0;
+        int missing = 0, taken;
+        if ((taken = source_option(&src, argc, argv, &i, &missing)) < 0)
+            return 2;
+        if (taken)
+            continue;
         if ((v = option_value(argc, argv, &i, "--schedule", &missing)))
             schedule = v;
         else if ((v = option_value(argc, argv, &i, "--output", &missing)) ||
@@ -74,7 +108,7 @@ static int dot_main(int argc, char **argv)
     }
     if (!workload)
         return hs_cli_usage_error(&hs_cmd_dot, "expected a WORKLOAD");
-    if (!(w = hs_cli_load(workload, &status)))
+    if (!(w = hs_cli_load(workload, &src, &status)))
         return status;
     /* The schedule is input: failing to read it is bad input (status 2). */
     if (schedule && hs_schedule_read_json(w, schedule, &s, &err) != HS_OK) {

@@ -1,5 +1,6 @@
 /* hetsched info — what a workload holds: devices, memories, links,
  * applications, and the size of its task graph. */
+#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -10,26 +11,46 @@ static int info_main(int argc, char **argv);
 const hs_cli_cmd hs_cmd_info = {
     .name = "info",
     .summary = "summarise a workload: platform, applications, task graph",
-    .usage = "usage: hetsched info WORKLOAD\n"
+    .usage = "usage: hetsched info WORKLOAD [options]\n"
              "\n"
-             "Loads WORKLOAD (YAML, see the README) and prints its devices, the links\n"
-             "between their memories, its applications and the size of its task graph.\n",
+             "Loads WORKLOAD (YAML, or a task-graph set: see the README) and prints its\n"
+             "devices, the links between their memories, its applications and the size\n"
+             "of its task graph.\n"
+             HS_CLI_SOURCE_USAGE,
     .main = info_main,
 };
 
 static int info_main(int argc, char **argv)
 {
+    static const struct option longopts[] = {
+        HS_CLI_SOURCE_OPTIONS,
+        {NULL, 0, NULL, 0},
+    };
+    hs_cli_source src = {.cmd = &hs_cmd_info};
     const hs_platform *p;
     hs_workload *w;
-    int status = 0;
+    int c, status = 0;
     size_t nbytes = 0;
-    if (argc != 2)
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+        int taken = hs_cli_source_option(&src, c, optarg);
+        if (taken < 0)
+            return 2;
+        if (taken)
+            continue;
+        if (c == ':')
+            return hs_cli_usage_error(&hs_cmd_info, "option '%s' needs a value",
+                                      argv[optind - 1]);
+        return hs_cli_usage_error(&hs_cmd_info, "unknown option '%s'", argv[optind - 1]);
+    }
+    if (argc - optind != 1)
         return hs_cli_usage_error(&hs_cmd_info, "expected one WORKLOAD, got %d arguments",
-                                  argc - 1);
-    if (!(w = hs_cli_load(argv[1], &status)))
+                                  argc - optind);
+    if (!(w = hs_cli_load(argv[optind], &src, &status)))
         return status;
     p = &w->platform;
-    printf("workload %s\n", argv[1]);
+    printf("workload %s\n", argv[optind]);
     printf("devices (%d):\n", p->ndevices);
     for (int d = 0; d < p->ndevices; d++)
         printf("  %-8s %s, memory %s, %d cores\n", p->devices[d].name,

@@ -41,6 +41,7 @@ const hs_cli_cmd hs_cmd_map = {
              "  --split-option K=V    an option of that splitter (repeatable; `hetsched\n"
              "                        split -o help`)\n"
              "  -h, --help            this text\n"
+             HS_CLI_SOURCE_USAGE
              "\n"
              "When a file goes to stdout, the summary goes to stderr (one file at most may\n"
              "go there).  A file is written whole or not at all.\n",
@@ -111,8 +112,10 @@ static int map_main(int argc, char **argv)
         {"model", required_argument, NULL, OPT_MODEL},
         {"split", required_argument, NULL, OPT_SPLIT},
         {"split-option", required_argument, NULL, OPT_SPLIT_OPTION},
+        HS_CLI_SOURCE_OPTIONS,
         {NULL, 0, NULL, 0},
     };
+    hs_cli_source src = {.cmd = &hs_cmd_map};
     const char *algo = NULL;
     hs_cli_outputs out = {0};
     const char *model_path = NULL;
@@ -129,6 +132,11 @@ static int map_main(int argc, char **argv)
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":a:", longopts, NULL)) != -1) {
+        int taken = hs_cli_source_option(&src, c, optarg);
+        if (taken < 0)
+            return 2;
+        if (taken)
+            continue;
         switch (c) {
         case 'a': algo = optarg; break;
         case OPT_JSON: out.json = optarg; break;
@@ -178,7 +186,7 @@ static int map_main(int argc, char **argv)
                                   argc - optind);
     if (split && hs_split_graph_new(split, &sopt, &opt.split, &err) != HS_OK)
         return hs_cli_usage_error(&hs_cmd_map, "--split: %s", err.msg);
-    if (!(w = hs_cli_load_model(argv[optind], model_path, &model, &status))) {
+    if (!(w = hs_cli_load_model(argv[optind], &src, model_path, &model, &status))) {
         hs_split_graph_free(opt.split);
         return status;
     }

@@ -48,6 +48,7 @@ const hs_cli_cmd hs_cmd_optimal = {
              "                      a comma-separated list of incumbent, symmetry, cuts,\n"
              "                      windows\n"
              "  -h, --help          this text\n"
+             HS_CLI_SOURCE_USAGE
              "\n"
              "Exit status: 0 with a schedule (optimal or feasible), 1 without one, 2 for bad\n"
              "usage or input.  When a file goes to stdout, the summary goes to stderr (one\n"
@@ -119,8 +120,10 @@ static int optimal_main(int argc, char **argv)
         {"write-lp", required_argument, NULL, OPT_LP},
         {"disable", required_argument, NULL, OPT_DISABLE},
         {"model", required_argument, NULL, OPT_MODEL},
+        HS_CLI_SOURCE_OPTIONS,
         {NULL, 0, NULL, 0},
     };
+    hs_cli_source src = {.cmd = &hs_cmd_optimal};
     const char *model_path = NULL;
     hs_cli_outputs outputs = {0};
     hs_perfmodel *model = NULL;
@@ -135,6 +138,11 @@ static int optimal_main(int argc, char **argv)
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+        int taken = hs_cli_source_option(&src, c, optarg);
+        if (taken < 0)
+            return 2;
+        if (taken)
+            continue;
         switch (c) {
         case OPT_FORM:
             if (strcmp(optarg, "compact") == 0)
@@ -195,7 +203,7 @@ static int optimal_main(int argc, char **argv)
                         "and rebuild with -Dcbc=enabled)\n");
         return 2;
     }
-    if (!(w = hs_cli_load_model(argv[optind], model_path, &model, &status)))
+    if (!(w = hs_cli_load_model(argv[optind], &src, model_path, &model, &status)))
         return status;
     if (hs_cli_outputs_use_stdout(&outputs) || (opt.lp_file && strcmp(opt.lp_file, "-") == 0))
         out = stderr;

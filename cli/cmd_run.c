@@ -69,6 +69,7 @@ const hs_cli_cmd hs_cmd_run = {
              "                        eighth of the memory, some are checked during the\n"
              "                        run, on a thread of their own); none\n"
              "  -h, --help            this text\n"
+             HS_CLI_SOURCE_USAGE
              "\n"
              "The schedule is the measured one (\"model\": \"measured\"): a placement spans\n"
              "its kernel (on a GPU, between CUDA events), a transfer is a copy the run\n"
@@ -223,8 +224,10 @@ static int run_main(int argc, char **argv)
         {"split-option", required_argument, NULL, OPT_SPLIT_OPTION},
         {"check", required_argument, NULL, OPT_CHECK},
         {"predict", required_argument, NULL, OPT_PREDICT},
+        HS_CLI_SOURCE_OPTIONS,
         {NULL, 0, NULL, 0},
     };
+    hs_cli_source src = {.cmd = &hs_cmd_run};
     const char *algo = NULL, *bname = NULL, *model_path = NULL, *devices = NULL;
     const char *update_path = NULL;
     size_t devmem = 0;
@@ -246,6 +249,11 @@ static int run_main(int argc, char **argv)
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":a:", longopts, NULL)) != -1) {
+        int taken = hs_cli_source_option(&src, c, optarg);
+        if (taken < 0)
+            return 2;
+        if (taken)
+            continue;
         switch (c) {
         case 'a': algo = optarg; break;
         case OPT_BACKEND: bname = optarg; break;
@@ -318,7 +326,7 @@ static int run_main(int argc, char **argv)
         hs_split_graph_free(opt.split);
         return hs_cli_usage_error(&hs_cmd_run, "%s", err.msg);
     }
-    if (!(w = hs_cli_load_model(argv[optind], model_path, &model, &status)) ||
+    if (!(w = hs_cli_load_model(argv[optind], &src, model_path, &model, &status)) ||
         (update_path && !(update = hs_cli_model_open(update_path, &status)))) {
         hs_workload_free(w);
         hs_perfmodel_free(model);

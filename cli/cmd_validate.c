@@ -1,5 +1,7 @@
 /* hetsched validate — checks a schedule JSON (DESIGN.md §4) against a
  * workload and the delay model (DESIGN.md §1), and recomputes its makespan. */
+#include <getopt.h>
+
 #include "cli.h"
 
 static int validate_main(int argc, char **argv);
@@ -7,7 +9,7 @@ static int validate_main(int argc, char **argv);
 const hs_cli_cmd hs_cmd_validate = {
     .name = "validate",
     .summary = "check a schedule JSON against a workload and the model",
-    .usage = "usage: hetsched validate WORKLOAD SCHEDULE\n"
+    .usage = "usage: hetsched validate WORKLOAD SCHEDULE [options]\n"
              "\n"
              "Checks SCHEDULE (the JSON that map, optimal and run write with --json; '-' reads\n"
              "it from stdin) against WORKLOAD: its \"model\" is \"delay\" and its \"workload\"\n"
@@ -25,22 +27,42 @@ const hs_cli_cmd hs_cmd_validate = {
              "Prints 'valid: makespan M us (N tasks, T transfers)' and exits 0, or names the\n"
              "first constraint that fails and exits 1.  A file that cannot be read or parsed\n"
              "exits 2 (JSON files over 256 MiB are refused; the environment variable\n"
-             "HETSCHED_JSON_MAX_MIB changes the limit).\n",
+             "HETSCHED_JSON_MAX_MIB changes the limit).\n"
+             HS_CLI_SOURCE_USAGE,
     .main = validate_main,
 };
 
 static int validate_main(int argc, char **argv)
 {
+    static const struct option longopts[] = {
+        HS_CLI_SOURCE_OPTIONS,
+        {NULL, 0, NULL, 0},
+    };
+    hs_cli_source src = {.cmd = &hs_cmd_validate};
     hs_workload *w = NULL;
     hs_schedule *s = NULL;
     hs_error err = {0};
-    int status;
-    if (argc != 3)
+    int c, status;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+        int taken = hs_cli_source_option(&src, c, optarg);
+        if (taken < 0)
+            return 2;
+        if (taken)
+            continue;
+        if (c == ':')
+            return hs_cli_usage_error(&hs_cmd_validate, "option '%s' needs a value",
+                                      argv[optind - 1]);
+        return hs_cli_usage_error(&hs_cmd_validate, "unknown option '%s'", argv[optind - 1]);
+    }
+    if (argc - optind != 2)
         return hs_cli_usage_error(&hs_cmd_validate,
-                                  "expected WORKLOAD and SCHEDULE, got %d arguments", argc - 1);
-    if (!(w = hs_cli_load(argv[1], &status)))
+                                  "expected WORKLOAD and SCHEDULE, got %d arguments",
+                                  argc - optind);
+    if (!(w = hs_cli_load(argv[optind], &src, &status)))
         return status;
-    if (hs_schedule_read_json(w, argv[2], &s, &err) != HS_OK) {
+    if (hs_schedule_read_json(w, argv[optind + 1], &s, &err) != HS_OK) {
         hs_workload_free(w);
         return hs_cli_fail(&err);
     }

@@ -1,5 +1,6 @@
 /* hetsched — the command line: a registry of subcommands (cli.h). */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -140,36 +141,128 @@ int hs_cli_write_outputs(const hs_workload *w, const hs_schedule *s, const hs_cl
     return rc;
 }
 
-hs_workload *hs_cli_load(const char *path, int *status)
+int hs_cli_source_option(hs_cli_source *src, int c, const char *arg)
 {
-    hs_workload *w = NULL;
+    unsigned long long v;
+    hs_error err;
+    switch (c) {
+    case HS_CLI_OPT_FORMAT:
+        if (hs_workload_format_is_set(arg) < 0) {
+            hs_cli_usage_error(src->cmd, "--format wants yaml, stg, wfformat or dot, not '%s'",
+                               arg);
+            return -1;
+        }
+        src->format = arg;
+        return 1;
+    case HS_CLI_OPT_PLATFORM:
+        src->platform = arg;
+        return 1;
+    case HS_CLI_OPT_SPEED:
+        if (hs_load_speeds_check(arg, &err) != HS_OK) {
+            hs_cli_usage_error(src->cmd, "--speed: %s", err.msg);
+            return -1;
+        }
+        src->speed = arg;
+        return 1;
+    case HS_CLI_OPT_BETA:
+        if (hs_cli_parse_real(arg, 0, 2, &src->beta) != 0 || src->beta >= 2) {
+            hs_cli_usage_error(src->cmd, "--beta wants a number from 0 to less than 2, not "
+                               "'%s'", arg);
+            return -1;
+        }
+        src->have_beta = 1;
+        return 1;
+    case HS_CLI_OPT_BETA_SEED:
+        if (hs_cli_parse_whole(arg, 0, ULONG_MAX, &v) != 0) {
+            hs_cli_usage_error(src->cmd, "--beta-seed wants a whole number >= 0, not '%s'",
+                               arg);
+            return -1;
+        }
+        src->beta_seed = (unsigned long)v;
+        src->have_beta_seed = 1;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+const char *hs_cli_source_given(const hs_cli_source *src)
+{
+    return src->format         ? "--format"
+           : src->platform     ? "--platform"
+           : src->speed        ? "--speed"
+           : src->have_beta    ? "--beta"
+           : src->have_beta_seed ? "--beta-seed"
+                               : NULL;
+}
+
+hs_workload *hs_cli_load_opts(const char *path, const hs_cli_source *src, hs_load_options *lo,
+                              int *status)
+{
+    const char *format = src->format ? src->format : hs_workload_format_of(path);
+    hs_workload *w = NULL, *platform = NULL;
     hs_error err = {0};
-    if (hs_workload_load_file(path, &w, &err) != HS_OK) {
+    if (!format)
+        format = "yaml";
+    if (src->have_beta_seed && !src->have_beta) {
+        *status = hs_cli_usage_error(src->cmd, "--beta-seed is the seed of --beta's draws: "
+                                     "give --beta too");
+        return NULL;
+    }
+    if (!hs_workload_format_is_set(format) && (src->platform || src->speed || src->have_beta)) {
+        *status = hs_cli_usage_error(src->cmd, "%s is for task-graph sets (stg, wfformat, "
+                                     "dot): %s is a YAML workload, with its own platform and "
+                                     "costs", src->platform ? "--platform" : src->speed
+                                     ? "--speed" : "--beta", path);
+        return NULL;
+    }
+    if (hs_workload_format_is_set(format) && !src->platform) {
+        *status = hs_cli_usage_error(src->cmd, "%s is a task-graph set (%s), which carries no "
+                                     "platform: give --platform FILE", path, format);
+        return NULL;
+    }
+    if (src->platform && hs_platform_load_file(src->platform, &platform, &err) != HS_OK) {
         *status = hs_cli_fail(&err);
         return NULL;
     }
+    lo->format = format;
+    lo->platform = platform ? &platform->platform : NULL;
+    lo->speeds = src->speed;
+    lo->beta = src->beta;
+    lo->beta_seed = src->beta_seed;
+    lo->suite = src->suite;
+    if (hs_workload_load_file_opts(path, lo, &w, &err) != HS_OK) {
+        *status = hs_cli_fail(&err);
+        w = NULL;
+    }
+    hs_workload_free(platform);
     return w;
 }
 
-hs_workload *hs_cli_load_model(const char *path, const char *model_path,
-                               struct hs_perfmodel **model, int *status)
+hs_workload *hs_cli_load(const char *path, const hs_cli_source *src, int *status)
 {
-    hs_load_options opt = {.cost_fn = hs_perfmodel_cost_fn};
-    hs_workload *w = NULL;
+    hs_load_options lo = {0};
+    return hs_cli_load_opts(path, src, &lo, status);
+}
+
+hs_workload *hs_cli_load_model(const char *path, const hs_cli_source *src,
+                               const char *model_path, struct hs_perfmodel **model,
+                               int *status)
+{
+    hs_load_options lo = {.cost_fn = hs_perfmodel_cost_fn};
+    hs_workload *w;
     hs_error err = {0};
     *model = NULL;
     if (!model_path)
-        return hs_cli_load(path, status);
+        return hs_cli_load(path, src, status);
     if (hs_perfmodel_load(model_path, model, &err) != HS_OK) {
         *status = hs_cli_fail(&err);
         return NULL;
     }
-    opt.cost_ctx = *model;
-    if (hs_workload_load_file_opts(path, &opt, &w, &err) != HS_OK) {
+    lo.cost_ctx = *model;
+    if (!(w = hs_cli_load_opts(path, src, &lo, status))) {
         hs_perfmodel_free(*model);
         *model = NULL;
-        *status = hs_cli_fail(&err);
-        return NULL;
     }
     return w;
 }

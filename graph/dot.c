@@ -5,7 +5,12 @@
  * instance, one box per task named by its task id, one edge per task-graph
  * edge labelled with its bytes in human units (exact bytes in the `bytes`
  * attribute and the tooltip), a kernel's inputs and outputs as the last line
- * of its label.  With a schedule, nodes are filled with their device's
+ * of its label.  What the DOT reader (graph/read_dot.c) needs to give back
+ * the same workload goes in attributes, numbers exact: a node's cost per
+ * device (`cost_us="cpu0=568,gpu0=422"`), input_bytes, output_bytes, type,
+ * params, splittable and items; an edge's place in its application's list
+ * of edges (`order`: cgraph writes edges grouped by their tail, and the
+ * order of edges decides ties in some policies).  With a schedule, nodes are filled with their device's
  * colour (hs__palette_hex by device index) and labelled `kernel\ndevice
  * start-end us`, and a `legend` node lists the devices.  A task placed as
  * several parts (a split task) stays one node: its label lists the parts one
@@ -225,6 +230,11 @@ static void seq_disc_fini(seq_disc *sd)
 
 /* ------------------------------------------------------------ the graph */
 
+/* The node attributes of a kernel (graph/read_dot.c reads the same). */
+static const char *const kernel_attrs[] = {
+    "cost_us", "input_bytes", "output_bytes", "type", "params", "splittable", "items",
+};
+
 /* Declares every attribute the writer sets, with the default it leaves. */
 static void declare_attributes(Agraph_t *g, int scheduled)
 {
@@ -245,6 +255,61 @@ static void declare_attributes(Agraph_t *g, int scheduled)
     agattr(g, AGEDGE, "tooltip", "");
     agattr(g, AGEDGE, "style", "");
     agattr(g, AGEDGE, "bytes", "0");
+    agattr(g, AGEDGE, "order", "");
+    for (size_t i = 0; i < sizeof kernel_attrs / sizeof *kernel_attrs; i++)
+        agattr(g, AGNODE, (char *)kernel_attrs[i], "");
+}
+
+/* Appends a name to a list value (cost_us, params): a backslash or a comma
+ * in it is escaped with a backslash, as the reader expects. */
+static void sb_list_name(sbuf *b, const char *name)
+{
+    for (const char *c = name; *c; c++)
+        sb_printf(b, "%s%c", *c == '\\' || *c == ',' ? "\\" : "", *c);
+}
+
+/* Sets node attribute `name` to the exact form of x. */
+static void set_number(Agnode_t *n, const char *name, double x)
+{
+    char buf[40];
+    hs__exact_number(x, buf, sizeof buf);
+    agset(n, (char *)name, buf);
+}
+
+/* The attributes the reader builds task t's kernel from: its cost on each
+ * device (resolved, by device name), bytes, type, params, split. */
+static void kernel_attributes(const hs_workload *w, size_t t, Agnode_t *n, sbuf *b)
+{
+    const hs_task *task = &w->graph.tasks[t];
+    const hs_kernel *k = &w->apps[task->app].kernels[task->kernel];
+    char num[40];
+    sb_reset(b);
+    for (int d = 0; d < w->platform.ndevices; d++) {
+        hs__exact_number(task->cost_us[d], num, sizeof num);
+        sb_printf(b, "%s", d ? "," : "");
+        sb_list_name(b, w->platform.devices[d].name);
+        sb_printf(b, "=%s", num);
+    }
+    agset(n, "cost_us", sb_text(b));
+    if (task->input_bytes > 0)
+        set_number(n, "input_bytes", task->input_bytes);
+    if (task->output_bytes > 0)
+        set_number(n, "output_bytes", task->output_bytes);
+    if (k->type) {
+        agset(n, "type", k->type);
+        sb_reset(b);
+        for (int i = 0; i < k->nparams; i++) {
+            hs__exact_number(k->params[i].value, num, sizeof num);
+            sb_printf(b, "%s", i ? "," : "");
+            sb_list_name(b, k->params[i].name);
+            sb_printf(b, "=%s", num);
+        }
+        agset(n, "params", sb_text(b));
+    }
+    if (k->splittable)
+        agset(n, "splittable", "true");
+    if (k->items > 0)
+        set_number(n, "items", k->items);
 }
 
 /* Appends to a node's label one line per placement of task t ("[k/n] "
@@ -421,17 +486,24 @@ static int build(Agraph_t *g, const hs_workload *w, const hs_schedule *s, const 
             placement_lines(w, s, ix, t, b, share);
         io_line(task, b);
         agset(nodes[t], "label", sb_text(b));
+        kernel_attributes(w, t, nodes[t], b);
         if (s)
             fill_node(w, s, ix, t, nodes[t], b, share);
     }
-    for (size_t e = 0; e < gr->nedges; e++) {
+    for (size_t e = 0, order = 0; e < gr->nedges; e++, order++) {
         const hs_edge *edge = &gr->edges[e];
         Agedge_t *a = agedge(g, nodes[edge->from], nodes[edge->to], NULL, 1);
+        const hs_task *tail = &gr->tasks[edge->from];
         if (!a)
             return -1;
-        sb_reset(b);
-        sb_printf(b, "%.0f", edge->bytes);
-        agset(a, "bytes", sb_text(b));
+        /* the graph holds each instance's edges in its application's order */
+        if (e > 0 && (tail->app != gr->tasks[gr->edges[e - 1].from].app ||
+                      tail->instance != gr->tasks[gr->edges[e - 1].from].instance))
+            order = 0;
+        hs__exact_number((double)order, h, sizeof h);
+        agset(a, "order", h);
+        hs__exact_number(edge->bytes, h, sizeof h);
+        agset(a, "bytes", h);
         sb_reset(b);
         hs_task_id(w, &gr->tasks[edge->from], id, sizeof id);
         sb_name(b, id);

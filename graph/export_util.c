@@ -28,6 +28,19 @@ void hs__palette_rgb(int i, double rgb[3])
     rgb[2] = (v & 0xff) / 255.0;
 }
 
+void hs__exact_number(double x, char *buf, size_t size)
+{
+    if (x == floor(x) && fabs(x) < 9007199254740992.0) { /* 2^53 */
+        snprintf(buf, size, "%.0f", x);
+        return;
+    }
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, size, "%.*g", prec, x);
+        if (strtod(buf, NULL) == x)
+            return;
+    }
+}
+
 void hs__human_bytes(double bytes, char *buf, size_t size)
 {
     static const char *const unit[] = {"B", "kB", "MB", "GB", "TB", "PB"};

@@ -19,6 +19,11 @@ void hs__palette_rgb(int i, double rgb[3]);  /* the same, components in [0, 1] *
  * (1 kB = 1000 bytes, as the model's GB/s are). */
 void hs__human_bytes(double bytes, char *buf, size_t size);
 
+/* The shortest decimal form that reads back to exactly x (strtod): whole
+ * numbers below 2^53 without exponent or point (bytes, counts), else the
+ * fewest significant digits (1..17) that round-trip.  buf holds 32 bytes. */
+void hs__exact_number(double x, char *buf, size_t size);
+
 /* snprintf into buf (size > 0), cut back to a whole UTF-8 character when
  * the text does not fit: a label never ends in part of a character, which
  * cairo and jansson refuse. */

@@ -33,12 +33,13 @@
 #include <yaml.h>
 
 #include "hetsched/load.h"
+#include "graph/read.h"
 #include "graph/utf8.h"
 #include "workloads/kernels/kernel.h"
 
 /* Bounds on hostile input.  The builder's checks cost O(1) per item (hashed
  * names) plus O(devices^2) per application, so counts bound its work. */
-#define MAX_FILE_BYTES (64u << 20) /* refuse larger files */
+#define MAX_FILE_BYTES HS__MAX_FILE_BYTES
 #define MAX_DEPTH 16               /* the schema nests 6 deep */
 /* Scalars, lists and mappings.  libyaml's document tree takes about 200
  * bytes a node, so the default keeps a hostile file near 800 MB (a 32 MB
@@ -190,6 +191,16 @@ static const cyaml_schema_value_t top_schema = {
     CYAML_VALUE_MAPPING(CYAML_FLAG_POINTER, y_top, top_fields),
 };
 
+/* A platform file: a workload's file serves too, its applications unread. */
+static const cyaml_schema_field_t platform_top_fields[] = {
+    CYAML_FIELD_MAPPING("platform", CYAML_FLAG_DEFAULT, y_top, platform, platform_fields),
+    CYAML_FIELD_IGNORE("applications", OPT),
+    CYAML_FIELD_END,
+};
+static const cyaml_schema_value_t platform_top_schema = {
+    CYAML_VALUE_MAPPING(CYAML_FLAG_POINTER, y_top, platform_top_fields),
+};
+
 /* The mapping a field name leads into, for messages about its fields. */
 static const struct context {
     const char *field; /* the key whose value holds the mapping ("" for the top) */
@@ -230,6 +241,7 @@ typedef struct loader {
     int have_doc;
     hs_error *err;
     const hs_load_options *opt; /* or NULL */
+    int platform_only;    /* a platform file (hs_platform_load_file) */
     /* libcyaml's log of the failure */
     char cyaml_msg[256];
     frame frames[MAX_FRAMES];
@@ -578,12 +590,13 @@ static int load_tree(loader *L)
     yaml_parser_delete(&p);
     L->have_doc = 1;
     root = yaml_document_get_root_node(&L->doc);
+    const char *what = L->platform_only ? "a platform file is a mapping with 'platform'"
+                                        : "a workload is a mapping with 'platform' and "
+                                          "'applications'";
     if (!root)
-        return fail(L, 0, 0, "the file is empty (a workload is a mapping with 'platform' and "
-                    "'applications')");
+        return fail(L, 0, 0, "the file is empty (%s)", what);
     if (root->type != YAML_MAPPING_NODE)
-        return fail_mark(L, root->start_mark, "a workload is a mapping with 'platform' and "
-                         "'applications', not %s", node_shape(root));
+        return fail_mark(L, root->start_mark, "%s, not %s", what, node_shape(root));
     return check_tree(L, root);
 }
 
@@ -1022,6 +1035,7 @@ static int load(loader *L, hs_workload **out)
         .log_level = CYAML_LOG_ERROR,
         .flags = CYAML_CFG_NO_ALIAS,
     };
+    const cyaml_schema_value_t *schema = L->platform_only ? &platform_top_schema : &top_schema;
     y_top *yt = NULL;
     hs_workload *w = NULL;
     cyaml_err_t cerr;
@@ -1030,7 +1044,7 @@ static int load(loader *L, hs_workload **out)
         return fail(L, 0, 0, "the file is larger than %u MiB", MAX_FILE_BYTES >> 20);
     if ((rc = scan_events(L)) != 0 || (rc = load_tree(L)) != 0)
         return rc;
-    cerr = cyaml_load_data((const uint8_t *)L->data, L->len, &config, &top_schema,
+    cerr = cyaml_load_data((const uint8_t *)L->data, L->len, &config, schema,
                            (cyaml_data_t **)&yt, NULL);
     if (cerr != CYAML_OK)
         return schema_error(L, cerr);
@@ -1040,11 +1054,17 @@ static int load(loader *L, hs_workload **out)
         hs_workload_set_cost_fn(w, L->opt->cost_fn, L->opt->cost_ctx);
     if (!w) {
         rc = fail_nomem(L);
+    } else if (L->platform_only) {
+        if ((rc = build_platform(L, &yt->platform, w)) >= 0 && w->platform.ndevices == 0)
+            rc = hs_error_at(L->err, HS_EINPUT, "platform.devices",
+                             "at least one device is needed");
+        if (rc < 0)
+            rc = locate(L, rc);
     } else if ((rc = build_platform(L, &yt->platform, w)) < 0 ||
                (rc = build_apps(L, yt, w)) < 0 || (rc = hs_workload_finalize(w, L->err)) < 0) {
         rc = locate(L, rc);
     }
-    cyaml_free(&config, &top_schema, yt, 0);
+    cyaml_free(&config, schema, yt, 0);
     if (rc < 0) {
         hs_workload_free(w);
         return rc;
@@ -1057,7 +1077,7 @@ static int load(loader *L, hs_workload **out)
  * newlines or other control characters (C1 ones too, U+0080 to U+009F,
  * which some terminals obey); write those as C escapes.  A message cut to
  * fit ends on a character boundary. */
-static void one_line(hs_error *err)
+void hs__error_one_line(hs_error *err)
 {
     char out[sizeof err->msg];
     size_t n = 0;
@@ -1080,12 +1100,12 @@ static void one_line(hs_error *err)
     memcpy(err->msg, out, strlen(out) + 1);
 }
 
-static int load_named(const char *name, const char *data, size_t len,
-                      const hs_load_options *opt, hs_workload **out, hs_error *err)
+int hs__yaml_load(const char *name, const char *data, size_t len, const hs_load_options *opt,
+                  int platform_only, hs_workload **out, hs_error *err)
 {
     hs_error local = {0};
     loader L = {.name = name ? name : "<buffer>", .data = data, .len = len, .err = &local,
-                .opt = opt};
+                .opt = opt, .platform_only = platform_only};
     int rc;
     if (out)
         *out = NULL;
@@ -1098,7 +1118,7 @@ static int load_named(const char *name, const char *data, size_t len,
     }
     if (L.have_doc)
         yaml_document_delete(&L.doc);
-    one_line(&local);
+    hs__error_one_line(&local);
     if (err) {
         *err = local;
         if (rc == HS_OK)
@@ -1110,28 +1130,25 @@ static int load_named(const char *name, const char *data, size_t len,
 int hs_workload_load_buffer(const char *name, const char *data, size_t len, hs_workload **out,
                             hs_error *err)
 {
-    return load_named(name, data, len, NULL, out, err);
+    return hs_workload_load_buffer_opts(name, data, len, NULL, out, err);
+}
+
+int hs_platform_load_buffer(const char *name, const char *data, size_t len, hs_workload **out,
+                            hs_error *err)
+{
+    return hs__yaml_load(name, data, len, NULL, 1, out, err);
 }
 
 /* Reads the whole file (at most MAX_FILE_BYTES + 1 bytes, so that a larger
  * one, or an endless pipe, is refused without reading it all). */
-int hs_workload_load_file(const char *path, hs_workload **out, hs_error *err)
-{
-    return hs_workload_load_file_opts(path, NULL, out, err);
-}
-
-int hs_workload_load_file_opts(const char *path, const hs_load_options *opt, hs_workload **out,
-                               hs_error *err)
+int hs__read_file(const char *path, char **out, size_t *out_len, hs_error *err)
 {
     FILE *f;
     char *data = NULL;
     size_t len = 0, cap = 0;
     struct stat st;
-    int rc;
-    if (out)
-        *out = NULL;
-    if (!path || !out)
-        return hs_error_set(err, HS_EUSAGE, "hs_workload_load_file: no path or no output");
+    *out = NULL;
+    *out_len = 0;
     if (!(f = fopen(path, "rb")))
         return hs_error_set(err, HS_EINPUT, "%s: cannot read: %s", path, strerror(errno));
     if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > MAX_FILE_BYTES) {
@@ -1167,7 +1184,34 @@ int hs_workload_load_file_opts(const char *path, const hs_load_options *opt, hs_
         return hs_error_set(err, HS_ENOMEM, "%s: out of memory", path);
     }
     fclose(f);
-    rc = load_named(path, data ? data : "", len, opt, out, err);
+    *out = data;
+    *out_len = len;
+    return HS_OK;
+}
+
+int hs_workload_load_file(const char *path, hs_workload **out, hs_error *err)
+{
+    return hs_workload_load_file_opts(path, NULL, out, err);
+}
+
+/* Reads `path` and hands it to the YAML loader (platform_only) or, for a
+ * workload, to the reader of its format; the workload remembers its path. */
+static int load_path(const char *path, const hs_load_options *opt, int platform_only,
+                     hs_workload **out, hs_error *err)
+{
+    char *data;
+    size_t len;
+    int rc;
+    if (out)
+        *out = NULL;
+    if (!path || !out)
+        return hs_error_set(err, HS_EUSAGE, "hs_workload_load_file: no path or no output");
+    if ((rc = hs__read_file(path, &data, &len, err)) != HS_OK)
+        return rc;
+    if (platform_only)
+        rc = hs__yaml_load(path, data ? data : "", len, NULL, 1, out, err);
+    else
+        rc = hs_workload_load_buffer_opts(path, data ? data : "", len, opt, out, err);
     free(data);
     if (rc == HS_OK && !((*out)->path = strdup(path))) {
         hs_workload_free(*out);
@@ -1175,4 +1219,15 @@ int hs_workload_load_file_opts(const char *path, const hs_load_options *opt, hs_
         rc = hs_error_set(err, HS_ENOMEM, "%s: out of memory", path);
     }
     return rc;
+}
+
+int hs_workload_load_file_opts(const char *path, const hs_load_options *opt, hs_workload **out,
+                               hs_error *err)
+{
+    return load_path(path, opt, 0, out, err);
+}
+
+int hs_platform_load_file(const char *path, hs_workload **out, hs_error *err)
+{
+    return load_path(path, NULL, 1, out, err);
 }

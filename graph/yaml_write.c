@@ -13,6 +13,7 @@
 #include <yaml.h>
 
 #include "hetsched/graph.h"
+#include "graph/export_util.h"
 
 typedef struct writer {
     yaml_emitter_t em;
@@ -56,21 +57,11 @@ static void str(writer *W, const char *s)
                                                         : YAML_ANY_SCALAR_STYLE));
 }
 
-/* The shortest decimal form that reads back to exactly x: whole numbers
- * without exponent or point (bytes, counts), else the fewest significant
- * digits (1..17) that round-trip through strtod. */
+/* A number in the shortest form that reads back to exactly x. */
 static void num(writer *W, double x)
 {
     char buf[40];
-    if (x == floor(x) && fabs(x) < 9007199254740992.0) { /* 2^53 */
-        snprintf(buf, sizeof buf, "%.0f", x);
-    } else {
-        for (int prec = 1; prec <= 17; prec++) {
-            snprintf(buf, sizeof buf, "%.*g", prec, x);
-            if (strtod(buf, NULL) == x)
-                break;
-        }
-    }
+    hs__exact_number(x, buf, sizeof buf);
     if (W->failed)
         return;
     emit(W, yaml_scalar_event_initialize(&W->ev, NULL, NULL, (yaml_char_t *)buf,

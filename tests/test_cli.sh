@@ -445,5 +445,126 @@ check "model frob: why" "$tmp/err" "unknown action 'frob'"
 expect 2 "model show two files" -- "$H" model show "$FM" "$FM"
 expect 2 "model show missing" -- "$H" model show "$tmp/none.json"
 
+# task-graph sets (STG, WfFormat, DOT): the fork of tests/test_read.c, worked
+# out by hand there, reads alike in each format; a platform is needed and
+# only a set takes one; the DOT that `dot` writes maps like its workload
+cat >"$tmp/plat.yaml" <<'EOF'
+platform:
+  devices:
+    - {name: cpu0, kind: cpu, memory: host}
+    - {name: gpu0, kind: gpu, memory: gpu0}
+  links:
+    - {from: host, to: gpu0, bandwidth_gbps: 1, latency_us: 5}
+    - {from: gpu0, to: host, bandwidth_gbps: 1, latency_us: 5}
+EOF
+for f in workloads/sets/fork.stg workloads/sets/fork.json workloads/sets/fork.dot; do
+    expect 0 "map $f" -- "$H" map -a heft "$f" --platform "$tmp/plat.yaml" --speed gpu=2
+    check "map $f: heft by hand" "$tmp/out" "^policy heft on $f: makespan 23\.000 us"
+    expect 0 "info $f" -- "$H" info "$f" --platform "$tmp/plat.yaml"
+    check "info $f" "$tmp/out" '^task graph: 4 tasks, 4 edges, 19000 bytes on edges'
+    expect 2 "map $f without a platform" -- "$H" map -a heft "$f"
+    check "map $f without a platform: why" "$tmp/err" "is a task-graph set .* give --platform"
+    empty "map $f without a platform: stdout" "$tmp/out"
+done
+expect 0 "map --json of a set" -- "$H" map -a dmda workloads/sets/fork.stg \
+    --platform "$tmp/plat.yaml" --speed gpu=2 --json "$tmp/fork.json"
+check "map --json of a set: dmda by hand" "$tmp/out" 'makespan 22\.000 us'
+expect 0 "validate a set's schedule" -- "$H" validate workloads/sets/fork.stg "$tmp/fork.json" \
+    --platform "$tmp/plat.yaml" --speed gpu=2
+check "validate a set's schedule" "$tmp/out" '^valid: makespan 22\.000 us'
+expect 1 "validate with other costs" -- "$H" validate workloads/sets/fork.stg "$tmp/fork.json" \
+    --platform "$tmp/plat.yaml"
+cp workloads/sets/fork.stg "$tmp/fork.txt"
+expect 0 "--format stg" -- "$H" map -a heft "$tmp/fork.txt" --format stg \
+    --platform "$tmp/plat.yaml" --speed gpu=2
+check "--format stg" "$tmp/out" 'makespan 23\.000 us'
+expect 2 "--format txt" -- "$H" info "$tmp/fork.txt" --format txt
+check "--format txt: why" "$tmp/err" "^hetsched info: --format wants yaml, stg, wfformat or dot"
+expect 2 "--platform on YAML" -- "$H" map -a heft "$W" --platform "$tmp/plat.yaml"
+check "--platform on YAML: why" "$tmp/err" "--platform is for task-graph sets"
+expect 2 "--speed bad" -- "$H" dot workloads/sets/fork.dot --platform "$tmp/plat.yaml" \
+    --speed gpu
+check "--speed bad: why" "$tmp/err" "^hetsched dot: --speed: speed 'gpu': expected"
+expect 2 "--speed unknown device" -- "$H" info workloads/sets/fork.dot \
+    --platform "$tmp/plat.yaml" --speed tpu=2
+check "--speed unknown device: why" "$tmp/err" "the platform has no device or kind 'tpu'"
+expect 2 "--beta 2" -- "$H" optimal workloads/sets/fork.dot --platform "$tmp/plat.yaml" --beta 2
+expect 2 "--beta-seed alone" -- "$H" info workloads/sets/fork.dot --platform "$tmp/plat.yaml" \
+    --beta-seed 3
+expect 0 "--beta" -- "$H" info workloads/sets/fork.dot --platform "$tmp/plat.yaml" --beta 1 \
+    --beta-seed 3
+expect 2 "--platform missing" -- "$H" info workloads/sets/fork.dot --platform "$tmp/none.yaml"
+check "--platform missing: why" "$tmp/err" "none.yaml: cannot read"
+printf '2\n0 0 0\n1 x 1 0\n' >"$tmp/bad.stg"
+expect 2 "bad STG" -- "$H" map -a heft "$tmp/bad.stg" --platform "$tmp/plat.yaml"
+check "bad STG: located" "$tmp/err" "^hetsched: $tmp/bad.stg:3:3: error: task 1: expected a processing time, not 'x'$"
+empty "bad STG: stdout" "$tmp/out"
+printf 'digraph g { a [cost=1]; b [cost=2]; a -> b [bytes=x] }\n' >"$tmp/bad.dot"
+expect 2 "bad DOT" -- "$H" run -a heft "$tmp/bad.dot" --platform "$tmp/plat.yaml"
+check "bad DOT: named" "$tmp/err" "^hetsched: $tmp/bad.dot: error: edge 'a' -> 'b': bytes: expected a whole number >= 0, not 'x'$"
+for rw in "$W" workloads/run-small.yaml workloads/two-gpus.yaml; do
+    expect 0 "dot $rw" -- "$H" dot "$rw" -o "$tmp/rt.dot"
+    for p in $("$H" map -a help | awk 'NR > 1 {print $1}'); do
+        a=$("$H" map -a "$p" "$rw" | head -1 | sed 's/.*: makespan //')
+        b=$("$H" map -a "$p" "$tmp/rt.dot" --platform "$rw" | head -1 | sed 's/.*: makespan //')
+        if [ -n "$a" ] && [ "$a" = "$b" ]; then pass=$((pass + 1)); else
+            fail=$((fail + 1))
+            echo "FAIL: dot of $rw read back, $p: makespan '$a', read back '$b'"
+        fi
+    done
+done
+
+# compare --suite: every policy over the bundled sets, rows in CSV and JSON
+npol=$("$H" map -a help | awk 'NR > 1' | wc -l)
+expect 0 "compare --suite" -- "$H" compare --suite workloads/sets --platform "$tmp/plat.yaml" \
+    --speed gpu=4 --csv "$tmp/suite.csv" --json "$tmp/suite.json"
+check "compare --suite summary" "$tmp/out" '^suite: 7 workloads$'
+check "compare --suite tables" "$tmp/out" '^workload workloads/sets/stencil\.dot: 9 tasks, 12 edges'
+check "compare --suite csv header" "$tmp/suite.csv" '^workload,format,tasks,edges,devices,policy,makespan_us,speedup,slr,ratio_best,ratio_bound,map_ms,lower_bound_us,critical_path_us,split,note$'
+check "compare --suite csv heft on fork.stg" "$tmp/suite.csv" '^workloads/sets/fork\.stg,stg,4,4,2,heft,[0-9.]+,'
+if [ "$(wc -l <"$tmp/suite.csv")" -eq $((1 + 7 * npol)) ] &&
+    [ "$(grep -c '"policy": ' "$tmp/suite.json")" -eq $((7 * npol)) ]; then
+    pass=$((pass + 1))
+else
+    fail=$((fail + 1))
+    echo "FAIL: compare --suite: not one row per workload and policy ($npol policies)"
+fi
+expect 2 "compare --suite without a platform" -- "$H" compare --suite workloads/sets
+check "compare --suite without a platform: why" "$tmp/err" "give --platform FILE"
+expect 2 "compare --suite with a bad file" -- "$H" compare --suite "$W" "$tmp/bad.stg" \
+    --platform "$tmp/plat.yaml" --csv "$tmp/two.csv"
+check "compare --suite with a bad file: said" "$tmp/err" "bad.stg:3:3: error"
+check "compare --suite with a bad file: the others done" "$tmp/out" '^suite: 1 workloads \(1 more could not be read\)$'
+check "compare --suite with a bad file: rows" "$tmp/two.csv" '^workloads/case-study\.yaml,yaml,5,3,2,heft,6390\.208,'
+expect 2 "compare --suite --platform, only YAML" -- "$H" compare --suite "$W" \
+    --platform "$tmp/plat.yaml"
+mkdir "$tmp/emptydir"
+expect 2 "compare --suite empty directory" -- "$H" compare --suite "$tmp/emptydir"
+expect 2 "compare --csv without --suite" -- "$H" compare "$W" --csv "$tmp/x.csv"
+expect 2 "compare --suite --optimal" -- "$H" compare --suite "$W" --optimal
+expect 2 "compare --random --platform" -- "$H" compare --random 2 --platform "$tmp/plat.yaml"
+
+# scripts/convert-sets.sh: every bundled set as DOT with frozen costs, read
+# back by compare --suite; a set that does not convert is named, exit 1
+expect 0 "convert-sets" -- env HETSCHED="$H" scripts/convert-sets.sh workloads/sets \
+    "$tmp/conv" "$tmp/plat.yaml"
+check "convert-sets: all" "$tmp/out" "^converted 7 sets into $tmp/conv$"
+expect 1 "convert-sets --beta" -- env HETSCHED="$H" scripts/convert-sets.sh workloads/sets \
+    "$tmp/convb" "$tmp/plat.yaml" --beta 0.5 --beta-seed 2
+check "convert-sets --beta: stencil.dot has its costs per device" "$tmp/err" \
+    "^convert-sets\.sh: hetsched: workloads/sets/stencil\.dot: error: speeds and beta derive"
+check "convert-sets --beta: the others" "$tmp/out" "^converted 6 sets into $tmp/convb, 1 failed$"
+expect 0 "compare --suite converted" -- "$H" compare --suite "$tmp/conv" \
+    --platform "$tmp/plat.yaml" --csv "$tmp/conv.csv"
+check "compare --suite converted: fork.stg" "$tmp/conv.csv" \
+    "^$tmp/conv/fork\\.stg\\.dot,dot,4,4,2,cpu-only,"
+mkdir -p "$tmp/badsets" && cp "$tmp/bad.stg" workloads/sets/fork.dot "$tmp/badsets/"
+expect 1 "convert-sets with a bad set" -- env HETSCHED="$H" scripts/convert-sets.sh \
+    "$tmp/badsets" "$tmp/conv2" "$tmp/plat.yaml"
+check "convert-sets with a bad set: named" "$tmp/err" "^convert-sets\.sh: hetsched: $tmp/badsets/bad\.stg:3:3: error"
+check "convert-sets with a bad set: counted" "$tmp/out" "^converted 1 sets into $tmp/conv2, 1 failed$"
+expect 2 "convert-sets without a platform" -- env HETSCHED="$H" scripts/convert-sets.sh \
+    workloads/sets "$tmp/conv3"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
