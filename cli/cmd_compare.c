@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "graph/output.h"
 #include "mapper/split_graph.h"
 #include "mapper/perfmodel.h"
 
@@ -82,12 +83,13 @@ const hs_cli_cmd hs_cmd_compare = {
         "                      speedup, SLR and mapping time.  Task-graph sets need\n"
         "                      --platform; YAML workloads keep their own platform.  A\n"
         "                      file that cannot be read is said and skipped (exit 2)\n"
-        "  --csv FILE          with --suite: one row per workload and policy ('-' for\n"
-        "                      stdout): workload, format, tasks, edges, devices, policy,\n"
-        "                      makespan_us, speedup, slr, ratio_best, ratio_bound,\n"
-        "                      map_ms, lower_bound_us, critical_path_us, split (1: the\n"
-        "                      policy split tasks), note (why a policy did not run);\n"
-        "                      a value not measured is empty (null in --json)\n"
+        "  --csv FILE          with --suite: one row per workload and policy (a file:\n"
+        "                      the tables go to stdout): workload, format, tasks,\n"
+        "                      edges, devices, policy, makespan_us, speedup, slr,\n"
+        "                      ratio_best, ratio_bound, map_ms, lower_bound_us,\n"
+        "                      critical_path_us, split (1: the policy split tasks),\n"
+        "                      note (why a policy did not run); a value not measured\n"
+        "                      is empty (null in --json)\n"
         "  -h, --help          this text\n"
         HS_CLI_SOURCE_USAGE
         "\n"
@@ -647,7 +649,8 @@ static int suite_paths(const hs_cli_source *src, char **args, int nargs, char **
 
 /* The files --csv and --json write: one row per workload and policy. */
 typedef struct suite_out {
-    FILE *csv;
+    FILE *csv;                    /* csv_out.f while open */
+    hs__output csv_out;
     const char *csv_path, *json_path;
     json_t *rows;
 } suite_out;
@@ -732,12 +735,13 @@ static int suite_rows(suite_out *o, const char *path, const char *format, const 
  * saying why. */
 static int suite_open(suite_out *o)
 {
+    hs_error err = {0};
     if (o->csv_path) {
-        o->csv = strcmp(o->csv_path, "-") == 0 ? stdout : fopen(o->csv_path, "w");
-        if (!o->csv) {
-            fprintf(stderr, "hetsched: cannot write %s: %s\n", o->csv_path, strerror(errno));
+        if (hs__output_open(&o->csv_out, o->csv_path, &err) != HS_OK) {
+            hs_cli_fail(&err);
             return 1;
         }
+        o->csv = o->csv_out.f;
         fputs(row_columns, o->csv);
     }
     if (o->json_path && !(o->rows = json_array())) {
@@ -762,22 +766,31 @@ static int write_rows(FILE *f, const json_t *rows)
     return failed ? -1 : 0;
 }
 
-/* Closes --csv and writes --json; 0, or 1 after saying why. */
-static int suite_close(suite_out *o)
+/* Puts --csv in place and writes --json (graph/output.h: never half a
+ * file); `keep` 0 throws them away (the suite failed).  0, or 1 after
+ * saying why. */
+static int suite_close(suite_out *o, int keep)
 {
-    int status = 0;
-    if (o->csv && (o->csv == stdout ? fflush(stdout) : fclose(o->csv)) != 0) {
-        fprintf(stderr, "hetsched: cannot write %s: %s\n", o->csv_path, strerror(errno));
-        status = 1;
-    }
-    if (o->rows) {
-        FILE *f = strcmp(o->json_path, "-") == 0 ? stdout : fopen(o->json_path, "w");
-        if (!f || write_rows(f, o->rows) != 0 || (f == stdout ? fflush(f) : fclose(f)) != 0) {
-            fprintf(stderr, "hetsched: cannot write %s: %s\n", o->json_path, strerror(errno));
+    hs_error err = {0};
+    int status = 0, rc;
+    if (o->csv) {
+        rc = !keep ? HS_EINTERNAL : ferror(o->csv) ? hs__output_error(&o->csv_out, &err) : HS_OK;
+        if (hs__output_close(&o->csv_out, rc, &err) != HS_OK && keep) {
+            hs_cli_fail(&err);
             status = 1;
         }
-        json_decref(o->rows);
     }
+    if (o->rows && keep) {
+        hs__output out;
+        if ((rc = hs__output_open(&out, o->json_path, &err)) == HS_OK)
+            rc = hs__output_close(&out, write_rows(out.f, o->rows) == 0
+                                            ? HS_OK : hs__output_error(&out, &err), &err);
+        if (rc != HS_OK) {
+            hs_cli_fail(&err);
+            status = 1;
+        }
+    }
+    json_decref(o->rows);
     return status;
 }
 
@@ -857,7 +870,7 @@ static int compare_suite(char **paths, size_t count, const hs_cli_source *src,
         printf("\n\n");
         print_tally(rows, t, n, done);
     }
-    if (suite_close(o) != 0)
+    if (suite_close(o, status != 1) != 0)
         status = 1;
     free(rows);
     free(t);
@@ -883,8 +896,9 @@ static int suite_main(int nargs, char **args, const hs_cli_source *src, const ch
     if (src->have_beta_seed && !src->have_beta)
         return hs_cli_usage_error(cmd, "--beta-seed is the seed of --beta's draws: give --beta "
                                   "too");
-    if (csv_path && json_path && strcmp(csv_path, "-") == 0 && strcmp(json_path, "-") == 0)
-        return hs_cli_usage_error(cmd, "--csv and --json both go to standard output");
+    if ((csv_path && strcmp(csv_path, "-") == 0) || (json_path && strcmp(json_path, "-") == 0))
+        return hs_cli_usage_error(cmd, "--csv and --json want a file: the tables go to "
+                                  "standard output");
     if ((status = suite_paths(src, args, nargs, &paths, &count)) != 0)
         return status;
     for (size_t i = 0; i < count; i++) {
@@ -899,7 +913,9 @@ static int suite_main(int nargs, char **args, const hs_cli_source *src, const ch
                                     "platform: give --platform FILE");
     else if (split && hs_split_graph_new(split, NULL, &mopt->split, &err) != HS_OK)
         status = hs_cli_usage_error(cmd, "--split: %s", err.msg);
-    else if ((status = suite_open(&o)) == 0)
+    else if ((status = suite_open(&o)) != 0)
+        suite_close(&o, 0);
+    else
         status = compare_suite(paths, count, src, model_path, mopt, &o);
     hs_split_graph_free(mopt->split);
     for (size_t i = 0; i < count; i++)

@@ -195,6 +195,15 @@ int hs__json_error(const hs__json_doc *doc, hs_error *err, const char *path, con
     return rc;
 }
 
+int hs__json_position(const hs__json_doc *doc, const char *path, int *line, int *col)
+{
+    size_t at = locate(doc, path);
+    if (at >= doc->len)
+        return 0;
+    line_col(doc, at, line, col);
+    return 1;
+}
+
 /* hs__json_error for `key` of the object at `path`, found as a whole key
  * (it may hold '.' or '['). */
 static int key_error(const hs__json_doc *doc, hs_error *err, const char *path, const char *key,

@@ -52,6 +52,10 @@ void hs__json_doc_free(hs__json_doc *doc);
  * filled when the variable is not a whole number from 1 to 1048576. */
 size_t hs__json_max_bytes(hs_error *err);
 
+/* The line and column (from 1, as hs__json_error counts them) of the item
+ * at `path`: 1, or 0 when the text holds no such item. */
+int hs__json_position(const hs__json_doc *doc, const char *path, int *line, int *col);
+
 /* Fills err with HS_EINPUT and "NAME:LINE:COL: error: PATH: WHAT" for the
  * item at `path` ("" for the top level: "NAME:1:1: error: WHAT"); returns
  * HS_EINPUT.  err->path keeps PATH. */

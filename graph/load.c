@@ -1077,7 +1077,7 @@ static int load(loader *L, hs_workload **out)
  * newlines or other control characters (C1 ones too, U+0080 to U+009F,
  * which some terminals obey); write those as C escapes.  A message cut to
  * fit ends on a character boundary. */
-void hs__error_one_line(hs_error *err)
+static void one_line(hs_error *err)
 {
     char out[sizeof err->msg];
     size_t n = 0;
@@ -1118,7 +1118,7 @@ int hs__yaml_load(const char *name, const char *data, size_t len, const hs_load_
     }
     if (L.have_doc)
         yaml_document_delete(&L.doc);
-    hs__error_one_line(&local);
+    one_line(&local);
     if (err) {
         *err = local;
         if (rc == HS_OK)

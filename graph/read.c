@@ -431,7 +431,6 @@ int hs_workload_load_buffer_opts(const char *name, const char *data, size_t len,
     free(s.speed);
     if (rc != HS_OK) {
         hs_workload_free(s.w);
-        hs__error_one_line(&local);
         if (err)
             *err = local;
         return rc;

@@ -97,12 +97,10 @@ int hs__set_failed(hs__set *s, int rc, const hs__where *at);
 char *hs__quote(char *buf, size_t size, const char *text, size_t n, size_t max);
 
 /* graph/load.c: the YAML loader (a whole workload, or with platform_only a
- * platform file), reading a file whole under HS__MAX_FILE_BYTES, and the
- * escaping that keeps every message one printable line. */
+ * platform file), and reading a file whole under HS__MAX_FILE_BYTES. */
 int hs__yaml_load(const char *name, const char *data, size_t len, const hs_load_options *opt,
                   int platform_only, hs_workload **out, hs_error *err);
 int hs__read_file(const char *path, char **data, size_t *len, hs_error *err);
-void hs__error_one_line(hs_error *err);
 
 extern const hs__reader hs__reader_stg;
 extern const hs__reader hs__reader_wfformat;

@@ -26,6 +26,7 @@
 
 #include <jansson.h>
 
+#include "graph/json_read.h"
 #include "graph/read.h"
 #include "graph/strmap.h"
 
@@ -50,7 +51,7 @@ typedef struct wedge {
 
 typedef struct wf {
     hs__set *s;
-    json_t *root;
+    hs__json_doc doc;
     const json_t *tasks, *files;
     size_t ntasks, nfiles;
     wtask *task;
@@ -62,102 +63,28 @@ typedef struct wf {
     size_t *writer_off, *writer, *nwriter, *reader_off, *reader, *nreader; /* per file */
 } wf;
 
-/* ------------------------------------------------------------ positions */
-
-/* Line and column (from 1, in bytes) of byte `at`. */
-static void line_col(const hs__set *s, size_t at, size_t *line, size_t *col)
-{
-    *line = 1;
-    *col = 1;
-    for (size_t i = 0; i < at && i < s->len; i++) {
-        if (s->data[i] == '\n') {
-            ++*line;
-            *col = 1;
-        } else {
-            ++*col;
-        }
-    }
-}
-
-static size_t skip_space(const hs__set *s, size_t i)
-{
-    while (i < s->len && strchr(" \t\r\n", s->data[i]))
-        i++;
-    return i;
-}
-
-/* Past the value at i, in text that jansson has read (so it is JSON). */
-static size_t skip_value(const hs__set *s, size_t i)
-{
-    int depth = 0;
-    do {
-        char c = i < s->len ? s->data[i] : '\0';
-        if (c == '"') {
-            for (i++; i < s->len && s->data[i] != '"'; i++)
-                i += s->data[i] == '\\';
-        } else if (c == '{' || c == '[') {
-            depth++;
-        } else if (c == '}' || c == ']') {
-            depth--;
-        } else if (depth == 0) {
-            while (i < s->len && !strchr(",]} \t\r\n", s->data[i]))
-                i++;
-            return i;
-        }
-        i++;
-    } while (depth > 0 && i < s->len);
-    return i;
-}
-
-/* The offset of the item at a JSON path (keys joined by '.', indices
- * [i]; keys as the reader spells them, without escapes), or of the deepest
- * item on the way that the text holds (the object a missing key would be
- * in). */
-static size_t locate(const hs__set *s, const char *path)
-{
-    size_t at = skip_space(s, 0);
-    for (const char *p = path; *p && at < s->len;) {
-        size_t i = skip_space(s, at + 1), k, n;
-        int found = 0;
-        if (*p == '[') {
-            k = strtoul(p + 1, NULL, 10);
-            if (s->data[at] != '[')
-                return at;
-            for (; k > 0 && i < s->len && s->data[i] != ']'; k--)
-                i = skip_space(s, skip_space(s, skip_value(s, i)) + 1);
-            found = k == 0 && i < s->len && s->data[i] != ']';
-            p = strchr(p, ']') + 1;
-        } else {
-            p += *p == '.';
-            n = strcspn(p, ".[");
-            if (s->data[at] != '{')
-                return at;
-            while (!found && i < s->len && s->data[i] == '"') {
-                size_t key = i, end = skip_value(s, i);
-                found = end - key == n + 2 && memcmp(s->data + key + 1, p, n) == 0;
-                i = skip_space(s, skip_space(s, end) + 1); /* past ':' to the value */
-                if (!found)                                 /* past the value and ',' */
-                    i = skip_space(s, skip_space(s, skip_value(s, i)) + 1);
-            }
-            p += n;
-        }
-        if (!found)
-            return at;
-        at = i;
-    }
-    return at;
-}
-
-/* The item at `fmt`'s JSON path, with its position in the text. */
-static hs__where item(const hs__set *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static hs__where item(const hs__set *s, const char *fmt, ...)
+/* The item at `fmt`'s JSON path, with the position in the text of the
+ * deepest item on the way that the text holds (the object a missing key
+ * would be in). */
+static hs__where item(const wf *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static hs__where item(const wf *g, const char *fmt, ...)
 {
     hs__where w = {0};
+    char path[sizeof w.item];
+    int line, col, found;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(w.item, sizeof w.item, fmt, ap);
     va_end(ap);
-    line_col(s, locate(s, w.item), &w.line, &w.col);
+    snprintf(path, sizeof path, "%s", w.item);
+    while (!(found = hs__json_position(&g->doc, path, &line, &col)) && path[0]) {
+        char *dot = strrchr(path, '.'), *bracket = strrchr(path, '[');
+        *(dot > bracket ? dot : bracket ? bracket : path) = '\0';
+    }
+    if (found || hs__json_position(&g->doc, "", &line, &col)) {
+        w.line = (size_t)line;
+        w.col = (size_t)col;
+    }
     return w;
 }
 
@@ -166,29 +93,15 @@ static int nomem(wf *g)
     return hs_error_set(g->s->err, HS_ENOMEM, "%s: out of memory", g->s->name);
 }
 
-static const char *type_name(const json_t *v)
-{
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "a list";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER:
-    case JSON_REAL: return "a number";
-    case JSON_TRUE:
-    case JSON_FALSE: return "true or false";
-    default: return "null";
-    }
-}
-
 /* obj.key when it has type `type` (JSON_REAL: any number); NULL and an
  * error when it is missing (unless optional) or of another type. */
 static const json_t *member(wf *g, const json_t *obj, const char *path, const char *key,
                             json_type type, int optional, int *rc)
 {
     const json_t *v = json_object_get(obj, key);
-    static const char *const want[] = {"an object", "a list", "a string", "a number",
+    static const char *const want[] = {"an object", "an array", "a string", "a number",
                                        "a number"};
-    hs__where at = item(g->s, "%s%s%s", path, *path ? "." : "", key);
+    hs__where at = item(g, "%s%s%s", path, *path ? "." : "", key);
     *rc = HS_OK;
     if (!v) {
         if (!optional)
@@ -196,31 +109,10 @@ static const json_t *member(wf *g, const json_t *obj, const char *path, const ch
         return NULL;
     }
     if (type == JSON_REAL ? !json_is_number(v) : json_typeof(v) != type) {
-        *rc = hs__set_fail(g->s, &at, "expected %s, not %s", want[type], type_name(v));
+        *rc = hs__set_fail(g->s, &at, "expected %s, not %s", want[type], hs__json_type_name(v));
         return NULL;
     }
     return v;
-}
-
-/* ------------------------------------------------------------ the syntax */
-
-static int parse(wf *g)
-{
-    json_error_t je;
-    const char *nul = memchr(g->s->data, '\0', g->s->len);
-    hs__where at = {0};
-    /* jansson skips a NUL byte in places; no JSON text holds one */
-    if (nul) {
-        line_col(g->s, (size_t)(nul - g->s->data), &at.line, &at.col);
-        return hs__set_fail(g->s, &at, "a NUL byte (no JSON text holds one)");
-    }
-    if ((g->root = json_loadb(g->s->data, g->s->len, JSON_REJECT_DUPLICATES, &je)))
-        return HS_OK;
-    if (json_error_code(&je) == json_error_out_of_memory)
-        return nomem(g);
-    /* the last byte jansson read: a newline would count as the next line */
-    line_col(g->s, je.position > 0 ? (size_t)je.position - 1 : 0, &at.line, &at.col);
-    return hs__set_fail(g->s, &at, "JSON syntax error: %s", je.text);
 }
 
 /* --------------------------------------------------------- the structure */
@@ -257,10 +149,10 @@ static int id_list(wf *g, size_t ti, const char *key, int optional, const hs__st
         return rc;
     json_array_foreach(list, i, v) {
         char shown[96];
-        hs__where at = item(g->s, "%s.%s[%zu]", path, key, i);
+        hs__where at = item(g, "%s.%s[%zu]", path, key, i);
         if (!json_is_string(v))
             return hs__set_fail(g->s, &at, "expected the id of %s (a string), not %s",
-                                what, type_name(v));
+                                what, hs__json_type_name(v));
         if (!hs__strmap_get(ix, json_string_value(v), &idx))
             return hs__set_fail(g->s, &at, "no %s '%s' in " SPEC ".%ss", what,
                                 hs__quote(shown, sizeof shown, json_string_value(v),
@@ -286,13 +178,13 @@ static int index_ids(wf *g, const json_t *list, const char *path, hs__strmap **i
         int rc;
         snprintf(p, sizeof p, "%s[%zu]", path, i);
         if (!json_is_object(v)) {
-            hs__where at = item(g->s, "%s", p);
-            return hs__set_fail(g->s, &at, "expected an object, not %s", type_name(v));
+            hs__where at = item(g, "%s", p);
+            return hs__set_fail(g->s, &at, "expected an object, not %s", hs__json_type_name(v));
         }
         if (!(id = member(g, v, p, "id", JSON_STRING, 0, &rc)))
             return rc;
         if (hs__strmap_get(*ix, json_string_value(id), &old)) {
-            hs__where at = item(g->s, "%s.id", p);
+            hs__where at = item(g, "%s.id", p);
             return hs__set_fail(g->s, &at, "a second '%s' (the first is %s[%zu])",
                                 hs__quote(shown, sizeof shown, json_string_value(id),
                                           json_string_length(id), 64), path, old);
@@ -323,7 +215,7 @@ static int read_files(wf *g)
             return rc;
         g->size[i] = json_number_value(n);
         if (!(g->size[i] >= 0 && g->size[i] <= HS_MAX_BYTES) || g->size[i] != floor(g->size[i])) {
-            hs__where at = item(g->s, "%s.sizeInBytes", path);
+            hs__where at = item(g, "%s.sizeInBytes", path);
             return hs__set_fail(g->s, &at, "expected a whole number of bytes from 0 to %g, "
                                 "not %g", HS_MAX_BYTES, g->size[i]);
         }
@@ -351,13 +243,13 @@ static int read_runtimes(wf *g, const json_t *workflow)
         hs__where at;
         snprintf(path, sizeof path, "workflow.execution.tasks[%zu]", i);
         if (!json_is_object(v)) {
-            at = item(g->s, "%s", path);
-            return hs__set_fail(g->s, &at, "expected an object, not %s", type_name(v));
+            at = item(g, "%s", path);
+            return hs__set_fail(g->s, &at, "expected an object, not %s", hs__json_type_name(v));
         }
         if (!(id = member(g, v, path, "id", JSON_STRING, 0, &rc)) ||
             !(rt = member(g, v, path, "runtimeInSeconds", JSON_REAL, 0, &rc)))
             return rc;
-        at = item(g->s, "%s.id", path);
+        at = item(g, "%s.id", path);
         if (!hs__strmap_get(g->task_ix, json_string_value(id), &t))
             return hs__set_fail(g->s, &at, "no task '%s' in " SPEC ".tasks",
                                 hs__quote(shown, sizeof shown, json_string_value(id),
@@ -367,7 +259,7 @@ static int read_runtimes(wf *g, const json_t *workflow)
                                 hs__quote(shown, sizeof shown, json_string_value(id),
                                           json_string_length(id), 64));
         if (!(json_number_value(rt) >= 0)) {
-            at = item(g->s, "%s.runtimeInSeconds", path);
+            at = item(g, "%s.runtimeInSeconds", path);
             return hs__set_fail(g->s, &at, "expected a number of seconds >= 0, not %g",
                                 json_number_value(rt));
         }
@@ -386,7 +278,7 @@ static int add_edge(wf *g, size_t from, size_t to, size_t task, size_t pos, int 
     if (hs__strmap_get(g->edge_ix, key, &old))
         return HS_OK;
     if (g->nedges == HS_MAX_EDGES) {
-        hs__where at = item(g->s, SPEC ".tasks[%zu].%s[%zu]", task, child ? "children" : "parents",
+        hs__where at = item(g, SPEC ".tasks[%zu].%s[%zu]", task, child ? "children" : "parents",
                             pos);
         return hs__set_fail(g->s, &at, "more than %d edges (the loader's limit)", HS_MAX_EDGES);
     }
@@ -491,7 +383,7 @@ static int file_bytes(wf *g)
     for (size_t f = 0; f < g->nfiles; f++) {
         pairs += (double)g->nwriter[f] * (double)g->nreader[f];
         if (pairs > MAX_FILE_PAIRS) {
-            hs__where at = item(g->s, SPEC ".files[%zu]", f);
+            hs__where at = item(g, SPEC ".files[%zu]", f);
             return hs__set_fail(g->s, &at, "its writers and readers, with the other files', "
                                 "make more than %g (writer, reader) pairs to match (the "
                                 "reader's limit)", MAX_FILE_PAIRS);
@@ -536,9 +428,9 @@ static void wf_where(const hs__set *s, int app, int is_edge, int index, hs__wher
     (void)app;
     *out = (hs__where){0};
     if (index >= 0 && !is_edge)
-        *out = item(s, SPEC ".tasks[%d]", index);
+        *out = item(g, SPEC ".tasks[%d]", index);
     else if (index >= 0 && (size_t)index < g->nedges)
-        *out = item(s, SPEC ".tasks[%zu].%s[%zu]", g->edge[index].task,
+        *out = item(g, SPEC ".tasks[%zu].%s[%zu]", g->edge[index].task,
                     g->edge[index].child ? "children" : "parents", g->edge[index].pos);
 }
 
@@ -576,7 +468,7 @@ static int build(wf *g)
 
 static void wf_free(wf *g)
 {
-    json_decref(g->root);
+    hs__json_doc_free(&g->doc);
     free(g->task);
     free(g->ref);
     free(g->runtime_us);
@@ -600,26 +492,26 @@ static int read_wfformat(hs__set *s)
     wf g = {.s = s};
     const json_t *v, *workflow, *spec;
     int rc;
-    if ((rc = parse(&g)) != HS_OK)
-        goto out;
-    if (!json_is_object(g.root)) {
+    if ((rc = hs__json_read_buffer(s->name, s->data, s->len, &g.doc, s->err)) != HS_OK)
+        return rc; /* nothing read, nothing to free */
+    if (!json_is_object(g.doc.root)) {
         hs__where at = {.line = 1, .col = 1};
         rc = hs__set_fail(s, &at, "a WfFormat instance is an object, not %s",
-                          type_name(g.root));
+                          hs__json_type_name(g.doc.root));
         goto out;
     }
-    if (!(v = member(&g, g.root, "", "schemaVersion", JSON_STRING, 0, &rc)))
+    if (!(v = member(&g, g.doc.root, "", "schemaVersion", JSON_STRING, 0, &rc)))
         goto out;
     if (strcmp(json_string_value(v), "1.5") != 0 && strcmp(json_string_value(v), "1.6") != 0) {
         char shown[64];
-        hs__where at = item(s, "schemaVersion");
+        hs__where at = item(&g, "schemaVersion");
         rc = hs__set_fail(s, &at, "this reader takes WfFormat 1.5 and 1.6, not '%s' (WfFormat's "
                           "migration tool brings older instances to 1.5)",
                           hs__quote(shown, sizeof shown, json_string_value(v),
                                     json_string_length(v), 16));
         goto out;
     }
-    if (!(workflow = member(&g, g.root, "", "workflow", JSON_OBJECT, 0, &rc)) ||
+    if (!(workflow = member(&g, g.doc.root, "", "workflow", JSON_OBJECT, 0, &rc)) ||
         !(spec = member(&g, workflow, "workflow", "specification", JSON_OBJECT, 0, &rc)) ||
         !(g.tasks = member(&g, spec, SPEC, "tasks", JSON_ARRAY, 0, &rc)))
         goto out;
@@ -628,7 +520,7 @@ static int read_wfformat(hs__set *s)
         goto out;
     g.ntasks = json_array_size(g.tasks);
     if (g.ntasks == 0 || g.ntasks > HS_MAX_TASKS) {
-        hs__where at = item(s, SPEC ".tasks");
+        hs__where at = item(&g, SPEC ".tasks");
         rc = g.ntasks ? hs__set_fail(s, &at, "more than %d tasks (the loader's limit)",
                                      HS_MAX_TASKS)
                       : hs__set_fail(s, &at, "no task");
