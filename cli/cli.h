@@ -92,6 +92,10 @@ enum { HS_CLI_OPT_FORMAT = 0x1000, HS_CLI_OPT_PLATFORM, HS_CLI_OPT_SPEED, HS_CLI
 /* Handles c when it is one of HS_CLI_SOURCE_OPTIONS: 1 when stored, -1 after
  * printing a usage error (exit status 2); 0 when c is another option. */
 int hs_cli_source_option(hs_cli_source *src, int c, const char *arg);
+/* Reads argv's options for a command whose only options are the source
+ * options (info, validate): 0 with *first the index of the first operand
+ * (getopt's order), or 2 after a usage error. */
+int hs_cli_source_options_only(hs_cli_source *src, int argc, char **argv, int *first);
 /* The first source option given ("--platform", ...), or NULL: for the
  * modes that load no workload and refuse them. */
 const char *hs_cli_source_given(const hs_cli_source *src);

@@ -1,6 +1,5 @@
 /* hetsched info — what a workload holds: devices, memories, links,
  * applications, and the size of its task graph. */
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -22,35 +21,20 @@ const hs_cli_cmd hs_cmd_info = {
 
 static int info_main(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        HS_CLI_SOURCE_OPTIONS,
-        {NULL, 0, NULL, 0},
-    };
     hs_cli_source src = {.cmd = &hs_cmd_info};
     const hs_platform *p;
     hs_workload *w;
-    int c, status = 0;
+    int status = 0, first;
     size_t nbytes = 0;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-        int taken = hs_cli_source_option(&src, c, optarg);
-        if (taken < 0)
-            return 2;
-        if (taken)
-            continue;
-        if (c == ':')
-            return hs_cli_usage_error(&hs_cmd_info, "option '%s' needs a value",
-                                      argv[optind - 1]);
-        return hs_cli_usage_error(&hs_cmd_info, "unknown option '%s'", argv[optind - 1]);
-    }
-    if (argc - optind != 1)
+    if ((status = hs_cli_source_options_only(&src, argc, argv, &first)) != 0)
+        return status;
+    if (argc - first != 1)
         return hs_cli_usage_error(&hs_cmd_info, "expected one WORKLOAD, got %d arguments",
-                                  argc - optind);
-    if (!(w = hs_cli_load(argv[optind], &src, &status)))
+                                  argc - first);
+    if (!(w = hs_cli_load(argv[first], &src, &status)))
         return status;
     p = &w->platform;
-    printf("workload %s\n", argv[optind]);
+    printf("workload %s\n", argv[first]);
     printf("devices (%d):\n", p->ndevices);
     for (int d = 0; d < p->ndevices; d++)
         printf("  %-8s %s, memory %s, %d cores\n", p->devices[d].name,

@@ -1,7 +1,5 @@
 /* hetsched validate — checks a schedule JSON (DESIGN.md §4) against a
  * workload and the delay model (DESIGN.md §1), and recomputes its makespan. */
-#include <getopt.h>
-
 #include "cli.h"
 
 static int validate_main(int argc, char **argv);
@@ -34,35 +32,20 @@ const hs_cli_cmd hs_cmd_validate = {
 
 static int validate_main(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        HS_CLI_SOURCE_OPTIONS,
-        {NULL, 0, NULL, 0},
-    };
     hs_cli_source src = {.cmd = &hs_cmd_validate};
     hs_workload *w = NULL;
     hs_schedule *s = NULL;
     hs_error err = {0};
-    int c, status;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-        int taken = hs_cli_source_option(&src, c, optarg);
-        if (taken < 0)
-            return 2;
-        if (taken)
-            continue;
-        if (c == ':')
-            return hs_cli_usage_error(&hs_cmd_validate, "option '%s' needs a value",
-                                      argv[optind - 1]);
-        return hs_cli_usage_error(&hs_cmd_validate, "unknown option '%s'", argv[optind - 1]);
-    }
-    if (argc - optind != 2)
+    int status, first;
+    if ((status = hs_cli_source_options_only(&src, argc, argv, &first)) != 0)
+        return status;
+    if (argc - first != 2)
         return hs_cli_usage_error(&hs_cmd_validate,
                                   "expected WORKLOAD and SCHEDULE, got %d arguments",
-                                  argc - optind);
-    if (!(w = hs_cli_load(argv[optind], &src, &status)))
+                                  argc - first);
+    if (!(w = hs_cli_load(argv[first], &src, &status)))
         return status;
-    if (hs_schedule_read_json(w, argv[optind + 1], &s, &err) != HS_OK) {
+    if (hs_schedule_read_json(w, argv[first + 1], &s, &err) != HS_OK) {
         hs_workload_free(w);
         return hs_cli_fail(&err);
     }

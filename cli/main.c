@@ -1,5 +1,6 @@
 /* hetsched — the command line: a registry of subcommands (cli.h). */
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -184,6 +185,29 @@ int hs_cli_source_option(hs_cli_source *src, int c, const char *arg)
     default:
         return 0;
     }
+}
+
+int hs_cli_source_options_only(hs_cli_source *src, int argc, char **argv, int *first)
+{
+    static const struct option longopts[] = {
+        HS_CLI_SOURCE_OPTIONS,
+        {NULL, 0, NULL, 0},
+    };
+    int c, taken;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+        if ((taken = hs_cli_source_option(src, c, optarg)) != 0) {
+            if (taken < 0)
+                return 2;
+            continue;
+        }
+        if (c == ':')
+            return hs_cli_usage_error(src->cmd, "option '%s' needs a value", argv[optind - 1]);
+        return hs_cli_usage_error(src->cmd, "unknown option '%s'", argv[optind - 1]);
+    }
+    *first = optind;
+    return 0;
 }
 
 const char *hs_cli_source_given(const hs_cli_source *src)

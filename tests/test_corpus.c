@@ -1,7 +1,8 @@
 /* Regression test over the fuzzers' minimized corpora: the loader's
  * (tests/fuzz-corpus/, and the malformed cases of tests/cases/), the schedule
- * reader's (tests/fuzz-corpus-schedule/) and the performance model reader's
- * (tests/fuzz-corpus-model/).  Each input is held to its fuzz target's
+ * reader's (tests/fuzz-corpus-schedule/), the performance model reader's
+ * (tests/fuzz-corpus-model/) and the task-graph sets' readers'
+ * (tests/fuzz-corpus-stg/, -wfformat/, -dot/).  Each input is held to its fuzz target's
  * contract (tests/fuzz/): read, or refused with HS_EINPUT, nothing returned
  * and one line "NAME...: error: ..." (located and printable for the JSON
  * readers).  Under the sanitizer build this also checks that no input leaks
@@ -18,6 +19,7 @@
 #include <cmocka.h>
 
 #include "hetsched/hetsched.h"
+#include "fuzz/fuzz_sets.h"
 #include "fuzz/fuzz_util.h"
 #include "mapper/perfmodel.h"
 
@@ -185,6 +187,58 @@ static void model_corpus(void **state)
     assert_true(counts[1] > 0);
 }
 
+/* A task-graph set of the readers' corpora (tests/fuzz/fuzz_sets.h): read,
+ * and its DOT reads back to the same workload, or refused with one line.
+ * The corpus files have no extension: `ext` gives the format.  counts: read,
+ * refused. */
+static void check_set(const char *name, const char *ext, const char *data, size_t len,
+                      int *counts)
+{
+    char named[300];
+    const char *why = NULL;
+    int rc;
+    snprintf(named, sizeof named, "%s%s", name, ext);
+    if ((rc = fuzz_sets_check(named, data, len, &why)) < 0)
+        fail_msg("%s: %s", named, why);
+    counts[rc == 1 ? 0 : 1]++;
+}
+
+static void check_stg(const char *name, const char *data, size_t len, int *counts)
+{
+    check_set(name, ".stg", data, len, counts);
+}
+
+static void check_wfformat(const char *name, const char *data, size_t len, int *counts)
+{
+    check_set(name, ".json", data, len, counts);
+}
+
+static void check_dot(const char *name, const char *data, size_t len, int *counts)
+{
+    check_set(name, ".dot", data, len, counts);
+}
+
+static void set_corpora(void **state)
+{
+    static const struct {
+        const char *dir;
+        void (*check)(const char *, const char *, size_t, int *);
+    } corpora[] = {
+        {"tests/fuzz-corpus-stg", check_stg},
+        {"tests/fuzz-corpus-wfformat", check_wfformat},
+        {"tests/fuzz-corpus-dot", check_dot},
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof corpora / sizeof *corpora; i++) {
+        int counts[2] = {0, 0};
+        each_file(corpora[i].dir, "", corpora[i].check, counts);
+        /* each corpus keeps inputs of both kinds */
+        assert_true(counts[0] > 0);
+        assert_true(counts[1] > 0);
+    }
+    hs_workload_free(fuzz_sets_platform_workload());
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -192,6 +246,7 @@ int main(void)
         cmocka_unit_test(malformed_cases),
         cmocka_unit_test(schedule_corpus),
         cmocka_unit_test(model_corpus),
+        cmocka_unit_test(set_corpora),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

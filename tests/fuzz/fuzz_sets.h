@@ -1,5 +1,5 @@
 /* What the fuzz targets of the readers of task-graph sets (fuzz_stg.c,
- * fuzz_wfformat.c, fuzz_dot.c) and their replay in tests/test_corpus_sets.c
+ * fuzz_wfformat.c, fuzz_dot.c) and their replay in tests/test_corpus.c
  * share: the platform the sets are read on, and each input's contract
  * (messages printable as fuzz_util.h's readers' are; DOT's items and a
  * cycle have no line to give). */
@@ -13,29 +13,13 @@
 #include "fuzz_util.h"
 #include "hetsched/hetsched.h"
 
-/* Three devices on three memories, every pair linked. */
-static const char fuzz_sets_platform[] =
-    "platform:\n"
-    "  devices:\n"
-    "    - {name: cpu0, kind: cpu, memory: host}\n"
-    "    - {name: gpu0, kind: gpu, memory: gpu0}\n"
-    "    - {name: gpu1, kind: gpu, memory: gpu1}\n"
-    "  links:\n"
-    "    - {from: host, to: gpu0, bandwidth_gbps: 12, latency_us: 10}\n"
-    "    - {from: gpu0, to: host, bandwidth_gbps: 12, latency_us: 10}\n"
-    "    - {from: host, to: gpu1, bandwidth_gbps: 12, latency_us: 10}\n"
-    "    - {from: gpu1, to: host, bandwidth_gbps: 12, latency_us: 10}\n"
-    "    - {from: gpu0, to: gpu1, bandwidth_gbps: 10, latency_us: 10}\n"
-    "    - {from: gpu1, to: gpu0, bandwidth_gbps: 10, latency_us: 10}\n";
-
-/* The platform, read once; NULL if it cannot be (a bug). */
+/* The platform the sets are read on: fuzz_util.h's workload's (three
+ * devices on three memories, every pair linked), read once. */
 static hs_workload *fuzz_sets_platform_workload(void)
 {
     static hs_workload *p;
-    hs_error err;
-    if (!p && hs_platform_load_buffer("platform.yaml", fuzz_sets_platform,
-                                      sizeof fuzz_sets_platform - 1, &p, &err) != HS_OK)
-        p = NULL;
+    if (!p)
+        p = fuzz_workload();
     return p;
 }
 
