@@ -753,6 +753,8 @@ int hs__data_new(const hs_workload *w, const hs_graph *g, hs__real_mode mode,
     dm->r.device_memory = in ? in->device_memory : 0; /* the report keeps what it was asked */
     dm->r.check = dm->check;
     dm->r.check_budget = dm->budget;
+    dm->r.fail_device = in ? in->fail_device : 0;
+    dm->r.fail_after = in ? in->fail_after : 0;
     dm->r.link_bytes = calloc(nm * nm, sizeof *dm->r.link_bytes);
     dm->r.link_us = calloc(nm * nm, sizeof *dm->r.link_us);
     dm->r.link_copies = calloc(nm * nm, sizeof *dm->r.link_copies);

@@ -1,7 +1,8 @@
 /* hetsched — the schedule validator: checks a schedule against the delay
  * model of DESIGN.md §1, the constraints of Zhou & Liu's MIP (eq. (1), (4),
  * (5), (6), (7)) extended with split tasks and host input/output
- * (include/hetsched/schedule.h).
+ * (include/hetsched/schedule.h); and a real run's measured schedule against
+ * the rules it must keep (below, "a real run's schedule").
  *
  * The checks run in a fixed order and stop at the first failure, so that a
  * broken schedule always gets the same, most basic complaint: the workload
@@ -85,6 +86,7 @@ typedef struct ctx {
     hs__plindex ix;
     struct envelope *env; /* per task, built when a successor needs it */
     struct edge_key *edges; /* the graph's edges by (from, to), for the transfers */
+    int measured;           /* a real run's schedule ("model": "measured") */
     hs_error *err;
 } ctx;
 
@@ -106,14 +108,15 @@ static int mem_of(const ctx *c, int d)
 
 /* ------------------------------------------------- the workload and model */
 
-/* The schedule is of this workload (when both name a file) and of the model
- * the validator checks. */
-static int check_names(const ctx *c)
+/* The schedule is of this workload (when both name a file) and of a model
+ * the validator checks: the delay model, or a real run's measurements. */
+static int check_names(ctx *c)
 {
     const char *sw = c->s->workload, *ww = c->w->path;
-    if (c->s->model && strcmp(c->s->model, "delay") != 0)
-        return INVALID("the schedule's model is '%.200s', not 'delay' (the model the "
-                       "validator checks)",
+    c->measured = c->s->model && strcmp(c->s->model, "measured") == 0;
+    if (c->s->model && strcmp(c->s->model, "delay") != 0 && !c->measured)
+        return INVALID("the schedule's model is '%.200s', not 'delay' or 'measured' (the "
+                       "models the validator checks)",
                        c->s->model);
     if (sw && ww && !hs__same_file(sw, ww))
         return INVALID("the schedule is of workload %.300s, not %.300s", sw, ww);
@@ -732,6 +735,95 @@ static int check_transfers(ctx *c)
     return HS_OK;
 }
 
+/* ------------------------------------------------ a real run's schedule
+ * A measured schedule ("model": "measured", what `hetsched run --json`
+ * writes) took the times the devices took, so durations are not compared
+ * with costs; what must hold is the order of the graph (a task starts once
+ * every part of each predecessor has ended), data present before use (each
+ * copy the run made leaves after the task whose result it moves and ends
+ * before the task it served starts), and the makespan: the end of the last
+ * task or copy. */
+
+static int check_order(const ctx *c)
+{
+    const hs_graph *g = &c->w->graph;
+    const hs_placement *pl = c->s->placements;
+    char a[ID_MAX], b[ID_MAX], x[NUM_MAX], y[NUM_MAX];
+    for (size_t j = 0; j < c->s->nplacements; j++) {
+        const hs_edge *e;
+        HS_GRAPH_PRED_FOREACH(g, pl[j].task, e)
+        {
+            size_t i;
+            HS__PLINDEX_FOREACH(&c->ix, e->from, i)
+            {
+                int dec;
+                if (!before(pl[j].start_us, pl[i].end_us))
+                    continue;
+                dec = decimals(pl[j].start_us, pl[i].end_us);
+                return INVALID("%s on %s starts at %s us, before its predecessor %s on %s "
+                               "ends at %s us",
+                               pl_id(c, j, a), dev_name(c, pl[j].device),
+                               num(x, pl[j].start_us, dec), pl_id(c, i, b),
+                               dev_name(c, pl[i].device), num(y, pl[i].end_us, dec));
+            }
+        }
+    }
+    return HS_OK;
+}
+
+static int check_copies(const ctx *c)
+{
+    long np = (long)c->s->nplacements;
+    char a[2 * ID_MAX], b[2 * ID_MAX], x[NUM_MAX], y[NUM_MAX];
+    for (size_t k = 0; k < c->s->ntransfers; k++) {
+        const hs_transfer *t = &c->s->transfers[k];
+        int from_ok = t->from_placement >= HS_NONE && t->from_placement < np, dec;
+        if (!from_ok || t->to_placement < HS_NONE || t->to_placement >= np)
+            return INVALID("transfer %zu names placement %ld; the schedule has %ld", k,
+                           from_ok ? t->to_placement : t->from_placement, np);
+        if (!isfinite(t->bytes) || t->bytes < 0 || !isfinite(t->start_us) ||
+            !isfinite(t->end_us) || t->start_us < 0 || before(t->end_us, t->start_us))
+            return INVALID("transfer %zu has bytes %g, start %g us and end %g us; they must "
+                           "be finite, >= 0, and end >= start",
+                           k, t->bytes, t->start_us, t->end_us);
+        if (t->from_placement != HS_NONE &&
+            before(t->start_us, c->s->placements[t->from_placement].end_us)) {
+            double ready = c->s->placements[t->from_placement].end_us;
+            dec = decimals(t->start_us, ready);
+            return INVALID("transfer %zu from %s to %s leaves at %s us, before its producer "
+                           "ends at %s us",
+                           k, end_name(c, t->from_placement, a), end_name(c, t->to_placement, b),
+                           num(x, t->start_us, dec), num(y, ready, dec));
+        }
+        if (t->to_placement != HS_NONE &&
+            before(c->s->placements[t->to_placement].start_us, t->end_us)) {
+            double start = c->s->placements[t->to_placement].start_us;
+            dec = decimals(start, t->end_us);
+            return INVALID("transfer %zu from %s to %s ends at %s us, after its consumer "
+                           "started at %s us",
+                           k, end_name(c, t->from_placement, a), end_name(c, t->to_placement, b),
+                           num(x, t->end_us, dec), num(y, start, dec));
+        }
+    }
+    return HS_OK;
+}
+
+static int check_measured_makespan(const ctx *c)
+{
+    double m = 0, got = c->s->makespan_us;
+    char x[NUM_MAX], y[NUM_MAX];
+    int dec;
+    for (size_t i = 0; i < c->s->nplacements; i++)
+        m = fmax(m, c->s->placements[i].end_us);
+    for (size_t k = 0; k < c->s->ntransfers; k++)
+        m = fmax(m, c->s->transfers[k].end_us);
+    if (!before(got, m) && !before(m, got))
+        return HS_OK;
+    dec = decimals(got, m);
+    return INVALID("makespan_us is %s us, but its last task or copy ends at %s us",
+                   num(x, got, dec), num(y, m, dec));
+}
+
 int hs_schedule_validate(const hs_workload *w, const hs_schedule *s, hs_error *err)
 {
     ctx c = {.w = w, .s = s, .err = err};
@@ -741,10 +833,16 @@ int hs_schedule_validate(const hs_workload *w, const hs_schedule *s, hs_error *e
     if ((rc = hs__plindex_build(s, w->graph.ntasks, &c.ix, err)) != 0)
         return rc;
     if ((rc = check_names(&c)) == HS_OK && (rc = check_tasks(&c)) == HS_OK &&
-        (rc = check_devices(&c)) == HS_OK && (rc = check_times(&c)) == HS_OK &&
-        (rc = check_durations(&c)) == HS_OK && (rc = check_overlaps(&c)) == HS_OK &&
-        (rc = check_arrivals(&c)) == HS_OK && (rc = check_makespan(&c)) == HS_OK)
-        rc = check_transfers(&c);
+        (rc = check_devices(&c)) == HS_OK && (rc = check_times(&c)) == HS_OK) {
+        if (c.measured) {
+            if ((rc = check_overlaps(&c)) == HS_OK && (rc = check_order(&c)) == HS_OK &&
+                (rc = check_copies(&c)) == HS_OK)
+                rc = check_measured_makespan(&c);
+        } else if ((rc = check_durations(&c)) == HS_OK && (rc = check_overlaps(&c)) == HS_OK &&
+                   (rc = check_arrivals(&c)) == HS_OK && (rc = check_makespan(&c)) == HS_OK) {
+            rc = check_transfers(&c);
+        }
+    }
     hs__plindex_free(&c.ix);
     free_envelopes(&c);
     free(c.edges);

@@ -141,9 +141,10 @@ PY
     expect 2 "validate another workload's tasks" -- "$H" validate workloads/tiny.yaml "$tmp/s.json"
     check "validate another workload's tasks: why" "$tmp/err" \
         "s.json:7:12: error: tasks\[0\].id: no task 'xgemm#0/cd' in the workload \(the schedule is of workload $W, not workloads/tiny.yaml\)$"
-    sed 's/"model": "delay"/"model": "measured"/' "$tmp/s.json" >"$tmp/measured.json"
-    expect 1 "validate another model" -- "$H" validate "$W" "$tmp/measured.json"
-    check "validate another model: why" "$tmp/err" "the schedule's model is 'measured', not 'delay'"
+    sed 's/"model": "delay"/"model": "executor"/' "$tmp/s.json" >"$tmp/executor.json"
+    expect 1 "validate another model" -- "$H" validate "$W" "$tmp/executor.json"
+    check "validate another model: why" "$tmp/err" \
+        "the schedule's model is 'executor', not 'delay' or 'measured'"
     expect 2 "map unknown policy" -- "$H" map -a nope "$W"
     check "map unknown policy named" "$tmp/err" "unknown policy 'nope'"
     # what the user typed reaches the terminal escaped
@@ -301,6 +302,16 @@ check "run --check none: nothing checked" "$tmp/out" '^checked 0 of 6 typed kern
 expect 0 "run --check full" -- "$H" run -a heft "$RW" --backend emu --check full --json "$tmp/run-m.json"
 check "run --check full: all checked" "$tmp/out" '^checked 6 of 6 typed kernels \(full, '
 check "run --json: measured" "$tmp/run-m.json" '"model": "measured"'
+expect 0 "validate a run's schedule" -- "$H" validate "$RW" "$tmp/run-m.json"
+check "validate a run's schedule: valid" "$tmp/out" '^valid: makespan [0-9.]+ us \(8 tasks, [0-9]+ transfers\)$'
+expect 0 "run --fail" -- "$H" run -a heft "$RW" --backend emu --fail gpu0:after=2 --check full --json "$tmp/run-f.json"
+check "run --fail: all checked" "$tmp/out" '^checked 6 of 6 typed kernels \(full, '
+check "run --fail: said" "$tmp/out" '^device gpu0 failed at its task 2 \(--fail\): it ran nothing more; [1-9][0-9]* tasks? it held ran elsewhere$'
+expect 0 "run --fail: the schedule validates" -- "$H" validate "$RW" "$tmp/run-f.json"
+expect 2 "run --fail bad" -- "$H" run -a heft "$RW" --fail gpu0
+check "run --fail bad: why" "$tmp/err" "fail wants DEVICE:after=N \(N >= 1\), not 'gpu0'"
+expect 2 "run --fail unknown device" -- "$H" run -a heft "$RW" --fail gpu9:after=1
+check "run --fail unknown device: why" "$tmp/err" "no device 'gpu9'"
 expect 2 "run --check bad" -- "$H" run -a heft "$RW" --check some
 check "run --check bad: why" "$tmp/err" "check wants sample, full or none, not 'some'"
 check "run trace" "$tmp/run.json" '"traceEvents"'

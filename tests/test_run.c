@@ -228,6 +228,9 @@ static void every_policy_cpu_and_emu(void **state)
             if (rc != 0)
                 fail_msg("%s on %s: %s", name, k ? "emu" : "cpu", err.msg);
             nsplit += s->nplacements > w->graph.ntasks;
+            assert_int_equal(hs_run_measured_schedule(w, k ? "emu" : "cpu", &r, s, &err), 0);
+            if (hs_schedule_validate(w, s, &err) != HS_OK) /* the measured rules */
+                fail_msg("%s on %s: measured schedule: %s", name, k ? "emu" : "cpu", err.msg);
             assert_int_equal(r.typed, 10);
             assert_int_equal(r.checked, 10);
             check_structure(w, s);

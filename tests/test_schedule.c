@@ -905,10 +905,10 @@ static void validate_names_and_bytes(void **state)
     (void)state;
     s = clone(good1);
     free(s->model);
-    s->model = strdup("measured");
+    s->model = strdup("executor");
     expect_invalid(w, s,
-                   "the schedule's model is 'measured', not 'delay' (the model the validator "
-                   "checks)");
+                   "the schedule's model is 'executor', not 'delay' or 'measured' (the models "
+                   "the validator checks)");
 
     /* workload: a path that does not exist from here counts by its name */
     w->path = strdup("a/tiny.yaml");
@@ -1374,6 +1374,49 @@ static void large_schedule(void **state)
     hs_workload_free(w);
 }
 
+/* A measured schedule ("model": "measured") by hand on tiny: add on gpu0
+ * 0..10, its data to cpu0 (copy 10..12) for scale 12..20 and to gpu0's own
+ * norm 10..30 (no copy): valid with makespan 30, durations being the
+ * devices' own; then each broken rule with its exact message. */
+static void measured_schedules(void **state)
+{
+    hs_workload *w = tiny();
+    hs_schedule *s = hs_schedule_new(NULL, "hand");
+    hs_transfer t = {.from_placement = 0, .to_placement = 1, .from_device = GPU0,
+                     .to_device = CPU0, .bytes = 160000, .start_us = 10, .end_us = 12};
+    hs_error err = {0};
+    (void)state;
+    free(s->model);
+    s->model = strdup("measured");
+    place(s, ADD, 0, 1, 1.0, GPU0, 0, 10);
+    place(s, SCALE, 0, 1, 1.0, CPU0, 12, 20);
+    place(s, NORM, 0, 1, 1.0, GPU0, 10, 30);
+    assert_true(hs_schedule_add_transfer(s, &t, &err) == 0);
+    s->makespan_us = 30;
+    if (hs_schedule_validate(w, s, &err) != HS_OK)
+        fail_msg("%s", err.msg);
+    s->transfers[0].end_us = 12.5;
+    assert_int_equal(hs_schedule_validate(w, s, &err), HS_EINVALID);
+    assert_string_equal(err.msg, "transfer 0 from va#0/add on gpu0 to va#0/scale on cpu0 ends "
+                                 "at 12.5 us, after its consumer started at 12 us");
+    s->transfers[0].end_us = 12;
+    s->transfers[0].start_us = 9;
+    assert_int_equal(hs_schedule_validate(w, s, &err), HS_EINVALID);
+    assert_string_equal(err.msg, "transfer 0 from va#0/add on gpu0 to va#0/scale on cpu0 "
+                                 "leaves at 9 us, before its producer ends at 10 us");
+    s->transfers[0].start_us = 10;
+    s->placements[1].start_us = 9;
+    assert_int_equal(hs_schedule_validate(w, s, &err), HS_EINVALID);
+    assert_non_null(strstr(err.msg, "va#0/scale on cpu0 starts at 9 us, before its predecessor "
+                                    "va#0/add on gpu0 ends at 10 us"));
+    s->placements[1].start_us = 12;
+    s->makespan_us = 31;
+    assert_int_equal(hs_schedule_validate(w, s, &err), HS_EINVALID);
+    assert_string_equal(err.msg, "makespan_us is 31 us, but its last task or copy ends at 30 us");
+    hs_schedule_free(s);
+    hs_workload_free(w);
+}
+
 /* Device statistics, by hand: cpu0 runs add [0, 10] and norm [20, 30] and
  * held work [5, 25] (idle while holding it: (10, 20) = 10) and [40, 45]
  * (5 more); gpu0 runs scale [0, 4] and held nothing; an activity of no
@@ -1409,6 +1452,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(makespan_and_transfers),
         cmocka_unit_test(device_stats_by_hand),
+        cmocka_unit_test(measured_schedules),
         cmocka_unit_test(json_exact_text),
         cmocka_unit_test(json_round_trip),
         cmocka_unit_test(json_read_errors),
