@@ -97,7 +97,7 @@ static int each_speed(const char *speeds, hs_error *err,
     const char *p = speeds;
     for (;;) {
         size_t len = strcspn(p, ","), klen = strcspn(p, "=,");
-        char key[HS_NAME_MAX + 1], num[64], *end, shown[96];
+        char key[HS_NAME_MAX + 1], num[64], shown[96];
         double v;
         int rc;
         hs__quote(shown, sizeof shown, p, len, 64);
@@ -108,8 +108,7 @@ static int each_speed(const char *speeds, hs_error *err,
         key[klen] = '\0';
         memcpy(num, p + klen + 1, len - klen - 1);
         num[len - klen - 1] = '\0';
-        v = strtod(num, &end);
-        if (!num[0] || *end || !(v >= MIN_SPEED && v <= MAX_SPEED))
+        if (!hs__decimal(num, &v) || !(v >= MIN_SPEED && v <= MAX_SPEED))
             return hs_error_set(err, HS_EUSAGE, "speed '%s': the speed must be a number from "
                                 "%g to %g", shown, MIN_SPEED, MAX_SPEED);
         for (const char *q = speeds; q < p; q += strcspn(q, ",") + 1)
@@ -178,6 +177,16 @@ static int set_speeds(hs__set *s, const char *speeds)
     if ((rc = each_speed(speeds, s->err, apply_speed, &kinds)) != HS_OK)
         return rc;
     return each_speed(speeds, s->err, apply_speed, &names);
+}
+
+int hs__decimal(const char *text, double *out)
+{
+    char *end;
+    double x = strtod(text, &end);
+    if (end == text || *end || strspn(text, "0123456789.eE+-") != strlen(text) || !isfinite(x))
+        return 0;
+    *out = x;
+    return 1;
 }
 
 /* ------------------------------------------------------------- messages */

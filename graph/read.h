@@ -91,6 +91,10 @@ int hs__set_fail(hs__set *s, const hs__where *at, const char *fmt, ...)
  * at `at`: "NAME:LINE:COL: error: ITEM[.FIELD]: WHAT", FIELD what the path
  * said past the kernel or edge (cost_us.gpu0, input_bytes).  Returns rc. */
 int hs__set_failed(hs__set *s, int rc, const hs__where *at);
+/* 1 with *out set when `text` is, whole, a finite number in decimal
+ * (strtod's form without hexadecimal, inf or nan, which no set means); 0
+ * otherwise. */
+int hs__decimal(const char *text, double *out);
 /* Copies at most `max` bytes of text[0..n) into buf (size bytes) for a
  * message: bytes that start no UTF-8 character become '?', "..." marks a
  * cut.  Returns buf. */

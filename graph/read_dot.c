@@ -306,9 +306,9 @@ static int attr_number(dot *d, size_t i, const char *name, const char *text, int
                        double *out)
 {
     hs__where at = node_item(d, i);
-    char *end, shown[96];
-    double x = strtod(text, &end);
-    if (end == text || *end || !isfinite(x) || x < 0 || (whole && x != floor(x)))
+    char shown[96];
+    double x;
+    if (!hs__decimal(text, &x) || x < 0 || (whole && x != floor(x)))
         return hs__set_fail(d->s, &at, "%s: expected %s, not '%s'", name,
                             whole ? "a whole number >= 0" : "a number >= 0",
                             hs__quote(shown, sizeof shown, text, strlen(text), 64));
@@ -328,7 +328,7 @@ static int each_entry(dot *d, size_t i, const char *name, const char *text, int 
         return nomem(d);
     strcpy(copy, text);
     while (rc == HS_OK && *p) {
-        char *end = p, *eq = NULL, *key, *num, *stop, shown[96];
+        char *end = p, *eq = NULL, *key, *num, shown[96];
         double x;
         /* an entry ends at a comma that no backslash escapes */
         while (*end && *end != ',') {
@@ -348,8 +348,7 @@ static int each_entry(dot *d, size_t i, const char *name, const char *text, int 
         }
         *eq = '\0';
         num = eq + 1;
-        x = strtod(num, &stop);
-        if (stop == num || *stop) {
+        if (!hs__decimal(num, &x)) {
             rc = hs__set_fail(d->s, &at, "%s.%s: expected a number, not '%s'", name,
                               hs__quote(shown, sizeof shown, p, strlen(p), 64),
                               hs__quote(shown + 48, sizeof shown - 48, num, strlen(num), 32));
@@ -533,12 +532,11 @@ static int edge_numbers(dot *d, Agedge_t *ed, const hs__where *at, double *bytes
     *order = HUGE_VAL;
     for (int k = 0; k < 2; k++) {
         const char *text = agget(ed, (char *)names[k]);
-        char shown[96], *end;
+        char shown[96];
         double x;
         if (!text || !*text)
             continue;
-        x = strtod(text, &end);
-        if (end == text || *end || !isfinite(x) || x < 0 || x != floor(x))
+        if (!hs__decimal(text, &x) || x < 0 || x != floor(x))
             return hs__set_fail(d->s, at, "%s: expected a whole number >= 0, not '%s'",
                                 names[k], hs__quote(shown, sizeof shown, text, strlen(text),
                                                     64));

@@ -119,18 +119,14 @@ static hs__where at_token(const token *t, const char *item)
 static int number(stg *g, const token *t, const char *item, const char *what, int whole,
                   double max, double *out)
 {
-    char text[64], shown[96], *end;
+    char text[64], shown[96];
     hs__where at = at_token(t, item);
-    double x;
-    if (t->n >= sizeof text)
-        return hs__set_fail(g->s, &at, "expected %s, not '%s'", what,
-                            hs__quote(shown, sizeof shown, t->p, t->n, 32));
-    memcpy(text, t->p, t->n);
-    text[t->n] = '\0';
-    x = strtod(text, &end);
-    /* decimal only: strtod would also take hexadecimal, inf and nan */
-    if (end == text || *end || strspn(text, "0123456789.eE+-") != t->n || x < 0 ||
-        (whole && x != floor(x)))
+    double x = 0;
+    if (t->n < sizeof text) {
+        memcpy(text, t->p, t->n);
+        text[t->n] = '\0';
+    }
+    if (t->n >= sizeof text || !hs__decimal(text, &x) || x < 0 || (whole && x != floor(x)))
         return hs__set_fail(g->s, &at, "expected %s, not '%s'", what,
                             hs__quote(shown, sizeof shown, t->p, t->n, 32));
     if (x > max)

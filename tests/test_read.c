@@ -271,6 +271,11 @@ static void stg_errors(void **state)
                        "processing time, not '-3'");
     expect_input_error("e.stg", "1\n0 0 0\n1 3 1.5 0\n", "e.stg:3:5: error: task 1: expected a "
                        "number of predecessors, not '1.5'");
+    /* decimal only: strtod's hexadecimal, inf and nan are no number a set means */
+    expect_input_error("e.stg", "1\n0 0 0\n1 0x10 1 0\n", "e.stg:3:3: error: task 1: expected a "
+                       "processing time, not '0x10'");
+    expect_input_error("e.stg", "1\n0 0 0\n1 inf 1 0\n", "e.stg:3:3: error: task 1: expected a "
+                       "processing time, not 'inf'");
     expect_input_error("e.stg", "1\n0 0 0\n1 3\n", "e.stg:3:1: error: expected task 1: its "
                        "number, processing time and number of predecessors");
     expect_input_error("e.stg", "1\n0 0 0\n1 3 1 7\n2 0 1 1\n", "e.stg:3:7: error: task 1: no "
@@ -507,6 +512,15 @@ static void dot_errors(void **state)
                        "node 'a': both cost and cost_us: give one");
     expect_input_error("e.dot", "digraph g { a [cost=\"-1\"] }", "e.dot: error: node 'a': cost: "
                        "expected a number >= 0, not '-1'");
+    expect_input_error("e.dot", "digraph g { a [cost=\"0x10\"] }", "e.dot: error: node 'a': "
+                       "cost: expected a number >= 0, not '0x10'");
+    expect_input_error("e.dot", "digraph g { a [cost=\" 1\"] }", "e.dot: error: node 'a': "
+                       "cost: expected a number >= 0, not ' 1'");
+    expect_input_error("e.dot", "digraph g { a [cost_us=\"cpu=nan,gpu=1\"] }", "e.dot: error: "
+                       "node 'a': cost_us.cpu: expected a number, not 'nan'");
+    expect_input_error("e.dot", "digraph g { a [cost=1]; b [cost=1]; a -> b [bytes=inf] }",
+                       "e.dot: error: edge 'a' -> 'b': bytes: expected a whole number >= 0, "
+                       "not 'inf'");
     expect_input_error("e.dot", "digraph g { a [cost_us=\"cpu=1,gpu\"] }", "e.dot: error: node "
                        "'a': cost_us: expected KEY=NUMBER entries separated by commas (at most "
                        "4), not 'gpu'");
@@ -634,6 +648,9 @@ static void option_refusals(void **state)
     assert_string_equal(err.msg, "speed 'gpu=3': a second speed for 'gpu'");
     assert_int_equal(hs_load_speeds_check("gpu=0", &err), HS_EUSAGE);
     assert_string_equal(err.msg, "speed 'gpu=0': the speed must be a number from 1e-06 to "
+                        "1e+06");
+    assert_int_equal(hs_load_speeds_check("gpu=0x10", &err), HS_EUSAGE);
+    assert_string_equal(err.msg, "speed 'gpu=0x10': the speed must be a number from 1e-06 to "
                         "1e+06");
     assert_int_equal(hs_load_speeds_check("=2", &err), HS_EUSAGE);
     assert_string_equal(err.msg, "speed '=2': expected DEVICE=SPEED or KIND=SPEED (e.g. "

@@ -34,8 +34,10 @@
  *   FILE:LINE:COL: error: WHAT          (syntax, unknown or missing fields)
  *   FILE:LINE:COL: error: PATH: WHAT    (semantic errors, e.g.
  *     applications[1].edges[0].to: no kernel 'mul' in application 'xgemm')
- *   FILE: error: ITEM: WHAT             (where the format has no lines for
- *     it: a DOT node, a JSON item, a cycle)
+ *   FILE:LINE:COL: error: ITEM: WHAT    (an item of a set: "task 3" of
+ *     STG, a JSON path of WfFormat, workflow.specification.tasks[2].id)
+ *   FILE: error: ITEM: WHAT             (where the format has no line for
+ *     it: a DOT node or edge, a cycle)
  * Names and values quoted in a message have control characters escaped.
  *
  * Anchors/aliases and more than one YAML document are refused.  Bounds that
