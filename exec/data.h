@@ -189,6 +189,12 @@ typedef struct hs_run_report {
     size_t fail_after;       /* about to run its fail_after-th task (a test of
                                 survival: it runs nothing more, what it held runs
                                 elsewhere, its memory's data are saved to host) */
+    int throttle_device;     /* with throttle > 1: this cpu device runs each
+                                kernel `throttle` times slower (its worker
+                                sleeps throttle - 1 times the kernel's time
+                                after it, inside the kernel's span: a test of
+                                adapting to a slow device) */
+    double throttle;
     /* out: */
     int nmemories;
     double *link_bytes;      /* [from * nmemories + to]: bytes copied */
@@ -295,6 +301,8 @@ typedef struct hs__launch {
     int d;
     double issued_us, start_us, end_us;
     void *kernel;       /* the memory layer's enqueued kernel, or NULL */
+    int chunk;          /* hs__data_launch_chunk's: items [begin, end) */
+    size_t begin, end;
     int rc;
     hs_error err;
 } hs__launch;
@@ -305,6 +313,14 @@ typedef struct hs__launch {
  * result, release).  Launches on one device complete in launch order.
  * Both return l->rc, with its message in l->err. */
 int hs__data_launch(hs__data *dm, size_t t, int d, double issued_us, hs__launch *l);
+/* Launches items [begin, end) of the `items` of splittable task t's kernel
+ * (a chunk of a split at run time: the engine's start_chunk) on device d
+ * and runs them to the end: the chunks of t share buffers on host, as the
+ * parts of a split graph do (above), their items scaled to the type's; the
+ * chunk that completes the items stores the result.  An untyped task
+ * sleeps its share of its cost.  l->rc, with its message in l->err. */
+int hs__data_launch_chunk(hs__data *dm, size_t t, int d, size_t begin, size_t end,
+                          size_t items, double issued_us, hs__launch *l);
 /* 1 when task t's buffers fit on device d's memory beside what it holds
  * now, without evicting anything: a worker launches a task ahead of those
  * in flight only then (their buffers stay until they complete). */

@@ -19,6 +19,7 @@
 #include "exec/engine.h"
 #include "hetsched/hetsched.h"
 #include "mapper/policy.h"
+#include "mapper/split.h"
 #include "tests/workload_fixture.h"
 #include "workloads/kernels/kernel.h"
 
@@ -446,6 +447,108 @@ static void device_fails_every_policy(void **state)
     hs_workload_free(wc);
 }
 
+/* ------------------------------------------------- splitting at run time */
+
+/* mixed(pf) with the chains' kernels splittable into `items` items each
+ * (1000 elements: items that are not the type's own are scaled to them). */
+static hs_workload *mixed_split(int pf, double items)
+{
+    hs_workload *w = hs_workload_new();
+    hs_error err = {0};
+    platform(w, pf);
+    chain_app(w, 2);
+    cholesky_app(w);
+    for (int k = 0; k < 3; k++)
+        assert_int_equal(hs_kernel_set_split(w, 0, k, 1, items, &err), 0);
+    return finalize(w);
+}
+
+/* Every splitter splits the 6 chain kernels at run time, on cpu (two cpu
+ * devices) and on emu (cpu0 + two gpus), under two policies: every kernel
+ * checked, the outputs byte-exact against the serial reference (every item
+ * computed once, in place or copied back), each split kernel's chunks
+ * tiling it (fractions summing to 1, one chunk at a time per device, after
+ * the kernel's predecessors), the measured schedule valid. */
+static void live_split_every_splitter(void **state)
+{
+    hs_workload *wc = mixed_split(PF_CPU, 40), *we = mixed_split(PF_CPU_GPU2, 40);
+    void **ref = reference(wc);
+    const hs_splitter *const *sp = hs_splitter_list();
+    static const char *const policies[] = {"heft", "eager"};
+    (void)state;
+    for (size_t i = 0; sp[i]; i++)
+        for (int k = 0; k < 2; k++)
+            for (int p = 0; p < 2; p++) {
+                hs_workload *w = k ? we : wc;
+                hs_map_options opt = {.live_split = sp[i]};
+                hs_map_stats st = {0};
+                hs_run_report r = {.check = HS_CHECK_FULL};
+                hs_backend b = {.ops = k ? &hs_backend_emu : &hs_backend_cpu, .state = &r};
+                hs_schedule *s = NULL;
+                hs_error err = {0};
+                if (hs_engine_run(w, hs_policy_find(policies[p]), &opt, &b, &s, &st, &err) != 0)
+                    fail_msg("%s under %s on %s: %s", sp[i]->name, policies[p],
+                             b.ops->name, err.msg);
+                assert_int_equal(st.live_splits, 6);
+                assert_true(st.chunks >= 6);
+                assert_int_equal(s->nplacements, 4 + st.chunks);
+                assert_int_equal(r.typed, 10);
+                assert_int_equal(r.checked, 10);
+                check_structure(w, s);
+                check_outputs(w, &r, ref);
+                assert_int_equal(hs_run_measured_schedule(w, b.ops->name, &r, s, &err), 0);
+                if (hs_schedule_validate(w, s, &err) != HS_OK)
+                    fail_msg("%s under %s on %s: measured schedule: %s", sp[i]->name,
+                             policies[p], b.ops->name, err.msg);
+                hs_schedule_free(s);
+                hs_run_report_free(&r);
+            }
+    free_results(wc, ref);
+    hs_workload_free(wc);
+    hs_workload_free(we);
+}
+
+/* In the simulator, by hand: a cost-only kernel of 100 items costing 1000
+ * us on each of two cpus, then one of 100 us.  heft gives the first to cpu0;
+ * split at run time by `static` (shares from the costs: 50 items each),
+ * both devices run 500 us from 0, and the second kernel starts at 500 on
+ * cpu0: makespan 600.  Whole (no splitter): 1100. */
+static void live_split_in_the_simulator(void **state)
+{
+    hs_workload *w = hs_workload_new();
+    hs_error err = {0};
+    int a;
+    (void)state;
+    platform(w, PF_CPU);
+    assert_true((a = hs_workload_add_app(w, "s", 1, &err)) >= 0);
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(hs_app_add_kernel(w, a, k ? "after" : "big", &err), k);
+        assert_int_equal(hs_kernel_set_cost(w, a, k, "cpu", k ? 100 : 1000, &err), 0);
+    }
+    assert_int_equal(hs_kernel_set_split(w, a, 0, 1, 100, &err), 0);
+    assert_true(hs_app_add_edge(w, a, "big", "after", 0, &err) >= 0);
+    finalize(w);
+    for (int live = 0; live < 2; live++) {
+        hs_map_options opt = {.live_split = live ? hs_splitter_find("static") : NULL};
+        hs_map_stats st = {0};
+        hs_backend b = {.ops = &hs_backend_sim};
+        hs_schedule *s = NULL;
+        assert_int_equal(hs_engine_run(w, hs_policy_find("heft"), &opt, &b, &s, &st, &err), 0);
+        assert_true(fabs(s->makespan_us - (live ? 600 : 1100)) <= 1e-9);
+        assert_int_equal(s->nplacements, live ? 3 : 2);
+        assert_int_equal(st.chunks, live ? 2 : 0);
+        for (size_t i = 0; live && i < 2; i++) {
+            assert_int_equal(s->placements[i].task, 0);
+            assert_int_equal(s->placements[i].nparts, 2);
+            assert_true(fabs(s->placements[i].fraction - 0.5) <= 1e-12);
+            assert_true(fabs(s->placements[i].start_us) <= 1e-12);
+            assert_true(fabs(s->placements[i].end_us - 500) <= 1e-9);
+        }
+        hs_schedule_free(s);
+    }
+    hs_workload_free(w);
+}
+
 /* The latest end of a kernel in r's events. */
 static double last_kernel_end(const hs_run_report *r)
 {
@@ -556,6 +659,8 @@ int main(void)
         cmocka_unit_test(untyped_tasks_sleep),
         cmocka_unit_test(failing_kernel_fails_the_run),
         cmocka_unit_test(device_fails_every_policy),
+        cmocka_unit_test(live_split_every_splitter),
+        cmocka_unit_test(live_split_in_the_simulator),
         cmocka_unit_test(checks_after_the_run),
         cmocka_unit_test(full_checks_over_budget),
         cmocka_unit_test(wrong_result_fails_after_the_run),
