@@ -631,8 +631,9 @@ static int suite_paths(const hs_cli_source *src, char **args, int nargs, char **
             fprintf(stderr, "hetsched compare: %s holds no workload (files named .yaml, .yml, "
                     ".stg, .json, .dot or .gv, or any with --format)\n", args[i]);
             status = 2;
+        } else if (n > first) { /* list is NULL while nothing is in it */
+            qsort(list + first, n - first, sizeof *list, by_name);
         }
-        qsort(list + first, n - first, sizeof *list, by_name);
     }
     if (status == 1)
         fprintf(stderr, "hetsched: out of memory\n");
