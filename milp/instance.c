@@ -86,9 +86,6 @@ int hs__minst_init(hs__minst *I, hs_workload *w, int with_closure, hs_error *err
         return hs_error_set(err, HS_EINPUT, "the workload is not finalized");
     if (w->graph.ntasks == 0 || w->graph.ndevices <= 0)
         return hs_error_set(err, HS_EINPUT, "the workload has no task or no device");
-    if (with_closure && w->graph.ntasks > HS__MILP_MAX_TASKS)
-        return hs_error_set(err, HS_EINPUT, "the MILP takes at most %d tasks; this workload "
-                            "has %zu", HS__MILP_MAX_TASKS, w->graph.ntasks);
     I->w = w;
     I->g = &w->graph;
     I->n = n = w->graph.ntasks;

@@ -25,6 +25,7 @@
 #ifndef HETSCHED_MILP_H
 #define HETSCHED_MILP_H
 
+#include <signal.h>
 #include <stddef.h>
 
 #include "hetsched/error.h"
@@ -34,6 +35,11 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* Tasks the MILP takes at most: the compact model has a binary per
+ * unordered pair, the paper's N^2 x devices position binaries.  Beyond, and
+ * where either would need too many rows, hs_milp_solve answers with a bound. */
+#define HS_MILP_MAX_TASKS 1000
 
 typedef enum hs_milp_formulation {
     HS_MILP_COMPACT = 0,
@@ -69,6 +75,10 @@ typedef struct hs_milp_options {
     unsigned features;               /* HS_MILP_USE_*; default HS_MILP_USE_ALL */
     const char *lp_file;             /* when set, the model is written there in CPLEX
                                         LP format before solving */
+    volatile sig_atomic_t *stop;     /* when set and *stop turns nonzero (a signal
+                                        handler may do it), the search stops at its
+                                        next check and the result holds what was found
+                                        (interrupted = 1); default NULL */
 } hs_milp_options;
 
 /* Fills *o with the defaults above. */
@@ -98,15 +108,25 @@ typedef struct hs_milp_result {
     int rows, cols, binaries;
     double nodes;            /* branch-and-bound nodes */
     double solve_s;          /* wall-clock seconds of the whole call */
+    int interrupted;         /* the search stopped early through options.stop */
+    char not_built[256];     /* "" when the MILP was built; else why not (too
+                                large for the formulation): the schedule is then
+                                the best heuristic's, and the bound the LP
+                                relaxation of the compact model without its
+                                ordering rows (root_bound_us) */
 } hs_milp_result;
 
 /* Solves the MILP for the finalized workload w.  On HS_OK *res holds the
  * outcome (status says whether a schedule was found and proven optimal);
- * free it with hs_milp_result_free.  Errors: HS_EINPUT for a workload the
- * model cannot take (not finalized, split tasks, non-finite costs, too large
- * for the formulation: the message says which), HS_EUSAGE for bad options,
- * HS_ENOTBUILT for CBC where it is not built in, HS_ESOLVER if the solver
- * fails; *res is then left empty (schedule NULL). */
+ * free it with hs_milp_result_free.  A workload too large for the model
+ * (over HS_MILP_MAX_TASKS tasks, or too many rows) still gets an answer:
+ * the best heuristic schedule and a bound, with res->not_built saying why.
+ * The heuristics that give the first schedule spend at most a quarter of
+ * the time limit improving it.  Errors: HS_EINPUT for a workload the model
+ * cannot take (not finalized, split tasks, non-finite costs: the message
+ * says which), HS_EUSAGE for bad options, HS_ENOTBUILT for CBC where it is
+ * not built in, HS_ESOLVER if the solver fails; *res is then left empty
+ * (schedule NULL). */
 int hs_milp_solve(hs_workload *w, const hs_milp_options *opt, hs_milp_result *res,
                   hs_error *err);
 void hs_milp_result_free(hs_milp_result *res);
