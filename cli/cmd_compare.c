@@ -289,9 +289,10 @@ static void print_table(const hs_workload *w, const char *path, const outcome *r
                    "solve time)\n", r->nodes);
         else if (r->not_built[0])
             printf("optimal: NOT proven: no MILP (%s);\n  the row is the best heuristic "
-                   "schedule, gap %.2f%% to the lower bound %.3f us (LP relaxation),\n  by "
-                   "which /optimum divides, so it overstates each ratio by at most that gap\n",
-                   r->not_built, 100 * r->gap, r->bound_us);
+                   "schedule, gap %.2f%% to the lower bound %.3f us (%s),\n  by which "
+                   "/optimum divides, so it overstates each ratio by at most that gap\n",
+                   r->not_built, 100 * r->gap, r->bound_us,
+                   isfinite(r->root_bound_us) ? "LP relaxation" : "critical path and load");
         else if (r->status == HS_MILP_FEASIBLE)
             printf("optimal: NOT proven (%s, gap %.2f%%, %.2f s): /optimum divides by the "
                    "MILP's\n  lower bound %.3f us, so it overstates each ratio by at most that "

@@ -52,9 +52,10 @@ const hs_cli_cmd hs_cmd_optimal = {
              "                      (nothing when the model is not built)\n"
              "  --model FILE        performance model (JSON): costs of typed kernels\n"
              "                      without cost_us\n"
-             "  --disable LIST      for experiments: switch off parts of the compact model,\n"
-             "                      a comma-separated list of incumbent, symmetry, cuts,\n"
-             "                      windows\n"
+             "  --disable LIST      for experiments: switch off parts of the model and the\n"
+             "                      search, a comma-separated list of incumbent, symmetry,\n"
+             "                      cuts, windows, search (node bounds, a heuristic at\n"
+             "                      nodes, branching on assignments first)\n"
              "  -h, --help          this text\n"
              "\n"
              "Exit status: 0 with a schedule (optimal or feasible), 1 without one, 2 for bad\n"
@@ -70,7 +71,8 @@ static int parse_disable(const char *list, unsigned *bits)
         const char *name;
         unsigned bit;
     } words[] = {{"incumbent", HS_MILP_USE_INCUMBENT}, {"symmetry", HS_MILP_USE_SYMMETRY},
-                 {"cuts", HS_MILP_USE_CUTS}, {"windows", HS_MILP_USE_WINDOWS}};
+                 {"cuts", HS_MILP_USE_CUTS}, {"windows", HS_MILP_USE_WINDOWS},
+                 {"search", HS_MILP_USE_SEARCH}};
     const char *p = list;
     while (*p) {
         size_t len = strcspn(p, ","), i;
@@ -199,8 +201,8 @@ static int optimal_main(int argc, char **argv)
         case OPT_DISABLE:
             if (parse_disable(optarg, &off) != 0)
                 return hs_cli_usage_error(&hs_cmd_optimal, "--disable takes a comma-separated "
-                                          "list of incumbent, symmetry, cuts, windows, not "
-                                          "'%s'", optarg);
+                                          "list of incumbent, symmetry, cuts, windows, search, "
+                                          "not '%s'", optarg);
             break;
         case ':':
             return hs_cli_usage_error(&hs_cmd_optimal, "option '%s' needs a value",

@@ -1,14 +1,18 @@
 // hetsched — the MILP solved by COIN-OR CBC (milp/cbc.h).
 //
-// C++ because what stopping a running search needs is C++ only: an event
-// handler (CbcEventHandler) that CBC asks after every node, and the
-// solver's settings (CbcSolverUsefulData) where its own SIGINT handler is
-// switched off.  CBC's C interface installs that handler, which takes
-// SIGINT from the caller and never gives it back.  The driver is the one
-// the C interface runs (CbcMain0, CbcMain1: presolve, cuts, heuristics),
-// so the search is the same.
+// C++ because what the search needs is C++ only: an event handler
+// (CbcEventHandler) that CBC asks after every node, which stops it when
+// asked; the solver's settings (CbcSolverUsefulData) where its own SIGINT
+// handler is switched off (CBC's C interface installs that handler and
+// never gives SIGINT back); and a cut generator that adds the node bounds
+// of milp/solve.c.  The driver is the one the C interface runs (CbcMain0,
+// CbcMain1: cuts, heuristics, strong branching), without the preprocessing
+// that would renumber the columns the node bounds read: on milp_bench's
+// five instances of 25 tasks the node bounds took the median gap after a
+// minute of CPU from 11.4% to 4.9% (one instance proven either way).
 #include <algorithm>
 #include <cfloat>
+#include <cmath>
 #include <new>
 #include <string>
 #include <utility>
@@ -17,8 +21,11 @@
 #include <CbcEventHandler.hpp>
 #include <CbcModel.hpp>
 #include <CbcSolver.hpp>
+#include <CglCutGenerator.hpp>
 #include <CoinError.hpp>
 #include <OsiClpSolverInterface.hpp>
+#include <OsiCuts.hpp>
+#include <OsiRowCut.hpp>
 
 #include "milp/cbc.h"
 
@@ -35,6 +42,34 @@ class stop_handler : public CbcEventHandler {
   private:
     bool wanted() const { return stop_ && *stop_; }
     volatile sig_atomic_t *stop_;
+};
+
+// At every node: objective >= the caller's bound for the node's column
+// bounds, as a cut valid below this node only.
+class node_bound_cuts : public CglCutGenerator {
+  public:
+    explicit node_bound_cuts(const hs__cbc_problem *p) : p_(p) {}
+    using CglCutGenerator::generateCuts;
+    void generateCuts(const OsiSolverInterface &si, OsiCuts &cs,
+                      const CglTreeInfo = CglTreeInfo()) override
+    {
+        double obj = si.getObjValue();
+        double b = p_->node_bound(p_->node_ctx, si.getColLower(), si.getColUpper());
+        if (b > obj + 1e-7 * (1 + std::fabs(obj))) {
+            OsiRowCut cut;
+            int col = p_->objective_col;
+            double one = 1;
+            cut.setRow(1, &col, &one);
+            cut.setLb(b);
+            cut.setUb(COIN_DBL_MAX);
+            cut.setGloballyValid(false);
+            cs.insert(cut);
+        }
+    }
+    CglCutGenerator *clone() const override { return new node_bound_cuts(*this); }
+
+  private:
+    const hs__cbc_problem *p_;
 };
 
 } // namespace
@@ -60,6 +95,9 @@ extern "C" int hs__cbc_solve(const hs__cbc_problem *p, hs__cbc_answer *a, double
         model.setAllowableFractionGap(p->rel_gap);
         stop_handler handler(p->stop);
         model.passInEventHandler(&handler); // cloned
+        node_bound_cuts bounds(p);
+        if (p->node_bound)
+            model.addCutGenerator(&bounds, 1, "node bounds"); // cloned; every node
         if (p->mip_start) {
             // CBC takes a start by column names (the default ones here)
             std::vector<std::pair<std::string, double>> start;
@@ -68,7 +106,8 @@ extern "C" int hs__cbc_solve(const hs__cbc_problem *p, hs__cbc_answer *a, double
                 start.emplace_back(model.solver()->getColName(j), p->mip_start[j]);
             model.setMIPStart(start);
         }
-        const char *argv[] = {"hetsched", "-timeMode", "elapsed", "-solve", "-quit"};
+        const char *argv[] = {"hetsched", "-timeMode", "elapsed", "-preprocess", "off",
+                              "-solve", "-quit"};
         CbcMain1(static_cast<int>(sizeof argv / sizeof argv[0]), argv, model, nullptr, data);
         a->nodes = model.getNodeCount();
         a->bound = model.getBestPossibleObjValue();

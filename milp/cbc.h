@@ -18,6 +18,11 @@ typedef struct hs__cbc_problem {
     const double *value, *collb, *colub, *obj, *rowlb, *rowub;
     const unsigned char *integer;    /* [ncols]: 1 for an integer column */
     const double *mip_start;         /* [ncols] a feasible point, or NULL */
+    int objective_col;               /* the column node_bound bounds */
+    /* a lower bound on the objective below a search node whose columns
+     * have these bounds (0: nothing known); NULL: none */
+    double (*node_bound)(void *ctx, const double *collb, const double *colub);
+    void *node_ctx;
     double seconds;                  /* wall-clock limit */
     double rel_gap;                  /* stop at this relative gap */
     int verbose;                     /* CBC's log on stdout */
@@ -33,8 +38,8 @@ typedef struct hs__cbc_answer {
 } hs__cbc_answer;
 
 /* Solves p with CBC's branch and cut (the standard CbcMain driver, without
- * its own SIGINT handler) and fills *a, and x[0..ncols) when a point was
- * found.  0, or -1 when CBC failed or ran out of memory. */
+ * its preprocessing and its SIGINT handler) and fills *a, and x[0..ncols)
+ * when a point was found.  0, or -1 when CBC failed or ran out of memory. */
 int hs__cbc_solve(const hs__cbc_problem *p, hs__cbc_answer *a, double *x);
 
 #ifdef __cplusplus

@@ -118,7 +118,7 @@ int hs__minst_init(hs__minst *I, hs_workload *w, int with_closure, hs_error *err
     }
     for (size_t k = 0; k < n; k++)
         I->rank[I->topo[k]] = k;
-    hs__head_tail(p, I->g, I->topo, I->head, I->tail);
+    hs__head_tail(p, I->g, I->topo, NULL, I->head, I->tail);
     if (with_closure)
         closure(I);
     return HS_OK;

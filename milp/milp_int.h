@@ -43,9 +43,17 @@ void hs__minst_free(hs__minst *I);
 
 /* Heads and tails (milp/bound.c) of graph g on platform p, in topological
  * order `topo`: head[t*m+d] <= start of t on d, tail[t*m+d] <= makespan -
- * end of t on d, in every schedule of whole tasks. */
-void hs__head_tail(const hs_platform *p, const hs_graph *g, const size_t *topo, double *head,
-                   double *tail);
+ * end of t on d, in every schedule of whole tasks that runs each task u on
+ * a device q with allowed[u*m+q] (NULL: any device). */
+void hs__head_tail(const hs_platform *p, const hs_graph *g, const size_t *topo,
+                   const unsigned char *allowed, double *head, double *tail);
+
+/* A lower bound on the makespan of every schedule that runs each task t on
+ * a device d with allowed[t*m+d] (at least one per task): the larger of the
+ * critical path of the heads and tails over the allowed devices, and per
+ * device the preemptive bound of the tasks that can only run there.
+ * `scratch` holds 2 n m + 4 n values. */
+double hs__restricted_bound(const hs__minst *I, const unsigned char *allowed, double *scratch);
 
 /* Append scheduling: tasks in `order` (topological) each start on dev[t] as
  * early as the device, its inputs and its predecessors' data allow.  Fills

@@ -76,6 +76,9 @@ int hs__budget_spent(const hs__budget *b)
 /* glp_simplex runs in slices of this many iterations, the stop flag read
  * between them (a large relaxation takes minutes). */
 #define SIMPLEX_SLICE 2000
+/* A node's rounded schedule gets local search when it is within this
+ * fraction of the best. */
+#define NODE_SEARCH_WITHIN 0.02
 /* Nonzeros up to which the model gets GLPK's full scaling. */
 #define SCALE_GM_NONZEROS 100000
 
@@ -107,6 +110,13 @@ typedef struct search {
     char not_built[256];  /* why the MILP was not built ("" when it was) */
     hs__sched best;       /* best schedule so far */
     hs__sched cand;
+    /* node bounds (bound_below), NULL when out of memory: */
+    unsigned char *allowed; /* [n*m] devices a node leaves open */
+    int *fixed;           /* [n] the device a node fixes, or -1 */
+    double *scratch;      /* hs__restricted_bound's scratch */
+    double *lb, *ub;      /* [ncols] a node's column bounds */
+    int cmax_col;         /* the makespan's column */
+    double node_cuts;     /* node bounds that raised a node's LP value */
 } search;
 
 /* 1 (and S->interrupted set) when the caller asked the search to stop. */
@@ -150,15 +160,183 @@ static void record_bound(search *S, glp_tree *T)
     S->nodes = t;
 }
 
+/* Room for bound_below; without it (out of memory) the search goes on
+ * without node bounds. */
+static void node_bounds_alloc(search *S)
+{
+    size_t n = S->I->n, m = (size_t)S->I->m, nc = (size_t)S->M.ncols + 1;
+    S->allowed = malloc(n * m);
+    S->fixed = malloc(n * sizeof *S->fixed);
+    S->scratch = malloc((2 * n * m + 4 * n) * sizeof *S->scratch);
+    S->lb = malloc(nc * sizeof *S->lb);
+    S->ub = malloc(nc * sizeof *S->ub);
+    for (int j = 1; j <= S->M.ncols; j++)
+        if (S->M.cols[j].kind == HS__COL_CMAX)
+            S->cmax_col = j;
+    if (!S->allowed || !S->fixed || !S->scratch || !S->lb || !S->ub) {
+        free(S->allowed);
+        S->allowed = NULL;
+    }
+}
+
+static void node_bounds_free(search *S)
+{
+    free(S->allowed);
+    free(S->fixed);
+    free(S->scratch);
+    free(S->lb);
+    free(S->ub);
+    S->allowed = NULL;
+    S->fixed = NULL;
+    S->scratch = NULL;
+    S->lb = S->ub = NULL;
+}
+
+/* The bound of hs__restricted_bound on the schedules below a search node
+ * whose columns j + 1 have bounds lb[j], ub[j]: an assignment (or position)
+ * column fixed at 1 leaves its task that device, one fixed at 0 takes the
+ * device away.  0 when some task has no device left (the node's LP is
+ * infeasible anyway). */
+static double bound_below(search *S, const double *lb, const double *ub)
+{
+    const hs__model *M = &S->M;
+    size_t n = S->I->n, m = (size_t)S->I->m;
+    memset(S->allowed, 0, n * m);
+    for (size_t t = 0; t < n; t++)
+        S->fixed[t] = -1;
+    for (int j = 1; j <= M->ncols; j++) {
+        const hs__colinfo *c = &M->cols[j];
+        if (c->kind != HS__COL_X && c->kind != HS__COL_P)
+            continue;
+        if (lb[j - 1] > 0.5)
+            S->fixed[c->a] = c->b;
+        else if (ub[j - 1] > 0.5)
+            S->allowed[(size_t)c->a * m + (size_t)c->b] = 1;
+    }
+    for (size_t t = 0; t < n; t++) {
+        unsigned char *a = &S->allowed[t * m], any = 0;
+        if (S->fixed[t] >= 0) {
+            memset(a, 0, m);
+            a[S->fixed[t]] = 1;
+        }
+        for (size_t d = 0; d < m; d++)
+            any |= a[d];
+        if (!any)
+            return 0;
+    }
+    return hs__restricted_bound(S->I, S->allowed, S->scratch);
+}
+
+/* At a node of GLPK's search: where bound_below beats the node's LP value,
+ * the row Cmax >= bound, which GLPK keeps for this node and those below it
+ * only (rows added for GLP_IROWGEN are local). */
+static void node_bound(search *S, glp_tree *T)
+{
+    glp_prob *lp = glp_ios_get_prob(T);
+    double obj = glp_get_obj_val(lp), b;
+    for (int j = 1; j <= S->M.ncols; j++) {
+        S->lb[j - 1] = glp_get_col_lb(lp, j);
+        S->ub[j - 1] = glp_get_col_ub(lp, j);
+    }
+    b = bound_below(S, S->lb, S->ub);
+    if (b > obj + 1e-7 * (1 + fabs(obj))) {
+        int i = glp_add_rows(lp, 1), ind[2] = {0, S->cmax_col};
+        double val[2] = {0, 1};
+        glp_set_mat_row(lp, i, 1, ind, val);
+        glp_set_row_bnds(lp, i, GLP_LO, b, 0);
+        S->node_cuts++;
+    }
+}
+
+/* Branching of the compact model: on the assignment of the earliest task
+ * in topological order whose assignment is fractional, first up on the
+ * device its LP value favours.  Once a task's predecessors are placed its
+ * head is exact, and bound_below prunes; GLPK's own choice (the
+ * Driebeck-Tomlin rule) proved one of milp_bench's five instances of 20
+ * tasks in 20 s of CPU, this all five in a median of 2 s.  Ordering
+ * binaries are left to GLPK. */
+static void branch(search *S, glp_tree *T)
+{
+    glp_prob *lp = glp_ios_get_prob(T);
+    const hs__model *M = &S->M;
+    size_t best_rank = (size_t)-1;
+    double best_val = -1;
+    int best = 0;
+    for (int j = 1; j <= M->ncols; j++) {
+        const hs__colinfo *c = &M->cols[j];
+        size_t r;
+        double v;
+        if (c->kind != HS__COL_X || !glp_ios_can_branch(T, j))
+            continue;
+        r = S->I->rank[c->a];
+        v = glp_get_col_prim(lp, j);
+        if (r < best_rank || (r == best_rank && v > best_val)) {
+            best = j;
+            best_rank = r;
+            best_val = v;
+        }
+    }
+    if (best)
+        glp_ios_branch_upon(T, best, GLP_UP_BRNCH);
+}
+
+/* A primal heuristic at a node of GLPK's search: each task on the device
+ * its LP assignment favours, in the order of its LP start (append
+ * scheduling), improved by local search when it comes within
+ * NODE_SEARCH_WITHIN of the best; a better schedule becomes the incumbent,
+ * GLPK's too.  The LP solutions of deep nodes are nearly schedules. */
+static void node_heuristic(search *S, glp_tree *T)
+{
+    glp_prob *lp = glp_ios_get_prob(T);
+    const hs__model *M = &S->M;
+    hs__sched *c = &S->cand;
+    size_t n = S->I->n, m = (size_t)S->I->m;
+    double *weight = S->scratch, *x = S->ub;
+    memset(weight, 0, n * m * sizeof *weight);
+    for (int j = 1; j <= M->ncols; j++) {
+        const hs__colinfo *col = &M->cols[j];
+        if (col->kind == HS__COL_X || col->kind == HS__COL_P)
+            weight[(size_t)col->a * m + (size_t)col->b] += glp_get_col_prim(lp, j);
+        else if (col->kind == HS__COL_S)
+            c->start[col->a] = glp_get_col_prim(lp, j);
+    }
+    for (size_t t = 0; t < n; t++) {
+        c->dev[t] = 0;
+        for (size_t d = 1; d < m; d++)
+            if (weight[t * m + d] > weight[t * m + (size_t)c->dev[t]])
+                c->dev[t] = (int)d;
+    }
+    hs__order_by_start(S->I, c->dev, c->start, c->order);
+    c->makespan = hs__eval(S->I, c->dev, c->order, c->start);
+    if (!(c->makespan < S->best.makespan * (1 + NODE_SEARCH_WITHIN)))
+        return;
+    hs__improve(S->I, &S->budget, c);
+    if (!(c->makespan < S->best.makespan - 1e-9 * (1 + S->best.makespan)))
+        return;
+    snprintf(c->from, sizeof c->from, "milp");
+    hs__sched_copy(&S->best, c, n);
+    if (S->best.makespan < S->incumbent)
+        S->incumbent = S->best.makespan;
+    hs__canon(M, S->I, c); /* the labels the symmetry rows want */
+    hs__model_point(M, S->I, c, x);
+    glp_ios_heur_sol(T, x);
+}
+
 static void glpk_callback(glp_tree *T, void *info)
 {
     search *S = info;
     glp_prob *lp = glp_ios_get_prob(T);
     double now = hs__now_s();
+    if (glp_ios_reason(T) == GLP_IBRANCH && S->allowed)
+        branch(S, T);
+    if (glp_ios_reason(T) == GLP_IROWGEN && S->allowed && S->cmax_col)
+        node_bound(S, T);
     record_bound(S, T);
     if (glp_ios_reason(T) == GLP_IHEUR && S->start_x && !S->injected) {
         S->injected = 1;
         glp_ios_heur_sol(T, S->start_x);
+    } else if (glp_ios_reason(T) == GLP_IHEUR && S->allowed) {
+        node_heuristic(S, T);
     }
     if (glp_mip_status(lp) == GLP_FEAS && glp_mip_obj_val(lp) < S->incumbent)
         S->incumbent = glp_mip_obj_val(lp);
@@ -285,7 +463,12 @@ static int solve_glpk(search *S, hs_error *err)
         ip.clq_cuts = GLP_ON;
         ip.br_tech = GLP_BR_LFV;
     }
+    if (S->o->features & HS_MILP_USE_SEARCH)
+        node_bounds_alloc(S);
     rc = glp_intopt(lp, &ip);
+    node_bounds_free(S);
+    if (S->o->verbose)
+        printf("hetsched: %.0f node bounds above the LP\n", S->node_cuts);
     st = glp_mip_status(lp);
     if (st == GLP_OPT || st == GLP_FEAS) {
         if (!(x = malloc(((size_t)S->M.ncols + 1) * sizeof *x)))
@@ -305,7 +488,13 @@ static int solve_glpk(search *S, hs_error *err)
 }
 
 #if HS_HAVE_CBC
-/* The GLPK model, copied column by column into CBC (no file in between). */
+static double cbc_node_bound(void *ctx, const double *lb, const double *ub)
+{
+    return bound_below(ctx, lb, ub);
+}
+
+/* The GLPK model, copied column by column into CBC (no file in between),
+ * searched in the order and with the node bounds of the GLPK search. */
 static int solve_cbc(search *S, hs_error *err)
 {
     glp_prob *lp = S->M.lp;
@@ -343,13 +532,18 @@ static int solve_cbc(search *S, hs_error *err)
         rlb[i - 1] = type == GLP_FR || type == GLP_UP ? -DBL_MAX : glp_get_row_lb(lp, i);
         rub[i - 1] = type == GLP_FR || type == GLP_LO ? DBL_MAX : glp_get_row_ub(lp, i);
     }
+    if (S->o->features & HS_MILP_USE_SEARCH)
+        node_bounds_alloc(S);
     {
         hs__cbc_problem p = {.ncols = nc, .nrows = nr, .start = start, .index = index,
                              .value = value, .collb = clb, .colub = cub, .obj = obj,
                              .rowlb = rlb, .rowub = rub, .integer = integer,
                              .mip_start = S->start_x ? S->start_x + 1 : NULL,
-                             .seconds = remaining_s(S), .rel_gap = S->o->rel_gap,
-                             .verbose = S->o->verbose, .stop = S->o->stop};
+                             .objective_col = S->cmax_col - 1,
+                             .node_bound = S->allowed && S->cmax_col ? cbc_node_bound : NULL,
+                             .node_ctx = S, .seconds = remaining_s(S),
+                             .rel_gap = S->o->rel_gap, .verbose = S->o->verbose,
+                             .stop = S->o->stop};
         if (stop_asked(S))
             goto out;
         S->injected = S->start_x != NULL;
@@ -382,6 +576,7 @@ out:
     free(rlb);
     free(rub);
     free(integer);
+    node_bounds_free(S);
     return rc;
 }
 #endif

@@ -432,6 +432,47 @@ static void gpus_without_host(void **state)
     hs_workload_free(w);
 }
 
+/* Two GPUs on their own memories, 10 us over the link between them (5 us
+ * latency + 5000 bytes at 1 GB/s), every task 10 us on either.  A join:
+ * a, b, c -> t.  Taken one at a time each predecessor could end at 10 on
+ * t's GPU, so the plain critical path is 20; but those on t's GPU run one
+ * after the other and the others' data arrives at 20: t starts at 20
+ * earliest, and 30 is a bound.  It is the optimum: a, b on gpu0, c on
+ * gpu1, t on gpu0 at 20.  The fork t -> a, b, c mirrors it (tails). */
+static hs_workload *fan(int join)
+{
+    hs_workload *w = hs_workload_new();
+    hs_error err = {0};
+    static const char *const names[] = {"a", "b", "c"};
+    assert_non_null(w);
+    assert_int_equal(hs_platform_add_device(w, "gpu0", HS_DEVICE_GPU, "gpu0", 0, &err), 0);
+    assert_int_equal(hs_platform_add_device(w, "gpu1", HS_DEVICE_GPU, "gpu1", 0, &err), 1);
+    assert_true(hs_platform_add_link(w, "gpu0", "gpu1", 1, 5, &err) >= 0);
+    assert_true(hs_platform_add_link(w, "gpu1", "gpu0", 1, 5, &err) >= 0);
+    assert_int_equal(hs_workload_add_app(w, "f", 1, &err), 0);
+    assert_int_equal(hs_app_add_kernel(w, 0, "t", &err), 0);
+    for (int k = 0; k < 3; k++)
+        assert_int_equal(hs_app_add_kernel(w, 0, names[k], &err), k + 1);
+    for (int k = 0; k < 4; k++)
+        assert_int_equal(hs_kernel_set_cost(w, 0, k, "gpu", 10, &err), 0);
+    for (int k = 0; k < 3; k++)
+        assert_true(hs_app_add_edge(w, 0, join ? names[k] : "t", join ? "t" : names[k], 5000,
+                                    &err) >= 0);
+    assert_int_equal(hs_workload_finalize(w, &err), HS_OK);
+    return w;
+}
+
+static void join_and_fork(void **state)
+{
+    (void)state;
+    for (int join = 0; join < 2; join++) {
+        hs_workload *w = fan(join);
+        assert_close(hs_lower_bound_us(w), 30);
+        both(w, 30);
+        hs_workload_free(w);
+    }
+}
+
 /* ---------------------------------------------------------------- refusals */
 
 static void refusals(void **state)
@@ -746,6 +787,7 @@ int main(void)
         cmocka_unit_test(p2_prec_cmax),
         cmocka_unit_test(chain_over_link),
         cmocka_unit_test(gpus_without_host),
+        cmocka_unit_test(join_and_fork),
         cmocka_unit_test(refusals),
         cmocka_unit_test(time_limit),
         cmocka_unit_test(too_large),
