@@ -3,7 +3,9 @@
 #   ./build.sh        installs missing Debian packages, builds, and compares every
 #                     policy with the optimum on the case study (the main job)
 #   ./build.sh test   installs missing Debian packages, builds, runs the tests
-#                     (once plainly, once under AddressSanitizer + UBSan)
+#                     (once plainly, once under AddressSanitizer + UBSan), then
+#                     the tests that run threads (the executor, the splitters)
+#                     under ThreadSanitizer
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -27,8 +29,11 @@ build() { # build DIR [meson options...]
     local dir=$1
     shift
     [ -f "$dir/build.ninja" ] || meson setup "$dir" "$@" >&2
-    ninja -C "$dir" >&2
+    ninja -C "$dir" ${targets:-} >&2
 }
+
+# The tests that run threads: the executor and the chunk splitters.
+tsan_tests=(split_real engine_real run data split wave splitgraph)
 
 install_deps
 case "${1:-run}" in
@@ -46,6 +51,11 @@ test)
         LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp:print_suppressions=0 \
         UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 HS_SANITIZED=1 \
         meson test -C build-asan --print-errorlogs || status=1
+    # only what those tests need, to keep the third half short
+    targets="cli/hetsched ${tsan_tests[*]/#/tests/test_}" \
+        build build-tsan -Db_sanitize=thread -Db_lundef=false
+    TSAN_OPTIONS=halt_on_error=1 HS_SANITIZED=1 \
+        meson test -C build-tsan --no-rebuild --print-errorlogs "${tsan_tests[@]}" || status=1
     [ $status -eq 0 ] || echo "build.sh: some tests failed (see above)" >&2
     exit $status
     ;;

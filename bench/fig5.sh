@@ -32,10 +32,12 @@
 #                       another value regenerates as --gpus does)
 #   --run-opts "OPTS"   more options for every `hetsched run` (e.g. --devices)
 #   --hetsched PATH     the binary (default: $HETSCHED, else build/cli/hetsched)
-#   --keep DIR          keep every run's output there (default: a temporary
-#                       directory, removed at the end)
-# Exit status 0 when every run succeeded and checked all its kernels, 1 when
-# one did not (its row says why), 2 on bad usage.
+#   --keep DIR          keep every run's output there, with its measured
+#                       schedule (C-P-R.json) and trace (C-P-R.trace.json)
+#                       (default: a temporary directory, removed at the end)
+# Exit status 0 when every run succeeded (a kernel whose check fails fails
+# its run; run checks a sample of the kernels, after the run), 1 when one
+# did not (its row says why), 2 on bad usage.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -156,7 +158,9 @@ for c in ${comps//,/ }; do
     for ((r = 1; r <= runs; r++)); do
         for p in $plist; do
             log=$dir/$c-$p-$r.log
+            # with --keep, each run's measured schedule and trace too
             "$hetsched" run -a "$p" ${backend:+--backend "$backend"} ${model:+--model "$model"} \
+                ${keep:+--json "$dir/$c-$p-$r.json" --trace "$dir/$c-$p-$r.trace.json"} \
                 ${extra[@]+"${extra[@]}"} "$w" >"$log" 2>&1
             echo "exit $?" >>"$log"
         done
@@ -166,8 +170,8 @@ for c in ${comps//,/ }; do
     echo "composition $c ($(basename "$w"): $(sed -n 's/^# \([0-9]* tasks\).*/\1/p' "$w")," \
         "devices $(sed -n 's/^  - {name: \([a-z0-9]*\), kind:.*/\1/p' "$w" | paste -sd, -)," \
         "backend ${used:-${backend:-?}})"
-    printf '%-10s %14s %14s %8s %8s %8s\n' policy "measured us" "predicted us" ratio speedup \
-        pred.sp
+    printf '%-10s %14s %14s %8s %8s %8s  %s\n' policy "measured us" "predicted us" ratio speedup \
+        pred.sp "busy% / idle holding work% per device (last run)"
     base="" pbase=""
     for p in $plist; do
         why="" meas="" pred=""
@@ -176,10 +180,6 @@ for c in ${comps//,/ }; do
             rc=$(sed -n 's/^exit //p' "$log")
             if [ "$rc" != 0 ]; then
                 why="exit $rc: $(grep -m1 -i 'error\|hetsched' "$log" | cut -c1-100)"
-                break
-            fi
-            if ! grep -Eq '^checked ([0-9]+) of \1 typed kernels' "$log"; then
-                why="not every kernel checked: $(grep -m1 '^checked' "$log")"
                 break
             fi
             sed -n 's/.*measured makespan \([0-9.]*\) us.*/\1/p' "$log" >>"$dir/m"
@@ -196,11 +196,14 @@ for c in ${comps//,/ }; do
         if [ "$p" = cpu-only ]; then
             base=$meas pbase=$pred
         fi
-        awk -v p="$p" -v m="$meas" -v q="$pred" -v b="$base" -v pb="$pbase" 'BEGIN {
+        # "  gpu0   gpu  busy   251938.321 us   67.3%  3146 tasks; idle holding work ... (31.8%)"
+        busy=$(sed -n 's/^  \([^ ]*\) .* busy .* \([0-9.]*\)%  [0-9]* tasks; idle holding work .*(\([0-9.]*\)%)$/\1 \2\/\3/p' \
+            "$log" | paste -sd' ' -)
+        awk -v p="$p" -v m="$meas" -v q="$pred" -v b="$base" -v pb="$pbase" -v busy="$busy" 'BEGIN {
             ratio = q > 0 ? m / q : 0
             sp = b != "" && m > 0 ? sprintf("%.3f", b / m) : "-"
             psp = pb != "" && q > 0 ? sprintf("%.3f", pb / q) : "-"
-            printf "%-10s %14.1f %14.1f %8.3f %8s %8s\n", p, m, q, ratio, sp, psp }'
+            printf "%-10s %14.1f %14.1f %8.3f %8s %8s  %s\n", p, m, q, ratio, sp, psp, busy }'
     done
 done
 [ -z "$keep" ] || echo "run outputs kept in $keep" >&2

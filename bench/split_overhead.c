@@ -30,9 +30,9 @@
 
 #define MAX_RUNS 101
 
-static int run_nothing(void *user, int d, size_t b, size_t e)
+static int run_nothing(void *user, int d, size_t b, size_t e, int aside)
 {
-    (void)user, (void)d, (void)b, (void)e;
+    (void)user, (void)d, (void)b, (void)e, (void)aside;
     return 0;
 }
 
@@ -53,8 +53,8 @@ static double driver_gap(size_t items, size_t chunks, int ndev)
     st.max_records = chunks + (size_t)ndev;
     if (!(st.records = malloc(st.max_records * sizeof *st.records)))
         return -1;
-    if (hs_split_drive_prep(hs_splitter_find("fixed"), &k, dev, ndev, &o, NULL, NULL,
-                            run_nothing, NULL, NULL, &st, &err) != HS_OK) {
+    if (hs_split_drive(hs_splitter_find("fixed"), &k, dev, ndev, &o, NULL,
+                       &(hs_split_drive_ops){.run = run_nothing}, NULL, &st, &err) != HS_OK) {
         fprintf(stderr, "split_overhead: %s\n", err.msg);
         free(st.records);
         return -1;

@@ -1,6 +1,7 @@
 /* hetsched command line — one struct per subcommand, a registry in main.c.
  * Exit statuses: 0 success, 1 failure while working, 2 bad usage or input.
- * Data goes to stdout, diagnostics to stderr. */
+ * Data goes to stdout, diagnostics to stderr.  Every output file is written
+ * through graph/output.h; main checks standard output before it exits. */
 #ifndef HS_CLI_H
 #define HS_CLI_H
 
@@ -33,11 +34,20 @@ int hs_cli_parse_real(const char *s, double lo, double hi, double *out);
 typedef struct hs_cli_outputs {
     const char *json, *dot, *gantt, *trace;
 } hs_cli_outputs;
-/* Writes s to every file asked for; stops at the first failure. */
+/* Writes s to every file asked for (graph/output.h: never a half-written
+ * file); stops at the first failure. */
 int hs_cli_write_outputs(const hs_workload *w, const hs_schedule *s, const hs_cli_outputs *o,
                          hs_error *err);
 /* 1 when one of the outputs is stdout: the summary then goes to stderr. */
 int hs_cli_outputs_use_stdout(const hs_cli_outputs *o);
+/* 0, or the usage error (status 2) when two outputs would share standard
+ * output ('-'): those of o, and `extra` (an option of the command, e.g.
+ * "--write-lp", NULL for none) with its value extra_path. */
+int hs_cli_outputs_check(const hs_cli_cmd *cmd, const hs_cli_outputs *o, const char *extra,
+                         const char *extra_path);
+/* The workload (and s, may be NULL) as DOT at `path` ('-': stdout). */
+int hs_cli_write_dot(const hs_workload *w, const hs_schedule *s, const char *path,
+                     hs_error *err);
 /* Loads a workload or prints the error; returns NULL on failure and sets
  * *status to the exit status. */
 hs_workload *hs_cli_load(const char *path, int *status);
@@ -58,6 +68,20 @@ extern volatile sig_atomic_t hs_cli_stop;
 void hs_cli_catch_interrupt(void);
 void hs_cli_release_interrupt(void);
 
+/* Performance models (cli/cmd_model.c).  The table of `hetsched model
+ * show`: each history entry beside its fit, then the fits; 0, or 1 when out
+ * of memory (said on stderr). */
+int hs_cli_model_table(FILE *out, const struct hs_perfmodel *m);
+/* The model at `path` for run --update-model: loaded, or a new empty one
+ * when the file does not exist.  NULL on failure, said on stderr, with
+ * *status set. */
+struct hs_perfmodel *hs_cli_model_open(const char *path, int *status);
+/* Adds the times the run s of w measured to m (hs_perfmodel_add_run),
+ * refits, writes m to `path` and says what it did on `out`; returns the
+ * exit status. */
+int hs_cli_model_update(const char *path, struct hs_perfmodel *m, const hs_workload *w,
+                        const hs_schedule *s, FILE *out);
+
 extern const hs_cli_cmd hs_cmd_info;
 extern const hs_cli_cmd hs_cmd_validate;
 extern const hs_cli_cmd hs_cmd_dot;
@@ -68,5 +92,6 @@ extern const hs_cli_cmd hs_cmd_gen;
 extern const hs_cli_cmd hs_cmd_split;
 extern const hs_cli_cmd hs_cmd_run;
 extern const hs_cli_cmd hs_cmd_calibrate;
+extern const hs_cli_cmd hs_cmd_model;
 
 #endif

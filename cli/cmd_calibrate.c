@@ -14,13 +14,14 @@ const hs_cli_cmd hs_cmd_calibrate = {
     .summary = "measure kernel costs and links on this machine: performance model, platform",
     .usage = "usage: hetsched calibrate [options]\n"
              "\n"
-             "Measures each kernel type (--types help lists them) at several sizes on\n"
-             "the CPU and on every CUDA GPU found, and the bandwidth and latency between\n"
-             "the host and each GPU (pinned memory) and between GPUs (peer copies).\n"
-             "Every measurement is repeated after a warm-up run; runs whose time is an\n"
-             "outlier (MAD rule) are dropped.  Writes the performance model (history\n"
-             "and a*D^b+c fit per type and device, D = the kernel's flops) for --model\n"
-             "of map, run, compare and optimal, and the platform section of a workload\n"
+             "Measures each kernel type (--types help lists them) at several sizes, or\n"
+             "exactly the typed kernels of a workload (--for), on the CPU and on every\n"
+             "CUDA GPU found, and the bandwidth and latency between the host and each\n"
+             "GPU (pinned memory) and between GPUs (peer copies).  Every measurement is\n"
+             "repeated after a warm-up run; the model keeps every run and predicts their\n"
+             "median.  Writes the performance model (history per kernel and device, and\n"
+             "a*D^b+c fit per type and device, D = the kernel's flops) for --model of\n"
+             "map, run, compare and optimal, and the platform section of a workload\n"
              "with the devices and measured links.  Without CUDA built in or without a\n"
              "GPU it measures the CPU alone and says why.\n"
              "\n"
@@ -29,6 +30,11 @@ const hs_cli_cmd hs_cmd_calibrate = {
              "                        hetsched-model.json)\n"
              "  --out-platform FILE   platform YAML ('-' for stdout; default\n"
              "                        hetsched-platform.yaml)\n"
+             "  --for WORKLOAD        measure each distinct typed kernel (type and params)\n"
+             "                        of WORKLOAD once per device, however long it runs,\n"
+             "                        instead of sizes of each type: the model then\n"
+             "                        predicts its kernels from their own history, not\n"
+             "                        from the fit\n"
              "  --types LIST          kernel types, comma-separated (default: all; help\n"
              "                        lists them)\n"
              "  --sizes WHICH         quick: flops 1e4 .. 1e8 by decades, buffers up to\n"
@@ -39,20 +45,46 @@ const hs_cli_cmd hs_cmd_calibrate = {
              "                        10 with --sizes full)\n"
              "  --devices LIST        cpu, gpu (every GPU), gpu0, gpu1, ... comma-separated\n"
              "                        (default: the CPU and every GPU found)\n"
-             "  --threads N           threads of the CPU device (default: the online\n"
-             "                        processors)\n"
+             "  --threads N           threads of the CPU device (default: with --for the\n"
+             "                        cores of the workload's cpu device when it gives\n"
+             "                        them, else the online processors)\n"
              "  -q, --quiet           no progress lines on stderr\n"
              "  -h, --help            this text\n"
              "\n"
-             "A type's larger sizes are skipped on a device once one run there takes\n"
-             "over 0.2 s (quick) or 2 s (full).  Use the files as\n"
+             "--types and --sizes do not combine with --for.  A type's larger sizes are\n"
+             "skipped on a device once one run there takes over 0.2 s (quick) or 2 s\n"
+             "(full).  Use the files as\n"
              "  hetsched map -a dmda WORKLOAD --model hetsched-model.json\n"
              "with the platform section of WORKLOAD taken from hetsched-platform.yaml.\n",
     .main = calibrate_main,
 };
 
-/* The fits, one line per type and device, then the links. */
-static void report(FILE *out, const hs_calib_result *r)
+/* Sweep rows: the fit of each type and device. */
+static void fit_rows(FILE *out, const hs_calib_result *r)
+{
+    fprintf(out, "kernel costs: cost_us = a * D^b + c, D = flops\n");
+    fprintf(out, "  %-10s %-6s %5s %8s %8s %11s %7s %11s %8s %11s\n", "type", "device", "sizes",
+            "samples", "rejected", "a", "b", "c", "rms_rel", "us at Dmax");
+    for (int i = 0; i < r->nrows; i++) {
+        const hs_calib_row *row = &r->rows[i];
+        if (row->nsizes == 0)
+            fprintf(out, "  %-10s %-6s %5d  not measured%s%s\n", row->type, row->device, 0,
+                    row->note[0] ? ": " : "", row->note);
+        else if (row->fitted)
+            fprintf(out, "  %-10s %-6s %5d %8ld %8ld %11.4g %7.4f %11.4g %8.4f %11.4g\n",
+                    row->type, row->device, row->nsizes, row->samples, row->rejected,
+                    row->fit.a, row->fit.b, row->fit.c, row->fit.rms_rel, row->dmax_us);
+        else
+            fprintf(out, "  %-10s %-6s %5d %8ld %8ld %11s %7s %11s %8s %11.4g\n", row->type,
+                    row->device, row->nsizes, row->samples, row->rejected, "-", "-", "-",
+                    "-", row->dmax_us);
+    }
+}
+
+/* The devices; the fits, or with a workload (--for) each of its kernels
+ * beside the fit and what was left out; then the links.  0, or 1 when out
+ * of memory. */
+static int report(FILE *out, const hs_calib_result *r, const char *workload)
 {
     const hs_platform *p = &r->platform->platform;
     fprintf(out, "devices:");
@@ -68,26 +100,16 @@ static void report(FILE *out, const hs_calib_result *r)
     fprintf(out, "\n");
     if (r->ngpus == 0)
         fprintf(out, "no GPU measured: %s\n", r->gpu_note);
-    fprintf(out, "kernel costs: cost_us = a * D^b + c, D = flops\n");
-    fprintf(out, "  %-10s %-6s %5s %8s %8s %11s %7s %11s %8s %11s\n", "type", "device", "sizes",
-            "samples", "rejected", "a", "b", "c", "rms_rel", "us at Dmax");
-    for (int i = 0; i < r->nrows; i++) {
-        const hs_calib_row *row = &r->rows[i];
-        double at = 0;
-        if (row->nsizes == 0) {
-            fprintf(out, "  %-10s %-6s %5d  not measured%s%s\n", row->type, row->device, 0,
-                    row->note[0] ? ": " : "", row->note);
-            continue;
-        }
-        hs_perfmodel_predict(r->model, row->type, row->dmax, row->device, &at, NULL, NULL);
-        if (row->fitted)
-            fprintf(out, "  %-10s %-6s %5d %8ld %8ld %11.4g %7.4f %11.4g %8.4f %11.4g\n",
-                    row->type, row->device, row->nsizes, row->samples, row->rejected,
-                    row->fit.a, row->fit.b, row->fit.c, row->fit.rms_rel, at);
-        else
-            fprintf(out, "  %-10s %-6s %5d %8ld %8ld %11s %7s %11s %8s %11.4g\n", row->type,
-                    row->device, row->nsizes, row->samples, row->rejected, "-", "-", "-",
-                    "-", at);
+    if (!workload) {
+        fit_rows(out, r);
+    } else {
+        fprintf(out, "kernel costs of %s: the median of each kernel's runs\n", workload);
+        if (hs_cli_model_table(out, r->model) != 0)
+            return 1;
+        for (int i = 0; i < r->nrows; i++)
+            if (r->rows[i].note[0])
+                fprintf(out, "  %s on %s: %s\n", r->rows[i].type, r->rows[i].device,
+                        r->rows[i].note);
     }
     if (r->nlinks == 0)
         fprintf(out, "links: none (one memory)\n");
@@ -101,15 +123,30 @@ static void report(FILE *out, const hs_calib_result *r)
                 l->from != HS_HOST_MEMORY && l->to != HS_HOST_MEMORY
                     ? (l->direct ? "  peer" : "  staged through the host") : "");
     }
+    return 0;
+}
+
+/* calibrate --for reads the kernels' types and params only: a typed kernel
+ * without cost_us (a workload written for --model) loads with cost 0, its
+ * type and params checked as the model's provider checks them. */
+static int any_cost(void *ctx, const hs_kernel *k, const hs_device *d, double *us,
+                    hs_error *err)
+{
+    double size;
+    (void)ctx;
+    (void)d;
+    *us = 0;
+    return hs_perfmodel_kernel_size(k, &size, err);
 }
 
 static int calibrate_main(int argc, char **argv)
 {
-    enum { OPT_MODEL = 256, OPT_PLATFORM, OPT_TYPES, OPT_SIZES, OPT_REPS, OPT_DEVICES,
+    enum { OPT_MODEL = 256, OPT_PLATFORM, OPT_FOR, OPT_TYPES, OPT_SIZES, OPT_REPS, OPT_DEVICES,
            OPT_THREADS };
     static const struct option longopts[] = {
         {"out-model", required_argument, NULL, OPT_MODEL},
         {"out-platform", required_argument, NULL, OPT_PLATFORM},
+        {"for", required_argument, NULL, OPT_FOR},
         {"types", required_argument, NULL, OPT_TYPES},
         {"sizes", required_argument, NULL, OPT_SIZES},
         {"reps", required_argument, NULL, OPT_REPS},
@@ -119,6 +156,9 @@ static int calibrate_main(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     const char *model_path = "hetsched-model.json", *platform_path = "hetsched-platform.yaml";
+    const char *for_path = NULL;
+    hs_load_options lo = {.cost_fn = any_cost};
+    hs_workload *w = NULL;
     hs_calib_options o = {.log = stderr};
     hs_calib_result r;
     hs_error err = {0};
@@ -130,6 +170,7 @@ static int calibrate_main(int argc, char **argv)
         switch (c) {
         case OPT_MODEL: model_path = optarg; break;
         case OPT_PLATFORM: platform_path = optarg; break;
+        case OPT_FOR: for_path = optarg; break;
         case OPT_TYPES: o.types = optarg; break;
         case OPT_SIZES: o.sizes = optarg; break;
         case OPT_DEVICES: o.devices = optarg; break;
@@ -165,9 +206,13 @@ static int calibrate_main(int argc, char **argv)
     if (strcmp(model_path, "-") == 0 && strcmp(platform_path, "-") == 0)
         return hs_cli_usage_error(&hs_cmd_calibrate, "--out-model and --out-platform cannot "
                                   "both be stdout");
+    if (for_path && hs_workload_load_file_opts(for_path, &lo, &w, &err) != HS_OK)
+        return hs_cli_fail(&err);
+    o.workload = w;
     rc = hs_calibrate(&o, &r, &err);
     if (rc == HS_EINPUT) {
         hs_calib_result_free(&r);
+        hs_workload_free(w);
         return hs_cli_usage_error(&hs_cmd_calibrate, "%s", err.msg);
     }
     if (rc == HS_OK)
@@ -177,12 +222,13 @@ static int calibrate_main(int argc, char **argv)
     if (rc == HS_OK) {
         FILE *out = strcmp(model_path, "-") == 0 || strcmp(platform_path, "-") == 0 ? stderr
                                                                                     : stdout;
-        report(out, &r);
+        status = report(out, &r, for_path);
         fprintf(out, "wrote %s and %s%s\n", model_path, platform_path,
                 r.nwarnings ? " (with warnings: see above)" : "");
     } else {
         status = hs_cli_fail(&err);
     }
     hs_calib_result_free(&r);
+    hs_workload_free(w);
     return status;
 }

@@ -49,7 +49,7 @@ const hs_cli_cmd hs_cmd_optimal = {
              "  --gantt FILE        draw a Gantt chart, FILE.png or FILE.svg\n"
              "  --trace FILE        write a Chrome trace (opens in Perfetto; '-' for stdout)\n"
              "  --write-lp FILE     write the model in CPLEX LP format before solving\n"
-             "                      (nothing when the model is not built)\n"
+             "                      ('-' for stdout; nothing when the model is not built)\n"
              "  --model FILE        performance model (JSON): costs of typed kernels\n"
              "                      without cost_us\n"
              "  --disable LIST      for experiments: switch off parts of the model and the\n"
@@ -60,7 +60,8 @@ const hs_cli_cmd hs_cmd_optimal = {
              "\n"
              "Exit status: 0 with a schedule (optimal or feasible), 1 without one, 2 for bad\n"
              "usage or input, 130 after a second interrupt.  When a file goes to stdout, the\n"
-             "summary goes to stderr.\n",
+             "summary goes to stderr (one file at most may go there).  A file is written\n"
+             "whole or not at all.\n",
     .main = optimal_main,
 };
 
@@ -214,6 +215,8 @@ static int optimal_main(int argc, char **argv)
     if (optind != argc - 1)
         return hs_cli_usage_error(&hs_cmd_optimal, "expected one WORKLOAD, got %d arguments",
                                   argc - optind);
+    if ((status = hs_cli_outputs_check(&hs_cmd_optimal, &outputs, "--write-lp", opt.lp_file)))
+        return status;
     opt.features &= ~off;
     if (opt.solver == HS_MILP_CBC && !HS_HAVE_CBC) {
         fprintf(stderr, "hetsched: the CBC solver is not built in (install coinor-libcbc-dev "
@@ -222,7 +225,7 @@ static int optimal_main(int argc, char **argv)
     }
     if (!(w = hs_cli_load_model(argv[optind], model_path, &model, &status)))
         return status;
-    if (hs_cli_outputs_use_stdout(&outputs))
+    if (hs_cli_outputs_use_stdout(&outputs) || (opt.lp_file && strcmp(opt.lp_file, "-") == 0))
         out = stderr;
     opt.stop = &hs_cli_stop;
     hs_cli_catch_interrupt();

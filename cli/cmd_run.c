@@ -47,52 +47,70 @@ const hs_cli_cmd hs_cmd_run = {
              "  --gantt FILE          draw it, FILE.png or FILE.svg\n"
              "  --seed N              seed of the `random` policy (default 0)\n"
              "  --model FILE          performance model (JSON) for typed kernels' costs\n"
+             "  --update-model FILE   after the run, add each typed task's measured time\n"
+             "                        to the history of the model FILE (created when\n"
+             "                        missing) and refit it, so that a run with --model\n"
+             "                        FILE is predicted from this one; a part of a split\n"
+             "                        kernel counts at its share of the kernel's flops\n"
              "  --split SPLITTER      split every kernel marked splittable across the\n"
              "                        devices with a chunk splitter (as `map --split`)\n"
              "  --split-option K=V    an option of that splitter (repeatable)\n"
+             "  --predict MODEL       the simulator's model for the predicted makespan:\n"
+             "                        executor (default) runs the policy as the backend\n"
+             "                        does (each device holds as many started tasks, a\n"
+             "                        task's input copies start when it is started and\n"
+             "                        queue on their link, outputs go back to host on\n"
+             "                        theirs); delay is the delay model of map and optimal\n"
+             "  --fail DEVICE:after=N the device fails when it is about to run its N-th\n"
+             "                        task: it runs nothing more, the tasks it held run on\n"
+             "                        the others (each where it is predicted to end first),\n"
+             "                        and the results only its memory held are saved to\n"
+             "                        host first (a test of surviving a device's loss)\n"
+             "  --check MODE          which typed kernels are checked against their\n"
+             "                        reference, after the run (never on a device's\n"
+             "                        path): sample (default) the first of each type\n"
+             "                        and params on each memory; full every one (while\n"
+             "                        what they hold, inputs and results, exceeds an\n"
+             "                        eighth of the memory, some are checked during the\n"
+             "                        run, on a thread of their own); none\n"
              "  -h, --help            this text\n"
              "\n"
-             "The schedule's transfers are the delay model's, derived from the measured\n"
-             "placements; its makespan is the measured one.  A device holds up to 2 started\n"
+             "The schedule is the measured one (\"model\": \"measured\"): a placement spans\n"
+             "its kernel (on a GPU, between CUDA events), a transfer is a copy the run\n"
+             "made between memories (a generated input from host, a result to a task\n"
+             "that reads it, an output or an evicted replica to host), and the makespan\n"
+             "is the end of the last kernel or copy.  A device holds up to 2 started\n"
              "tasks (the next one's inputs are prefetched while the current one runs);\n"
-             "the environment variable HETSCHED_DEPTH (1..16) changes that.\n",
+             "the environment variable HETSCHED_DEPTH (1..16) changes that.  When a file\n"
+             "goes to stdout, the summary goes to stderr (one file at most may go there).\n",
     .main = run_main,
 };
 
-/* The latest end of a placement: what the run really took. */
-static double measured_makespan(const hs_schedule *s)
-{
-    double m = 0;
-    for (size_t i = 0; i < s->nplacements; i++)
-        if (s->placements[i].end_us > m)
-            m = s->placements[i].end_us;
-    return m;
-}
-
-/* Per-device busy time and task count, then the links that moved bytes. */
-static void summarise(FILE *out, const hs_workload *w, const hs_schedule *s,
-                      const hs_run_report *r)
+/* Per-device busy time, task count and time idle while holding work, then
+ * the links that moved bytes. */
+static int summarise(FILE *out, const hs_workload *w, const hs_schedule *s,
+                     const hs_run_report *r, hs_error *err)
 {
     const hs_platform *p = &w->platform;
+    hs_device_stats *st = calloc((size_t)p->ndevices + 1, sizeof *st);
+    double ms = s->makespan_us > 0 ? s->makespan_us : 1;
     int width = 6;
     size_t copies = 0;
+    if (!st || hs_schedule_device_stats(w, s, st, err) != HS_OK) {
+        free(st);
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    }
     for (int i = 0; i < r->nmemories * r->nmemories; i++)
         copies += r->link_copies[i];
     for (int d = 0; d < p->ndevices; d++)
         if ((int)strlen(p->devices[d].name) > width)
             width = (int)strlen(p->devices[d].name);
-    for (int d = 0; d < p->ndevices; d++) {
-        double busy = 0;
-        size_t count = 0;
-        for (size_t i = 0; i < s->nplacements; i++)
-            if (s->placements[i].device == d) {
-                busy += s->placements[i].end_us - s->placements[i].start_us;
-                count++;
-            }
-        fprintf(out, "  %-*s %s  busy %12.3f us  %5.1f%%  %zu tasks\n", width,
-                p->devices[d].name, hs_device_kind_name(p->devices[d].kind), busy,
-                s->makespan_us > 0 ? 100.0 * busy / s->makespan_us : 0.0, count);
-    }
+    for (int d = 0; d < p->ndevices; d++)
+        fprintf(out, "  %-*s %s  busy %12.3f us  %5.1f%%  %zu tasks; idle holding work %.3f us "
+                "(%.1f%%)\n", width, p->devices[d].name, hs_device_kind_name(p->devices[d].kind),
+                st[d].busy_us, 100.0 * st[d].busy_us / ms, st[d].tasks, st[d].held_idle_us,
+                100.0 * st[d].held_idle_us / ms);
+    free(st);
     fprintf(out, "bytes moved per link:%s\n", copies ? "" : " none");
     for (int a = 0; a < r->nmemories; a++)
         for (int b = 0; b < r->nmemories; b++) {
@@ -104,6 +122,7 @@ static void summarise(FILE *out, const hs_workload *w, const hs_schedule *s,
                     r->link_us[i],
                     r->link_us[i] > 0 ? r->link_bytes[i] / r->link_us[i] / 1e3 : 0.0);
         }
+    return HS_OK;
 }
 
 /* "64M" -> 64 x 2^20 into *out; suffixes K, M, G (powers of 1024); > 0. */
@@ -192,7 +211,8 @@ out:
 static int run_main(int argc, char **argv)
 {
     enum { OPT_JSON = 256, OPT_GANTT, OPT_TRACE, OPT_SEED, OPT_MODEL, OPT_BACKEND,
-           OPT_DEVICES, OPT_DEVMEM, OPT_SPLIT, OPT_SPLIT_OPTION };
+           OPT_DEVICES, OPT_DEVMEM, OPT_SPLIT, OPT_SPLIT_OPTION, OPT_CHECK, OPT_PREDICT, OPT_UPDATE_MODEL, OPT_FAIL };
+    static const char *const check_modes[] = {"sample", "full", "none"};
     static const struct option longopts[] = {
         {"algorithm", required_argument, NULL, 'a'},
         {"backend", required_argument, NULL, OPT_BACKEND},
@@ -201,19 +221,27 @@ static int run_main(int argc, char **argv)
         {"trace", required_argument, NULL, OPT_TRACE},
         {"seed", required_argument, NULL, OPT_SEED},
         {"model", required_argument, NULL, OPT_MODEL},
+        {"update-model", required_argument, NULL, OPT_UPDATE_MODEL},
         {"devices", required_argument, NULL, OPT_DEVICES},
         {"device-memory", required_argument, NULL, OPT_DEVMEM},
         {"split", required_argument, NULL, OPT_SPLIT},
         {"split-option", required_argument, NULL, OPT_SPLIT_OPTION},
+        {"check", required_argument, NULL, OPT_CHECK},
+        {"predict", required_argument, NULL, OPT_PREDICT},
+        {"fail", required_argument, NULL, OPT_FAIL},
         {NULL, 0, NULL, 0},
     };
     const char *algo = NULL, *bname = NULL, *model_path = NULL, *devices = NULL;
+    const char *update_path = NULL;
     size_t devmem = 0;
     const hs_backend_ops *ops = NULL;
     const hs_policy *pol;
     hs_cli_outputs out = {0};
-    hs_perfmodel *model = NULL;
-    hs_map_options opt = {0};
+    hs_perfmodel *model = NULL, *update = NULL;
+    hs_map_options opt = {0}, popt = {0};
+    hs_map_stats stats = {0};
+    char *fail_name = NULL;
+    int *depth = NULL, predict_executor = 1;
     const char *split = NULL;
     hs_split_options sopt = {0};
     hs_schedule *s = NULL, *pred = NULL;
@@ -233,8 +261,35 @@ static int run_main(int argc, char **argv)
         case OPT_GANTT: out.gantt = optarg; break;
         case OPT_TRACE: out.trace = optarg; break;
         case OPT_MODEL: model_path = optarg; break;
+        case OPT_UPDATE_MODEL: update_path = optarg; break;
         case OPT_DEVICES: devices = optarg; break;
         case OPT_SPLIT: split = optarg; break;
+        case OPT_FAIL: {
+            const char *at = strstr(optarg, ":after=");
+            if (!at || at == optarg ||
+                hs_cli_parse_whole(at + 7, 1, ULONG_MAX, &v) != 0)
+                return hs_cli_usage_error(&hs_cmd_run, "--fail wants DEVICE:after=N (N >= 1), "
+                                          "not '%s'", optarg);
+            fail_name = strndup(optarg, (size_t)(at - optarg));
+            report.fail_after = (size_t)v;
+            break;
+        }
+        case OPT_PREDICT:
+            if (strcmp(optarg, "executor") != 0 && strcmp(optarg, "delay") != 0)
+                return hs_cli_usage_error(&hs_cmd_run, "--predict wants executor or delay, not "
+                                          "'%s'", optarg);
+            predict_executor = strcmp(optarg, "executor") == 0;
+            break;
+        case OPT_CHECK: {
+            int k = 0;
+            while (k < 3 && strcmp(optarg, check_modes[k]) != 0)
+                k++;
+            if (k == 3)
+                return hs_cli_usage_error(&hs_cmd_run, "--check wants sample, full or none, "
+                                          "not '%s'", optarg);
+            report.check = (hs_check_mode)k;
+            break;
+        }
         case OPT_SPLIT_OPTION:
             if (hs_split_option_set(&sopt, optarg, &err) != HS_OK)
                 return hs_cli_usage_error(&hs_cmd_run, "--split-option: %s", err.msg);
@@ -259,8 +314,11 @@ static int run_main(int argc, char **argv)
     }
     if (!algo)
         return hs_cli_usage_error(&hs_cmd_run, "no policy: give -a ALGO");
+    if ((status = hs_cli_outputs_check(&hs_cmd_run, &out, NULL, NULL)) != 0)
+        return status;
     if (!hs_policy_find(algo)) {
-        fprintf(stderr, "hetsched run: unknown policy '%s' (see hetsched map -a help)\n", algo);
+        hs_error_set(&err, HS_EUSAGE, "unknown policy '%s' (see hetsched map -a help)", algo);
+        fprintf(stderr, "hetsched run: %s\n", err.msg);
         return 2;
     }
     if (bname && (!(ops = hs_backend_find(bname)) || ops == &hs_backend_sim))
@@ -269,13 +327,19 @@ static int run_main(int argc, char **argv)
     if (argc - optind != 1)
         return hs_cli_usage_error(&hs_cmd_run, "expected one WORKLOAD, got %d arguments",
                                   argc - optind);
+    if (update_path && (!update_path[0] || strcmp(update_path, "-") == 0))
+        return hs_cli_usage_error(&hs_cmd_run, "--update-model wants a file (it is read and "
+                                  "written back), not '%s'", update_path);
     if (split && hs_split_graph_new(split, &sopt, &opt.split, &err) != HS_OK)
         return hs_cli_usage_error(&hs_cmd_run, "--split: %s", err.msg);
     if (hs__policy_resolve(algo, &opt, &pol, &err) != HS_OK) {
         hs_split_graph_free(opt.split);
         return hs_cli_usage_error(&hs_cmd_run, "%s", err.msg);
     }
-    if (!(w = hs_cli_load_model(argv[optind], model_path, &model, &status))) {
+    if (!(w = hs_cli_load_model(argv[optind], model_path, &model, &status)) ||
+        (update_path && !(update = hs_cli_model_open(update_path, &status)))) {
+        hs_workload_free(w);
+        hs_perfmodel_free(model);
         hs_split_graph_free(opt.split);
         return status;
     }
@@ -290,36 +354,60 @@ static int run_main(int argc, char **argv)
     b.ops = ops;
     b.state = &report;
     report.device_memory = devmem;
-    if (rc == HS_OK)
-        rc = hs_map(w, algo, &opt, &pred, NULL, &err);
-    if (rc == HS_OK)
-        rc = hs_engine_run(w, pol, &opt, &b, &s, NULL, &err);
-    if (rc == HS_OK) {
-        s->makespan_us = measured_makespan(s);
-        rc = hs_cli_write_outputs(w, s, &out, &err);
+    if (rc == HS_OK && fail_name &&
+        (report.fail_device = hs_platform_find_device(&w->platform, fail_name)) < 0)
+        rc = hs_error_set(&err, HS_EINPUT, "--fail: the platform has no device '%s'", fail_name);
+    if (rc == HS_OK && predict_executor) {
+        /* the prediction: the same policy in the simulator, under the
+         * executor's model with the backend's depths */
+        if (!(depth = calloc((size_t)w->platform.ndevices + 1, sizeof *depth)))
+            rc = hs_error_set(&err, HS_ENOMEM, "out of memory");
+        else if ((rc = hs_run_depths(w, ops, depth, &err)) == HS_OK)
+            popt.executor_depth = depth;
     }
+    popt = (hs_map_options){.seed = opt.seed, .thr = opt.thr, .perfmodel = opt.perfmodel,
+                            .split = opt.split, .executor_depth = popt.executor_depth};
+    if (rc == HS_OK)
+        rc = hs_map(w, algo, &popt, &pred, NULL, &err);
+    if (rc == HS_OK)
+        rc = hs_engine_run(w, pol, &opt, &b, &s, &stats, &err);
+    if (rc == HS_OK && (rc = hs_run_measured_schedule(w, ops->name, &report, s, &err)) == HS_OK)
+        rc = hs_cli_write_outputs(w, s, &out, &err);
     if (rc == HS_OK) {
         FILE *o = hs_cli_outputs_use_stdout(&out) ? stderr : stdout;
         fprintf(o, "policy %s on %s, backend %s: measured makespan %.3f us\n", algo,
                 argv[optind], ops->name, s->makespan_us);
-        fprintf(o, "predicted makespan %.3f us (measured / predicted %.3f)\n",
-                pred->makespan_us,
+        fprintf(o, "predicted makespan %.3f us (%s model; measured / predicted %.3f)\n",
+                pred->makespan_us, predict_executor ? "executor" : "delay",
                 pred->makespan_us > 0 ? s->makespan_us / pred->makespan_us : 0.0);
-        fprintf(o, "checked %zu of %zu typed kernels; %zu cost-only tasks slept their cost\n",
-                report.checked, report.typed, report.untyped);
-        summarise(o, w, s, &report);
+        fprintf(o, "checked %zu of %zu typed kernels (%s, %.3f ms after the run); %zu "
+                "cost-only tasks slept their cost\n", report.checked, report.typed,
+                check_modes[report.check], report.check_us / 1e3, report.untyped);
+        rc = summarise(o, w, s, &report, &err);
         if (report.evictions || report.prefetched)
             fprintf(o, "prefetched %zu input copies; evicted %zu replicas (%zu written back "
                     "to host first)\n", report.prefetched, report.evictions,
                     report.writebacks);
-    } else {
-        status = hs_cli_fail(&err);
+        fprintf(o, "buffers: %zu reused, %zu made during the run, %zu made ahead\n",
+                report.pool_hits, report.pool_misses, report.pool_reserved);
+        if (fail_name)
+            fprintf(o, "device %s failed at its task %zu (--fail): %s; %zu task%s it held ran "
+                    "elsewhere\n", fail_name, report.fail_after,
+                    stats.failed_devices ? "it ran nothing more" : "it never got that far",
+                    stats.rerun, stats.rerun == 1 ? "" : "s");
+        if (rc == HS_OK && update)
+            status = hs_cli_model_update(update_path, update, w, s, o);
     }
+    if (rc != HS_OK)
+        status = hs_cli_fail(&err);
     hs_run_report_free(&report);
     hs_schedule_free(s);
     hs_schedule_free(pred);
+    free(depth);
+    free(fail_name);
     hs_workload_free(w);
     hs_perfmodel_free(model);
+    hs_perfmodel_free(update);
     hs_split_graph_free(opt.split);
     return status;
 }

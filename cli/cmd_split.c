@@ -4,7 +4,6 @@
  * percent imbalance and Boyer's efficiency; optionally a plot of block size
  * against time (HDSS Fig. 6).  Without --sim the kernel runs for real on
  * the CPU and CUDA GPUs (exec/split_real.h), several splitters in one go. */
-#include <errno.h>
 #include <float.h>
 #include <getopt.h>
 #include <limits.h>
@@ -16,6 +15,7 @@
 #include "cli.h"
 #include "exec/split_real.h"
 #include "exec/split_sim.h"
+#include "graph/output.h"
 #include "mapper/split.h"
 
 static int split_main(int argc, char **argv);
@@ -73,7 +73,9 @@ const hs_cli_cmd hs_cmd_split = {
         "                           12 GB/s, 10 us), others compute from host memory\n"
         "  --throttle DEV:T_MS:F    DEV computes F times slower from T_MS on (repeatable)\n"
         "  --fail DEV:T_MS          DEV stops answering at T_MS (repeatable; only for\n"
-        "                           splitters marked * in -p help)\n"
+        "                           splitters marked * in -p help: another device\n"
+        "                           takes its chunk over after at most 3 times the\n"
+        "                           chunk's expected time, 1 ms at least)\n"
         "  --noise X                chunk compute times times 1 + X u, u uniform in\n"
         "                           [-1, 1] (0 .. 0.9, default 0)\n"
         "  --seed N                 seed of the noise (default 1)\n"
@@ -755,6 +757,7 @@ static int split_main(int argc, char **argv)
     hs_split_memory mem = {0};
     hs_split_result res = {0};
     const hs_splitter *sp = NULL;
+    hs__output chunks_out;
     hs_error err = {0};
     real_args ra;
     int sim_only = 0; /* a --sim-only option was given */
@@ -867,17 +870,23 @@ static int split_main(int argc, char **argv)
         ra.best = best;
         ra.plot = plot;
         if (chunks) {
-            if (!(ra.chunks = fopen(chunks, "w")))
-                return hs_cli_usage_error(&hs_cmd_split, "--chunks: cannot write '%s': %s",
-                                          chunks, strerror(errno));
+            /* the report goes to stdout: the chunks need a file of their own */
+            if (strcmp(chunks, "-") == 0)
+                return hs_cli_usage_error(&hs_cmd_split, "--chunks wants a file name, not "
+                                          "'-' (the report goes to standard output)");
+            if (hs__output_open(&chunks_out, chunks, &err) != HS_OK)
+                return hs_cli_fail(&err);
+            ra.chunks = chunks_out.f;
             fprintf(ra.chunks, "splitter,device,begin,end,start_us,end_us,accepted\n");
         }
         if (best) /* an interrupt stops (or skips) the search, not the runs */
             hs_cli_catch_interrupt();
         status = real_main(&ra);
         hs_cli_release_interrupt();
-        if (ra.chunks && fclose(ra.chunks) != 0 && status == 0)
-            status = hs_cli_usage_error(&hs_cmd_split, "--chunks: cannot write '%s'", chunks);
+        /* kept only when every splitter ran */
+        if (chunks && hs__output_close(&chunks_out, status == 0 ? HS_OK : HS_EIO, &err) != HS_OK &&
+            status == 0)
+            status = hs_cli_fail(&err);
         return status;
     } else if (ra.nparams || ra.cpu_threads || ra.repeat != 1 || chunks)
         status = hs_cli_usage_error(&hs_cmd_split, "-P, --params, --cpu-threads, --repeat and "

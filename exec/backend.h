@@ -18,6 +18,9 @@ typedef struct hs_completion {
     size_t task;
     int device;
     double start_us, end_us; /* when it really ran (virtual under sim) */
+    int failed;              /* the device failed: the task did not run, and the
+                                device runs nothing more (the engine runs the
+                                task elsewhere) */
 } hs_completion;
 
 typedef struct hs_backend_ops {
@@ -56,6 +59,10 @@ typedef struct hs_backend_ops {
      * Returns 0 or the failing step's code, with *err filled. */
     int (*drive)(hs_backend *b, int (*step)(void *ctx, hs_error *err), void *ctx,
                  hs_error *err);
+    /* Optional: after the last completion of a run that succeeded, before
+     * fini: the work that must not count in the run (the real backends'
+     * checks).  0, or the error that fails the run. */
+    int (*finish)(hs_backend *b, hs_error *err);
 } hs_backend_ops;
 
 /* The most tasks a device may hold (the rings of exec/cpu.c). */

@@ -9,15 +9,19 @@
 
 #include "exec/calibrate.h"
 #include "exec/data.h"
+#include "graph/output.h"
 
 #define MIB (1024.0 * 1024.0)
 #define MAX_SIZES HS_CALIB_MAX_SIZES /* explicit sizes accepted */
 #define MAX_THREADS 1024
 #define MAX_REPS 100000
-#define COPY_BYTES (64u << 20) /* bandwidth copies: the 64 MiB buffers */
+#define COPY_BYTES (64u << 20) /* bandwidth copies: long enough for a link's full rate */
+#define MAX_TYPES 64
 
-/* What one size list asks for (see exec/calibrate.h). */
+/* What one size list asks for (see exec/calibrate.h); all 0 for a
+ * workload's kernels. */
 typedef struct plan {
+    int sweep;                /* sizes of each type (not a workload's kernels) */
     int full, explicit_;
     double values[MAX_SIZES]; /* explicit values of the size param */
     int nvalues;
@@ -31,6 +35,13 @@ typedef struct cdev {
     hs__calib_gpu *g;
     int stopped;              /* for the current type: larger sizes skipped */
 } cdev;
+
+/* The kernels of one type to measure, by increasing flops. */
+typedef struct kset {
+    const hs_ktype *t;
+    hs_kconf *confs;
+    int n, cap;
+} kset;
 
 /* ------------------------------------------------------------ options */
 
@@ -102,6 +113,7 @@ static int parse_sizes(const char *s, plan *pl, hs_error *err)
     char tok[MAX_SIZES][32];
     int rc;
     memset(pl, 0, sizeof *pl);
+    pl->sweep = 1;
     if (!s || strcmp(s, "quick") == 0) {
         pl->byte_cap = 64 * MIB;
         pl->time_cap_us = 0.2e6;
@@ -284,6 +296,102 @@ int hs__calib_plan_sizes(const hs_ktype *t, const char *sizes, double *values, i
     return sizes_of(t, &pl, values, n, err);
 }
 
+/* ------------------------------------------------------ what to measure */
+
+static void free_sets(kset *sets, int n)
+{
+    for (int i = 0; i < n; i++)
+        free(sets[i].confs);
+}
+
+static int same_params(const hs_kconf *a, const hs_kconf *b)
+{
+    for (int j = 0; j < HS_KMAX_PARAMS; j++)
+        if (a->p[j] != b->p[j])
+            return 0;
+    return 1;
+}
+
+/* Adds c to the set of its type in sets[0..*nsets), unless the set holds
+ * the same params already. */
+static int add_conf(kset *sets, int *nsets, const hs_kconf *c, hs_error *err)
+{
+    kset *ks = NULL;
+    for (int i = 0; i < *nsets && !ks; i++)
+        if (sets[i].t == c->type)
+            ks = &sets[i];
+    if (!ks) {
+        if (*nsets == MAX_TYPES)
+            return hs_error_set(err, HS_EINPUT, "more than %d kernel types", MAX_TYPES);
+        ks = &sets[(*nsets)++];
+        *ks = (kset){.t = c->type};
+    }
+    for (int i = 0; i < ks->n; i++)
+        if (same_params(&ks->confs[i], c))
+            return HS_OK;
+    if (ks->n == ks->cap) {
+        int cap = ks->cap ? 2 * ks->cap : 8;
+        hs_kconf *p = realloc(ks->confs, (size_t)cap * sizeof *p);
+        if (!p)
+            return hs_error_set(err, HS_ENOMEM, "out of memory");
+        ks->confs = p;
+        ks->cap = cap;
+    }
+    ks->confs[ks->n++] = *c;
+    return HS_OK;
+}
+
+static int by_flops(const void *a, const void *b)
+{
+    double x = ((const hs_kconf *)a)->flops, y = ((const hs_kconf *)b)->flops;
+    return (x > y) - (x < y);
+}
+
+/* The sweep: each of types[0..ntypes) at the plan's sizes. */
+static int sweep_sets(const hs_ktype *const *types, int ntypes, const plan *pl, kset *sets,
+                      int *nsets, hs_error *err)
+{
+    for (int t = 0; t < ntypes; t++) {
+        double vals[MAX_SIZES];
+        int n, rc;
+        if ((rc = sizes_of(types[t], pl, vals, &n, err)) != 0)
+            return rc;
+        for (int i = 0; i < n; i++) {
+            hs_kconf c;
+            if ((rc = conf_at(types[t], vals[i], &c, err)) != 0 ||
+                (rc = add_conf(sets, nsets, &c, err)) != 0)
+                return rc;
+        }
+    }
+    return HS_OK;
+}
+
+/* The typed kernels of w, each distinct type and params once, types in
+ * the order they first appear, each type's kernels by increasing flops. */
+static int workload_sets(const hs_workload *w, kset *sets, int *nsets, hs_error *err)
+{
+    for (int a = 0; a < w->napps; a++)
+        for (int k = 0; k < w->apps[a].nkernels; k++) {
+            const hs_kernel *kn = &w->apps[a].kernels[k];
+            hs_error e = {0};
+            hs_kconf c;
+            int rc;
+            if (!kn->type)
+                continue;
+            if (hs_kconf_init(&c, kn->type, kn->params, kn->nparams, &e) != 0)
+                return hs_error_set(err, HS_EINPUT, "kernel '%s' of application '%s': %s",
+                                    kn->name, w->apps[a].name, e.msg);
+            if ((rc = add_conf(sets, nsets, &c, err)) != 0)
+                return rc;
+        }
+    if (*nsets == 0)
+        return hs_error_set(err, HS_EINPUT, "%s has no typed kernel to measure",
+                            w->path ? w->path : "the workload");
+    for (int i = 0; i < *nsets; i++)
+        qsort(sets[i].confs, (size_t)sets[i].n, sizeof *sets[i].confs, by_flops);
+    return HS_OK;
+}
+
 /* ------------------------------------------------------------ measuring */
 
 static int has_rw(const hs_kconf *c)
@@ -338,83 +446,91 @@ static int alloc_bufs(const hs_kconf *c, void **bufs, hs_error *err)
     return HS_OK;
 }
 
-/* Records one batch (after the hook) and checks it against the time cap:
- * past it, dev stops for this type and the row says why. */
+/* Records one batch (after the hook) into the row and checks it against
+ * the time cap: past it, dev stops for this type and the row says why. */
 static int record(const hs_calib_options *o, const plan *pl, hs_calib_result *r,
                   hs_calib_row *row, cdev *dev, const hs_kconf *c, double *us, int reps,
                   hs_error *err)
 {
-    double med;
+    hs_perf_kernel pk;
+    hs_perf_history h;
+    size_t kept;
     int rc;
+    hs_perfmodel_conf_of(c, &pk);
     if (o->sample_hook)
-        o->sample_hook(o->hook_ctx, c->type->name, c->flops, dev->name, us, reps);
-    if ((rc = hs_perfmodel_record_batch(r->model, c->type->name, c->flops, dev->name, us,
-                                        (size_t)reps, NULL, err)) != 0)
+        o->sample_hook(o->hook_ctx, pk.type, pk.params, pk.size, dev->name, us, reps);
+    if ((rc = hs_perfmodel_record_batch(r->model, pk.type, pk.params, pk.size, dev->name, us,
+                                        (size_t)reps, &kept, err)) != 0)
         return rc;
-    if (row->nsizes == 0)
-        row->dmin = c->flops;
-    row->dmax = c->flops;
+    if (row->nsizes == 0 || pk.size < row->dmin)
+        row->dmin = pk.size;
+    hs_perfmodel_history(r->model, pk.type, pk.params, pk.size, dev->name, &h);
+    if (row->nsizes == 0 || pk.size >= row->dmax) {
+        row->dmax = pk.size;
+        row->dmax_us = h.median_us;
+    }
     row->nsizes++;
-    med = hs_perfmodel_robust_mean(us, (size_t)reps, NULL);
-    if (pl->time_cap_us > 0 && med > pl->time_cap_us) {
+    row->samples += (long)kept;
+    row->rejected += reps - (long)kept;
+    if (pl->time_cap_us > 0 && h.median_us > pl->time_cap_us) {
         dev->stopped = 1;
         snprintf(row->note, sizeof row->note, "larger sizes skipped: a run took %.3g s",
-                 med / 1e6);
+                 h.median_us / 1e6);
     }
     return HS_OK;
 }
 
-/* Measures type t at every size on every device. */
-static int measure_type(const hs_calib_options *o, const plan *pl, hs_calib_result *r,
-                        const hs_ktype *t, cdev *devs, int ndev, hs_calib_row *rows,
-                        int reps, hs_error *err)
+/* Measures the kernels of ks on every device; a sweep skips the larger
+ * sizes of a device once one is too slow (past the time cap) or too big
+ * for it. */
+static int measure_set(const hs_calib_options *o, const plan *pl, hs_calib_result *r,
+                       const kset *ks, cdev *devs, int ndev, hs_calib_row *rows, int reps,
+                       hs_error *err)
 {
-    double vals[MAX_SIZES], *us = malloc((size_t)reps * sizeof *us);
-    int nvals, rc = HS_OK;
+    double *us = malloc((size_t)reps * sizeof *us);
+    int rc = HS_OK, sweep = pl->sweep;
     if (!us)
         return hs_error_set(err, HS_ENOMEM, "out of memory");
-    if ((rc = sizes_of(t, pl, vals, &nvals, err)) != 0)
-        goto out;
     for (int d = 0; d < ndev; d++)
         devs[d].stopped = 0;
-    for (int i = 0; i < nvals && rc == HS_OK; i++) {
+    for (int i = 0; i < ks->n && rc == HS_OK; i++) {
+        const hs_kconf *c = &ks->confs[i];
         void *bufs[HS_KMAX_BUFS] = {0};
-        hs_kconf c;
         int any = 0;
         for (int d = 0; d < ndev; d++)
             any |= !devs[d].stopped;
         if (!any)
             break;
-        if ((rc = conf_at(t, vals[i], &c, err)) != 0 || (rc = alloc_bufs(&c, bufs, err)) != 0)
+        if ((rc = alloc_bufs(c, bufs, err)) != 0)
             break;
         for (int d = 0; d < ndev && rc == HS_OK; d++) {
             hs_calib_row *row = &rows[d];
             hs_error de = {0};
             if (devs[d].stopped)
                 continue;
-            if (d > 0 && has_rw(&c))
-                hs_kfill(&c, bufs); /* the previous device updated them */
+            if (d > 0 && has_rw(c))
+                hs_kfill(c, bufs); /* the previous device updated them */
             if (!devs[d].g) {
-                rc = time_cpu(&c, bufs, r->threads, reps, us, &de);
+                rc = time_cpu(c, bufs, r->threads, reps, us, &de);
             } else {
                 size_t free_b = hs__calib_gpu_free_bytes(devs[d].g);
-                if (free_b > 0 && all_bytes(&c) > 0.9 * (double)free_b) {
-                    devs[d].stopped = 1;
-                    snprintf(row->note, sizeof row->note, "larger sizes skipped: %.0f MiB "
-                             "of buffers, %.0f MiB free", all_bytes(&c) / MIB,
-                             (double)free_b / MIB);
+                if (free_b > 0 && all_bytes(c) > 0.9 * (double)free_b) {
+                    devs[d].stopped = sweep;
+                    snprintf(row->note, sizeof row->note, "%s: %.0f MiB of buffers, %.0f "
+                             "MiB free", sweep ? "larger sizes skipped" : "a kernel skipped",
+                             all_bytes(c) / MIB, (double)free_b / MIB);
                     continue;
                 }
-                rc = hs__calib_gpu_kernel(devs[d].g, &c, bufs, reps, us, &de);
+                rc = hs__calib_gpu_kernel(devs[d].g, c, bufs, reps, us, &de);
             }
             if (rc == HS_EIO || rc == HS_ECHECK || rc == HS_ESOLVER) {
                 /* a failing kernel or CUDA call costs this (type, device)
-                 * its larger sizes, not the whole calibration */
+                 * its other sizes, not the whole calibration */
                 devs[d].stopped = 1;
                 r->nwarnings++;
                 snprintf(row->note, sizeof row->note, "failed: %.80s", de.msg);
                 if (o->log)
-                    fprintf(o->log, "calibrate: warning: %s on %s: %s\n", t->name,
+                    fprintf(o->log, "calibrate: warning: %s on %s: %s\n", ks->t->name,
                             devs[d].name, de.msg);
                 rc = HS_OK;
                 continue;
@@ -422,11 +538,10 @@ static int measure_type(const hs_calib_options *o, const plan *pl, hs_calib_resu
             if (rc != HS_OK && err)
                 *err = de;
             if (rc == HS_OK)
-                rc = record(o, pl, r, row, &devs[d], &c, us, reps, err);
+                rc = record(o, pl, r, row, &devs[d], c, us, reps, err);
         }
-        free_bufs(bufs, c.nbufs);
+        free_bufs(bufs, c->nbufs);
     }
-out:
     free(us);
     return rc;
 }
@@ -480,32 +595,23 @@ void hs_calib_result_free(hs_calib_result *r)
     memset(r, 0, sizeof *r);
 }
 
-/* The history counts of a row's sizes, D from dmin to dmax. */
-static void count_samples(hs_calib_result *r, hs_calib_row *row, const hs_ktype *t,
-                          const plan *pl)
+/* Threads of the workload's first cpu device that gives its cores, or 0. */
+static int workload_threads(const hs_workload *w)
 {
-    double vals[MAX_SIZES];
-    int n;
-    if (sizes_of(t, pl, vals, &n, NULL) != 0)
-        return;
-    for (int i = 0; i < n; i++) {
-        hs_perf_history h;
-        hs_kconf c;
-        if (conf_at(t, vals[i], &c, NULL) == 0 &&
-            hs_perfmodel_history(r->model, t->name, c.flops, row->device, &h)) {
-            row->samples += h.count;
-            row->rejected += h.rejected;
-        }
-    }
+    for (int d = 0; w && d < w->platform.ndevices; d++)
+        if (w->platform.devices[d].kind == HS_DEVICE_CPU && w->platform.devices[d].cores > 0)
+            return w->platform.devices[d].cores;
+    return 0;
 }
 
 int hs_calibrate(const hs_calib_options *o, hs_calib_result *r, hs_error *err)
 {
-    const hs_ktype *types[64];
+    const hs_ktype *types[MAX_TYPES];
     char want_gpu[64] = {0}, name[16];
     cdev devs[65];
-    plan pl;
-    int ntypes, want_cpu, ndev = 0, reps, rc, ngpus;
+    kset sets[MAX_TYPES];
+    plan pl = {0};
+    int ntypes = 0, nsets = 0, want_cpu, ndev = 0, reps, rc, ngpus;
     hs_error fe = {0};
 
     memset(r, 0, sizeof *r);
@@ -515,35 +621,40 @@ int hs_calibrate(const hs_calib_options *o, hs_calib_result *r, hs_error *err)
     if (o->threads < 0 || o->threads > MAX_THREADS)
         return hs_error_set(err, HS_EINPUT, "threads: needs 1 .. %d, not %d", MAX_THREADS,
                             o->threads);
-    if ((rc = parse_types(o->types, types, &ntypes, err)) != 0 ||
-        (rc = parse_sizes(o->sizes, &pl, err)) != 0)
+    if (o->workload && (o->types || o->sizes))
+        return hs_error_set(err, HS_EINPUT, "%s: a workload's kernels are measured at their "
+                            "own types and sizes", o->types ? "types" : "sizes");
+    if (!o->workload && ((rc = parse_types(o->types, types, &ntypes, err)) != 0 ||
+                         (rc = parse_sizes(o->sizes, &pl, err)) != 0))
         return rc;
-    for (int i = 0; i < ntypes; i++) { /* explicit sizes must suit every type */
-        double vals[MAX_SIZES];
-        int n;
-        if ((rc = sizes_of(types[i], &pl, vals, &n, err)) != 0)
-            return rc;
-    }
+    /* every kernel configures (explicit sizes suit every type) before
+     * anything is measured */
+    rc = o->workload ? workload_sets(o->workload, sets, &nsets, err)
+                     : sweep_sets(types, ntypes, &pl, sets, &nsets, err);
+    if (rc != HS_OK)
+        goto fail;
     reps = o->reps ? o->reps : pl.full ? 10 : 5;
     ngpus = hs__calib_gpu_count(r->gpu_note, sizeof r->gpu_note);
     if (ngpus > 64)
         ngpus = 64;
     r->ngpus = ngpus;
     if ((rc = parse_devices(o->devices, ngpus, r->gpu_note, &want_cpu, want_gpu, err)) != 0)
-        return rc;
-    r->threads = o->threads;
+        goto fail;
+    r->threads = o->threads ? o->threads : workload_threads(o->workload);
     if (r->threads == 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         r->threads = n > 0 ? (n > MAX_THREADS ? MAX_THREADS : (int)n) : 1;
     }
 
     /* the platform: cpu0 on host, gpuK on its own memory */
-    if (!(r->model = hs_perfmodel_new()) || !(r->platform = hs_workload_new()))
-        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    if (!(r->model = hs_perfmodel_new()) || !(r->platform = hs_workload_new())) {
+        rc = hs_error_set(err, HS_ENOMEM, "out of memory");
+        goto fail;
+    }
     if (want_cpu) {
         if ((rc = hs_platform_add_device(r->platform, "cpu0", HS_DEVICE_CPU, "host",
                                          r->threads, err)) < 0)
-            return rc;
+            goto fail;
         devs[ndev++] = (cdev){.name = "cpu0"};
     }
     for (int g = 0; g < ngpus; g++) {
@@ -567,7 +678,7 @@ int hs_calibrate(const hs_calib_options *o, hs_calib_result *r, hs_error *err)
 
     /* links: host <-> each GPU, then every ordered GPU pair */
     r->links = calloc((size_t)(ndev * ndev + 1), sizeof *r->links);
-    r->rows = calloc((size_t)(ntypes * ndev), sizeof *r->rows);
+    r->rows = calloc((size_t)(nsets * ndev), sizeof *r->rows);
     if (!r->links || !r->rows) {
         rc = hs_error_set(err, HS_ENOMEM, "out of memory");
         goto fail;
@@ -601,22 +712,24 @@ int hs_calibrate(const hs_calib_options *o, hs_calib_result *r, hs_error *err)
     }
 
     /* kernels */
-    for (int t = 0; t < ntypes; t++) {
+    for (int t = 0; t < nsets; t++) {
         hs_calib_row *rows = &r->rows[t * ndev];
         for (int d = 0; d < ndev; d++) {
-            rows[d].type = types[t]->name;
+            rows[d].type = sets[t].t->name;
             memcpy(rows[d].device, devs[d].name, sizeof rows[d].device);
         }
         r->nrows += ndev;
-        if ((rc = measure_type(o, &pl, r, types[t], devs, ndev, rows, reps, err)) != 0)
+        if ((rc = measure_set(o, &pl, r, &sets[t], devs, ndev, rows, reps, err)) != 0)
             goto fail;
         for (int d = 0; d < ndev; d++) {
-            count_samples(r, &rows[d], types[t], &pl);
             if (o->log)
-                fprintf(o->log, "calibrate: %s on %s: %d sizes (D %.3g .. %.3g flops), %ld "
+                fprintf(o->log, "calibrate: %s on %s: %d %s (D %.3g .. %.3g flops), %ld "
                         "samples, %ld rejected%s%s\n", rows[d].type, rows[d].device,
-                        rows[d].nsizes, rows[d].dmin, rows[d].dmax, rows[d].samples,
-                        rows[d].rejected, rows[d].note[0] ? "; " : "", rows[d].note);
+                        rows[d].nsizes,
+                        !o->workload ? "sizes" : rows[d].nsizes == 1 ? "kernel" : "kernels",
+                        rows[d].dmin,
+                        rows[d].dmax, rows[d].samples, rows[d].rejected,
+                        rows[d].note[0] ? "; " : "", rows[d].note);
         }
     }
     /* a fit that fails leaves its history, still a model at measured sizes */
@@ -632,19 +745,22 @@ int hs_calibrate(const hs_calib_options *o, hs_calib_result *r, hs_error *err)
 fail:
     for (int d = 0; d < ndev; d++)
         hs__calib_gpu_close(devs[d].g);
+    free_sets(sets, nsets);
     return rc;
 }
 
 int hs_calib_write_platform(const hs_calib_result *r, const char *path, hs_error *err)
 {
-    FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
     const hs_platform *p = &r->platform->platform;
     char when[64] = "";
     time_t now = time(NULL);
     struct tm tm;
+    hs__output o;
+    FILE *f;
     int rc;
-    if (!f)
-        return hs_error_set(err, HS_EIO, "cannot write %s", path);
+    if ((rc = hs__output_open(&o, path, err)) != HS_OK)
+        return rc;
+    f = o.f;
     if (gmtime_r(&now, &tm))
         strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", &tm);
     fprintf(f, "# The platform of this machine, measured by `hetsched calibrate` (%s).\n"
@@ -660,10 +776,6 @@ int hs_calib_write_platform(const hs_calib_result *r, const char *path, hs_error
         fprintf(f, "# Links: bandwidth of %u MiB copies (pinned host memory), latency of "
                    "1-byte copies.\n", (unsigned)(COPY_BYTES >> 20));
     fprintf(f, "# Complete it with `applications:` (DESIGN.md section 3).\n");
-    rc = hs_platform_write_yaml(p, f, err);
-    if (f != stdout && fclose(f) != 0 && rc == HS_OK)
-        rc = hs_error_set(err, HS_EIO, "cannot write %s", path);
-    if (rc != HS_OK && err)
-        snprintf(err->msg, sizeof err->msg, "cannot write %s", path);
-    return rc;
+    rc = hs_platform_write_yaml(p, f, err) == HS_OK ? HS_OK : hs__output_error(&o, err);
+    return hs__output_close(&o, rc, err);
 }

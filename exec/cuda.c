@@ -34,22 +34,37 @@
 enum { MK_HOST, MK_PLAIN, MK_GPU };
 enum { S_COMPUTE, S_H2D, S_D2H, S_D2D, S_N };
 
+/* One kernel enqueued on a GPU's compute stream, between two events. */
+typedef struct ckernel {
+    struct cctx *cx;
+    int mem;
+    cudaEvent_t start, end;
+} ckernel;
+
 typedef struct cmem {
     int kind, dev;              /* MK_*, the CUDA device of an MK_GPU memory */
     cudaStream_t s[S_N];
     hs_kcuda *k;
     size_t capacity;
+    /* the run's clock on this GPU: `anchor` happened at anchor_us */
+    cudaEvent_t anchor;
+    double anchor_us;
+    /* kernels in flight, taken in turn (at most HS_BACKEND_MAX_DEPTH) */
+    ckernel kern[HS_BACKEND_MAX_DEPTH];
+    unsigned next_kern;
 } cmem;
 
 typedef struct crec {           /* one copy's events */
     cudaEvent_t a, b;           /* a: start (timed copies only), b: end */
-    double *us;                 /* where its duration goes, or NULL */
+    int mem;                    /* the GPU memory whose clock times them */
+    hs_run_copy *rec;          /* where its times go, or NULL */
 } crec;
 
 typedef struct cctx {
     int nmem;
     cmem *m;
     unsigned char *peer;        /* [from * nmem + to]: peer copies work */
+    const struct timespec *t0;  /* the run's clock (start_clock) */
     pthread_mutex_t mu;         /* recs */
     crec *recs;
     size_t nrecs, caprecs;
@@ -113,16 +128,16 @@ static void c_free(void *ctx, int m, void *p)
     }
 }
 
-/* A new record of a copy on the device current: events b (and a, before
- * the copy, when it is timed). */
-static int new_rec(cctx *cx, double *us, crec **out, hs_error *err)
+/* A new record of a copy on the device current (that of memory mem):
+ * events b (and a, before the copy, when it is timed). */
+static int new_rec(cctx *cx, int mem, hs_run_copy *rec, crec **out, hs_error *err)
 {
-    crec r = {.us = us};
+    crec r = {.mem = mem, .rec = rec};
     int rc;
-    if ((rc = CK(cudaEventCreateWithFlags(&r.b, us ? cudaEventDefault
-                                                   : cudaEventDisableTiming))) != 0)
+    if ((rc = CK(cudaEventCreateWithFlags(&r.b, rec ? cudaEventDefault
+                                                    : cudaEventDisableTiming))) != 0)
         return rc;
-    if (us && (rc = CK(cudaEventCreate(&r.a))) != 0) {
+    if (rec && (rc = CK(cudaEventCreate(&r.a))) != 0) {
         cudaEventDestroy(r.b);
         return rc;
     }
@@ -145,16 +160,17 @@ static int new_rec(cctx *cx, double *us, crec **out, hs_error *err)
     return HS_OK;
 }
 
-/* Enqueues one copy on stream s of device dev after event `after`,
- * recording its events; *done gets the end event. */
-static int async_copy(cctx *cx, int dev, cudaStream_t s, void *dst, int dst_dev,
-                      const void *src, int src_dev, size_t bytes, void *after, double *us,
-                      void **done, hs_error *err)
+/* Enqueues one copy on stream s of the GPU of memory `mem` after event
+ * `after`, recording its events; *done gets the end event. */
+static int async_copy(cctx *cx, int mem, cudaStream_t s, void *dst, int dst_dev,
+                      const void *src, int src_dev, size_t bytes, void *after,
+                      hs_run_copy *rec, void **done, hs_error *err)
 {
     cudaEvent_t a, b;
     crec *r = NULL;
     int rc;
-    if ((rc = CK(cudaSetDevice(dev))) != 0 || (rc = new_rec(cx, us, &r, err)) != 0)
+    if ((rc = CK(cudaSetDevice(cx->m[mem].dev))) != 0 ||
+        (rc = new_rec(cx, mem, rec, &r, err)) != 0)
         return rc;
     a = r->a;
     b = r->b;
@@ -172,55 +188,65 @@ static int async_copy(cctx *cx, int dev, cudaStream_t s, void *dst, int dst_dev,
     return rc;
 }
 
-/* GPU to GPU without peer access: through a pinned host buffer, waiting
- * for both halves; its wall time is added to *us at once. */
-static int staged_copy(cctx *cx, cmem *to, void *dst, cmem *from, const void *src,
-                       size_t bytes, void *after, double *us, void **done, hs_error *err)
+/* Times a synchronous copy on the host clock. */
+static void host_times(const cctx *cx, hs_run_copy *rec, double start)
 {
-    struct timespec t0;
+    if (rec && cx->t0) {
+        rec->start_us = start;
+        rec->end_us = hs__since_us(cx->t0);
+    }
+}
+
+static double host_now(const cctx *cx)
+{
+    return cx->t0 ? hs__since_us(cx->t0) : 0.0;
+}
+
+/* GPU to GPU without peer access: through a pinned host buffer, waiting
+ * for both halves; timed on the host clock. */
+static int staged_copy(cctx *cx, int to, void *dst, int from, const void *src, size_t bytes,
+                       void *after, hs_run_copy *rec, void **done, hs_error *err)
+{
+    double start = host_now(cx);
     void *tmp = NULL, *ev = NULL;
     int rc;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
     if ((rc = CK(cudaHostAlloc(&tmp, bytes ? bytes : 1, cudaHostAllocPortable))) != 0)
         return rc;
-    if ((rc = async_copy(cx, from->dev, from->s[S_D2H], tmp, -1, src, -1, bytes, after, NULL,
+    if ((rc = async_copy(cx, from, cx->m[from].s[S_D2H], tmp, -1, src, -1, bytes, after, NULL,
                          &ev, err)) == 0 &&
-        (rc = async_copy(cx, to->dev, to->s[S_H2D], dst, -1, tmp, -1, bytes, ev, NULL, done,
+        (rc = async_copy(cx, to, cx->m[to].s[S_H2D], dst, -1, tmp, -1, bytes, ev, NULL, done,
                          err)) == 0)
         rc = CK(cudaEventSynchronize((cudaEvent_t)*done));
     cudaFreeHost(tmp);
-    if (us)
-        *us += hs__since_us(&t0);
+    host_times(cx, rec, start);
     return rc;
 }
 
 static int c_copy(void *ctx, int to, void *dst, int from, const void *src, size_t bytes,
-                  void *after, double *us, void **done, hs_error *err)
+                  void *after, hs_run_copy *rec, void **done, hs_error *err)
 {
     cctx *cx = ctx;
     cmem *t = &cx->m[to], *f = &cx->m[from];
     int rc;
     *done = NULL;
     if (t->kind != MK_GPU && f->kind != MK_GPU) {
-        struct timespec t0;
+        double start;
         if (after && (rc = CK(cudaEventSynchronize((cudaEvent_t)after))) != 0)
             return rc;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
+        start = host_now(cx);
         memcpy(dst, src, bytes);
-        if (us)
-            *us += hs__since_us(&t0);
+        host_times(cx, rec, start);
         return HS_OK;
     }
     if (f->kind != MK_GPU)
-        return async_copy(cx, t->dev, t->s[S_H2D], dst, -1, src, -1, bytes, after, us, done,
-                          err);
+        return async_copy(cx, to, t->s[S_H2D], dst, -1, src, -1, bytes, after, rec, done, err);
     if (t->kind != MK_GPU)
-        return async_copy(cx, f->dev, f->s[S_D2H], dst, -1, src, -1, bytes, after, us, done,
+        return async_copy(cx, from, f->s[S_D2H], dst, -1, src, -1, bytes, after, rec, done,
                           err);
     if (t->dev == f->dev || cx->peer[from * cx->nmem + to])
-        return async_copy(cx, t->dev, t->s[S_D2D], dst, t->dev, src, f->dev, bytes, after, us,
+        return async_copy(cx, to, t->s[S_D2D], dst, t->dev, src, f->dev, bytes, after, rec,
                           done, err);
-    return staged_copy(cx, t, dst, f, src, bytes, after, us, done, err);
+    return staged_copy(cx, to, dst, from, src, bytes, after, rec, done, err);
 }
 
 static int c_sync(void *ctx, void *ev, hs_error *err)
@@ -229,26 +255,84 @@ static int c_sync(void *ctx, void *ev, hs_error *err)
     return ev ? CK(cudaEventSynchronize((cudaEvent_t)ev)) : HS_OK;
 }
 
-static int c_run(void *ctx, int m, const hs_kconf *c, void *const *bufs, size_t begin,
-                 size_t end, void *const *ev, int nev, hs_error *err)
+static int c_ready(void *ctx, void *ev)
 {
-    cmem *cm = &((cctx *)ctx)->m[m];
+    cudaError_t e;
+    (void)ctx;
+    if (!ev)
+        return 1;
+    e = cudaEventQuery((cudaEvent_t)ev);
+    if (e == cudaErrorNotReady) {
+        cudaGetLastError(); /* not sticky: clear it */
+        return 0;
+    }
+    return 1; /* done, or failed: sync reports the failure */
+}
+
+/* Where event ev of memory m's GPU happened on the run's clock. */
+static int event_us(cctx *cx, int m, cudaEvent_t ev, double *us, hs_error *err)
+{
+    float ms = 0;
+    int rc = CK(cudaEventElapsedTime(&ms, cx->m[m].anchor, ev));
+    *us = cx->m[m].anchor_us + 1e3 * (double)ms;
+    return rc;
+}
+
+static int c_start_clock(void *ctx, const struct timespec *t0, hs_error *err)
+{
+    cctx *cx = ctx;
+    int rc;
+    cx->t0 = t0;
+    for (int m = 0; m < cx->nmem; m++) {
+        cmem *cm = &cx->m[m];
+        if (cm->kind != MK_GPU)
+            continue;
+        if ((rc = CK(cudaSetDevice(cm->dev))) != 0 ||
+            (rc = CK(cudaEventRecord(cm->anchor, cm->s[S_COMPUTE]))) != 0 ||
+            (rc = CK(cudaEventSynchronize(cm->anchor))) != 0)
+            return rc;
+        cm->anchor_us = hs__since_us(t0);
+    }
+    return HS_OK;
+}
+
+/* Only the memory's own worker launches on it: no lock. */
+static int c_launch(void *ctx, int m, const hs_kconf *c, void *const *bufs, size_t begin,
+                    size_t end, void *const *ev, int nev, void **k, hs_error *err)
+{
+    cctx *cx = ctx;
+    cmem *cm = &cx->m[m];
+    cudaStream_t s = cm->s[S_COMPUTE];
+    ckernel *kn = &cm->kern[cm->next_kern++ % HS_BACKEND_MAX_DEPTH];
     int rc;
     if ((rc = CK(cudaSetDevice(cm->dev))) != 0)
         return rc;
     for (int i = 0; i < nev; i++)
-        if ((rc = CK(cudaStreamWaitEvent(cm->s[S_COMPUTE], (cudaEvent_t)ev[i], 0))) != 0)
+        if ((rc = CK(cudaStreamWaitEvent(s, (cudaEvent_t)ev[i], 0))) != 0)
             return rc;
-    if ((rc = hs_krun_cuda(c, bufs, begin, end, cm->k, (hs_kstream)cm->s[S_COMPUTE], err)) !=
-        0)
+    if ((rc = CK(cudaEventRecord(kn->start, s))) != 0 ||
+        (rc = hs_krun_cuda(c, bufs, begin, end, cm->k, (hs_kstream)s, err)) != 0 ||
+        (rc = CK(cudaEventRecord(kn->end, s))) != 0)
         return rc;
-    if ((rc = CK(cudaStreamSynchronize(cm->s[S_COMPUTE]))) != 0)
-        return rc;
-    return CK(cudaGetLastError());
+    *k = kn;
+    return HS_OK;
 }
 
-/* Waits for every recorded copy, adds the timed ones' durations once, and
- * frees their events. */
+static int c_finish(void *ctx, void *k, double *start_us, double *end_us, void **done,
+                    hs_error *err)
+{
+    cctx *cx = ctx;
+    ckernel *kn = k;
+    int rc;
+    if ((rc = CK(cudaEventSynchronize(kn->end))) != 0 || (rc = CK(cudaGetLastError())) != 0 ||
+        (rc = event_us(cx, kn->mem, kn->start, start_us, err)) != 0)
+        return rc;
+    *done = NULL; /* it has happened */
+    return event_us(cx, kn->mem, kn->end, end_us, err);
+}
+
+/* Waits for every recorded copy, fills the records of the timed ones once,
+ * and frees their events. */
 static int c_flush(void *ctx, hs_error *err)
 {
     cctx *cx = ctx;
@@ -256,11 +340,11 @@ static int c_flush(void *ctx, hs_error *err)
     pthread_mutex_lock(&cx->mu);
     for (size_t i = 0; i < cx->nrecs; i++) {
         crec *r = &cx->recs[i];
-        float ms = 0;
         int e = CK(cudaEventSynchronize(r->b));
-        if (e == HS_OK && r->us && r->a && (e = CK(cudaEventElapsedTime(&ms, r->a, r->b))) == 0)
-            *r->us += 1e3 * (double)ms;
-        r->us = NULL; /* added once */
+        if (e == HS_OK && r->rec && r->a &&
+            (e = event_us(cx, r->mem, r->a, &r->rec->start_us, err)) == 0)
+            e = event_us(cx, r->mem, r->b, &r->rec->end_us, err);
+        r->rec = NULL; /* filled once */
         if (rc == HS_OK)
             rc = e;
         err = rc == HS_OK ? err : NULL; /* keep the first message */
@@ -288,6 +372,14 @@ static void c_fini(void *ctx)
         for (int s = 0; s < S_N; s++)
             if (cm->s[s])
                 cudaStreamDestroy(cm->s[s]);
+        if (cm->anchor)
+            cudaEventDestroy(cm->anchor);
+        for (int i = 0; i < HS_BACKEND_MAX_DEPTH; i++) {
+            if (cm->kern[i].start)
+                cudaEventDestroy(cm->kern[i].start);
+            if (cm->kern[i].end)
+                cudaEventDestroy(cm->kern[i].end);
+        }
         hs_kcuda_free(cm->k);
     }
     pthread_mutex_destroy(&cx->mu);
@@ -302,9 +394,12 @@ static const hs__mem_ops cuda_ops = {
     .capacity = c_capacity,
     .alloc = c_alloc,
     .free = c_free,
+    .start_clock = c_start_clock,
     .copy = c_copy,
     .sync = c_sync,
-    .run = c_run,
+    .ready = c_ready,
+    .launch = c_launch,
+    .finish = c_finish,
     .flush = c_flush,
     .fini = c_fini,
 };
@@ -388,6 +483,15 @@ static int open_gpus(cctx *cx, size_t device_memory, hs_error *err)
                 return rc;
         if ((rc = hs_kcuda_new(cm->dev, &cm->k, err)) != 0)
             return rc;
+        if ((rc = CK(cudaEventCreate(&cm->anchor))) != 0)
+            return rc;
+        for (int i = 0; i < HS_BACKEND_MAX_DEPTH; i++) {
+            cm->kern[i].cx = cx;
+            cm->kern[i].mem = m;
+            if ((rc = CK(cudaEventCreate(&cm->kern[i].start))) != 0 ||
+                (rc = CK(cudaEventCreate(&cm->kern[i].end))) != 0)
+                return rc;
+        }
         if ((rc = CK(cudaMemGetInfo(&free_b, &total))) != 0)
             return rc;
         cm->capacity = device_memory           ? device_memory

@@ -1,8 +1,10 @@
 /* hetsched — the data manager of the real backends (exec/data.h): kernel
  * configurations, the edge-to-buffer rule, result replicas per memory with
- * valid copies, pins, copies on demand and ahead of time (prefetch) counted
- * per link, LRU eviction under a memory capacity, and freeing.  The memory
- * spaces themselves are behind exec/mem.h. */
+ * valid copies, pins, copies on demand and ahead of time (prefetch), every
+ * copy recorded with its measured times, LRU eviction under a memory
+ * capacity, buffers from caching pools made ahead (exec/pool.h), and the
+ * checks, held until the run has ended.  The memory spaces themselves are
+ * behind exec/mem.h. */
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -15,6 +17,7 @@
 
 #include "exec/data.h"
 #include "exec/mem.h"
+#include "exec/pool.h"
 #include "workloads/kernels/kernel.h"
 
 /* One replica of a result on one memory: valid exactly when p is set (a
@@ -43,19 +46,50 @@ typedef struct dtask {
     int ran;                        /* finished (prefetch has nothing to do) */
     int result_pinned;              /* its own result's replica on mem */
     /* pinned[i]: holds a pin on feed[i]'s replica on pf_mem, or on mem once
-     * running; borrowed[i]: bufs[i] is that replica (read-only buffer) */
+     * running; borrowed[i]: bufs[i] belongs to someone else (a replica, or
+     * its generated input before[i]) */
     unsigned char pinned[HS_KMAX_BUFS], borrowed[HS_KMAX_BUFS];
-    /* while it runs: its buffers on mem, the host copies of its inputs
-     * (generated there, then the check's), the events the kernel waits on */
+    /* pf_buf[i]: a prefetch placed bufs[i] on pf_mem and started its copy
+     * from before[i], whose event is pf_ev[i] */
+    unsigned char pf_buf[HS_KMAX_BUFS];
+    void *pf_ev[HS_KMAX_BUFS];
+    /* while it runs: its buffers on mem, its generated inputs on host (kept
+     * for its check), the events the kernel waits on */
     void *bufs[HS_KMAX_BUFS], *before[HS_KMAX_BUFS];
     void *wait[2 * HS_KMAX_BUFS];
     int nwait;
     int generated;                  /* before[] holds its generated inputs */
+    /* checks: `check` when this task's check is held for after the run;
+     * holds counts the held checks that read its result (its own included):
+     * one valid replica stays while holds > 0 */
+    int check, holds;
     /* a split task: parts, parts finished, first failure (group_mu); the
      * error lives apart, as most tasks are whole and an hs_error is 1.3 KB */
     int nparts, parts_done, prepared, grc;
     hs_error *gerr;
 } dtask;
+
+/* Records appended by one thread (a device's worker) without a lock. */
+typedef struct evlog {
+    hs_run_event *ev;
+    size_t n, cap;
+} evlog;
+
+/* Copy records in fixed blocks, so that a record stays where it is while
+ * an asynchronous copy's times are on their way (exec/mem.h). */
+#define COPY_BLOCK 1024
+typedef struct copies {
+    hs_run_copy **blocks;
+    size_t n, nblocks;
+} copies;
+
+/* A kind of kernel the sample mode has checked already: type, params and
+ * the memory it ran on. */
+typedef struct ckind {
+    const hs_ktype *type;
+    double p[HS_KMAX_PARAMS];
+    int mem;
+} ckind;
 
 struct hs__data {
     const hs_workload *w;
@@ -68,14 +102,33 @@ struct hs__data {
     rep *rep_pool;
     const hs__mem_ops *ops;
     void *mctx;
+    hs__pool **pool;                /* [nmem] */
     size_t *cap, *used;             /* [nmem]: capacity, bytes allocated */
     unsigned char *host_side;       /* [nmem]: the CPU computes there */
     int *threads;                   /* [ndevices]: cpu_threads */
+    const struct timespec *t0;      /* the run's clock (hs__data_start) */
+    hs__pool_stats *pool_at_start;  /* [nmem] */
     unsigned long long tick;        /* LRU clock */
-    pthread_mutex_t mu;             /* replicas, pins, usage, counters */
+    pthread_mutex_t mu;             /* replicas, pins, usage, counters, copies */
     pthread_mutex_t group_mu;       /* the parts' fields of dtask */
+    evlog *logs;                    /* [ndevices + 1]: the last is the checker's (mu) */
+    copies cp;
+    /* checks */
+    hs_check_mode check;
+    size_t budget, retained;        /* bytes: what held checks may, and do, hold */
+    size_t *held;                   /* tasks whose check is held, in order (mu) */
+    size_t nheld, held_head;
+    ckind *kinds;
+    size_t nkinds, capkinds;
+    pthread_t checker;              /* full mode: checks during the run over budget */
+    int checker_up, checker_stop;
+    pthread_cond_t checker_cv;
+    int check_rc;                   /* first failed check, its message in check_err */
+    hs_error check_err;
     hs_run_report r;                /* counters (links, tasks, replicas) */
 };
+
+void (*hs__data_test_hook)(const hs_kconf *c, void *const *bufs);
 
 double hs__since_us(const struct timespec *t0)
 {
@@ -94,20 +147,47 @@ void hs_run_report_free(hs_run_report *r)
     for (size_t i = 0; i < r->noutputs; i++)
         free(r->outputs[i].data);
     free(r->outputs);
+    free(r->copies);
+    free(r->events);
     memset(r, 0, sizeof *r);
+}
+
+const char *hs_run_copy_kind_name(int kind)
+{
+    static const char *const names[] = {"fetch", "input", "output", "writeback",
+                                        "part", "private", "check"};
+    return kind >= 0 && kind < (int)(sizeof names / sizeof names[0]) ? names[kind] : "copy";
+}
+
+const char *hs_run_event_kind_name(int kind)
+{
+    static const char *const names[] = {"kernel", "wait", "alloc", "sleep", "evict", "check",
+                                        "held"};
+    return kind >= 0 && kind < (int)(sizeof names / sizeof names[0]) ? names[kind] : "event";
 }
 
 /* ------------------------------------------------ plain memory spaces */
 
-/* Every memory is malloc'd RAM; copies are memcpy, done on return. */
+/* Every memory is malloc'd RAM; copies are memcpy, done on return.  Under
+ * emu, a memory but host stands for a device's own: its kernels are
+ * "launched" (run at once on the calling thread, as an emulated gpu
+ * computes on one) and "finished" later, the path a GPU's kernels take. */
+typedef struct pkernel {
+    double start_us, end_us;
+} pkernel;
+
 typedef struct plain {
     size_t device_memory;
+    int devices;                /* emu: memories but host are devices' own */
+    const struct timespec *t0;
+    /* per memory, its kernels in flight, taken in turn by its one worker */
+    pkernel (*kern)[HS_BACKEND_MAX_DEPTH];
+    unsigned *next_kern;
 } plain;
 
 static int plain_host_side(void *ctx, int m)
 {
-    (void)ctx, (void)m;
-    return 1;
+    return m == HS_HOST_MEMORY || !((plain *)ctx)->devices;
 }
 
 static size_t plain_capacity(void *ctx, int m)
@@ -130,15 +210,24 @@ static void plain_free(void *ctx, int m, void *p)
     free(p);
 }
 
-static int plain_copy(void *ctx, int to, void *dst, int from, const void *src, size_t bytes,
-                      void *after, double *us, void **done, hs_error *err)
+static int plain_start_clock(void *ctx, const struct timespec *t0, hs_error *err)
 {
-    struct timespec t0;
-    (void)ctx, (void)to, (void)from, (void)after, (void)err;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    (void)err;
+    ((plain *)ctx)->t0 = t0;
+    return HS_OK;
+}
+
+static int plain_copy(void *ctx, int to, void *dst, int from, const void *src, size_t bytes,
+                      void *after, hs_run_copy *rec, void **done, hs_error *err)
+{
+    const plain *pl = ctx;
+    double start = pl->t0 ? hs__since_us(pl->t0) : 0;
+    (void)to, (void)from, (void)after, (void)err;
     memcpy(dst, src, bytes);
-    if (us)
-        *us += hs__since_us(&t0);
+    if (rec && pl->t0) {
+        rec->start_us = start;
+        rec->end_us = hs__since_us(pl->t0);
+    }
     *done = NULL;
     return HS_OK;
 }
@@ -149,11 +238,37 @@ static int plain_sync(void *ctx, void *ev, hs_error *err)
     return HS_OK;
 }
 
-static int plain_run(void *ctx, int m, const hs_kconf *c, void *const *bufs, size_t begin,
-                     size_t end, void *const *ev, int nev, hs_error *err)
+static int plain_ready(void *ctx, void *ev)
 {
-    (void)ctx, (void)m, (void)c, (void)bufs, (void)begin, (void)end, (void)ev, (void)nev;
-    return hs_error_set(err, HS_EINTERNAL, "plain memories have no device to run on");
+    (void)ctx, (void)ev;
+    return 1;
+}
+
+/* Only the memory's own worker launches on it: no lock.  Copies are done
+ * when they return, so there is no event to wait for. */
+static int plain_launch(void *ctx, int m, const hs_kconf *c, void *const *bufs, size_t begin,
+                        size_t end, void *const *ev, int nev, void **k, hs_error *err)
+{
+    plain *pl = ctx;
+    pkernel *kn = &pl->kern[m][pl->next_kern[m]++ % HS_BACKEND_MAX_DEPTH];
+    int rc;
+    (void)ev, (void)nev;
+    kn->start_us = pl->t0 ? hs__since_us(pl->t0) : 0;
+    rc = hs_krun_cpu(c, bufs, begin, end, 1, err);
+    kn->end_us = pl->t0 ? hs__since_us(pl->t0) : 0;
+    *k = kn;
+    return rc;
+}
+
+static int plain_finish(void *ctx, void *k, double *start_us, double *end_us, void **done,
+                        hs_error *err)
+{
+    const pkernel *kn = k;
+    (void)ctx, (void)err;
+    *start_us = kn->start_us;
+    *end_us = kn->end_us;
+    *done = NULL;
+    return HS_OK;
 }
 
 static int plain_flush(void *ctx, hs_error *err)
@@ -162,19 +277,39 @@ static int plain_flush(void *ctx, hs_error *err)
     return HS_OK;
 }
 
+static void plain_fini(void *ctx)
+{
+    plain *pl = ctx;
+    free(pl->kern);
+    free(pl->next_kern);
+    free(pl);
+}
+
 static const hs__mem_ops plain_ops = {
     .host_side = plain_host_side,
     .capacity = plain_capacity,
     .alloc = plain_alloc,
     .free = plain_free,
+    .start_clock = plain_start_clock,
     .copy = plain_copy,
     .sync = plain_sync,
-    .run = plain_run,
+    .ready = plain_ready,
+    .launch = plain_launch,
+    .finish = plain_finish,
     .flush = plain_flush,
-    .fini = free,
+    .fini = plain_fini,
 };
 
 /* --------------------------------------------------- configuration */
+
+/* Where a task is: "APP#I/KERNEL (type)" for messages. */
+static const char *task_name(const hs__data *dm, size_t t, char *buf, size_t size)
+{
+    int n = hs_task_id(dm->w, &dm->g->tasks[t], buf, size);
+    if (n >= 0 && (size_t)n + 3 < size && dm->t[t].typed)
+        snprintf(buf + n, size - (size_t)n, " (%s)", dm->t[t].c.type->name);
+    return buf;
+}
 
 /* Configures typed task t and finds its result buffer. */
 static int configure(hs__data *dm, size_t t, hs_error *err)
@@ -285,8 +420,9 @@ static int mem_of(const hs__data *dm, int d)
     return dm->mode == HS__REAL_CPU ? HS_HOST_MEMORY : dm->w->platform.devices[d].memory;
 }
 
-/* Sets up the memory spaces: cuda's under HS__REAL_CUDA, plain ones else;
- * devmem caps each non-host memory (0: cuda's free memory, emu unbounded). */
+/* Sets up the memory spaces (cuda's under HS__REAL_CUDA, plain ones else;
+ * devmem caps each non-host memory: 0 is cuda's free memory, emu unbounded)
+ * and a pool over each. */
 static int open_memories(hs__data *dm, size_t devmem, hs_error *err)
 {
     int rc;
@@ -295,15 +431,22 @@ static int open_memories(hs__data *dm, size_t devmem, hs_error *err)
             return rc;
     } else {
         plain *p = calloc(1, sizeof *p);
-        if (!p)
+        if (!p || !(p->kern = calloc((size_t)dm->nmem, sizeof *p->kern)) ||
+            !(p->next_kern = calloc((size_t)dm->nmem, sizeof *p->next_kern))) {
+            if (p)
+                plain_fini(p);
             return hs_error_set(err, HS_ENOMEM, "out of memory for the data manager");
+        }
         p->device_memory = devmem;
+        p->devices = dm->mode == HS__REAL_EMU;
         dm->ops = &plain_ops;
         dm->mctx = p;
     }
     for (int m = 0; m < dm->nmem; m++) {
         dm->cap[m] = dm->ops->capacity(dm->mctx, m);
         dm->host_side[m] = (unsigned char)dm->ops->host_side(dm->mctx, m);
+        if ((rc = hs__pool_new(dm->ops, dm->mctx, m, &dm->pool[m], err)) != 0)
+            return rc;
     }
     return HS_OK;
 }
@@ -311,7 +454,7 @@ static int open_memories(hs__data *dm, size_t devmem, hs_error *err)
 /* Threads a kernel on device d computes with: a cpu device's `cores`, else
  * the online processors shared evenly by the cpu devices (a CPU device
  * stands for a socket or a group of cores, DESIGN.md §1); an emulated gpu
- * computes on one thread.  Read once per run (sysconf reads /sys). */
+ * computes on one.  Read once per run (sysconf reads /sys). */
 static int cpu_threads(const hs__data *dm, int d)
 {
     const hs_platform *pf = &dm->w->platform;
@@ -324,6 +467,22 @@ static int cpu_threads(const hs__data *dm, int d)
     for (int i = 0; i < pf->ndevices; i++)
         ncpu += pf->devices[i].kind == HS_DEVICE_CPU;
     return online > ncpu ? (int)(online / ncpu) : 1;
+}
+
+/* Runs fn(arg) on every online processor (at most 64 threads, at most
+ * `jobs`), the calling thread among them. */
+static void on_every_processor(void *(*fn)(void *), void *arg, size_t jobs)
+{
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    pthread_t tid[64];
+    int nthreads = online < 1 ? 1 : online > 64 ? 64 : (int)online, started = 0;
+    if ((size_t)nthreads > jobs)
+        nthreads = jobs ? (int)jobs : 1;
+    while (started < nthreads - 1 && pthread_create(&tid[started], NULL, fn, arg) == 0)
+        started++;
+    fn(arg); /* the calling thread helps, and finishes alone if none started */
+    for (int k = 0; k < started; k++)
+        pthread_join(tid[k], NULL);
 }
 
 /* Generating the inputs of typed tasks, spread over threads. */
@@ -348,44 +507,217 @@ static void *generate_some(void *arg)
  * starts (on all online processors): they stand for the data an application
  * holds on host, so making them must not occupy the devices during the run
  * (a large composition generates gigabytes).  The cost is host memory for
- * all of them at once; each task frees its own after its check. */
+ * all of them at once; each task gives its own back once it ran (or was
+ * checked). */
 static int pregenerate(hs__data *dm, hs_error *err)
 {
     genpool gp = {.dm = dm};
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
-    pthread_t tid[64];
-    int nthreads = online < 1 ? 1 : online > 64 ? 64 : (int)online, started = 0, rc = HS_OK;
     size_t typed = 0;
+    int rc = HS_OK;
     atomic_init(&gp.next, 0);
     for (size_t t = 0; t < dm->g->ntasks && rc == HS_OK; t++) {
         dtask *d = &dm->t[t];
         if (!d->typed)
             continue;
         for (int i = 0; i < d->c.nbufs && rc == HS_OK; i++)
-            if (d->c.bufs[i].mode & HS_KREAD)
-                rc = dm->ops->alloc(dm->mctx, HS_HOST_MEMORY, d->c.bufs[i].bytes, &d->before[i],
-                                    err);
+            if ((d->c.bufs[i].mode & HS_KREAD) && !d->fed[i])
+                rc = hs__pool_get(dm->pool[HS_HOST_MEMORY], d->c.bufs[i].bytes, &d->before[i],
+                                  NULL, err);
         d->generated = rc == HS_OK;
         typed++;
     }
-    if (rc != HS_OK || typed == 0)
+    if (rc == HS_OK && typed)
+        on_every_processor(generate_some, &gp, typed);
+    return rc;
+}
+
+/* Bytes made ahead per memory at most: what a run commonly needs, without
+ * pinning or committing much of the machine for nothing. */
+#define RESERVE_MAX ((size_t)16 << 30)
+/* Blocks of one size made ahead per device computing on a memory. */
+#define RESERVE_PER_DEVICE 8
+
+/* One size of buffer and how many blocks of it a memory may want. */
+typedef struct want {
+    size_t bytes, count;
+} want;
+
+static int by_bytes(const void *a, const void *b)
+{
+    const want *x = a, *y = b;
+    return x->bytes < y->bytes ? -1 : x->bytes > y->bytes;
+}
+
+/* Makes blocks ahead on memory m: for each buffer size of the typed tasks
+ * that may run there (every task, on a memory some device computes on;
+ * host also keeps every output), as many blocks as tasks use that size,
+ * up to RESERVE_PER_DEVICE per device computing there (all of the outputs'
+ * on host), one of each size in turn until RESERVE_MAX or the capacity's
+ * half.  What a run needs beyond comes from the memory during the run (an
+ * ALLOC event of the trace). */
+static int reserve(hs__data *dm, int m, hs_error *err)
+{
+    const hs_platform *pf = &dm->w->platform;
+    want *ws = NULL;
+    size_t nw = 0, budget = dm->cap[m] / 2, per = 0, total = 0;
+    int rc = HS_OK, ndev = 0;
+    for (int d = 0; d < pf->ndevices; d++)
+        ndev += mem_of(dm, d) == m;
+    if (ndev == 0 && m != HS_HOST_MEMORY)
+        return HS_OK;
+    per = (size_t)(ndev ? ndev : 1) * RESERVE_PER_DEVICE;
+    if (budget > RESERVE_MAX)
+        budget = RESERVE_MAX;
+    if (!(ws = calloc(dm->g->ntasks * HS_KMAX_BUFS + 1, sizeof *ws)))
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    for (size_t t = 0; t < dm->g->ntasks; t++) {
+        const dtask *d = &dm->t[t];
+        for (int i = 0; d->typed && i < d->c.nbufs; i++) {
+            if (m == HS_HOST_MEMORY && d->c.bufs[i].mode == HS_KREAD && !d->fed[i])
+                continue; /* its generated input, read where it is on host */
+            ws[nw++] = (want){d->c.bufs[i].bytes ? d->c.bufs[i].bytes : 1,
+                              d->output && i == d->result ? 0 : 1};
+        }
+    }
+    qsort(ws, nw, sizeof *ws, by_bytes);
+    {
+        size_t k = 0;
+        for (size_t i = 0; i < nw;) { /* merge equal sizes: counts capped, outputs not */
+            size_t j = i, capped = 0, outputs = 0;
+            for (; j < nw && ws[j].bytes == ws[i].bytes; j++) {
+                capped += ws[j].count;
+                outputs += !ws[j].count;
+            }
+            ws[k].bytes = ws[i].bytes;
+            ws[k++].count = (capped < per ? capped : per) +
+                            (m == HS_HOST_MEMORY ? outputs : (outputs && !capped));
+            i = j;
+        }
+        nw = k;
+    }
+    for (int more = 1; more && rc == HS_OK;) {
+        more = 0;
+        for (size_t i = 0; i < nw && rc == HS_OK; i++) {
+            if (!ws[i].count || ws[i].bytes > budget - total)
+                continue;
+            rc = hs__pool_reserve(dm->pool[m], ws[i].bytes, 1, err);
+            total += ws[i].bytes;
+            ws[i].count--;
+            more = 1;
+        }
+    }
+    free(ws);
+    return rc == HS_ENOMEM || rc == HS_EIO ? HS_OK : rc; /* made what it could */
+}
+
+/* A CPU warm-up runs a configuration only up to this many flops (a tenth
+ * of a second or so): beyond, its first run's start-up costs are lost in
+ * its own time. */
+#define WARM_CPU_FLOPS 1e9
+
+/* Runs configuration c once on memory m for device dev, on buffers from
+ * m's pool: its inputs are `in` (host buffers, every readable one), copied
+ * there when m is a device's.  Errors are left to the measured run. */
+static void warm_one(hs__data *dm, const hs_kconf *c, void *const *in, int m, int dev)
+{
+    void *bufs[HS_KMAX_BUFS] = {0}, *ev[HS_KMAX_BUFS];
+    double s, e;
+    int nev = 0, ok = 1;
+    for (int i = 0; i < c->nbufs && ok; i++) {
+        ok = hs__pool_get(dm->pool[m], c->bufs[i].bytes, &bufs[i], NULL, NULL) == HS_OK;
+        if (ok && (c->bufs[i].mode & HS_KREAD)) {
+            void *done = NULL;
+            ok = dm->ops->copy(dm->mctx, m, bufs[i], HS_HOST_MEMORY, in[i], c->bufs[i].bytes,
+                               NULL, NULL, &done, NULL) == HS_OK;
+            if (done)
+                ev[nev++] = done;
+        }
+    }
+    if (ok && dm->host_side[m]) {
+        for (int i = 0; i < nev; i++)
+            dm->ops->sync(dm->mctx, ev[i], NULL);
+        hs_krun_cpu(c, bufs, 0, c->items, dm->threads[dev], NULL);
+    } else if (ok) {
+        void *k, *done;
+        if (dm->ops->launch(dm->mctx, m, c, bufs, 0, c->items, ev, nev, &k, NULL) == HS_OK)
+            dm->ops->finish(dm->mctx, k, &s, &e, &done, NULL);
+    }
+    for (int i = 0; i < c->nbufs; i++)
+        if (bufs[i])
+            hs__pool_put(dm->pool[m], bufs[i], c->bufs[i].bytes, NULL);
+}
+
+/* Before the clock: runs each kernel configuration of the run once on every
+ * device (CPU devices only those of at most WARM_CPU_FLOPS), so that what
+ * a first call costs (CUDA loads a library's kernels lazily at their first
+ * launch: a first 8192 x 8192 sgemm took 140 ms on an H100 against 21 ms;
+ * OpenBLAS and the kernels' helper threads start) does not land on a
+ * measured task. */
+static void warm_up(hs__data *dm)
+{
+    const hs_platform *pf = &dm->w->platform;
+    for (size_t t = 0; t < dm->g->ntasks; t++) {
+        dtask *d = &dm->t[t];
+        void *in[HS_KMAX_BUFS] = {0}, *tmp[HS_KMAX_BUFS] = {0};
+        int seen = 0, ok = 1;
+        if (!d->typed)
+            continue;
+        for (size_t u = 0; u < t && !seen; u++)
+            seen = dm->t[u].typed && dm->t[u].c.type == d->c.type &&
+                   memcmp(dm->t[u].c.p, d->c.p, sizeof d->c.p) == 0;
+        if (seen)
+            continue;
+        /* its generated inputs, and fed ones made by the generator too */
+        for (int i = 0; i < d->c.nbufs && ok; i++) {
+            if (!(d->c.bufs[i].mode & HS_KREAD))
+                continue;
+            if (d->before[i])
+                in[i] = d->before[i];
+            else if ((ok = (tmp[i] = malloc(d->c.bufs[i].bytes ? d->c.bufs[i].bytes : 1)) !=
+                           NULL))
+                in[i] = tmp[i];
+        }
+        if (ok)
+            hs_kfill(&d->c, tmp); /* fills the fed ones only: the others are NULL */
+        for (int dev = 0; dev < pf->ndevices && ok; dev++) {
+            int m = mem_of(dm, dev);
+            if (!dm->host_side[m] || d->c.flops <= WARM_CPU_FLOPS)
+                warm_one(dm, &d->c, in, m, dev);
+        }
+        for (int i = 0; i < HS_KMAX_BUFS; i++)
+            free(tmp[i]);
+    }
+}
+
+static int configure_all(hs__data *dm, hs_error *err)
+{
+    const hs_graph *g = dm->g;
+    int rc;
+    for (size_t t = 0; t < g->ntasks; t++)
+        if ((rc = configure(dm, t, err)) != 0)
+            return rc;
+    for (size_t t = 0; t < g->ntasks; t++) {
+        wire(dm, t);
+        dm->t[t].output = dm->t[t].typed && g->succ_off[t + 1] == g->succ_off[t];
+    }
+    if ((rc = part_ranges(dm, err)) != 0 || (rc = pregenerate(dm, err)) != 0)
         return rc;
-    if ((size_t)nthreads > typed)
-        nthreads = (int)typed;
-    while (started < nthreads - 1 && pthread_create(&tid[started], NULL, generate_some, &gp) == 0)
-        started++;
-    generate_some(&gp); /* the calling thread helps, and finishes alone if none started */
-    for (int k = 0; k < started; k++)
-        pthread_join(tid[k], NULL);
+    for (int m = 0; m < dm->nmem; m++)
+        if ((rc = reserve(dm, m, err)) != 0)
+            return rc;
+    warm_up(dm);
     return HS_OK;
 }
 
+static void *checker_main(void *arg);
+
 int hs__data_new(const hs_workload *w, const hs_graph *g, hs__real_mode mode,
-                 size_t device_memory, hs__data **out, hs_error *err)
+                 const hs_run_report *in, hs__data **out, hs_error *err)
 {
     hs__data *dm = calloc(1, sizeof *dm);
     const hs_graph *rg = g;
-    size_t n, nm;
+    size_t n, nm, nd;
+    long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
     int rc = HS_OK;
     if (!dm)
         return hs_error_set(err, HS_ENOMEM, "out of memory for the data manager");
@@ -397,46 +729,147 @@ int hs__data_new(const hs_workload *w, const hs_graph *g, hs__real_mode mode,
     dm->mode = mode;
     dm->nmem = w->platform.nmemories;
     nm = (size_t)dm->nmem;
+    nd = (size_t)w->platform.ndevices;
     pthread_mutex_init(&dm->mu, NULL);
     pthread_mutex_init(&dm->group_mu, NULL);
+    pthread_cond_init(&dm->checker_cv, NULL);
+    dm->check = in ? in->check : HS_CHECK_SAMPLE;
+    dm->budget = in && in->check_budget ? in->check_budget : HS_CHECK_BUDGET;
+    if (!(in && in->check_budget) && pages > 0 && psize > 0 &&
+        (size_t)pages / 8 * (size_t)psize < dm->budget)
+        dm->budget = (size_t)pages / 8 * (size_t)psize;
     dm->t = calloc(n, sizeof *dm->t);
     dm->rep_pool = calloc(n * nm, sizeof *dm->rep_pool);
+    dm->pool = calloc(nm, sizeof *dm->pool);
+    dm->pool_at_start = calloc(nm, sizeof *dm->pool_at_start);
     dm->cap = calloc(nm, sizeof *dm->cap);
     dm->used = calloc(nm, sizeof *dm->used);
     dm->host_side = calloc(nm, 1);
-    dm->threads = calloc((size_t)w->platform.ndevices, sizeof *dm->threads);
+    dm->threads = calloc(nd ? nd : 1, sizeof *dm->threads);
+    dm->logs = calloc(nd + 1, sizeof *dm->logs);
+    dm->held = calloc(n, sizeof *dm->held);
     dm->range = calloc(2 * (rg->ntasks ? rg->ntasks : 1), sizeof *dm->range);
     dm->r.nmemories = dm->nmem;
+    dm->r.device_memory = in ? in->device_memory : 0; /* the report keeps what it was asked */
+    dm->r.check = dm->check;
+    dm->r.check_budget = dm->budget;
+    dm->r.fail_device = in ? in->fail_device : 0;
+    dm->r.fail_after = in ? in->fail_after : 0;
     dm->r.link_bytes = calloc(nm * nm, sizeof *dm->r.link_bytes);
     dm->r.link_us = calloc(nm * nm, sizeof *dm->r.link_us);
     dm->r.link_copies = calloc(nm * nm, sizeof *dm->r.link_copies);
-    if (!dm->t || !dm->rep_pool || !dm->cap || !dm->used || !dm->host_side || !dm->threads ||
-        !dm->range || !dm->r.link_bytes || !dm->r.link_us || !dm->r.link_copies) {
+    if (!dm->t || !dm->rep_pool || !dm->pool || !dm->pool_at_start || !dm->cap || !dm->used ||
+        !dm->host_side || !dm->threads || !dm->logs || !dm->held || !dm->range ||
+        !dm->r.link_bytes || !dm->r.link_us || !dm->r.link_copies) {
         rc = hs_error_set(err, HS_ENOMEM, "out of memory for the data manager");
         goto fail;
     }
-    for (int d = 0; d < w->platform.ndevices; d++)
-        dm->threads[d] = cpu_threads(dm, d);
+    for (size_t d = 0; d < nd; d++)
+        dm->threads[d] = cpu_threads(dm, (int)d);
     for (size_t t = 0; t < g->ntasks; t++) {
         dm->t[t].rep = dm->rep_pool + t * nm;
         dm->t[t].pf_mem = -1;
     }
-    if ((rc = open_memories(dm, device_memory, err)) != 0)
+    if ((rc = open_memories(dm, in ? in->device_memory : 0, err)) != 0 ||
+        (rc = configure_all(dm, err)) != 0)
         goto fail;
-    for (size_t t = 0; t < g->ntasks; t++)
-        if ((rc = configure(dm, t, err)) != 0)
+    if (dm->check == HS_CHECK_FULL) {
+        if (pthread_create(&dm->checker, NULL, checker_main, dm) != 0) {
+            rc = hs_error_set(err, HS_EIO, "cannot start the checker thread");
             goto fail;
-    for (size_t t = 0; t < g->ntasks; t++) {
-        wire(dm, t);
-        dm->t[t].output = dm->t[t].typed && g->succ_off[t + 1] == g->succ_off[t];
+        }
+        dm->checker_up = 1;
     }
-    if ((rc = part_ranges(dm, err)) != 0 || (rc = pregenerate(dm, err)) != 0)
-        goto fail;
     *out = dm;
     return HS_OK;
 fail:
     hs__data_free(dm);
     return rc;
+}
+
+int hs__data_start(hs__data *dm, const struct timespec *t0, hs_error *err)
+{
+    dm->t0 = t0;
+    for (int m = 0; m < dm->nmem; m++)
+        hs__pool_get_stats(dm->pool[m], &dm->pool_at_start[m]);
+    return dm->ops->start_clock(dm->mctx, t0, err);
+}
+
+/* ------------------------------------------------------- records */
+
+static double now_us(const hs__data *dm)
+{
+    return dm->t0 ? hs__since_us(dm->t0) : 0.0;
+}
+
+/* Appends an event to log l (device d's, written by its worker alone; the
+ * checker's under dm->mu); `task` is a task of the graph run, or of
+ * w->graph for evictions and checks.  Best effort: an event that finds no
+ * memory is dropped. */
+static void log_event(hs__data *dm, int d, int kind, long task, double start, double end,
+                      double bytes)
+{
+    evlog *l = &dm->logs[d >= 0 ? d : dm->w->platform.ndevices];
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 256;
+        hs_run_event *ne = realloc(l->ev, cap * sizeof *ne);
+        if (!ne)
+            return;
+        l->ev = ne;
+        l->cap = cap;
+    }
+    l->ev[l->n] = (hs_run_event){.device = d, .kind = kind, .task = -1,
+                                 .start_us = start, .end_us = end, .bytes = bytes};
+    if (task >= 0 && kind != HS_EV_EVICT && kind != HS_EV_CHECK) { /* a task of the run */
+        l->ev[l->n].task = (long)dm->rg->tasks[task].origin;
+        l->ev[l->n].part = dm->rg->tasks[task].part;
+    } else {
+        l->ev[l->n].task = task; /* evictions and checks name whole tasks */
+    }
+    l->n++;
+}
+
+/* A new copy record (dm->mu held), counted on its link unless it is a
+ * check's; NULL when out of memory (the copy then goes unrecorded). */
+static hs_run_copy *new_copy(hs__data *dm, int from, int to, size_t bytes, long datum,
+                             long consumer, int kind)
+{
+    copies *cp = &dm->cp;
+    hs_run_copy *rec;
+    if (cp->n == cp->nblocks * COPY_BLOCK) {
+        hs_run_copy **nb = realloc(cp->blocks, (cp->nblocks + 1) * sizeof *nb);
+        if (!nb)
+            return NULL;
+        cp->blocks = nb;
+        if (!(cp->blocks[cp->nblocks] = calloc(COPY_BLOCK, sizeof **cp->blocks)))
+            return NULL;
+        cp->nblocks++;
+    }
+    rec = &cp->blocks[cp->n / COPY_BLOCK][cp->n % COPY_BLOCK];
+    cp->n++;
+    *rec = (hs_run_copy){.from = from, .to = to, .bytes = (double)bytes, .datum = datum,
+                         .consumer = -1, .kind = kind};
+    if (consumer >= 0) {
+        rec->consumer = (long)dm->rg->tasks[consumer].origin;
+        rec->part = dm->rg->tasks[consumer].part;
+    }
+    if (kind == HS_COPY_CHECK) {
+        dm->r.check_bytes += (double)bytes;
+        dm->r.check_copies++;
+    } else if (from != to) { /* a link moves it */
+        size_t link = (size_t)from * (size_t)dm->nmem + (size_t)to;
+        dm->r.link_bytes[link] += (double)bytes;
+        dm->r.link_copies[link]++;
+    }
+    return rec;
+}
+
+/* A recorded copy (dm->mu held) */
+static int copy(hs__data *dm, int to, void *dst, int from, const void *src, size_t bytes,
+                void *after, long datum, long consumer, int kind, void **done, hs_error *err)
+{
+    hs_run_copy *rec = new_copy(dm, from, to, bytes, datum, consumer, kind);
+    return dm->ops->copy(dm->mctx, to, dst, from, src, bytes, after, rec, done, err);
 }
 
 /* ------------------------------------------- replicas (dm->mu held) */
@@ -446,79 +879,100 @@ static size_t result_bytes(const dtask *u)
     return u->c.bufs[u->result].bytes;
 }
 
-/* Where a task is: "APP#I/KERNEL (type)" for messages. */
-static const char *task_name(const hs__data *dm, const dtask *d, char *buf, size_t size)
-{
-    int n = hs_task_id(dm->w, &dm->g->tasks[d - dm->t], buf, size);
-    if (n >= 0 && (size_t)n + 3 < size)
-        snprintf(buf + n, size - (size_t)n, " (%s)", d->c.type->name);
-    return buf;
-}
-
-/* Frees u's replica on m once every copy into or out of it has ended. */
+/* Gives u's replica on m back to its pool; the pool hands it out again
+ * once the last copy into or out of it has ended. */
 static void free_replica(hs__data *dm, dtask *u, int m)
 {
     rep *r = &u->rep[m];
     size_t bytes = result_bytes(u);
     if (!r->p)
         return;
-    dm->ops->sync(dm->mctx, r->ev, NULL);
-    dm->ops->sync(dm->mctx, r->rd_ev, NULL);
-    dm->ops->free(dm->mctx, m, r->p);
+    hs__pool_put(dm->pool[m], r->p, bytes, r->rd_ev ? r->rd_ev : r->ev);
     dm->used[m] -= bytes ? bytes : 1;
     memset(r, 0, sizeof *r);
     dm->r.replicas_freed++;
 }
 
-static int fetch(hs__data *dm, dtask *u, int m, int soft, hs_error *err);
+/* u's result is no longer read by its consumers: every replica goes, but an
+ * output's host one, and one (host's if it has one) while checks hold it. */
+static void drop_result(hs__data *dm, dtask *u)
+{
+    int keep = -1;
+    if (u->output)
+        keep = HS_HOST_MEMORY;
+    else if (u->holds > 0)
+        for (int s = 0; s < dm->nmem && keep < 0; s++)
+            if (u->rep[s].p)
+                keep = s;
+    for (int s = 0; s < dm->nmem; s++)
+        if (s != keep)
+            free_replica(dm, u, s);
+}
+
+static int fetch(hs__data *dm, dtask *u, int m, int soft, long consumer, int kind, int dev,
+                 hs_error *err);
 
 /* Evicts u's replica on m (unpinned): writes it back to host first when no
  * other memory holds a valid copy, so nothing is lost. */
-static int evict(hs__data *dm, dtask *u, int m, hs_error *err)
+static int evict(hs__data *dm, dtask *u, int m, int dev, hs_error *err)
 {
+    double start = now_us(dm);
     int rc, other = 0;
     for (int s = 0; s < dm->nmem; s++)
         other |= s != m && u->rep[s].p != NULL;
     if (!other) {
-        if ((rc = fetch(dm, u, HS_HOST_MEMORY, 0, err)) != 0 ||
+        if ((rc = fetch(dm, u, HS_HOST_MEMORY, 0, -1, HS_COPY_WRITEBACK, dev, err)) != 0 ||
             (rc = dm->ops->sync(dm->mctx, u->rep[HS_HOST_MEMORY].ev, err)) != 0)
             return rc;
         dm->r.writebacks++;
     }
     free_replica(dm, u, m);
     dm->r.evictions++;
+    log_event(dm, dev, HS_EV_EVICT, (long)(u - dm->t), start, now_us(dm),
+              (double)result_bytes(u));
     return HS_OK;
 }
 
-/* Drops the pins a prefetch of d (not running) holds; returns how many. */
-static int unpin_prefetch(hs__data *dm, dtask *d)
+static void mem_free(hs__data *dm, int m, void *p, size_t bytes, void *last_use);
+
+/* Drops what a prefetch of d (not running) holds: its pins on replicas and
+ * the buffers of its generated inputs; returns how many. */
+static int drop_prefetch(hs__data *dm, dtask *d)
 {
     int n = 0;
-    for (int i = 0; d->pf_mem >= 0 && i < d->c.nbufs; i++)
+    for (int i = 0; d->pf_mem >= 0 && i < d->c.nbufs; i++) {
         if (d->pinned[i]) {
             dm->t[d->feed[i]].rep[d->pf_mem].pins--;
             d->pinned[i] = 0;
             n++;
         }
+        if (d->pf_buf[i]) {
+            mem_free(dm, d->pf_mem, d->bufs[i], d->c.bufs[i].bytes, d->pf_ev[i]);
+            d->bufs[i] = NULL;
+            d->pf_buf[i] = 0;
+            n++;
+        }
+    }
     d->pf_mem = -1;
     return n;
 }
 
-/* Drops the pins of every prefetch onto memory m whose task has not
- * started, so that their replicas can be evicted; returns how many. */
+/* Drops every prefetch onto memory m whose task has not started, so that
+ * their replicas can be evicted and their buffers reused; returns how many
+ * pins and buffers it let go. */
 static int cancel_prefetches(hs__data *dm, int m)
 {
     int n = 0;
     for (size_t t = 0; t < dm->g->ntasks; t++)
         if (dm->t[t].pf_mem == m && !dm->t[t].running)
-            n += unpin_prefetch(dm, &dm->t[t]);
+            n += drop_prefetch(dm, &dm->t[t]);
     return n;
 }
 
 /* Evicts least recently used unpinned replicas from m until `bytes` more
  * fit; unless soft, then cancels prefetches and tries again.  0, 1 when
  * it cannot make room, or an error. */
-static int make_room(hs__data *dm, int m, size_t bytes, int soft, hs_error *err)
+static int make_room(hs__data *dm, int m, size_t bytes, int soft, int dev, hs_error *err)
 {
     int rc, cancelled = soft;
     while (bytes > dm->cap[m] || dm->used[m] > dm->cap[m] - bytes) {
@@ -529,7 +983,7 @@ static int make_room(hs__data *dm, int m, size_t bytes, int soft, hs_error *err)
                 victim = &dm->t[t];
         }
         if (victim) {
-            if ((rc = evict(dm, victim, m, err)) != 0)
+            if ((rc = evict(dm, victim, m, dev, err)) != 0)
                 return rc;
         } else if (cancelled || !cancel_prefetches(dm, m)) {
             return 1;
@@ -540,36 +994,44 @@ static int make_room(hs__data *dm, int m, size_t bytes, int soft, hs_error *err)
     return 0;
 }
 
-/* Allocates `bytes` on m, evicting as needed (make_room); soft: 1 instead
- * of an error when there is no room. */
-static int mem_alloc(hs__data *dm, int m, size_t bytes, int soft, void **p, hs_error *err)
+/* A buffer of `bytes` on m from its pool, evicting as needed (make_room);
+ * soft: 1 instead of an error when there is no room.  A buffer the pool did
+ * not hold is an ALLOC event of device dev. */
+static int mem_alloc(hs__data *dm, int m, size_t bytes, int soft, int dev, void **p,
+                     hs_error *err)
 {
     size_t b = bytes ? bytes : 1;
-    int rc = make_room(dm, m, b, soft, err);
+    double start = now_us(dm);
+    int rc = make_room(dm, m, b, soft, dev, err), missed = 0;
     if (rc < 0 || (rc == 1 && soft))
         return rc;
     if (rc == 1)
         return hs_error_set(err, HS_ENOMEM, "memory '%s' is full: %zu bytes wanted, %zu of "
                             "its %zu bytes held by running tasks",
                             dm->w->platform.memories[m], b, dm->used[m], dm->cap[m]);
-    if ((rc = dm->ops->alloc(dm->mctx, m, b, p, err)) != 0)
+    if ((rc = hs__pool_get(dm->pool[m], b, p, &missed, err)) != 0)
         return rc;
+    if (missed && dm->t0)
+        log_event(dm, dev, HS_EV_ALLOC, -1, start, now_us(dm), (double)b);
     dm->used[m] += b;
     return HS_OK;
 }
 
-static void mem_free(hs__data *dm, int m, void *p, size_t bytes)
+/* Gives a buffer back to m's pool once `last_use` has happened. */
+static void mem_free(hs__data *dm, int m, void *p, size_t bytes, void *last_use)
 {
-    dm->ops->free(dm->mctx, m, p);
+    hs__pool_put(dm->pool[m], p, bytes, last_use);
     dm->used[m] -= bytes ? bytes : 1;
 }
 
 /* Makes a valid replica of u's result on memory m: starts a copy from host
- * when host has one, else from the first memory that does, counted on that
- * link.  soft: 1 when m has no room without cancelling prefetches. */
-static int fetch(hs__data *dm, dtask *u, int m, int soft, hs_error *err)
+ * when host has one, else from the first memory that does, recorded as a
+ * copy of `kind` for task `consumer` of the graph run (or -1).  soft: 1
+ * when m has no room without cancelling prefetches. */
+static int fetch(hs__data *dm, dtask *u, int m, int soft, long consumer, int kind, int dev,
+                 hs_error *err)
 {
-    size_t bytes = result_bytes(u), link;
+    size_t bytes = result_bytes(u);
     rep *r = &u->rep[m], *src;
     void *p, *ev = NULL;
     int from = -1, rc;
@@ -584,22 +1046,270 @@ static int fetch(hs__data *dm, dtask *u, int m, int soft, hs_error *err)
             from = s;
     if (from < 0)
         return hs_error_set(err, HS_EINTERNAL, "data manager: a result has no valid replica");
-    if ((rc = mem_alloc(dm, m, bytes, soft, &p, err)) != 0)
+    if ((rc = mem_alloc(dm, m, bytes, soft, dev, &p, err)) != 0)
         return rc;
     src = &u->rep[from]; /* make_room evicts on m only: src stays */
-    link = (size_t)from * (size_t)dm->nmem + (size_t)m;
-    if ((rc = dm->ops->copy(dm->mctx, m, p, from, src->p, bytes, src->ev, &dm->r.link_us[link],
-                            &ev, err)) != 0) {
-        mem_free(dm, m, p, bytes);
+    if ((rc = copy(dm, m, p, from, src->p, bytes, src->ev, (long)(u - dm->t), consumer, kind,
+                   &ev, err)) != 0) {
+        mem_free(dm, m, p, bytes, NULL);
         return rc;
     }
     if (ev)
         src->rd_ev = ev;
     *r = (rep){.p = p, .ev = ev, .used = ++dm->tick};
-    dm->r.link_bytes[link] += (double)bytes;
-    dm->r.link_copies[link]++;
     dm->r.replicas_allocated++;
     return HS_OK;
+}
+
+/* ------------------------------------------------------- checks */
+
+/* Whether d, about to run on memory m, keeps what its check needs until
+ * the run has ended (dm->mu held): sample mode checks the first kernel of
+ * each type and params on each memory, full mode every one. */
+static int want_check(hs__data *dm, const dtask *d, int m)
+{
+    int seen = 0;
+    if (dm->check == HS_CHECK_NONE)
+        return 0;
+    if (dm->check == HS_CHECK_FULL)
+        return 1;
+    for (size_t k = 0; k < dm->nkinds && !seen; k++)
+        seen = dm->kinds[k].type == d->c.type && dm->kinds[k].mem == m &&
+               memcmp(dm->kinds[k].p, d->c.p, sizeof d->c.p) == 0;
+    if (!seen) {
+        if (dm->nkinds == dm->capkinds) {
+            size_t cap = dm->capkinds ? 2 * dm->capkinds : 16;
+            ckind *nk = realloc(dm->kinds, cap * sizeof *nk);
+            if (nk) {
+                dm->kinds = nk;
+                dm->capkinds = cap;
+            }
+        }
+        if (dm->nkinds < dm->capkinds) {
+            ckind *k = &dm->kinds[dm->nkinds++];
+            k->type = d->c.type;
+            memcpy(k->p, d->c.p, sizeof k->p);
+            k->mem = m;
+        }
+    }
+    return !seen;
+}
+
+static size_t task_bytes(const dtask *d)
+{
+    size_t bytes = 0;
+    for (int i = 0; i < d->c.nbufs; i++)
+        bytes += d->c.bufs[i].bytes;
+    return bytes;
+}
+
+/* Holds d's check (dm->mu held): its result and each fed input keep a
+ * valid replica until the check, its generated inputs stay on host. */
+static void hold_check(hs__data *dm, dtask *d)
+{
+    d->holds++;
+    for (int i = 0; i < d->c.nbufs; i++)
+        if (d->fed[i])
+            dm->t[d->feed[i]].holds++;
+    dm->retained += task_bytes(d);
+    dm->held[dm->nheld++] = (size_t)(d - dm->t);
+    if (dm->check == HS_CHECK_FULL && dm->retained > dm->budget)
+        pthread_cond_signal(&dm->checker_cv);
+}
+
+/* A host view of u's result for a check of task `reader`: its host
+ * replica, or a copy of another replica into a new block *tmp.  The
+ * replica is pinned while it is copied. */
+static int check_view(hs__data *dm, dtask *u, long reader, const void **view, void **tmp,
+                      hs_error *err)
+{
+    size_t bytes = result_bytes(u);
+    rep *r;
+    void *ev = NULL;
+    int from = -1, rc;
+    pthread_mutex_lock(&dm->mu);
+    if (u->rep[HS_HOST_MEMORY].p)
+        from = HS_HOST_MEMORY;
+    for (int s = 0; s < dm->nmem && from < 0; s++)
+        if (u->rep[s].p)
+            from = s;
+    if (from < 0) {
+        pthread_mutex_unlock(&dm->mu);
+        return hs_error_set(err, HS_EINTERNAL, "data manager: a checked result has no replica");
+    }
+    r = &u->rep[from];
+    r->pins++;
+    if (from == HS_HOST_MEMORY) {
+        pthread_mutex_unlock(&dm->mu);
+        rc = dm->ops->sync(dm->mctx, r->ev, err);
+        *view = r->p;
+    } else if (!(*tmp = malloc(bytes ? bytes : 1))) {
+        pthread_mutex_unlock(&dm->mu);
+        rc = hs_error_set(err, HS_ENOMEM, "out of memory for a check");
+    } else {
+        rc = copy(dm, HS_HOST_MEMORY, *tmp, from, r->p, bytes, r->ev, (long)(u - dm->t),
+                  reader, HS_COPY_CHECK, &ev, err);
+        pthread_mutex_unlock(&dm->mu);
+        if (rc == HS_OK)
+            rc = dm->ops->sync(dm->mctx, ev, err);
+        *view = *tmp;
+    }
+    pthread_mutex_lock(&dm->mu);
+    r->pins--;
+    pthread_mutex_unlock(&dm->mu);
+    return rc;
+}
+
+/* Drops one check's hold on u (dm->mu held). */
+static void unhold(hs__data *dm, dtask *u)
+{
+    if (--u->holds == 0 && u->consumers_left == 0)
+        drop_result(dm, u);
+}
+
+/* Checks held task t: host views of its fed inputs and result, its
+ * generated inputs, hs_kcheck; then lets go of everything it held.  On a
+ * failure the first message names the task. */
+static int check_one(hs__data *dm, size_t t, hs_error *err)
+{
+    dtask *d = &dm->t[t];
+    const hs_kconf *c = &d->c;
+    const void *before[HS_KMAX_BUFS] = {0}, *after[HS_KMAX_BUFS] = {0};
+    void *tmp[HS_KMAX_BUFS + 1] = {0};
+    double start = now_us(dm);
+    int rc = HS_OK;
+    char name[256];
+    for (int i = 0; i < c->nbufs && rc == HS_OK; i++) {
+        if (d->fed[i])
+            rc = check_view(dm, &dm->t[d->feed[i]], (long)t, &before[i], &tmp[i], err);
+        else if (c->bufs[i].mode & HS_KREAD)
+            before[i] = d->before[i];
+    }
+    for (int i = 0; i < c->nbufs && rc == HS_OK; i++)
+        after[i] = before[i];
+    if (rc == HS_OK)
+        rc = check_view(dm, d, (long)t, &after[d->result], &tmp[HS_KMAX_BUFS], err);
+    if (rc == HS_OK)
+        rc = hs_kcheck(c, before, after, NULL, err);
+    if (rc != HS_OK && err) {
+        hs_error inner = *err;
+        hs_error_set(err, inner.code, "kernel %s: %s", task_name(dm, t, name, sizeof name),
+                     inner.msg);
+    }
+    for (int i = 0; i <= HS_KMAX_BUFS; i++)
+        free(tmp[i]);
+    pthread_mutex_lock(&dm->mu);
+    for (int i = 0; i < c->nbufs; i++) {
+        if (d->fed[i])
+            unhold(dm, &dm->t[d->feed[i]]);
+        else if (d->before[i])
+            hs__pool_put(dm->pool[HS_HOST_MEMORY], d->before[i], c->bufs[i].bytes, NULL);
+        d->before[i] = NULL;
+    }
+    unhold(dm, d);
+    d->check = 0;
+    dm->retained -= task_bytes(d);
+    dm->r.checked += rc == HS_OK;
+    log_event(dm, -1, HS_EV_CHECK, (long)t, start, now_us(dm), 0);
+    pthread_mutex_unlock(&dm->mu);
+    return rc;
+}
+
+/* Keeps the first failed check's status and message. */
+static void check_failed(hs__data *dm, int rc, const hs_error *err)
+{
+    pthread_mutex_lock(&dm->mu);
+    if (!dm->check_rc) {
+        dm->check_rc = rc;
+        dm->check_err = *err;
+    }
+    pthread_mutex_unlock(&dm->mu);
+}
+
+/* Takes the oldest held check that nobody checks yet (dm->mu held), or
+ * returns 0. */
+static int next_held(hs__data *dm, size_t *t)
+{
+    if (dm->held_head == dm->nheld)
+        return 0;
+    *t = dm->held[dm->held_head++];
+    return 1;
+}
+
+/* Full mode: while what the held checks hold is over the budget, checks
+ * the oldest ones during the run. */
+static void *checker_main(void *arg)
+{
+    hs__data *dm = arg;
+    pthread_mutex_lock(&dm->mu);
+    for (;;) {
+        size_t t;
+        while (!dm->checker_stop && dm->retained <= dm->budget)
+            pthread_cond_wait(&dm->checker_cv, &dm->mu);
+        if (dm->checker_stop)
+            break;
+        if (!next_held(dm, &t)) {
+            pthread_cond_wait(&dm->checker_cv, &dm->mu);
+            continue;
+        }
+        pthread_mutex_unlock(&dm->mu);
+        {
+            hs_error err = {0};
+            int rc = check_one(dm, t, &err);
+            if (rc != HS_OK)
+                check_failed(dm, rc, &err);
+        }
+        pthread_mutex_lock(&dm->mu);
+    }
+    pthread_mutex_unlock(&dm->mu);
+    return NULL;
+}
+
+static void stop_checker(hs__data *dm)
+{
+    if (!dm->checker_up)
+        return;
+    pthread_mutex_lock(&dm->mu);
+    dm->checker_stop = 1;
+    pthread_cond_signal(&dm->checker_cv);
+    pthread_mutex_unlock(&dm->mu);
+    pthread_join(dm->checker, NULL);
+    dm->checker_up = 0;
+}
+
+/* Checks held tasks until none is left (one of the threads after the run). */
+static void *check_some(void *arg)
+{
+    hs__data *dm = arg;
+    for (;;) {
+        size_t t;
+        int got;
+        hs_error err = {0};
+        int rc;
+        pthread_mutex_lock(&dm->mu);
+        got = next_held(dm, &t);
+        pthread_mutex_unlock(&dm->mu);
+        if (!got)
+            break;
+        if ((rc = check_one(dm, t, &err)) != HS_OK)
+            check_failed(dm, rc, &err);
+    }
+    return NULL;
+}
+
+int hs__data_verify(hs__data *dm, hs_error *err)
+{
+    struct timespec t0;
+    int rc;
+    stop_checker(dm);
+    if ((rc = dm->ops->flush(dm->mctx, err)) != HS_OK)
+        return rc;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    on_every_processor(check_some, dm, dm->nheld - dm->held_head);
+    dm->r.check_us += hs__since_us(&t0);
+    if (dm->check_rc && err)
+        *err = dm->check_err;
+    return dm->check_rc;
 }
 
 /* ------------------------------------------------------- running */
@@ -616,10 +1326,41 @@ static void sleep_us(double us)
         ;
 }
 
+/* Gives generated input i of d a buffer on m and starts its copy from host
+ * (dm->mu held).  On host, a buffer the kernel only reads is the generated
+ * input itself (borrowed), and an updated one whose check is not held
+ * becomes d's own buffer (nothing reads the input afterwards: the kernel
+ * updates it in place, and it may become d's result); otherwise a private
+ * copy. */
+static int place_generated(hs__data *dm, dtask *d, int i, int m, long consumer, int dev,
+                           void **ev, hs_error *err)
+{
+    const hs_kbuf *b = &d->c.bufs[i];
+    int rc;
+    *ev = NULL;
+    if (m == HS_HOST_MEMORY && b->mode == HS_KREAD) {
+        d->bufs[i] = d->before[i];
+        d->borrowed[i] = 1;
+        return HS_OK;
+    }
+    if (m == HS_HOST_MEMORY && !d->check) {
+        d->bufs[i] = d->before[i];
+        d->before[i] = NULL;
+        dm->used[m] += b->bytes ? b->bytes : 1;
+        return HS_OK;
+    }
+    if ((rc = mem_alloc(dm, m, b->bytes, 0, dev, &d->bufs[i], err)) != HS_OK)
+        return rc;
+    return copy(dm, m, d->bufs[i], HS_HOST_MEMORY, d->before[i], b->bytes, NULL, -1, consumer,
+                HS_COPY_INPUT, ev, err);
+}
+
 /* Gives d buffers on m (dm->mu held): the capacity check, then each fed
  * input's replica on m (fetched and pinned unless a prefetch did), read in
- * place or copied to a private buffer, then the other buffers. */
-static int place_buffers(hs__data *dm, dtask *d, int m, hs_error *err)
+ * place or copied to a private buffer, its generated inputs (placed by a
+ * prefetch, or now), then the other buffers.  The copies' events go to
+ * d->wait. */
+static int place_buffers(hs__data *dm, dtask *d, int m, long rt, int dev, hs_error *err)
 {
     const hs_kconf *c = &d->c;
     size_t need = 0;
@@ -628,13 +1369,14 @@ static int place_buffers(hs__data *dm, dtask *d, int m, hs_error *err)
     d->running = 1;
     d->mem = m;
     if (d->pf_mem != m)
-        unpin_prefetch(dm, d);
+        drop_prefetch(dm, d);
     d->pf_mem = -1;
     for (int i = 0; i < c->nbufs; i++)
         need += c->bufs[i].bytes ? c->bufs[i].bytes : 1;
     if (need > dm->cap[m])
         return hs_error_set(err, HS_EINPUT, "kernel %s needs %zu bytes on memory '%s', whose "
-                            "capacity is %zu bytes", task_name(dm, d, name, sizeof name), need,
+                            "capacity is %zu bytes",
+                            task_name(dm, (size_t)(d - dm->t), name, sizeof name), need,
                             dm->w->platform.memories[m], dm->cap[m]);
     for (int i = 0; i < c->nbufs && rc == HS_OK; i++) {
         rep *ur;
@@ -642,7 +1384,7 @@ static int place_buffers(hs__data *dm, dtask *d, int m, hs_error *err)
         if (!d->fed[i])
             continue;
         if (!d->pinned[i]) {
-            if ((rc = fetch(dm, &dm->t[d->feed[i]], m, 0, err)) != 0)
+            if ((rc = fetch(dm, &dm->t[d->feed[i]], m, 0, rt, HS_COPY_FETCH, dev, err)) != 0)
                 break;
             dm->t[d->feed[i]].rep[m].pins++;
             d->pinned[i] = 1;
@@ -653,67 +1395,72 @@ static int place_buffers(hs__data *dm, dtask *d, int m, hs_error *err)
             d->bufs[i] = ur->p;
             d->borrowed[i] = 1;
             ev = ur->ev;
-        } else if ((rc = mem_alloc(dm, m, c->bufs[i].bytes, 0, &d->bufs[i], err)) == 0 &&
-                   (rc = dm->ops->copy(dm->mctx, m, d->bufs[i], m, ur->p, c->bufs[i].bytes,
-                                       ur->ev, NULL, &ev, err)) == 0 &&
+        } else if ((rc = mem_alloc(dm, m, c->bufs[i].bytes, 0, dev, &d->bufs[i], err)) == 0 &&
+                   (rc = copy(dm, m, d->bufs[i], m, ur->p, c->bufs[i].bytes, ur->ev,
+                              (long)d->feed[i], rt, HS_COPY_PRIVATE, &ev, err)) == 0 &&
                    ev) {
             ur->rd_ev = ev;
         }
         if (rc == HS_OK && ev)
             d->wait[d->nwait++] = ev;
     }
-    for (int i = 0; i < c->nbufs && rc == HS_OK; i++)
-        if (!d->fed[i])
-            rc = mem_alloc(dm, m, c->bufs[i].bytes, 0, &d->bufs[i], err);
-    return rc;
-}
-
-/* Prepares d to run on memory m: its buffers there (place_buffers), its
- * inputs generated on host and copied in; on a memory the CPU computes on,
- * waits for every copy.  Generating stands for inputs a real application
- * already holds in host memory, so when start_us is given the task's
- * measured start is read after it, before the copies. */
-static int prepare(hs__data *dm, dtask *d, int m, const struct timespec *t0, double *start_us,
-                   hs_error *err)
-{
-    const hs_kconf *c = &d->c;
-    int rc;
-    pthread_mutex_lock(&dm->mu);
-    rc = place_buffers(dm, d, m, err);
-    pthread_mutex_unlock(&dm->mu);
-    if (rc == HS_OK && !d->generated) {
-        for (int i = 0; i < c->nbufs && rc == HS_OK; i++)
-            if (c->bufs[i].mode & HS_KREAD)
-                rc = dm->ops->alloc(dm->mctx, HS_HOST_MEMORY, c->bufs[i].bytes, &d->before[i],
-                                    err);
-        if (rc == HS_OK)
-            hs_kfill(c, d->before);
-    }
-    d->generated = 0;
-    if (rc != HS_OK)
-        return rc;
-    if (start_us)
-        *start_us = hs__since_us(t0);
     for (int i = 0; i < c->nbufs && rc == HS_OK; i++) {
         void *ev = NULL;
         if (d->fed[i] || !(c->bufs[i].mode & HS_KREAD))
             continue;
-        rc = dm->ops->copy(dm->mctx, m, d->bufs[i], HS_HOST_MEMORY, d->before[i],
-                           c->bufs[i].bytes, NULL, NULL, &ev, err);
+        if (d->pf_buf[i]) {
+            ev = d->pf_ev[i];
+            d->pf_buf[i] = 0;
+        } else {
+            rc = place_generated(dm, d, i, m, rt, dev, &ev, err);
+        }
         if (rc == HS_OK && ev)
             d->wait[d->nwait++] = ev;
     }
-    if (dm->host_side[m]) {
+    for (int i = 0; i < c->nbufs && rc == HS_OK; i++)
+        if (!(c->bufs[i].mode & HS_KREAD))
+            rc = mem_alloc(dm, m, c->bufs[i].bytes, 0, dev, &d->bufs[i], err);
+    return rc;
+}
+
+/* Prepares d to run on memory m: decides whether its check is held, gives
+ * it its buffers there (place_buffers), makes its inputs when they were not
+ * made before the run; on a memory the CPU computes on, waits for every
+ * copy (a WAIT event of device dev). */
+static int prepare(hs__data *dm, dtask *d, int m, long rt, int dev, hs_error *err)
+{
+    const hs_kconf *c = &d->c;
+    int rc = HS_OK;
+    pthread_mutex_lock(&dm->mu);
+    d->check = want_check(dm, d, m);
+    pthread_mutex_unlock(&dm->mu);
+    if (!d->generated) {
+        for (int i = 0; i < c->nbufs && rc == HS_OK; i++)
+            if ((c->bufs[i].mode & HS_KREAD) && !d->fed[i] && !d->before[i])
+                rc = hs__pool_get(dm->pool[HS_HOST_MEMORY], c->bufs[i].bytes, &d->before[i],
+                                  NULL, err);
+        if (rc == HS_OK)
+            hs_kfill(c, d->before);
+        d->generated = rc == HS_OK;
+    }
+    pthread_mutex_lock(&dm->mu);
+    if (rc == HS_OK)
+        rc = place_buffers(dm, d, m, rt, dev, err);
+    pthread_mutex_unlock(&dm->mu);
+    if (rc == HS_OK && dm->host_side[m] && d->nwait) {
+        double start = now_us(dm);
         for (int i = 0; i < d->nwait && rc == HS_OK; i++)
             rc = dm->ops->sync(dm->mctx, d->wait[i], err);
         d->nwait = 0;
+        log_event(dm, dev, HS_EV_WAIT, rt, start, now_us(dm), 0);
     }
     return rc;
 }
 
 /* Stores d's result buffer as the only valid replica, on memory m, pinned
- * until the check ended, and brings an output to host. */
-static int store_result(hs__data *dm, dtask *d, int m, hs_error *err)
+ * until d is released, and starts bringing an output to host (a copy the
+ * worker does not wait for: the run's makespan does). */
+static int store_result(hs__data *dm, dtask *d, int m, long rt, int dev, hs_error *err)
 {
     int rc = HS_OK;
     pthread_mutex_lock(&dm->mu);
@@ -723,82 +1470,25 @@ static int store_result(hs__data *dm, dtask *d, int m, hs_error *err)
     d->bufs[d->result] = NULL;
     d->result_pinned = 1;
     dm->r.replicas_allocated++;
-    if (d->output && m != HS_HOST_MEMORY &&
-        (rc = fetch(dm, d, HS_HOST_MEMORY, 0, err)) == 0)
-        rc = dm->ops->sync(dm->mctx, d->rep[HS_HOST_MEMORY].ev, err);
+    if (d->output && m != HS_HOST_MEMORY)
+        rc = fetch(dm, d, HS_HOST_MEMORY, 0, rt, HS_COPY_OUTPUT, dev, err);
     pthread_mutex_unlock(&dm->mu);
     return rc;
 }
 
-/* A host copy of `bytes` at p on memory m into dst (allocated when *dst is
- * NULL), for a check: counted in check_bytes only. */
-static int check_copy(hs__data *dm, void **dst, int m, const void *p, void *after, size_t bytes,
-                      hs_error *err)
-{
-    void *ev = NULL;
-    int rc;
-    if (!*dst && !(*dst = malloc(bytes ? bytes : 1)))
-        return hs_error_set(err, HS_ENOMEM, "out of memory for a check copy");
-    if ((rc = dm->ops->copy(dm->mctx, HS_HOST_MEMORY, *dst, m, p, bytes, after, NULL, &ev,
-                            err)) != 0 ||
-        (rc = dm->ops->sync(dm->mctx, ev, err)) != 0)
-        return rc;
-    pthread_mutex_lock(&dm->mu);
-    dm->r.check_bytes += (double)bytes;
-    dm->r.check_copies++;
-    pthread_mutex_unlock(&dm->mu);
-    return HS_OK;
-}
-
-/* Checks d's run on m (after its end time): host copies of its fed inputs
- * (from a host replica when there is one) and of its written buffers. */
-static int check(hs__data *dm, dtask *d, int m, hs_error *err)
-{
-    const hs_kconf *c = &d->c;
-    void *after[HS_KMAX_BUFS] = {0}, *tmp[HS_KMAX_BUFS] = {0};
-    int rc = HS_OK;
-    for (int i = 0; i < c->nbufs && rc == HS_OK; i++) {
-        rep *hr, *mr;
-        const void *src;
-        int from;
-        void *ev;
-        if (!d->fed[i])
-            continue;
-        pthread_mutex_lock(&dm->mu); /* both stay: consumers_left > 0, m's pinned */
-        hr = &dm->t[d->feed[i]].rep[HS_HOST_MEMORY];
-        mr = &dm->t[d->feed[i]].rep[m];
-        from = hr->p ? HS_HOST_MEMORY : m;
-        src = hr->p ? hr->p : mr->p;
-        ev = hr->p ? hr->ev : mr->ev;
-        pthread_mutex_unlock(&dm->mu);
-        rc = check_copy(dm, &d->before[i], from, src, ev, c->bufs[i].bytes, err);
-    }
-    for (int i = 0; i < c->nbufs && rc == HS_OK; i++) {
-        const void *p = i == d->result ? d->rep[m].p : d->bufs[i];
-        if (i == d->result && d->output)
-            after[i] = d->rep[HS_HOST_MEMORY].p;
-        else if (dm->host_side[m])
-            after[i] = (void *)p;
-        else if (!(c->bufs[i].mode & HS_KWRITE))
-            after[i] = d->before[i];
-        else if ((rc = check_copy(dm, &tmp[i], m, p, NULL, c->bufs[i].bytes, err)) == 0)
-            after[i] = tmp[i];
-    }
-    if (rc == HS_OK)
-        rc = hs_kcheck(c, (const void *const *)d->before, (const void *const *)after, NULL,
-                       err);
-    for (int i = 0; i < c->nbufs; i++)
-        free(tmp[i]);
-    return rc;
-}
-
-/* After d ran on m (or failed at any step): drops its pins, counts its
- * consumption of each fed input (freeing a producer's replicas after its
- * last consumer), frees what nobody will read and its buffers. */
+/* After d ran on m (or failed at any step): holds its check when `ok` and
+ * chosen, drops its pins, counts its consumption of each fed input (a
+ * producer's replicas go after its last consumer), gives back what nobody
+ * will read: its buffers, its generated inputs unless its check holds them. */
 static void release(hs__data *dm, dtask *d, int m, int ok)
 {
     const hs_kconf *c = &d->c;
+    void *last = d->nwait ? d->wait[d->nwait - 1] : NULL;
     pthread_mutex_lock(&dm->mu);
+    if (ok && d->check)
+        hold_check(dm, d);
+    else
+        d->check = 0;
     for (int i = 0; i < c->nbufs; i++) {
         dtask *u = &dm->t[d->feed[i]];
         if (!d->fed[i])
@@ -806,45 +1496,40 @@ static void release(hs__data *dm, dtask *d, int m, int ok)
         if (d->pinned[i])
             u->rep[m].pins--;
         d->pinned[i] = 0;
-        if (--u->consumers_left == 0 && !u->output)
-            for (int s = 0; s < dm->nmem; s++)
-                free_replica(dm, u, s);
+        if (--u->consumers_left == 0)
+            drop_result(dm, u);
     }
     if (d->result_pinned) {
         d->rep[m].pins--;
         d->result_pinned = 0;
-        if ((d->output && m != HS_HOST_MEMORY) || (!d->output && d->consumers_left == 0))
+        if (d->output && m != HS_HOST_MEMORY)
             free_replica(dm, d, m);
+        else if (!d->output && d->consumers_left == 0)
+            drop_result(dm, d);
     }
     for (int i = 0; i < c->nbufs; i++) {
         if (d->bufs[i] && !d->borrowed[i])
-            mem_free(dm, m, d->bufs[i], c->bufs[i].bytes);
+            mem_free(dm, m, d->bufs[i], c->bufs[i].bytes, last);
         d->bufs[i] = NULL;
         d->borrowed[i] = 0;
+        if (d->before[i] && !d->check) {
+            hs__pool_put(dm->pool[HS_HOST_MEMORY], d->before[i], c->bufs[i].bytes, NULL);
+            d->before[i] = NULL;
+        }
     }
     d->nwait = 0;
     d->running = 0;
     d->ran = 1;
     dm->r.typed++;
-    dm->r.checked += ok;
     pthread_mutex_unlock(&dm->mu);
-    for (int i = 0; i < c->nbufs; i++) {
-        if (d->before[i])
-            dm->ops->free(dm->mctx, HS_HOST_MEMORY, d->before[i]);
-        d->before[i] = NULL;
-    }
 }
 
-/* After the kernel ran (rc its status): stores the result on m, reads the
- * end time, checks the kernel, releases everything. */
-static int finish(hs__data *dm, dtask *d, int m, int rc, const struct timespec *t0,
-                  double *end_us, hs_error *err)
+/* After the kernel ran (rc its status): stores the result on m and
+ * releases everything. */
+static int finish(hs__data *dm, dtask *d, int m, int rc, long rt, int dev, hs_error *err)
 {
     if (rc == HS_OK && d->result >= 0)
-        rc = store_result(dm, d, m, err);
-    *end_us = hs__since_us(t0);
-    if (rc == HS_OK)
-        rc = check(dm, d, m, err);
+        rc = store_result(dm, d, m, rt, dev, err);
     release(dm, d, m, rc == HS_OK);
     return rc;
 }
@@ -864,13 +1549,11 @@ static void part_span(const dtask *d, int i, size_t b, size_t e, size_t *off, si
 
 /* Copies span [b, e) of every buffer of d with a mode bit in `modes`
  * between the group's host buffers and dev[] on memory m (to m when
- * `in`), counted on the link host -> m or m -> host; each copy's event goes
- * to ev[*nev].  dm->mu held. */
+ * `in`), recorded for part rt; each copy's event goes to ev[*nev].  dm->mu
+ * held. */
 static int part_copies(hs__data *dm, dtask *d, int m, void *const *dev, size_t b, size_t e,
-                       int modes, int in, void **ev, int *nev, hs_error *err)
+                       int modes, int in, long rt, void **ev, int *nev, hs_error *err)
 {
-    size_t from = in ? HS_HOST_MEMORY : (size_t)m, to = in ? (size_t)m : HS_HOST_MEMORY;
-    size_t link = from * (size_t)dm->nmem + to;
     int rc = HS_OK;
     for (int i = 0; i < d->c.nbufs && rc == HS_OK; i++) {
         char *h = d->bufs[i], *x = dev[i];
@@ -881,17 +1564,46 @@ static int part_copies(hs__data *dm, dtask *d, int m, void *const *dev, size_t b
         part_span(d, i, b, e, &off, &len);
         if (!len)
             continue;
-        rc = in ? dm->ops->copy(dm->mctx, m, x + off, HS_HOST_MEMORY, h + off, len, NULL,
-                                &dm->r.link_us[link], &done, err)
-                : dm->ops->copy(dm->mctx, HS_HOST_MEMORY, h + off, m, x + off, len, NULL,
-                                &dm->r.link_us[link], &done, err);
-        if (rc != HS_OK)
-            break;
-        if (done)
+        rc = in ? copy(dm, m, x + off, HS_HOST_MEMORY, h + off, len, NULL, -1, rt,
+                       HS_COPY_PART, &done, err)
+                : copy(dm, HS_HOST_MEMORY, h + off, m, x + off, len, NULL, -1, rt,
+                       HS_COPY_PART, &done, err);
+        if (rc == HS_OK && done)
             ev[(*nev)++] = done;
-        dm->r.link_bytes[link] += (double)len;
-        dm->r.link_copies[link]++;
     }
+    return rc;
+}
+
+/* Runs items [b, e) of kernel c on buffers bufs of memory m for device dev
+ * once the nev events happened: on the CPU (dev's threads) when m is
+ * host-side, after waiting for the events (a WAIT event), else on m's
+ * device.  *start_us, *end_us: the kernel's own span (a KERNEL event). */
+static int run_kernel(hs__data *dm, const hs_kconf *c, void *const *bufs, size_t b, size_t e,
+                      int m, int dev, long rt, void *const *ev, int nev, double *start_us,
+                      double *end_us, hs_error *err)
+{
+    int rc = HS_OK;
+    if (dm->host_side[m]) {
+        if (nev) {
+            double start = now_us(dm);
+            for (int i = 0; i < nev && rc == HS_OK; i++)
+                rc = dm->ops->sync(dm->mctx, ev[i], err);
+            log_event(dm, dev, HS_EV_WAIT, rt, start, now_us(dm), 0);
+        }
+        *start_us = now_us(dm);
+        if (rc == HS_OK)
+            rc = hs_krun_cpu(c, bufs, b, e, dm->threads[dev], err);
+        *end_us = now_us(dm);
+        if (rc == HS_OK && hs__data_test_hook)
+            hs__data_test_hook(c, bufs);
+    } else {
+        void *k, *done;
+        *start_us = *end_us = now_us(dm);
+        if ((rc = dm->ops->launch(dm->mctx, m, c, bufs, b, e, ev, nev, &k, err)) == HS_OK)
+            rc = dm->ops->finish(dm->mctx, k, start_us, end_us, &done, err);
+    }
+    if (rc == HS_OK)
+        log_event(dm, dev, HS_EV_KERNEL, rt, *start_us, *end_us, 0);
     return rc;
 }
 
@@ -904,8 +1616,8 @@ static int part_copies(hs__data *dm, dtask *d, int m, void *const *dev, size_t b
  * and so are the spans written back: an in-place (HS_KRW) span is still
  * the input when copied in, and a BLAS output that cuBLAS or OpenBLAS
  * builds up in place on m reaches host within [b, e) only. */
-static int run_on_memory(hs__data *dm, dtask *d, int m, int dev, size_t b, size_t e,
-                         hs_error *err)
+static int run_on_memory(hs__data *dm, dtask *d, int m, int dev, long rt, size_t b, size_t e,
+                         double *start_us, double *end_us, hs_error *err)
 {
     const hs_kconf *c = &d->c;
     void *bufs[HS_KMAX_BUFS] = {0}, *in[HS_KMAX_BUFS], *out[HS_KMAX_BUFS];
@@ -917,27 +1629,23 @@ static int run_on_memory(hs__data *dm, dtask *d, int m, int dev, size_t b, size_
     pthread_mutex_lock(&dm->mu);
     if (need > dm->cap[m])
         rc = hs_error_set(err, HS_EINPUT, "part of kernel %s needs %zu bytes on memory '%s', "
-                          "whose capacity is %zu bytes", task_name(dm, d, name, sizeof name),
-                          need, dm->w->platform.memories[m], dm->cap[m]);
+                          "whose capacity is %zu bytes",
+                          task_name(dm, (size_t)(d - dm->t), name, sizeof name), need,
+                          dm->w->platform.memories[m], dm->cap[m]);
     for (int i = 0; i < c->nbufs && rc == HS_OK; i++)
-        rc = mem_alloc(dm, m, c->bufs[i].bytes, 0, &bufs[i], err);
+        rc = mem_alloc(dm, m, c->bufs[i].bytes, 0, dev, &bufs[i], err);
     if (rc == HS_OK)
-        rc = part_copies(dm, d, m, bufs, b, e, HS_KREAD, 1, in, &nin, err);
+        rc = part_copies(dm, d, m, bufs, b, e, HS_KREAD, 1, rt, in, &nin, err);
     pthread_mutex_unlock(&dm->mu);
-    if (rc == HS_OK && dm->host_side[m]) {
-        for (int i = 0; i < nin && rc == HS_OK; i++)
-            rc = dm->ops->sync(dm->mctx, in[i], err);
-        if (rc == HS_OK)
-            rc = hs_krun_cpu(c, bufs, b, e, dm->threads[dev], err);
-    } else if (rc == HS_OK) {
-        rc = dm->ops->run(dm->mctx, m, c, bufs, b, e, in, nin, err);
-    }
+    if (rc == HS_OK)
+        rc = run_kernel(dm, c, bufs, b, e, m, dev, rt, in, nin, start_us, end_us, err);
     if (rc == HS_OK) {
         pthread_mutex_lock(&dm->mu);
-        rc = part_copies(dm, d, m, bufs, b, e, HS_KWRITE, 0, out, &nout, err);
+        rc = part_copies(dm, d, m, bufs, b, e, HS_KWRITE, 0, rt, out, &nout, err);
         pthread_mutex_unlock(&dm->mu);
     }
-    /* every copy has ended before its buffers go, also after a failure */
+    /* the written bytes are on host before the part ends (the group's last
+     * part checks and stores them there), also after a failure */
     for (int i = 0; i < nin; i++)
         dm->ops->sync(dm->mctx, in[i], NULL);
     for (int i = 0; i < nout; i++) {
@@ -947,38 +1655,37 @@ static int run_on_memory(hs__data *dm, dtask *d, int m, int dev, size_t b, size_
     pthread_mutex_lock(&dm->mu);
     for (int i = 0; i < c->nbufs; i++)
         if (bufs[i])
-            mem_free(dm, m, bufs[i], c->bufs[i].bytes);
+            mem_free(dm, m, bufs[i], c->bufs[i].bytes, NULL);
     pthread_mutex_unlock(&dm->mu);
     return rc;
 }
 
 /* One part of a split typed task.  Its parts share one set of buffers in
- * host memory: the first part to start prepares them there, its measured
- * start read after the inputs were generated, as a whole task's; a later
- * part starts once they are ready.  A part on a device of host memory runs
- * its items on those buffers in place; a part on any other memory runs them
+ * host memory: the first part to start prepares them there; a later part
+ * starts once they are ready.  A part on a device of host memory runs its
+ * items on those buffers in place; a part on any other memory runs them
  * there (run_on_memory), unless the type is splittable but cannot be cut
  * into byte spans (then on host, as the cpu backend does).  The last part
- * to end stores the result on host and checks the whole kernel. */
-static int run_part(hs__data *dm, dtask *d, size_t t, int dev, const struct timespec *t0,
-                    double *start_us, double *end_us, hs_error *err)
+ * to end stores the result on host and releases the group. */
+static int run_part(hs__data *dm, dtask *d, size_t t, int dev, double *start_us,
+                    double *end_us, hs_error *err)
 {
     size_t begin = dm->range[2 * t], end = dm->range[2 * t + 1];
     int m = mem_of(dm, dev), rc, last;
     pthread_mutex_lock(&dm->group_mu);
     if (!d->prepared) {
         d->prepared = 1;
-        d->grc = prepare(dm, d, HS_HOST_MEMORY, t0, start_us, d->gerr);
-    } else {
-        *start_us = hs__since_us(t0);
+        d->grc = prepare(dm, d, HS_HOST_MEMORY, (long)t, dev, d->gerr);
     }
     rc = d->grc;
     pthread_mutex_unlock(&dm->group_mu);
+    *start_us = *end_us = now_us(dm);
     if (rc == HS_OK && begin < end) {
         if (m != HS_HOST_MEMORY && (d->cut || !d->c.splittable))
-            rc = run_on_memory(dm, d, m, dev, begin, end, err);
+            rc = run_on_memory(dm, d, m, dev, (long)t, begin, end, start_us, end_us, err);
         else
-            rc = hs_krun_cpu(&d->c, d->bufs, begin, end, dm->threads[dev], err);
+            rc = run_kernel(dm, &d->c, d->bufs, begin, end, HS_HOST_MEMORY, dev, (long)t, NULL,
+                            0, start_us, end_us, err);
     }
     pthread_mutex_lock(&dm->group_mu);
     if (rc != HS_OK && d->grc == HS_OK) {
@@ -990,38 +1697,100 @@ static int run_part(hs__data *dm, dtask *d, size_t t, int dev, const struct time
     pthread_mutex_unlock(&dm->group_mu);
     if (rc != HS_OK)
         *err = *d->gerr;
-    if (!last) {
-        *end_us = hs__since_us(t0);
+    if (!last)
         return rc;
-    }
-    return finish(dm, d, HS_HOST_MEMORY, rc, t0, end_us, err);
+    return finish(dm, d, HS_HOST_MEMORY, rc, (long)t, dev, err);
 }
 
-int hs__data_run(hs__data *dm, size_t t, int d, const struct timespec *t0, double *start_us,
-                 double *end_us, hs_error *err)
+int hs__data_launch(hs__data *dm, size_t t, int d, double issued_us, hs__launch *l)
 {
     dtask *task = &dm->t[dm->rg->tasks[t].origin];
     int m = mem_of(dm, d);
-    int rc;
-    *start_us = hs__since_us(t0);
-    if (task->typed && dm->rg->tasks[t].nparts > 1)
-        return run_part(dm, task, t, d, t0, start_us, end_us, err);
-    if (task->typed) {
-        rc = prepare(dm, task, m, t0, start_us, err);
-        if (rc == HS_OK && dm->host_side[m])
-            rc = hs_krun_cpu(&task->c, task->bufs, 0, task->c.items, dm->threads[d], err);
-        else if (rc == HS_OK)
-            rc = dm->ops->run(dm->mctx, m, &task->c, task->bufs, 0, task->c.items, task->wait,
-                              task->nwait, err);
-        return finish(dm, task, m, rc, t0, end_us, err);
+    *l = (hs__launch){.t = t, .d = d, .issued_us = issued_us};
+    l->start_us = l->end_us = now_us(dm);
+    if (task->typed && dm->rg->tasks[t].nparts == 1 && !dm->host_side[m]) {
+        /* a device's own kernel: enqueued, finished by hs__data_complete */
+        if ((l->rc = prepare(dm, task, m, (long)t, d, &l->err)) == HS_OK &&
+            (l->rc = dm->ops->launch(dm->mctx, m, &task->c, task->bufs, 0, task->c.items,
+                                     task->wait, task->nwait, &l->kernel, &l->err)) == HS_OK)
+            return HS_OK;
+        l->rc = finish(dm, task, m, l->rc, (long)t, d, &l->err);
+        return l->rc;
     }
-    /* cost only: sleep (not spin) its predicted cost, so any workload runs */
-    sleep_us(dm->rg->tasks[t].cost_us[d]);
-    *end_us = hs__since_us(t0);
+    if (task->typed && dm->rg->tasks[t].nparts > 1) {
+        l->rc = run_part(dm, task, t, d, &l->start_us, &l->end_us, &l->err);
+    } else if (task->typed) {
+        l->rc = prepare(dm, task, m, (long)t, d, &l->err);
+        if (l->rc == HS_OK)
+            l->rc = run_kernel(dm, &task->c, task->bufs, 0, task->c.items, m, d, (long)t,
+                               task->wait, task->nwait, &l->start_us, &l->end_us, &l->err);
+        l->rc = finish(dm, task, m, l->rc, (long)t, d, &l->err);
+    } else {
+        /* cost only: sleep (not spin) its predicted cost, so any workload runs */
+        sleep_us(dm->rg->tasks[t].cost_us[d]);
+        l->end_us = now_us(dm);
+        log_event(dm, d, HS_EV_SLEEP, (long)t, l->start_us, l->end_us, 0);
+        pthread_mutex_lock(&dm->mu);
+        dm->r.untyped++;
+        pthread_mutex_unlock(&dm->mu);
+    }
+    return l->rc;
+}
+
+int hs__data_fits(hs__data *dm, size_t t, int d)
+{
+    const dtask *task = &dm->t[dm->rg->tasks[t].origin];
+    int m = mem_of(dm, d), fits;
+    size_t need = 0;
+    if (!task->typed || dm->cap[m] == SIZE_MAX)
+        return 1;
     pthread_mutex_lock(&dm->mu);
-    dm->r.untyped++;
+    for (int i = 0; i < task->c.nbufs; i++) {
+        const hs_kbuf *b = &task->c.bufs[i];
+        size_t bytes = b->bytes ? b->bytes : 1;
+        if (task->fed[i]) /* the replica when it is not there, a private copy to update */
+            need += (dm->t[task->feed[i]].rep[m].p ? 0 : bytes) + (b->mode == HS_KREAD ? 0 : bytes);
+        else if (!task->pf_buf[i])
+            need += bytes;
+    }
+    fits = need <= dm->cap[m] && dm->used[m] <= dm->cap[m] - need;
     pthread_mutex_unlock(&dm->mu);
-    return HS_OK;
+    return fits;
+}
+
+int hs__data_enqueues(const hs__data *dm, int d)
+{
+    return !dm->host_side[mem_of(dm, d)];
+}
+
+int hs__data_complete(hs__data *dm, hs__launch *l)
+{
+    if (l->kernel) {
+        dtask *task = &dm->t[dm->rg->tasks[l->t].origin];
+        int m = mem_of(dm, l->d);
+        void *done;
+        l->rc = dm->ops->finish(dm->mctx, l->kernel, &l->start_us, &l->end_us, &done, &l->err);
+        l->kernel = NULL;
+        if (l->rc == HS_OK)
+            log_event(dm, l->d, HS_EV_KERNEL, (long)l->t, l->start_us, l->end_us, 0);
+        l->rc = finish(dm, task, m, l->rc, (long)l->t, l->d, &l->err);
+    }
+    if (l->issued_us < l->start_us)
+        log_event(dm, l->d, HS_EV_HELD, (long)l->t, l->issued_us, l->start_us, 0);
+    return l->rc;
+}
+
+int hs__data_run(hs__data *dm, size_t t, int d, double issued_us, double *start_us,
+                 double *end_us, hs_error *err)
+{
+    hs__launch l;
+    hs__data_launch(dm, t, d, issued_us, &l);
+    hs__data_complete(dm, &l);
+    *start_us = l.start_us;
+    *end_us = l.end_us;
+    if (l.rc != HS_OK && err)
+        *err = l.err;
+    return l.rc;
 }
 
 int hs__data_prefetch(hs__data *dm, size_t t, int d, hs_error *err)
@@ -1034,7 +1803,7 @@ int hs__data_prefetch(hs__data *dm, size_t t, int d, hs_error *err)
     pthread_mutex_lock(&dm->mu);
     if (!task->running && !task->ran) {
         if (task->pf_mem != m)
-            unpin_prefetch(dm, task); /* moved to another device */
+            drop_prefetch(dm, task); /* moved to another device */
         task->pf_mem = m;
         for (int i = 0; i < task->c.nbufs && rc == HS_OK; i++) {
             dtask *u = &dm->t[task->feed[i]];
@@ -1046,7 +1815,7 @@ int hs__data_prefetch(hs__data *dm, size_t t, int d, hs_error *err)
             if (!has)
                 continue; /* its producer has not ended: hs__data_run fetches */
             if (!u->rep[m].p) {
-                if ((rc = fetch(dm, u, m, 1, err)) == 1) {
+                if ((rc = fetch(dm, u, m, 1, (long)t, HS_COPY_FETCH, d, err)) == 1) {
                     rc = HS_OK; /* no room now: left for hs__data_run */
                     continue;
                 }
@@ -1057,23 +1826,98 @@ int hs__data_prefetch(hs__data *dm, size_t t, int d, hs_error *err)
             u->rep[m].pins++;
             task->pinned[i] = 1;
         }
+        /* generated inputs of a device's memory: copied from host now, into
+         * buffers that only this task will use (a task the engine started
+         * on d runs on d) */
+        for (int i = 0; i < task->c.nbufs && rc == HS_OK && m != HS_HOST_MEMORY; i++) {
+            if (task->fed[i] || !(task->c.bufs[i].mode & HS_KREAD) || task->pf_buf[i] ||
+                !task->generated)
+                continue;
+            if ((rc = mem_alloc(dm, m, task->c.bufs[i].bytes, 1, d, &task->bufs[i], err)) ==
+                1) {
+                rc = HS_OK;
+                break;
+            }
+            if (rc != HS_OK ||
+                (rc = copy(dm, m, task->bufs[i], HS_HOST_MEMORY, task->before[i],
+                           task->c.bufs[i].bytes, NULL, -1, (long)t, HS_COPY_INPUT,
+                           &task->pf_ev[i], err)) != HS_OK)
+                break;
+            task->pf_buf[i] = 1;
+            dm->r.prefetched++;
+        }
     }
     pthread_mutex_unlock(&dm->mu);
     return rc;
 }
 
+int hs__data_device_lost(hs__data *dm, int d, hs_error *err)
+{
+    const hs_platform *pf = &dm->w->platform;
+    int m = mem_of(dm, d), rc = HS_OK;
+    for (int o = 0; o < pf->ndevices; o++)
+        if (o != d && mem_of(dm, o) == m)
+            return HS_OK; /* another device computes there: nothing is lost */
+    pthread_mutex_lock(&dm->mu);
+    cancel_prefetches(dm, m);
+    for (size_t t = 0; t < dm->g->ntasks && rc == HS_OK && m != HS_HOST_MEMORY; t++) {
+        dtask *u = &dm->t[t];
+        int other = 0;
+        if (!u->typed || !u->rep[m].p)
+            continue;
+        for (int s = 0; s < dm->nmem; s++)
+            other |= s != m && u->rep[s].p != NULL;
+        if (!other && (rc = fetch(dm, u, HS_HOST_MEMORY, 0, -1, HS_COPY_WRITEBACK, d, err)) ==
+                          HS_OK)
+            rc = dm->ops->sync(dm->mctx, u->rep[HS_HOST_MEMORY].ev, err);
+    }
+    pthread_mutex_unlock(&dm->mu);
+    return rc;
+}
+
+/* Copies log l into out; returns how many events it holds. */
+static size_t take_log(const evlog *l, hs_run_event *out)
+{
+    if (l->n)
+        memcpy(out, l->ev, l->n * sizeof *out);
+    return l->n;
+}
+
 int hs__data_report(hs__data *dm, hs_run_report *r, hs_error *err)
 {
-    size_t n = 0, k = 0;
+    size_t n = 0, k = 0, nev = 0, nlogs = (size_t)dm->w->platform.ndevices + 1;
     int rc = dm->ops->flush(dm->mctx, err);
     if (rc != HS_OK)
         return rc;
+    for (int m = 0; m < dm->nmem; m++) {
+        hs__pool_stats st;
+        hs__pool_get_stats(dm->pool[m], &st);
+        dm->r.pool_hits += st.hits - dm->pool_at_start[m].hits;
+        dm->r.pool_misses += st.misses - dm->pool_at_start[m].misses;
+        dm->r.pool_reserved += st.reserved;
+    }
     for (size_t t = 0; t < dm->g->ntasks; t++)
         n += dm->t[t].output && dm->t[t].rep[HS_HOST_MEMORY].p;
+    for (size_t l = 0; l < nlogs; l++)
+        nev += dm->logs[l].n;
     *r = dm->r;
     memset(&dm->r, 0, sizeof dm->r);
-    if (n && !(r->outputs = calloc(n, sizeof *r->outputs)))
+    r->ncopies = dm->cp.n;
+    if ((dm->cp.n && !(r->copies = malloc(dm->cp.n * sizeof *r->copies))) ||
+        (nev && !(r->events = malloc(nev * sizeof *r->events))) ||
+        (n && !(r->outputs = calloc(n, sizeof *r->outputs)))) {
+        r->ncopies = 0;
         return hs_error_set(err, HS_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < dm->cp.n; i++) {
+        const hs_run_copy *c = &dm->cp.blocks[i / COPY_BLOCK][i % COPY_BLOCK];
+        r->copies[i] = *c;
+        if (c->kind != HS_COPY_CHECK && c->from != c->to)
+            r->link_us[(size_t)c->from * (size_t)dm->nmem + (size_t)c->to] +=
+                c->end_us - c->start_us;
+    }
+    for (size_t l = 0; l < nlogs; l++)
+        r->nevents += take_log(&dm->logs[l], r->events + r->nevents);
     for (size_t t = 0; t < dm->g->ntasks; t++) {
         dtask *d = &dm->t[t];
         rep *h = &d->rep[HS_HOST_MEMORY];
@@ -1083,18 +1927,12 @@ int hs__data_report(hs__data *dm, hs_run_report *r, hs_error *err)
         bytes = result_bytes(d);
         r->outputs[k].task = t;
         r->outputs[k].bytes = bytes;
-        if (dm->ops == &plain_ops) {
-            r->outputs[k++].data = h->p; /* the report owns it now */
-        } else {
-            /* pinned host memory: the report's outputs are malloc'd */
-            if (!(r->outputs[k].data = malloc(bytes ? bytes : 1))) {
-                r->noutputs = k;
-                return hs_error_set(err, HS_ENOMEM, "out of memory for an output");
-            }
-            memcpy(r->outputs[k++].data, h->p, bytes);
-            dm->ops->free(dm->mctx, HS_HOST_MEMORY, h->p);
+        /* pool blocks may be pinned host memory: the report's are malloc'd */
+        if (!(r->outputs[k].data = malloc(bytes ? bytes : 1))) {
+            r->noutputs = k;
+            return hs_error_set(err, HS_ENOMEM, "out of memory for an output");
         }
-        memset(h, 0, sizeof *h);
+        memcpy(r->outputs[k++].data, h->p, bytes);
     }
     r->noutputs = k;
     return HS_OK;
@@ -1104,28 +1942,43 @@ void hs__data_free(hs__data *dm)
 {
     if (!dm)
         return;
+    stop_checker(dm);
     if (dm->ops)
         dm->ops->flush(dm->mctx, NULL);
     for (size_t t = 0; dm->t && t < dm->g->ntasks; t++) {
         dtask *d = &dm->t[t];
         free(d->gerr);
-        for (int s = 0; dm->ops && s < dm->nmem; s++)
+        for (int s = 0; dm->pool && s < dm->nmem; s++)
             if (d->rep[s].p)
-                dm->ops->free(dm->mctx, s, d->rep[s].p);
-        for (int i = 0; dm->ops && i < HS_KMAX_BUFS; i++) {
+                hs__pool_put(dm->pool[s], d->rep[s].p, result_bytes(d), NULL);
+        for (int i = 0; dm->pool && i < HS_KMAX_BUFS; i++) {
             if (d->bufs[i] && !d->borrowed[i])
-                dm->ops->free(dm->mctx, d->mem, d->bufs[i]);
+                hs__pool_put(dm->pool[d->pf_buf[i] ? d->pf_mem : d->mem], d->bufs[i],
+                             d->c.bufs[i].bytes, NULL);
             if (d->before[i])
-                dm->ops->free(dm->mctx, HS_HOST_MEMORY, d->before[i]);
+                hs__pool_put(dm->pool[HS_HOST_MEMORY], d->before[i], d->c.bufs[i].bytes, NULL);
         }
     }
+    for (int m = 0; dm->pool && m < dm->nmem; m++)
+        hs__pool_free(dm->pool[m]);
     if (dm->ops)
         dm->ops->fini(dm->mctx);
+    for (size_t l = 0; dm->logs && l <= (size_t)dm->w->platform.ndevices; l++)
+        free(dm->logs[l].ev);
+    for (size_t b = 0; b < dm->cp.nblocks; b++)
+        free(dm->cp.blocks[b]);
     pthread_mutex_destroy(&dm->mu);
     pthread_mutex_destroy(&dm->group_mu);
+    pthread_cond_destroy(&dm->checker_cv);
+    free(dm->cp.blocks);
+    free(dm->logs);
+    free(dm->held);
+    free(dm->kinds);
     free(dm->range);
     free(dm->t);
     free(dm->rep_pool);
+    free(dm->pool);
+    free(dm->pool_at_start);
     free(dm->cap);
     free(dm->used);
     free(dm->host_side);

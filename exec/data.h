@@ -1,5 +1,6 @@
-/* hetsched — the real backends `cpu` and `emu` (exec/cpu.c, exec/emu.c) and
- * their small data manager (exec/data.c), DESIGN.md §6 and issue 5.
+/* hetsched — the real backends `cpu`, `emu` and `cuda` (exec/cpu.c,
+ * exec/emu.c, exec/cuda.c) and their data manager (exec/data.c), DESIGN.md
+ * §6.
  *
  * Which edge feeds which kernel buffer (the rule every real backend and the
  * tests follow):
@@ -18,6 +19,11 @@
  *   - The *outputs* of a run are the results of the typed tasks without
  *     successors: they end on host memory, byte-exact.
  *
+ * A worker's path holds kernels and copies only: buffers come from caching
+ * pools made ahead of the run (exec/pool.h), generated inputs are made
+ * before the clock starts, checks come after the run, and a buffer given
+ * back is reused once its last copy has ended, never freed during the run.
+ *
  * Data manager: each typed task's result has one replica slot per memory,
  * each with a valid flag (MSI-style: the producer's write makes its own
  * memory's replica the only valid one).  Memories are spaces of exec/mem.h:
@@ -25,31 +31,40 @@
  * memory under cuda (the k-th gpu device of the platform is CUDA device k).
  *   - Before a task runs on memory m, each fed input gets a replica on m,
  *     copied from host when host holds a valid one, else from the
- *     lowest-numbered memory that does (counted on link source -> m).  A
- *     buffer the kernel only reads is the replica itself; one it updates
+ *     lowest-numbered memory that does (a FETCH copy on link source -> m).
+ *     A buffer the kernel only reads is the replica itself; one it updates
  *     (HS_KRW) is a private copy of it.  Generated inputs are made on host
- *     and copied to private buffers on m: part of the task's time, not of
- *     the link counters.
+ *     and copied to buffers on m (INPUT copies, host -> m); on host the
+ *     kernel reads them where they are, and updates them in place unless
+ *     its check needs them as they were.
  *   - Prefetch (hs__data_prefetch): the same copies, started early; cuda
  *     enqueues them on the H2D, D2H and D2D streams and the kernel waits on
  *     their events, plain (cpu, emu) does them at once in the caller.  A
  *     fetched replica is pinned: neither freed nor evicted until its
- *     consumer has run.  A consumer that runs on another memory drops the
- *     pins and fetches anew.
+ *     consumer has run; a prefetched generated input's buffer is the
+ *     task's.  A consumer that runs on another memory drops the prefetch
+ *     and fetches anew.
  *   - Every replica a running or prefetched task reads, and the task's own
- *     result until its check ended, is pinned.  Consumers are counted per fed
- *     buffer: when the last one finished (its check included), every replica
- *     is freed; an output keeps only its host replica.
+ *     result until the task ended, is pinned.  Consumers are counted per
+ *     fed buffer: when the last one finished, every replica goes (one stays
+ *     while a held check needs it); an output keeps only its host replica,
+ *     whose copy from the device the worker does not wait for.
  *   - Eviction: each memory but host has a capacity (cuda: the GPU's free
  *     memory at init minus HS__CUDA_MARGIN; emu: none; both: the report's
  *     device_memory when set).  An allocation that would exceed it evicts
  *     unpinned replicas, least recently used first, writing a replica back
- *     to host first when no other memory has a valid copy (counted on the
- *     link and in `writebacks`); then drops the pins of prefetches whose
- *     task has not started.  A kernel whose buffers exceed the capacity alone
+ *     to host first when no other memory has a valid copy (a WRITEBACK
+ *     copy, counted in `writebacks`); then drops the prefetches whose task
+ *     has not started.  A kernel whose buffers exceed the capacity alone
  *     fails with HS_EINPUT naming it.
- *   - Checks need host copies of the inputs and the result: they are made
- *     after the task's end time and counted in check_bytes/check_copies only.
+ *   - Checks (hs_check_mode): a task chosen for a check holds, until the
+ *     run has ended, its generated inputs and one valid replica of its
+ *     result and of each fed input; hs__data_verify then copies what is
+ *     not on host (CHECK copies, counted in check_bytes/check_copies only)
+ *     and runs hs_kcheck on every processor.
+ *   - Every copy is recorded (hs_run_copy) with its measured times, and so
+ *     is what a worker does besides (hs_run_event: kernels, waits, buffers
+ *     made during the run, evictions, sleeps; checks).
  * Under the cpu backend every device computes in host memory, so nothing is
  * copied.
  *
@@ -64,28 +79,22 @@
  * gemm's b, whole), runs the slice there (cuda: hs_krun_cuda on the GPU's
  * compute stream after the copies' events; emu: hs_krun_cpu on the
  * copies) and copies the bytes its slice writes back into the host
- * buffers; these copies are counted on the links host -> memory and back.
- * Slices are disjoint, so in-place (HS_KRW) buffers and BLAS outputs are
- * only ever written back within their own span.  A type that is not
- * splittable runs whole in part 0, wherever that is.  The last part to end
- * stores the result on host and checks the whole kernel.  A part's
- * measured time starts once the group's inputs are generated and covers
- * its copies.
+ * buffers (PART copies on the links host -> memory and back).  Slices are
+ * disjoint, so in-place (HS_KRW) buffers and BLAS outputs are only ever
+ * written back within their own span.  A type that is not splittable runs
+ * whole in part 0, wherever that is.  The last part to end stores the
+ * result on host.
  *
  * Not done yet: a part on a GPU takes its input from host even when a
  * replica is on that GPU already, allocates whole-size buffers there (not
- * just its spans) and is not prefetched; a pool of device and pinned
- * buffers (each replica is a cudaMalloc or cudaHostAlloc of its own, made
- * under the data manager's lock); asynchronous staged copies between GPUs
- * without peer access.
+ * just its spans) and is not prefetched; asynchronous staged copies between
+ * GPUs without peer access.
  *
  * A kernel on a cpu device computes with the device's `cores` threads (the
  * online processors shared by the cpu devices when not given); an emulated
- * gpu computes on one.  Generated inputs stand for data the application
- * holds on host: hs__data_new makes them all before the run, on every
- * online processor (host memory for all of them at once; each task frees
- * its own after its check), so a task's time covers its copies and its
- * kernel, and making gigabytes of inputs never occupies a device.
+ * gpu computes on one.  A task's measured span is its kernel's (a GPU's
+ * between CUDA events); its copies are the schedule's transfers
+ * (hs_run_measured_schedule).
  */
 #ifndef HS_EXEC_DATA_H
 #define HS_EXEC_DATA_H
@@ -96,6 +105,8 @@
 #include "exec/backend.h"
 #include "hetsched/error.h"
 #include "hetsched/graph.h"
+#include "hetsched/schedule.h"
+#include "workloads/kernels/kernel.h"
 
 /* One output of a run: the result of typed task `task` (an index of the
  * workload's graph, w->graph). */
@@ -105,13 +116,80 @@ typedef struct hs_run_output {
     void *data;
 } hs_run_output;
 
+/* Which typed kernels a run checks against their reference (hs_kcheck).
+ * Checks never run on a worker's path: what a check needs (the inputs as
+ * the kernel read them, its result) is held until the run has ended and
+ * checked then, on every processor, outside the measured makespan. */
+typedef enum hs_check_mode {
+    HS_CHECK_SAMPLE = 0, /* the first kernel of each type and params on each
+                            memory: every kernel configuration the run used,
+                            checked once where it ran */
+    HS_CHECK_FULL,       /* every typed kernel; beyond the check budget, a
+                            checker thread checks the oldest held ones during
+                            the run */
+    HS_CHECK_NONE,       /* none */
+} hs_check_mode;
+
+/* A copy the data manager made, on the run's clock (µs since its start). */
+typedef struct hs_run_copy {
+    int from, to;          /* memories of the platform */
+    double bytes;
+    double start_us, end_us;
+    long datum;            /* the task of w->graph whose result it moves, or -1
+                              for a kernel's generated input or a part's slice */
+    long consumer;         /* the task of w->graph that needed it, or -1 */
+    int part;              /* ... and which part of it (0 for a whole task) */
+    int kind;              /* hs_run_copy_kind */
+} hs_run_copy;
+
+typedef enum hs_run_copy_kind {
+    HS_COPY_FETCH,         /* a result to the memory of a task that reads it */
+    HS_COPY_INPUT,         /* a kernel's generated input, host to its memory */
+    HS_COPY_OUTPUT,        /* an output of the run back to host */
+    HS_COPY_WRITEBACK,     /* a replica saved to host before its eviction */
+    HS_COPY_PART,          /* a part's slice in or out of the group's host buffers */
+    HS_COPY_PRIVATE,       /* a private copy of a replica, on one memory */
+    HS_COPY_CHECK,         /* for a check, after the run */
+} hs_run_copy_kind;
+
+/* Something a device's worker did besides copies, on the run's clock. */
+typedef struct hs_run_event {
+    int device;            /* the device whose worker did it; -1: the checker */
+    int kind;              /* hs_run_event_kind */
+    long task;             /* the task of w->graph, or -1 */
+    int part;              /* ... and which part of it (0 for a whole task) */
+    double start_us, end_us;
+    double bytes;          /* ALLOC: bytes allocated */
+} hs_run_event;
+
+typedef enum hs_run_event_kind {
+    HS_EV_KERNEL,          /* the kernel itself (a GPU's from its events) */
+    HS_EV_WAIT,            /* waiting for input copies before a CPU kernel */
+    HS_EV_ALLOC,           /* a buffer the pools did not hold: made during the run */
+    HS_EV_SLEEP,           /* a cost-only task sleeping its cost */
+    HS_EV_EVICT,           /* an eviction (with its write-back, if any) */
+    HS_EV_CHECK,           /* a check, after the run (or during it: full, over budget) */
+    HS_EV_HELD,            /* from the engine handing a task to a device to its kernel's start */
+} hs_run_event_kind;
+
+/* Name of an hs_run_copy_kind or hs_run_event_kind ("fetch", "kernel"). */
+const char *hs_run_copy_kind_name(int kind);
+const char *hs_run_event_kind_name(int kind);
+
 /* What a real backend measured, filled by its fini when the caller set
  * b->state to one of these before hs_engine_run (the backend's init takes
  * it from there).  Free with hs_run_report_free. */
 typedef struct hs_run_report {
-    /* in: capacity in bytes of each memory but host under emu and cuda (0:
-     * the backend's default, see above); read by the backend's init */
-    size_t device_memory;
+    /* in, read by the backend's init: */
+    size_t device_memory;    /* capacity in bytes of each memory but host under
+                                emu and cuda (0: the backend's default, see above) */
+    hs_check_mode check;
+    size_t check_budget;     /* bytes full checks may hold (0: HS_CHECK_BUDGET) */
+    int fail_device;         /* with fail_after > 0: this device fails when it is */
+    size_t fail_after;       /* about to run its fail_after-th task (a test of
+                                survival: it runs nothing more, what it held runs
+                                elsewhere, its memory's data are saved to host) */
+    /* out: */
     int nmemories;
     double *link_bytes;      /* [from * nmemories + to]: bytes copied */
     double *link_us;         /* time spent copying on that link */
@@ -123,9 +201,31 @@ typedef struct hs_run_report {
     size_t prefetched;       /* input copies started by hs__data_prefetch */
     double check_bytes;      /* copied to host for the checks only */
     size_t check_copies;
+    double check_us;         /* time the checks took after the run */
+    size_t pool_hits, pool_misses, pool_reserved; /* buffers: reused, made during
+                                the run, made ahead (exec/pool.h) */
     size_t noutputs;
     hs_run_output *outputs;  /* task order; owned by the report */
+    size_t ncopies;
+    hs_run_copy *copies;     /* every copy but the checks', in no order */
+    size_t nevents;
+    hs_run_event *events;
 } hs_run_report;
+
+/* Makes s, the schedule a real run on `backend` measured (placements from
+ * its completions), the measured schedule: its transfers are r's copies
+ * between memories (a kernel's generated input from host, a result to a
+ * task that reads it, an output or a write-back to host, a part's slices),
+ * each from and to the placement it served where there is one; its
+ * activities r's events but kernels and sleeps (which placements span); its
+ * model is "measured"; its makespan the latest end of a placement or a
+ * copy. */
+int hs_run_measured_schedule(const hs_workload *w, const char *backend, const hs_run_report *r,
+                             hs_schedule *s, hs_error *err);
+
+/* Bytes full checks may hold by default: an eighth of the physical
+ * memory, at most this. */
+#define HS_CHECK_BUDGET ((size_t)8 << 30)
 
 void hs_run_report_free(hs_run_report *r);
 
@@ -139,6 +239,11 @@ extern const hs_backend_ops hs_backend_cuda;
 
 /* Number of CUDA devices found (0 without CUDA, or when none works). */
 int hs_cuda_device_count(void);
+
+/* How many started tasks each device of w holds on real backend ops
+ * (depth[0 .. ndevices)): what hs_map_options.executor_depth wants for the
+ * run's prediction.  HS_EINPUT for a bad HETSCHED_DEPTH. */
+int hs_run_depths(const hs_workload *w, const hs_backend_ops *ops, int *depth, hs_error *err);
 
 /* The backend called `name` ("sim", "cpu", "emu", "cuda"), or NULL. */
 const hs_backend_ops *hs_backend_find(const char *name);
@@ -156,34 +261,90 @@ typedef enum hs__real_mode {
 
 /* Prepares the data for running graph g (w->graph, or a graph a policy
  * transformed it into): each whole task's kernel configuration, which edge
- * feeds which buffer, each part's items, the generated inputs.  HS__REAL_CPU
- * puts every memory on host; device_memory caps each other memory (the
- * caller's hs_run_report.device_memory; 0: a GPU's free memory, no cap on
- * an emulated one).  HS_EINPUT for a bad kernel type or params. */
+ * feeds which buffer, each part's items, the generated inputs, the pools'
+ * blocks made ahead.  HS__REAL_CPU puts every memory on host.  `in` (may be
+ * NULL) gives device_memory (caps each other memory; 0: a GPU's free
+ * memory, no cap on an emulated one), the check mode and budget.
+ * HS_EINPUT for a bad kernel type or params. */
 int hs__data_new(const hs_workload *w, const hs_graph *g, hs__real_mode mode,
-                 size_t device_memory, hs__data **out, hs_error *err);
+                 const hs_run_report *in, hs__data **out, hs_error *err);
 
-/* Runs task t on device d in the calling thread (thread-safe): copies its
- * inputs to d's memory, runs the kernel (or sleeps cost_us for an untyped
- * one), stores its result, copies an output to host, then checks the kernel.
- * *start_us and *end_us are read on the monotonic clock relative to t0 and
- * cover the copies and the kernel but not the check.  HS_ECHECK when the
- * check fails. */
-int hs__data_run(hs__data *dm, size_t t, int d, const struct timespec *t0, double *start_us,
+/* Starts the run's clock at t0 (which stays valid until hs__data_free):
+ * every time measured from now on is µs since t0. */
+int hs__data_start(hs__data *dm, const struct timespec *t0, hs_error *err);
+
+/* Runs task t of the graph run on device d in the calling thread (d's
+ * worker): gives it buffers on d's memory and starts the copies of its
+ * inputs there (unless a prefetch did), runs the kernel once they are
+ * there (or sleeps cost_us for an untyped one), stores its result, starts
+ * an output's copy to host, and holds what its check needs (hs_check_mode).
+ * *start_us and *end_us are the kernel's own span on the run's clock (a
+ * GPU's from its events).  issued_us: when the engine handed t to d; the
+ * time from then to the kernel's start is a HELD event (the device held
+ * the task, waiting for its previous ones, its inputs or the worker).  A
+ * failing kernel's error; checks come after the run (hs__data_verify). */
+int hs__data_run(hs__data *dm, size_t t, int d, double issued_us, double *start_us,
                  double *end_us, hs_error *err);
 
-/* Starts moving ready task t's fed inputs to device d's memory without
- * waiting for the copies (thread-safe); t will run on d after what d runs
- * now, so its copies overlap that kernel.  cuda: asynchronous; emu: the
- * copies are done before it returns; cpu: nothing to move.  Best effort:
- * an input whose producer has not ended, or that finds no room without
- * evicting a pinned replica, is left for hs__data_run.  0, or a negative
- * HS_E* code (a failed copy). */
+/* A task a worker launched: hs__data_launch fills it, hs__data_complete
+ * finishes it.  A task on a device's own memory (a GPU's) is enqueued
+ * there, and the worker may launch the next one before this one ends, so
+ * that the device runs them back to back; any other runs in the launch. */
+typedef struct hs__launch {
+    size_t t;
+    int d;
+    double issued_us, start_us, end_us;
+    void *kernel;       /* the memory layer's enqueued kernel, or NULL */
+    int rc;
+    hs_error err;
+} hs__launch;
+
+/* hs__data_run in two halves: launch t on d (prepare its buffers and
+ * inputs, enqueue its kernel on a device's memory, or run it to the end
+ * anywhere else), then complete it (wait for an enqueued kernel, store its
+ * result, release).  Launches on one device complete in launch order.
+ * Both return l->rc, with its message in l->err. */
+int hs__data_launch(hs__data *dm, size_t t, int d, double issued_us, hs__launch *l);
+/* 1 when task t's buffers fit on device d's memory beside what it holds
+ * now, without evicting anything: a worker launches a task ahead of those
+ * in flight only then (their buffers stay until they complete). */
+int hs__data_fits(hs__data *dm, size_t t, int d);
+/* 1 when device d's kernels are enqueued (a GPU's under cuda; an emulated
+ * gpu's under emu, whose kernels run in the launch, so that CI takes the
+ * same path): its worker launches every task it holds. */
+int hs__data_enqueues(const hs__data *dm, int d);
+int hs__data_complete(hs__data *dm, hs__launch *l);
+
+/* Starts moving ready task t's inputs to device d's memory without
+ * waiting for the copies (thread-safe): its fed inputs and, on a device's
+ * own memory, its generated ones; t will run on d after what d runs now,
+ * so its copies overlap that kernel.  cuda: asynchronous; emu: the copies
+ * are done before it returns; cpu: nothing to move.  Best effort: an input
+ * whose producer has not ended, or that finds no room without evicting a
+ * pinned replica, is left for hs__data_run.  0, or a negative HS_E* code
+ * (a failed copy). */
 int hs__data_prefetch(hs__data *dm, size_t t, int d, hs_error *err);
 
-/* Moves the counters and the outputs into *r (which must be zeroed). */
+/* After the last task: waits for every copy, then checks the held kernels
+ * on every processor (outside the run's makespan).  HS_ECHECK naming the
+ * first kernel whose check failed. */
+int hs__data_verify(hs__data *dm, hs_error *err);
+
+/* Device d failed: every result whose only valid replica is on d's memory
+ * (when no other device computes there) is copied to host, so that the
+ * tasks it held can run elsewhere; prefetches onto that memory are
+ * dropped.  HS_EIO when a copy fails (the data are then lost). */
+int hs__data_device_lost(hs__data *dm, int d, hs_error *err);
+
+/* Moves the counters, copies, events and outputs into *r (which must be
+ * zeroed). */
 int hs__data_report(hs__data *dm, hs_run_report *r, hs_error *err);
 void hs__data_free(hs__data *dm);
+
+/* Tests only: when set, called after each kernel that ran on a host-side
+ * memory, with its configuration and buffers (a test corrupts a result to
+ * see its check fail).  Set it while no run is under way. */
+extern void (*hs__data_test_hook)(const hs_kconf *c, void *const *bufs);
 
 /* µs on the monotonic clock since t0. */
 double hs__since_us(const struct timespec *t0);

@@ -1,23 +1,39 @@
-/* hetsched — the memory spaces behind the data manager (exec/data.c): one
- * small interface, two implementations.
+/* hetsched — the device layer under the real backends: the memory spaces,
+ * copies, events and kernel launches that the data manager (exec/data.c)
+ * drives.  One small interface, two implementations:
  *
  *   plain (exec/data.c): every memory is malloc'd host RAM; copies are
- *     memcpy, complete when copy() returns (the cpu and emu backends).
+ *     memcpy, complete when copy() returns; kernels run on the CPU (the cpu
+ *     and emu backends).
  *   cuda (exec/cuda.c): host memory is pinned (cudaHostAlloc), the memory of
  *     the k-th gpu device of the platform is CUDA device k's (cudaMalloc),
  *     any other memory is malloc'd; copies are cudaMemcpyAsync on the copy
  *     streams of the device involved, peer copies where
- *     cudaDeviceCanAccessPeer says so, staged through pinned host otherwise.
+ *     cudaDeviceCanAccessPeer says so, staged through pinned host otherwise;
+ *     kernels run on the GPU's compute stream.
+ *
+ * Buffers come from the caching pools of exec/pool.h, made ahead of the
+ * run, so alloc and free are called outside a worker's path.
  *
  * Events are opaque and owned by the implementation until fini: a replica
  * may keep a pointer to the event of the copy that fills it, and to the one
  * of the last copy that reads it, without freeing either.  NULL is an event
- * that has already happened. */
+ * that has already happened.
+ *
+ * Times: every copy and kernel can be measured on the run's clock (µs since
+ * the t0 given to start_clock, the monotonic clock): a synchronous one with
+ * the host clock around it, an asynchronous one with device events mapped
+ * onto the host clock through an anchor event recorded at start_clock.  A
+ * copy's record (hs_run_copy, exec/data.h) gets its times: at once for a
+ * synchronous copy, at flush for an asynchronous one (the record must stay
+ * where it is until then). */
 #ifndef HS_EXEC_MEM_H
 #define HS_EXEC_MEM_H
 
 #include <stddef.h>
+#include <time.h>
 
+#include "exec/data.h"
 #include "hetsched/error.h"
 #include "hetsched/graph.h"
 #include "workloads/kernels/kernel.h"
@@ -30,21 +46,30 @@ typedef struct hs__mem_ops {
     size_t (*capacity)(void *ctx, int m);
     int (*alloc)(void *ctx, int m, size_t bytes, void **p, hs_error *err);
     void (*free)(void *ctx, int m, void *p);
+    /* Starts the run's clock at t0 (which must stay valid until fini). */
+    int (*start_clock)(void *ctx, const struct timespec *t0, hs_error *err);
     /* Copies `bytes` from src (on memory `from`) to dst (on memory `to`)
-     * once event `after` happened; *done gets the copy's event.  When `us`
-     * is not NULL the copy's duration is added to *us (at once for a
-     * synchronous copy, at flush for an asynchronous one: *us must stay
-     * valid until then). */
+     * once event `after` happened; *done gets the copy's event.  rec, when
+     * not NULL, gets the copy's start_us and end_us (above). */
     int (*copy)(void *ctx, int to, void *dst, int from, const void *src, size_t bytes,
-                void *after, double *us, void **done, hs_error *err);
+                void *after, hs_run_copy *rec, void **done, hs_error *err);
     /* Blocks the calling thread until event ev happened. */
     int (*sync)(void *ctx, void *ev, hs_error *err);
-    /* Runs items [begin, end) of kernel c on the device of memory m
-     * (host_side(m) is 0) once the nev events happened; returns when it
-     * finished.  bufs are whole buffers on m. */
-    int (*run)(void *ctx, int m, const hs_kconf *c, void *const *bufs, size_t begin, size_t end,
-               void *const *ev, int nev, hs_error *err);
-    /* Waits for every copy and adds the asynchronous ones' durations. */
+    /* 1 when event ev has happened, 0 when not yet; never blocks. */
+    int (*ready)(void *ctx, void *ev);
+    /* Enqueues items [begin, end) of kernel c on the device of memory m
+     * (host_side(m) is 0), to run once the nev events happened, and
+     * returns at once; *k gets a handle for finish.  bufs are whole
+     * buffers on m.  A memory has at most HS_BACKEND_MAX_DEPTH kernels
+     * enqueued and not finished. */
+    int (*launch)(void *ctx, int m, const hs_kconf *c, void *const *bufs, size_t begin,
+                  size_t end, void *const *ev, int nev, void **k, hs_error *err);
+    /* Waits for kernel k to end: its own start and end on the run's clock,
+     * and the event of its end (valid until fini) in *done.  k is then
+     * free for another launch. */
+    int (*finish)(void *ctx, void *k, double *start_us, double *end_us, void **done,
+                  hs_error *err);
+    /* Waits for every copy and fills the records of the asynchronous ones. */
     int (*flush)(void *ctx, hs_error *err);
     void (*fini)(void *ctx);
 } hs__mem_ops;

@@ -12,9 +12,14 @@
  * during the kernel and a worker finds work while another thread runs the
  * engine's step; no more, so that a policy's late decisions (eager's central
  * queue) still place most tasks.  Deeper queues did not measure faster on
- * empty tasks (bench/overhead_bench.c).  The environment variable
- * HETSCHED_DEPTH (1..HS_BACKEND_MAX_DEPTH) overrides it. */
+ * empty tasks (bench/overhead_bench.c).  A device whose kernels are
+ * enqueued (a GPU's) holds HS__REAL_DEPTH_ENQUEUED, all of them launched:
+ * its worker completes one task, runs the engine's step and launches the
+ * next (about 10 µs on an H100 host) while those ahead keep the device busy,
+ * which tiny kernels (pi: 7 µs) need.  The environment variable
+ * HETSCHED_DEPTH (1..HS_BACKEND_MAX_DEPTH) sets every device's. */
 #define HS__REAL_DEPTH 2
+#define HS__REAL_DEPTH_ENQUEUED 4
 
 /* Starts one worker per device; HS__REAL_CPU runs every device in host
  * memory and refuses gpu devices.  b->state on entry: the caller's
@@ -28,6 +33,7 @@ int hs__real_depth(const hs_backend *b, int d);
 int hs__real_drive(hs_backend *b, int (*step)(void *ctx, hs_error *err), void *ctx,
                    hs_error *err);
 double hs__real_now(const hs_backend *b);
+int hs__real_finish(hs_backend *b, hs_error *err);
 void hs__real_fini(hs_backend *b);
 
 /* Defines backend `var` called `name`: the worker machinery above run in
@@ -46,6 +52,7 @@ void hs__real_fini(hs_backend *b);
                                 .now = hs__real_now,                                           \
                                 .fini = hs__real_fini,                                         \
                                 .depth = hs__real_depth,                                       \
+                                .finish = hs__real_finish,                                     \
                                 .drive = hs__real_drive}
 
 #endif

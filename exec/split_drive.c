@@ -13,17 +13,25 @@ typedef struct span {
     size_t begin, end;
 } span;
 
+typedef struct aside_run {
+    int device;
+    size_t begin, end;
+} aside_run;
+
 typedef struct drive {
     const hs_splitter *sp;
     void *st;
     size_t items, accepted;
     span *acc;                    /* accepted chunks, merged now and then */
     size_t nacc, capacc;
-    int nomem;                    /* no room to record an accepted chunk */
+    int nomem;                    /* no room to record a chunk */
     size_t twice;                 /* an item accepted twice: index + 1 */
-    hs_split_run_fn run;
-    hs_split_prep_fn prep;
-    hs_split_drain_fn drain;
+    span *handed;                 /* items handed out so far: sorted, disjoint,
+                                     merged where they touch */
+    size_t nhanded, caphanded;
+    aside_run *aside;             /* accepted chunks that ran aside */
+    size_t naside, capaside;
+    hs_split_drive_ops ops;
     int drain_failed;             /* 1 + a device whose drain failed */
     int ready, go;                /* threads up; the clock has started */
     void *user;
@@ -102,6 +110,59 @@ static void mark(drive *dr, size_t b, size_t e)
     dr->acc[dr->nacc++] = (span){b, e};
 }
 
+/* Doubles the room of an array of n items of `size` bytes at *p (cap
+ * items) when it is full; -1 when memory runs out. */
+static int grow(void **p, size_t *cap, size_t n, size_t size)
+{
+    size_t c = *cap ? 2 * *cap : 16;
+    void *q;
+    if (n < *cap)
+        return 0;
+    if (!(q = realloc(*p, c * size)))
+        return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+/* Adds [b, e) to the spans of items handed out, under the mutex; 1 when
+ * some of its items were handed out before (the chunk runs aside), else 0.
+ * Chunks mostly come from a pool in order, so the spans merge into few and
+ * this costs a binary search.  Out of memory: 1 (aside is always safe) and
+ * the drive fails. */
+static int hand_out(drive *dr, size_t b, size_t e)
+{
+    size_t lo = 0, hi = dr->nhanded, j;
+    int before = 0;
+    span *h;
+    while (lo < hi) { /* the first span that ends at or after b */
+        size_t mid = lo + (hi - lo) / 2;
+        if (dr->handed[mid].end < b)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (j = lo; j < dr->nhanded && dr->handed[j].begin <= e; j++) /* touch or overlap */
+        before |= dr->handed[j].begin < e && dr->handed[j].end > b;
+    if (j > lo) { /* merge [b, e) with spans lo .. j-1 */
+        h = dr->handed;
+        h[lo].begin = h[lo].begin < b ? h[lo].begin : b;
+        h[lo].end = h[j - 1].end > e ? h[j - 1].end : e;
+        memmove(h + lo + 1, h + j, (dr->nhanded - j) * sizeof *h);
+        dr->nhanded -= j - lo - 1;
+        return before;
+    }
+    if (grow((void **)&dr->handed, &dr->caphanded, dr->nhanded, sizeof *dr->handed) != 0) {
+        dr->nomem = 1;
+        return 1;
+    }
+    h = dr->handed;
+    memmove(h + lo + 1, h + lo, (dr->nhanded - lo) * sizeof *h);
+    h[lo] = (span){b, e};
+    dr->nhanded++;
+    return 0;
+}
+
 /* Sleeps on the condition variable until a report, or until wake_us. */
 static void wait_until(drive *dr, double wake_us)
 {
@@ -135,9 +196,9 @@ static void *device_thread(void *arg)
     while (!dr->go)
         pthread_cond_wait(&dr->cv, &dr->mu);
     pthread_mutex_unlock(&dr->mu);
-    if (dr->prep) {
+    if (dr->ops.prep) {
         double p0 = since(&dr->t0);
-        int rc = dr->prep(dr->user, d);
+        int rc = dr->ops.prep(dr->user, d);
         dr->stats->prep_us[d] = since(&dr->t0) - p0;
         if (rc != 0) {
             pthread_mutex_lock(&dr->mu);
@@ -152,7 +213,7 @@ static void *device_thread(void *arg)
         hs_split_grant g = {0, 0, HUGE_VAL};
         hs_split_answer a;
         double t0, t1;
-        int rc, ok;
+        int rc, ok, aside;
         if (dr->broken) /* a wavefront tile ran too early: everyone stops */
             break;
         a = dr->sp->next(dr->st, d, since(&dr->t0), &g);
@@ -167,9 +228,10 @@ static void *device_thread(void *arg)
             dr->broken = 1;
             break;
         }
+        aside = hand_out(dr, g.begin, g.end);
         pthread_mutex_unlock(&dr->mu);
         t0 = since(&dr->t0);
-        rc = dr->run(dr->user, d, g.begin, g.end);
+        rc = dr->ops.run(dr->user, d, g.begin, g.end, aside);
         t1 = since(&dr->t0);
         pthread_mutex_lock(&dr->mu);
         if (rc != 0) { /* the device stopped answering: never report */
@@ -181,6 +243,12 @@ static void *device_thread(void *arg)
         if (dr->stats->nrecords < dr->stats->max_records)
             dr->stats->records[dr->stats->nrecords++] =
                 (hs_split_drive_record){d, g.begin, g.end, t0, t1, ok};
+        if (ok && aside) {
+            if (grow((void **)&dr->aside, &dr->capaside, dr->naside, sizeof *dr->aside) == 0)
+                dr->aside[dr->naside++] = (aside_run){d, g.begin, g.end};
+            else
+                dr->nomem = 1;
+        }
         if (ok) {
             mark(dr, g.begin, g.end);
             hs_split_wave_log_done(&dr->wave, g.begin, g.end, t1);
@@ -193,11 +261,11 @@ static void *device_thread(void *arg)
         }
         pthread_cond_broadcast(&dr->cv);
     }
-    if (dr->drain && !dr->stats->failed[d]) {
+    if (dr->ops.drain && !dr->stats->failed[d]) {
         double t0 = since(&dr->t0), t1;
         int rc;
         pthread_mutex_unlock(&dr->mu);
-        rc = dr->drain(dr->user, d);
+        rc = dr->ops.drain(dr->user, d);
         t1 = since(&dr->t0);
         pthread_mutex_lock(&dr->mu);
         dr->stats->busy_us[d] += t1 - t0;
@@ -216,21 +284,8 @@ static void *device_thread(void *arg)
 
 int hs_split_drive(const hs_splitter *sp, const hs_split_kernel *k, const hs_split_device *dev,
                    int ndev, const hs_split_options *opt, hs_split_memory *mem,
-                   hs_split_run_fn run, void *user, hs_split_drive_stats *st, hs_error *err)
-{
-    hs_split_drive_stats own;
-    if (!st)
-        st = &own;
-    st->records = NULL;
-    st->max_records = 0;
-    return hs_split_drive_prep(sp, k, dev, ndev, opt, mem, NULL, run, NULL, user, st, err);
-}
-
-int hs_split_drive_prep(const hs_splitter *sp, const hs_split_kernel *k,
-                        const hs_split_device *dev, int ndev, const hs_split_options *opt,
-                        hs_split_memory *mem, hs_split_prep_fn prep, hs_split_run_fn run,
-                        hs_split_drain_fn drain, void *user, hs_split_drive_stats *st,
-                        hs_error *err)
+                   const hs_split_drive_ops *ops, void *user, hs_split_drive_stats *st,
+                   hs_error *err)
 {
     hs_split_drive_stats own = {0};
     hs_split_drive_record *records;
@@ -248,7 +303,7 @@ int hs_split_drive_prep(const hs_splitter *sp, const hs_split_kernel *k,
     st->records = records;
     st->max_records = max_records;
     memset(&dr, 0, sizeof dr);
-    if (!sp || !k || !run)
+    if (!sp || !k || !ops || !ops->run)
         return hs_error_set(err, HS_EUSAGE, "split drive: no splitter, kernel or run function");
     if (ndev < 1 || ndev > HS_SPLIT_MAX_DEVICES)
         return hs_error_set(err, HS_EINPUT, "a split needs 1 to %d devices, not %d",
@@ -261,9 +316,7 @@ int hs_split_drive_prep(const hs_splitter *sp, const hs_split_kernel *k,
     }
     dr.sp = sp;
     dr.items = k->items;
-    dr.run = run;
-    dr.prep = prep;
-    dr.drain = drain;
+    dr.ops = *ops;
     dr.user = user;
     dr.stats = st;
     pthread_mutex_init(&dr.mu, NULL);
@@ -288,8 +341,11 @@ int hs_split_drive_prep(const hs_splitter *sp, const hs_split_kernel *k,
     pthread_mutex_unlock(&dr.mu);
     for (int i = 0; i < started; i++)
         pthread_join(tid[i], NULL);
-    st->wall_us = since(&dr.t0);
     merge(&dr);
+    if (dr.ops.commit) /* no run writes any more */
+        for (size_t i = 0; i < dr.naside; i++)
+            dr.ops.commit(user, dr.aside[i].device, dr.aside[i].begin, dr.aside[i].end);
+    st->wall_us = since(&dr.t0);
     if (started < ndev)
         rc = hs_error_set(err, HS_EIO, "cannot start the thread of device %s: %s",
                           dev[started].name, strerror(errno));
@@ -299,7 +355,7 @@ int hs_split_drive_prep(const hs_splitter *sp, const hs_split_kernel *k,
     else if (dr.broken)
         rc = hs_error_set(err, HS_EINTERNAL, "%s", dr.werr.msg);
     else if (dr.nomem)
-        rc = hs_error_set(err, HS_ENOMEM, "out of memory for the accepted chunks");
+        rc = hs_error_set(err, HS_ENOMEM, "out of memory for the record of the chunks");
     else if (dr.twice)
         rc = hs_error_set(err, HS_EINTERNAL, "splitter '%s' had item %zu finished twice",
                           sp->name, dr.twice - 1);
@@ -313,6 +369,8 @@ int hs_split_drive_prep(const hs_splitter *sp, const hs_split_kernel *k,
     pthread_cond_destroy(&dr.cv);
     pthread_mutex_destroy(&dr.mu);
     free(dr.acc);
+    free(dr.handed);
+    free(dr.aside);
     hs_split_wave_log_free(&dr.wave);
     return rc;
 }

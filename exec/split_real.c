@@ -18,7 +18,8 @@ struct hs_split_real {
     void *host[HS_KMAX_BUFS];
     void *saved[HS_KMAX_BUFS];          /* inputs of HS_KRW buffers */
     void *in[HS_KMAX_BUFS];             /* where chunks read: saved or host */
-    void *scratch[HS_SPLIT_MAX_DEVICES][HS_KMAX_BUFS]; /* CPU: own HS_KRW copies */
+    void *own[HS_SPLIT_MAX_DEVICES][HS_KMAX_BUFS]; /* written buffers of chunks run
+                                                      aside; made at the first */
     hs__split_gpu *gpu[HS_SPLIT_MAX_DEVICES];
     size_t width[HS_SPLIT_MAX_DEVICES];
     int cores[HS_SPLIT_MAX_DEVICES];
@@ -27,6 +28,8 @@ struct hs_split_real {
     int map[HS_SPLIT_MAX_DEVICES];      /* drive device -> r->dev index */
     int rc[HS_SPLIT_MAX_DEVICES];       /* first error of each device */
     hs_error err[HS_SPLIT_MAX_DEVICES];
+    hs__split_real_hook hook;           /* tests: before each chunk */
+    void *hook_ctx;
 };
 
 /* ------------------------------------------------------------------ devices */
@@ -162,15 +165,6 @@ static int check_kernel(const hs_kconf *c, hs_error *err)
     return HS_OK;
 }
 
-/* 1 when a CPU device must compute buffer i in a copy of its own (see
- * cpu_chunk): in-place buffers, and the outputs of BLAS types, which
- * OpenBLAS builds up in place (C = beta C first, then a panel at a time);
- * the other types write each output once, with its final value. */
-static int own_copy(const hs_kconf *c, int i)
-{
-    return c->bufs[i].mode == HS_KRW || (c->type->blas && (c->bufs[i].mode & HS_KWRITE));
-}
-
 /* Outputs a GPU thread writes per item, for the GPU's width. */
 static size_t outputs_per_item(const hs_kconf *c)
 {
@@ -230,12 +224,6 @@ int hs_split_real_open(const hs_kconf *c, const hs_split_real_device *dev, int n
             if (r->width[d] > cap)
                 r->width[d] = cap ? cap : 1;
             r->cores[d] = dev[d].threads;
-            for (int i = 0; i < c->nbufs; i++)
-                if (own_copy(c, i) && !(r->scratch[d][i] = malloc(c->bufs[i].bytes))) {
-                    rc = hs_error_set(err, HS_ENOMEM, "out of memory for %s's buffer %s",
-                                      c->type->name, c->bufs[i].name);
-                    goto fail;
-                }
             continue;
         }
         if ((rc = hs__split_gpu_open(&r->c, dev[d].cuda_device, &r->gpu[d], err)) != HS_OK)
@@ -261,7 +249,7 @@ void hs_split_real_close(hs_split_real *r)
     for (int d = 0; d < r->ndev; d++) {
         hs__split_gpu_close(r->gpu[d]);
         for (int i = 0; i < r->c.nbufs; i++)
-            free(r->scratch[d][i]);
+            free(r->own[d][i]);
     }
     for (int i = 0; i < r->c.nbufs; i++) {
         hs__split_host_free(r->host[i], r->pinned);
@@ -280,6 +268,12 @@ void hs_split_real_split_devices(const hs_split_real *r, int hints, hs_split_dev
         if (hints && r->alone_us[d] > 0)
             dev[d].rate_hint = (double)r->c.items / r->alone_us[d];
     }
+}
+
+void hs__split_real_set_hook(hs_split_real *r, hs__split_real_hook hook, void *ctx)
+{
+    r->hook = hook;
+    r->hook_ctx = ctx;
 }
 
 void hs_split_real_buffers(const hs_split_real *r, const void **bufs)
@@ -344,47 +338,68 @@ static int prep_fn(void *user, int i)
     return r->rc[d] = hs__split_gpu_prep(r->gpu[d], r->in, &r->err[d]);
 }
 
-/* Items [b, e) on CPU device d.  A buffer of own_copy is computed in d's
- * own copy (an in-place one from the saved input) and only then copied to
- * the host: a chunk that the splitter took back and gave to another device
- * may run twice at once, and must then write the same result twice rather
- * than build it up twice in the same bytes. */
-static int cpu_chunk(hs_split_real *r, int d, size_t b, size_t e, hs_error *err)
+/* Where device d writes the results of [b, e): the host buffers, or aside
+ * its own copies of the written buffers (made at its first chunk run
+ * aside; for a CPU an in-place one then holds the saved input of [b, e),
+ * a GPU reads those from r->in).  HS_ENOMEM when a copy cannot be made. */
+static int outputs(hs_split_real *r, int d, size_t b, size_t e, int aside, void **out,
+                   hs_error *err)
 {
-    void *bufs[HS_KMAX_BUFS];
-    int rc;
     for (int i = 0; i < r->c.nbufs; i++) {
         size_t off, len;
-        bufs[i] = r->scratch[d][i] ? r->scratch[d][i] : r->host[i];
-        if (!r->scratch[d][i] || r->c.bufs[i].mode != HS_KRW)
+        out[i] = r->host[i];
+        if (!aside || !(r->c.bufs[i].mode & HS_KWRITE))
             continue;
-        hs_kspan(&r->c, i, b, e, &off, &len);
-        memcpy((char *)bufs[i] + off, (char *)r->saved[i] + off, len);
-    }
-    /* BLAS types: OpenBLAS's thread count was set before the drive (setting
-     * it while another thread is inside a BLAS call corrupts that call) */
-    if ((rc = hs_krun_cpu(&r->c, bufs, b, e, r->c.type->blas ? 0 : r->dev[d].threads, err)) !=
-        HS_OK)
-        return rc;
-    for (int i = 0; i < r->c.nbufs; i++) {
-        size_t off, len;
-        if (!r->scratch[d][i])
-            continue;
-        hs_kspan(&r->c, i, b, e, &off, &len);
-        memcpy((char *)r->host[i] + off, (char *)bufs[i] + off, len);
+        if (!r->own[d][i] && !(r->own[d][i] = malloc(r->c.bufs[i].bytes)))
+            return hs_error_set(err, HS_ENOMEM, "%s: out of memory for a copy of buffer %s",
+                                r->dev[d].name, r->c.bufs[i].name);
+        out[i] = r->own[d][i];
+        if (r->c.bufs[i].mode == HS_KRW && r->dev[d].kind == HS_DEVICE_CPU) {
+            hs_kspan(&r->c, i, b, e, &off, &len);
+            memcpy((char *)out[i] + off, (char *)r->saved[i] + off, len);
+        }
     }
     return HS_OK;
 }
 
-static int run_fn(void *user, int i, size_t b, size_t e)
+/* Items [b, e) on CPU device d, into `bufs` (outputs()). */
+static int cpu_chunk(hs_split_real *r, int d, void *const *bufs, size_t b, size_t e,
+                     hs_error *err)
+{
+    /* BLAS types: OpenBLAS's thread count was set before the drive (setting
+     * it while another thread is inside a BLAS call corrupts that call) */
+    return hs_krun_cpu(&r->c, bufs, b, e, r->c.type->blas ? 0 : r->dev[d].threads, err);
+}
+
+static int run_fn(void *user, int i, size_t b, size_t e, int aside)
 {
     hs_split_real *r = user;
     int d = r->map[i];
+    void *out[HS_KMAX_BUFS];
+    if (r->hook)
+        r->hook(r->hook_ctx, d, b, e, aside);
+    if ((r->rc[d] = outputs(r, d, b, e, aside, out, &r->err[d])) != HS_OK)
+        return r->rc[d];
     if (r->dev[d].kind == HS_DEVICE_GPU)
-        r->rc[d] = hs__split_gpu_chunk(r->gpu[d], r->in, r->host, b, e, r->width[d], &r->err[d]);
+        r->rc[d] = hs__split_gpu_chunk(r->gpu[d], r->in, out, b, e, r->width[d], &r->err[d]);
     else
-        r->rc[d] = cpu_chunk(r, d, b, e, &r->err[d]);
+        r->rc[d] = cpu_chunk(r, d, out, b, e, &r->err[d]);
     return r->rc[d];
+}
+
+/* The accepted chunk [b, e) that device i ran aside: its slices of the
+ * written buffers to the host. */
+static void commit_fn(void *user, int i, size_t b, size_t e)
+{
+    hs_split_real *r = user;
+    int d = r->map[i];
+    for (int j = 0; j < r->c.nbufs; j++) {
+        size_t off, len;
+        if (!(r->c.bufs[j].mode & HS_KWRITE))
+            continue;
+        hs_kspan(&r->c, j, b, e, &off, &len);
+        memcpy((char *)r->host[j] + off, (char *)r->own[d][j] + off, len);
+    }
 }
 
 static int drain_fn(void *user, int i)
@@ -413,7 +428,8 @@ static int drive(hs_split_real *r, const hs_splitter *sp, const hs_split_options
     }
     reset(r);
     blas_threads(r, map, n);
-    rc = hs_split_drive_prep(sp, &k, dev, n, opt, mem, prep_fn, run_fn, drain_fn, r, st, err);
+    rc = hs_split_drive(sp, &k, dev, n, opt, mem,
+                        &(hs_split_drive_ops){prep_fn, run_fn, drain_fn, commit_fn}, r, st, err);
     for (int i = 0; i < n; i++)
         if (r->rc[map[i]] != 0) {
             if (err)
@@ -512,7 +528,7 @@ int hs_split_real_warm(hs_split_real *r, hs_error *err)
     for (int d = 0; d < r->ndev && rc == HS_OK; d++) {
         blas_threads(r, &d, 1);
         if (r->dev[d].kind != HS_DEVICE_GPU) {
-            rc = cpu_chunk(r, d, 0, q, err);
+            rc = cpu_chunk(r, d, r->host, 0, q, err);
             continue;
         }
         /* every power of two of items: cuBLAS picks its kernels by shape

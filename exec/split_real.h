@@ -25,12 +25,15 @@
  *
  * Taken-back chunks: a splitter that judges a device dead hands its chunk
  * to another (split_core.h), and on real devices the first one usually
- * still runs it.  So a chunk reads in-place buffers from the saved inputs
- * (a GPU copies its slice from there), never from the host result, and a
- * CPU device computes in-place buffers and BLAS outputs (which OpenBLAS
- * builds up in place) in a whole-size copy of its own, then copies the
- * chunk's slice out: running a chunk twice, even at once, writes its
- * result twice instead of applying it twice.
+ * still runs it.  The driver (split_drive.h) says when a chunk holds items
+ * handed out before: such a chunk runs aside, into whole-size copies of
+ * the written buffers that its device makes at its first such chunk (a
+ * CPU's in-place buffers start from the saved inputs there), and the
+ * driver's commit copies the accepted one's slices to the host buffers
+ * after the drive.  The first run of every item computes in the host
+ * buffers directly, in-place ones included (their inputs are there, and
+ * no other run writes there), so no two runs ever write the same bytes
+ * and the result kept is the accepted one.
  *
  * Single-device figures: hs_split_real_alone runs the whole kernel as one
  * chunk on one device (its prep included), the figure Boyer's efficiency
@@ -123,8 +126,16 @@ void hs_split_real_buffers(const hs_split_real *r, const void **bufs);
  * for hs_split_plot. */
 void hs_split_real_as_sim(const hs_split_real *r, hs_split_sim *sim);
 
-/* ------------------------------------------------------------- internal
- * The GPU half (exec/split_real_cuda.c, or exec/split_real_nocuda.c when
+/* ------------------------------------------------------------- internal */
+
+/* For tests: hook(ctx, d, b, e, aside) is called on device d's thread
+ * before each chunk [b, e) of a drive runs (d indexes the devices given to
+ * hs_split_real_open; aside as in split_drive.h).  A hook that blocks
+ * stands for a device that stopped answering.  NULL: none. */
+typedef void (*hs__split_real_hook)(void *ctx, int device, size_t b, size_t e, int aside);
+void hs__split_real_set_hook(hs_split_real *r, hs__split_real_hook hook, void *ctx);
+
+/* The GPU half (exec/split_real_cuda.c, or exec/split_real_nocuda.c when
  * CUDA is not built in, where every call answers HS_ENOTBUILT). */
 
 typedef struct hs__split_gpu hs__split_gpu;

@@ -24,6 +24,7 @@
 #include "graph/export_util.h"
 #include "graph/schedule_int.h"
 #include "graph/strmap.h"
+#include "graph/utf8.h"
 
 /* ----------------------------------------------------------- text helpers */
 
@@ -65,12 +66,21 @@ static void sb_printf(sbuf *b, const char *fmt, ...)
     b->len += (size_t)n;
 }
 
-/* Appends a name to a DOT escString: a backslash in a name must not start
- * an escape such as \n or \N, so it is doubled. */
+/* Appends a name to a DOT escString or ID: a backslash in a name must not
+ * start an escape such as \n or \N, nor escape the closing quote that
+ * cgraph's quoting of an ID adds (a name ending in one), so it is doubled.
+ * Names are UTF-8 (the builder checks); a byte of a path or algorithm that
+ * is not becomes '?'. */
 static void sb_name(sbuf *b, const char *name)
 {
-    for (const char *c = name; *c; c++)
-        sb_printf(b, "%s%c", *c == '\\' ? "\\" : "", *c);
+    size_t n = strlen(name);
+    for (size_t i = 0, len; i < n; i += len ? len : 1) {
+        unsigned cp;
+        if ((len = hs__utf8_char(name + i, n - i, &cp)) == 0)
+            sb_printf(b, "?");
+        else
+            sb_printf(b, "%s%.*s", cp == '\\' ? "\\" : "", (int)len, name + i);
+    }
 }
 
 /* The text built so far ("" when empty). */
@@ -367,7 +377,7 @@ static int build(Agraph_t *g, const hs_workload *w, const hs_schedule *s, const 
                  double *share, Agnode_t **nodes, sbuf *b)
 {
     const hs_graph *gr = &w->graph;
-    char id[512], h[32];
+    char id[HS_TASK_ID_MAX], h[32];
     if (s) {
         char ms[32];
         fmt_us(s->makespan_us, ms, sizeof ms);
@@ -390,19 +400,19 @@ static int build(Agraph_t *g, const hs_workload *w, const hs_schedule *s, const 
         const hs_app *app = &w->apps[task->app];
         const hs_kernel *k = &app->kernels[task->kernel];
         Agraph_t *sub;
+        /* IDs are written as escStrings too, so that they read back */
         sb_reset(b);
-        sb_printf(b, "cluster_%s#%d", app->name, task->instance);
-        if (!(sub = agsubg(g, sb_text(b), 1)))
-            return -1;
-        sb_reset(b);
+        sb_printf(b, "cluster_");
         sb_name(b, app->name);
         sb_printf(b, "#%d", task->instance);
-        agset(sub, "label", sb_text(b));
-        hs_task_id(w, task, id, sizeof id);
-        if (!(nodes[t] = agnode(sub, id, 1)))
+        if (b->failed || !(sub = agsubg(g, sb_text(b), 1)))
             return -1;
+        agset(sub, "label", sb_text(b) + strlen("cluster_"));
+        hs_task_id(w, task, id, sizeof id);
         sb_reset(b);
         sb_name(b, id);
+        if (b->failed || !(nodes[t] = agnode(sub, sb_text(b), 1)))
+            return -1;
         agset(nodes[t], "tooltip", sb_text(b));
         /* Label: kernel, one line per placement, inputs and outputs. */
         sb_reset(b);

@@ -1,10 +1,12 @@
 /* hetsched — helpers shared by the exporters (graph/export_util.h). */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "graph/export_util.h"
+#include "graph/utf8.h"
 
 /* ColorBrewer Set3, reordered so that the first colours differ most. */
 static const char *const palette[] = {
@@ -36,6 +38,19 @@ void hs__human_bytes(double bytes, char *buf, size_t size)
         u++;
     }
     snprintf(buf, size, "%.3g %s", bytes, unit[u]);
+}
+
+void hs__label(char *buf, size_t size, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+    va_start(ap, fmt);
+    n = vsnprintf(buf, size, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        buf[0] = '\0';
+    else if ((size_t)n >= size)
+        hs__utf8_cut(buf);
 }
 
 int hs__device_memory(const hs_workload *w, int device)

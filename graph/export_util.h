@@ -19,6 +19,11 @@ void hs__palette_rgb(int i, double rgb[3]);  /* the same, components in [0, 1] *
  * (1 kB = 1000 bytes, as the model's GB/s are). */
 void hs__human_bytes(double bytes, char *buf, size_t size);
 
+/* snprintf into buf (size > 0), cut back to a whole UTF-8 character when
+ * the text does not fit: a label never ends in part of a character, which
+ * cairo and jansson refuse. */
+void hs__label(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* Checks what an exporter uses: w is finalized, the makespan is finite and
  * >= 0, every placement names
  * a task and device of w with finite times (start <= end) and a fraction in

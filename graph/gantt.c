@@ -26,6 +26,7 @@ int hs_gantt_write(const hs_workload *w, const hs_schedule *s, const char *path,
 
 #include "graph/export_util.h"
 #include "graph/picture.h"
+#include "graph/utf8.h"
 
 /* Layout in pixels (points for SVG); HS_GANTT_HEIGHT in export.h sums them. */
 enum {
@@ -66,10 +67,14 @@ static void font(cairo_t *cr, double size, int bold)
 }
 
 /* Draws text with its left end at x and its middle at y, clipped to width
- * `room` (the whole text when room <= 0). */
-static void text_at(cairo_t *cr, const char *text, double x, double y, double room)
+ * `room` (the whole text when room <= 0).  cairo takes UTF-8 only and stops
+ * drawing at the first string that is not: a byte of a path that starts no
+ * character is drawn as '?'. */
+static void text_at(cairo_t *cr, const char *raw, double x, double y, double room)
 {
+    char text[4096];
     cairo_text_extents_t ext;
+    hs__utf8_copy(text, sizeof text, raw);
     cairo_text_extents(cr, text, &ext);
     cairo_save(cr);
     if (room > 0) {
@@ -93,9 +98,9 @@ static void draw_title(const chart *c)
     cairo_t *cr = c->cr;
     char line[600];
     /* one decimal, none for a whole number of µs */
-    snprintf(line, sizeof line, "%s, makespan %.*f \xc2\xb5s",
-             c->s->algorithm ? c->s->algorithm : "schedule",
-             c->s->makespan_us == floor(c->s->makespan_us) ? 0 : 1, c->s->makespan_us);
+    hs__label(line, sizeof line, "%s, makespan %.*f \xc2\xb5s",
+              c->s->algorithm ? c->s->algorithm : "schedule",
+              c->s->makespan_us == floor(c->s->makespan_us) ? 0 : 1, c->s->makespan_us);
     cairo_set_source_rgb(cr, 0, 0, 0);
     font(cr, 16, 1);
     text_at(cr, line, 12, 22, HS_GANTT_WIDTH - 24);
@@ -114,18 +119,18 @@ static void draw_lanes(const chart *c, double step)
     int nm = pl->nmemories, y = TITLE_H;
     double bottom = TITLE_H + LANE_H * pl->ndevices + LINK_H * c->nlanes;
     for (int d = 0; d < pl->ndevices; d++, y += LANE_H) {
-        char label[300];
+        char label[HS_NAME_MAX + 16];
         cairo_set_source_rgb(cr, d % 2 ? 1.0 : 0.95, d % 2 ? 1.0 : 0.95, d % 2 ? 1.0 : 0.95);
         cairo_rectangle(cr, 0, y, HS_GANTT_WIDTH, LANE_H);
         cairo_fill(cr);
-        snprintf(label, sizeof label, "%s (%s)", pl->devices[d].name,
-                 hs_device_kind_name(pl->devices[d].kind));
+        hs__label(label, sizeof label, "%s (%s)", pl->devices[d].name,
+                  hs_device_kind_name(pl->devices[d].kind));
         cairo_set_source_rgb(cr, 0, 0, 0);
         font(cr, 12, 1);
         text_at(cr, label, 10, y + LANE_H / 2.0, LEFT - 16);
     }
     for (int i = 0; i < nm * nm; i++) {
-        char label[300];
+        char label[2 * HS_NAME_MAX + 8];
         int ly;
         if (c->lane_of_pair[i] < 0)
             continue;
@@ -133,8 +138,8 @@ static void draw_lanes(const chart *c, double step)
         cairo_set_source_rgb(cr, 0.90, 0.93, 0.97);
         cairo_rectangle(cr, 0, ly, HS_GANTT_WIDTH, LINK_H);
         cairo_fill(cr);
-        snprintf(label, sizeof label, "%s \xe2\x86\x92 %s", pl->memories[i / nm],
-                 pl->memories[i % nm]);
+        hs__label(label, sizeof label, "%s \xe2\x86\x92 %s", pl->memories[i / nm],
+                  pl->memories[i % nm]);
         cairo_set_source_rgb(cr, 0.2, 0.2, 0.35);
         font(cr, 10, 0);
         text_at(cr, label, 18, ly + LINK_H / 2.0, LEFT - 24);
@@ -162,7 +167,7 @@ static void draw_placements(const chart *c)
         double x0 = xof(c, p->start_us), x1 = xof(c, p->end_us), rgb[3];
         double y = TITLE_H + LANE_H * p->device + 5, h = LANE_H - 10;
         const char *kn = app->kernels[t->kernel].name;
-        char form[3][300], part[48];
+        char form[3][HS_TASK_ID_MAX], part[48];
         int nf;
         cairo_text_extents_t ext;
         if (x1 - x0 < 1)
@@ -181,10 +186,10 @@ static void draw_placements(const chart *c)
         if (p->nparts > 1)
             snprintf(part, sizeof part, "[%d/%d]", p->part, p->nparts);
         if (app->instances > 1)
-            snprintf(form[nf++], sizeof form[0], "%s%s #%d", kn, part, t->instance);
+            hs__label(form[nf++], sizeof form[0], "%s%s #%d", kn, part, t->instance);
         if (part[0])
-            snprintf(form[nf++], sizeof form[0], "%s%s", kn, part);
-        snprintf(form[nf++], sizeof form[0], "%s", kn);
+            hs__label(form[nf++], sizeof form[0], "%s%s", kn, part);
+        hs__label(form[nf++], sizeof form[0], "%s", kn);
         for (int f = 0; f < nf; f++) {
             cairo_text_extents(cr, form[f], &ext);
             if (ext.x_advance + 6 <= x1 - x0) {

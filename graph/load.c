@@ -10,8 +10,10 @@
  *      turn item paths into LINE:COL;
  *   3. libcyaml with the fixed schema: unknown and missing fields, wrong
  *      shapes, the device kind; its log backtrace is turned into one line;
- *   4. the builder of graph.h, which owns every semantic check; its messages
- *      carry an item path that pass 2's tree locates.
+ *   4. the builder of graph.h, which owns every semantic check (bounds on
+ *      numbers and names included), and the kernel registry, which checks
+ *      typed kernels' params as the executor will; their messages carry an
+ *      item path that pass 2's tree locates.
  * Numbers are read by libcyaml as strings and converted here, so that YAML's
  * `.inf`/`.nan`, overflow and fractions get exact messages (libcyaml would
  * call all of them "invalid value") and finite-but-negative values reach the
@@ -31,23 +33,29 @@
 #include <yaml.h>
 
 #include "hetsched/load.h"
+#include "graph/utf8.h"
+#include "workloads/kernels/kernel.h"
 
 /* Bounds on hostile input.  The builder's checks cost O(1) per item (hashed
  * names) plus O(devices^2) per application, so counts bound its work. */
 #define MAX_FILE_BYTES (64u << 20) /* refuse larger files */
 #define MAX_DEPTH 16               /* the schema nests 6 deep */
-#define MAX_NODES 16000000         /* scalars, lists and mappings */
+/* Scalars, lists and mappings.  libyaml's document tree takes about 200
+ * bytes a node, so the default keeps a hostile file near 800 MB (a 32 MB
+ * list of 16M numbers took 2.8 GB); a workload has a node every 5 bytes or
+ * so, 20 MB of YAML.  HETSCHED_YAML_NODES sets another budget. */
+#define DEFAULT_MAX_NODES 4000000
+#define MAX_NODES_ENV "HETSCHED_YAML_NODES"
+#define MAX_NODES_LIMIT 1000000000
 #define MAX_KEYS 128               /* keys of one mapping */
 #define MAX_DEVICES 64
 #define MAX_LINKS (65 * 64)        /* every ordered pair of 65 memories */
 #define MAX_APPS 4096
-#define MAX_APP_KERNELS MAX_TASKS
-#define MAX_APP_EDGES MAX_GRAPH_EDGES
-#define MAX_FILE_KERNELS MAX_TASKS /* over all applications, before instances */
-#define MAX_FILE_EDGES MAX_GRAPH_EDGES
+#define MAX_APP_KERNELS HS_MAX_TASKS
+#define MAX_APP_EDGES HS_MAX_EDGES
+#define MAX_FILE_KERNELS HS_MAX_TASKS /* over all applications, before instances */
+#define MAX_FILE_EDGES HS_MAX_EDGES
 #define MAX_PARAMS 64
-#define MAX_TASKS 1000000          /* after instances expansion */
-#define MAX_GRAPH_EDGES 4000000    /* after instances expansion */
 
 /* ------------------------------------------------------------ the schema */
 
@@ -450,9 +458,14 @@ static int syntax_error(loader *L, const yaml_parser_t *p)
                 col++;
             }
         }
-        if (p->problem_value != -1)
+        /* the value is the octet for a bad UTF-8 sequence, else the
+         * character's code point */
+        if (p->problem_value != -1 && (p->problem_value < 0x80 || strstr(problem, "octet")))
             return fail(L, line, col, "YAML syntax error: %s (byte 0x%02X)", problem,
                         (unsigned)p->problem_value & 0xFFu);
+        if (p->problem_value != -1)
+            return fail(L, line, col, "YAML syntax error: %s (U+%04X)", problem,
+                        (unsigned)p->problem_value);
         return fail(L, line, col, "YAML syntax error: %s", problem);
     }
     if (p->context)
@@ -470,13 +483,33 @@ static int refuse_anchor(loader *L, const yaml_event_t *ev, const yaml_char_t *a
                      "value out", (const char *)anchor);
 }
 
+/* The node budget: HETSCHED_YAML_NODES, else DEFAULT_MAX_NODES. */
+static int max_nodes(loader *L, size_t *out)
+{
+    const char *s = getenv(MAX_NODES_ENV);
+    char *end;
+    unsigned long long v;
+    *out = DEFAULT_MAX_NODES;
+    if (!s)
+        return HS_OK;
+    errno = 0;
+    v = strtoull(s, &end, 10);
+    if (end == s || *end || errno || *s == '-' || v < 1 || v > MAX_NODES_LIMIT)
+        return fail(L, 0, 0, "%s must be a whole number from 1 to %d, not '%.64s'",
+                    MAX_NODES_ENV, MAX_NODES_LIMIT, s);
+    *out = (size_t)v;
+    return HS_OK;
+}
+
 /* Pass 1: reads the events once and refuses what the tree must not hold. */
 static int scan_events(loader *L)
 {
     yaml_parser_t p;
     yaml_event_t ev;
     int rc = HS_OK, depth = 0, docs = 0, done = 0;
-    size_t nodes = 0;
+    size_t nodes = 0, budget;
+    if ((rc = max_nodes(L, &budget)) != 0)
+        return rc;
     if (!yaml_parser_initialize(&p))
         return fail_nomem(L);
     yaml_parser_set_input_string(&p, (const unsigned char *)L->data, L->len);
@@ -519,9 +552,9 @@ static int scan_events(loader *L)
         default:
             break;
         }
-        if (rc == HS_OK && nodes > MAX_NODES)
-            rc = fail_mark(L, ev.start_mark, "more than %d values, lists and mappings",
-                           MAX_NODES);
+        if (rc == HS_OK && nodes > budget)
+            rc = fail_mark(L, ev.start_mark, "more than %zu values, lists and mappings (%s "
+                           "sets the budget)", budget, MAX_NODES_ENV);
         yaml_event_delete(&ev);
     }
     yaml_parser_delete(&p);
@@ -864,6 +897,29 @@ static int build_free_map(loader *L, hs_workload *w, int a, int k, const char *f
     return HS_OK;
 }
 
+/* Checks kernel k of app a as the executor will (hs_kconf_init): the type
+ * must be one of workloads/kernels/ with valid params, and params need a
+ * type.  The registry's message is placed at the param it names, else at
+ * the params (or the type, when they are not given). */
+static int check_kernel_type(loader *L, const hs_workload *w, int a, int k)
+{
+    const hs_kernel *kn = &w->apps[a].kernels[k];
+    hs_error kerr = {0};
+    char path[64 + sizeof kerr.path];
+    int has_params;
+    hs_kconf c;
+    snprintf(path, sizeof path, "applications[%d].kernels[%d].params", a, k);
+    resolve(L, path, &has_params);
+    if (!kn->type && has_params)
+        return hs_error_at(L->err, HS_EINPUT, path, "params without a type (give the kernel "
+                           "type they configure, e.g. type: gemm)");
+    if (!kn->type || hs_kconf_init(&c, kn->type, kn->params, kn->nparams, &kerr) == 0)
+        return HS_OK;
+    snprintf(path, sizeof path, "applications[%d].kernels[%d].%s", a, k,
+             kerr.path[0] ? kerr.path : hs_ktype_find(kn->type) && has_params ? "params" : "type");
+    return hs_error_at(L->err, HS_EINPUT, path, "%s", kerr.msg);
+}
+
 static int build_kernel(loader *L, const y_kernel *yk, hs_workload *w, int a)
 {
     char path[128];
@@ -884,7 +940,8 @@ static int build_kernel(loader *L, const y_kernel *yk, hs_workload *w, int a)
         return rc;
     if (yk->type && (rc = hs_kernel_set_type(w, a, k, yk->type, L->err)) != 0)
         return rc;
-    if ((rc = build_free_map(L, w, a, k, "params", MAX_PARAMS, hs_kernel_add_param)) != 0)
+    if ((rc = build_free_map(L, w, a, k, "params", MAX_PARAMS, hs_kernel_add_param)) != 0 ||
+        (rc = check_kernel_type(L, w, a, k)) != 0)
         return rc;
     snprintf(path, sizeof path, "applications[%d].kernels[%d].splittable", a, k);
     if ((rc = to_bool(L, path, yk->splittable, &split)) != 0)
@@ -899,7 +956,8 @@ static int build_kernel(loader *L, const y_kernel *yk, hs_workload *w, int a)
 }
 
 /* Adds the applications, refusing before the builder allocates anything
- * when instances would expand the graph beyond MAX_TASKS / MAX_GRAPH_EDGES. */
+ * when instances would expand the graph beyond HS_MAX_TASKS / HS_MAX_EDGES
+ * (as finalize would, in the same words). */
 static int build_apps(loader *L, const y_top *yt, hs_workload *w)
 {
     size_t tasks = 0, edges = 0, file_kernels = 0, file_edges = 0;
@@ -929,14 +987,14 @@ static int build_apps(loader *L, const y_top *yt, hs_workload *w)
                                "loader's limit; use instances to repeat a graph)",
                                MAX_FILE_EDGES);
         }
-        if (tasks > MAX_TASKS)
+        if (tasks > HS_MAX_TASKS)
             return hs_error_at(L->err, HS_EINPUT, path, "%d instances of %u kernels bring the "
                                "workload to %zu tasks, more than the limit of %d",
-                               instances, ya->kernels_count, tasks, MAX_TASKS);
-        if (edges > MAX_GRAPH_EDGES)
+                               instances, ya->kernels_count, tasks, HS_MAX_TASKS);
+        if (edges > HS_MAX_EDGES)
             return hs_error_at(L->err, HS_EINPUT, path, "%d instances of %u edges bring the "
                                "workload to %zu edges, more than the limit of %d",
-                               instances, ya->edges_count, edges, MAX_GRAPH_EDGES);
+                               instances, ya->edges_count, edges, HS_MAX_EDGES);
         for (unsigned k = 0; k < ya->kernels_count; k++)
             if ((rc = build_kernel(L, &ya->kernels[k], w, a)) != 0)
                 return rc;
@@ -996,24 +1054,30 @@ static int load(loader *L, hs_workload **out)
 }
 
 /* Messages are one line: names and values quoted from the input may hold
- * newlines or other control characters; write those as C escapes. */
+ * newlines or other control characters (C1 ones too, U+0080 to U+009F,
+ * which some terminals obey); write those as C escapes.  A message cut to
+ * fit ends on a character boundary. */
 static void one_line(hs_error *err)
 {
     char out[sizeof err->msg];
     size_t n = 0;
-    for (const unsigned char *c = (const unsigned char *)err->msg; *c && n + 5 < sizeof out;
+    for (const unsigned char *c = (const unsigned char *)err->msg; *c && n + 7 < sizeof out;
          c++) {
         if (*c == '\n' || *c == '\t' || *c == '\r') {
             out[n++] = '\\';
             out[n++] = *c == '\n' ? 'n' : *c == '\t' ? 't' : 'r';
         } else if (*c < 0x20 || *c == 0x7f) {
             n += (size_t)snprintf(out + n, sizeof out - n, "\\x%02x", *c);
+        } else if (*c == 0xc2 && c[1] >= 0x80 && c[1] <= 0x9f) {
+            n += (size_t)snprintf(out + n, sizeof out - n, "\\u%04x", c[1]);
+            c++;
         } else {
             out[n++] = (char)*c;
         }
     }
     out[n] = '\0';
-    memcpy(err->msg, out, n + 1);
+    hs__utf8_cut(out);
+    memcpy(err->msg, out, strlen(out) + 1);
 }
 
 static int load_named(const char *name, const char *data, size_t len,

@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "hetsched/schedule.h"
 #include "graph/schedule_int.h"
@@ -47,8 +48,10 @@ void hs_schedule_free(hs_schedule *s)
     free(s->workload);
     free(s->algorithm);
     free(s->model);
+    free(s->backend);
     free(s->placements);
     free(s->transfers);
+    free(s->activities);
     free(s);
 }
 
@@ -84,6 +87,96 @@ long hs_schedule_add_transfer(hs_schedule *s, const hs_transfer *t, hs_error *er
         return nomem(err);
     s->transfers[s->ntransfers] = *t;
     return (long)s->ntransfers++;
+}
+
+long hs_schedule_add_activity(hs_schedule *s, const hs_activity *a, hs_error *err)
+{
+    if (reserve((void **)&s->activities, &s->activities_cap, s->nactivities,
+                sizeof *s->activities) != 0)
+        return nomem(err);
+    s->activities[s->nactivities] = *a;
+    return (long)s->nactivities++;
+}
+
+/* ------------------------------------------------------ device statistics */
+
+typedef struct interval {
+    double a, b;
+} interval;
+
+static int by_left(const void *x, const void *y)
+{
+    const interval *p = x, *q = y;
+    return (p->a > q->a) - (p->a < q->a);
+}
+
+/* Sorts and merges v[0 .. n) in place; returns how many are left. */
+static size_t merge(interval *v, size_t n)
+{
+    size_t k = 0;
+    qsort(v, n, sizeof *v, by_left);
+    for (size_t i = 0; i < n; i++) {
+        if (k && v[i].a <= v[k - 1].b) {
+            if (v[i].b > v[k - 1].b)
+                v[k - 1].b = v[i].b;
+        } else {
+            v[k++] = v[i];
+        }
+    }
+    return k;
+}
+
+/* Length of the union of h[0 .. nh) outside the union of p[0 .. np) (both
+ * merged). */
+static double outside(const interval *h, size_t nh, const interval *p, size_t np)
+{
+    double total = 0;
+    size_t j = 0;
+    for (size_t i = 0; i < nh; i++) {
+        double a = h[i].a, b = h[i].b;
+        while (j < np && p[j].b <= a)
+            j++;
+        for (size_t k = j; k < np && p[k].a < b && a < b; k++) {
+            if (p[k].a > a)
+                total += p[k].a - a;
+            a = p[k].b > a ? p[k].b : a;
+        }
+        if (b > a)
+            total += b - a;
+    }
+    return total;
+}
+
+int hs_schedule_device_stats(const hs_workload *w, const hs_schedule *s, hs_device_stats *st,
+                             hs_error *err)
+{
+    int nd = w->platform.ndevices;
+    interval *p = malloc((s->nplacements + 1) * sizeof *p);
+    interval *h = malloc((s->nactivities + 1) * sizeof *h);
+    if (!p || !h) {
+        free(p);
+        free(h);
+        return nomem(err);
+    }
+    for (int d = 0; d < nd; d++) {
+        size_t np = 0, nh = 0;
+        st[d] = (hs_device_stats){0};
+        for (size_t i = 0; i < s->nplacements; i++)
+            if (s->placements[i].device == d) {
+                st[d].busy_us += s->placements[i].end_us - s->placements[i].start_us;
+                st[d].tasks++;
+                p[np++] = (interval){s->placements[i].start_us, s->placements[i].end_us};
+            }
+        for (size_t i = 0; i < s->nactivities; i++)
+            if (s->activities[i].device == d && strcmp(s->activities[i].what, "held") == 0)
+                h[nh++] = (interval){s->activities[i].start_us, s->activities[i].end_us};
+        np = merge(p, np);
+        nh = merge(h, nh);
+        st[d].held_idle_us = outside(h, nh, p, np);
+    }
+    free(p);
+    free(h);
+    return HS_OK;
 }
 
 /* ---------------------------------------------------------- placement index */
@@ -125,6 +218,22 @@ int hs__placement_id(const hs_workload *w, const hs_placement *p, char *buf, siz
     t.part = p->part;
     t.nparts = p->nparts;
     return hs_task_id(w, &t, buf, size);
+}
+
+static const char *file_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+int hs__same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (strcmp(a, b) == 0)
+        return 1;
+    if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    return strcmp(file_name(a), file_name(b)) == 0;
 }
 
 /* ------------------------------------------------------------------- model */

@@ -7,8 +7,9 @@
  * part.  A device runs one task at a time, so its placements never overlap
  * (in a valid schedule); transfers on one link may (the delay model has no
  * contention), so each link gets as many threads ("tracks") as it has
- * transfers in flight at once. */
-#include <errno.h>
+ * transfers in flight at once.  A real run's activities (waits, buffers
+ * made, evictions, checks) get a worker thread per device, and the checks,
+ * which run in parallel, as many as they need. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,15 +18,17 @@
 
 #include "hetsched/export.h"
 #include "graph/export_util.h"
+#include "graph/output.h"
 #include "graph/schedule_int.h"
+#include "graph/utf8.h"
 
 #define PID 1
 
-/* Where the transfers go: transfer i on thread tid[i] (0 when it stays in
- * one memory); the threads of link lane l are first_tid[l] ..
- * first_tid[l] + ntracks[l] - 1. */
+/* Where the spans of one kind go (transfers on link lanes, activities on
+ * worker lanes): span i on thread tid[i] (0 when it has no lane); the
+ * threads of lane l are first_tid[l] .. first_tid[l] + ntracks[l] - 1. */
 typedef struct tracks {
-    int *tid;         /* [ntransfers] */
+    int *tid;         /* [nspans] */
     int *first_tid;   /* [nlanes] */
     int *ntracks;     /* [nlanes] */
 } tracks;
@@ -50,30 +53,31 @@ static int by_start(const void *a, const void *b)
     return x->i < y->i ? -1 : x->i > y->i;
 }
 
-/* Greedy interval partitioning: in order of start, a transfer takes the
- * first track of its link that is free by then, or opens a new one.  That
- * uses as many tracks as the most transfers in flight at once on the link.
- * Cost O(T log T + T x that number).  Returns 0 or -1 when out of memory. */
-static int assign_tracks(const hs_workload *w, const hs_schedule *s, const int *lane_of_pair,
-                         int nlanes, tracks *k)
+/* Greedy interval partitioning of n spans (lane[i] < 0: none): in order of
+ * start, a span takes the first track of its lane that is free by then, or
+ * opens a new one.  That uses as many tracks as the most spans in flight at
+ * once on the lane.  Tracks are numbered from first_tid on, lane by lane.
+ * Cost O(n log n + n x that number).  Returns 0 or -1 when out of memory. */
+static int greedy_tracks(size_t n, const int *lane_of, const double *start, const double *end,
+                         int nlanes, int first_tid, tracks *k)
 {
-    size_t nt = s->ntransfers, ntr = 0;
-    span *order = malloc((nt + 1) * sizeof *order);
-    double *end = malloc((nt + 1) * sizeof *end);   /* per track: when it is free */
-    int *lane = malloc((nt + 1) * sizeof *lane);    /* per track */
-    int *local = malloc((nt + 1) * sizeof *local);  /* per transfer: track within lane */
+    size_t ntr = 0;
+    span *order = malloc((n + 1) * sizeof *order);
+    double *free_at = malloc((n + 1) * sizeof *free_at); /* per track */
+    int *lane = malloc((n + 1) * sizeof *lane);          /* per track */
+    int *local = malloc((n + 1) * sizeof *local);        /* per span: track within lane */
     int rc = -1;
-    k->tid = calloc(nt + 1, sizeof *k->tid);
+    k->tid = calloc(n + 1, sizeof *k->tid);
     k->first_tid = calloc((size_t)nlanes + 1, sizeof *k->first_tid);
     k->ntracks = calloc((size_t)nlanes + 1, sizeof *k->ntracks);
-    if (!order || !end || !lane || !local || !k->tid || !k->first_tid || !k->ntracks)
+    if (!order || !free_at || !lane || !local || !k->tid || !k->first_tid || !k->ntracks)
         goto out;
-    for (size_t i = 0; i < nt; i++)
-        order[i] = (span){s->transfers[i].start_us, i};
-    qsort(order, nt, sizeof *order, by_start);
-    for (size_t j = 0; j < nt; j++) {
+    for (size_t i = 0; i < n; i++)
+        order[i] = (span){start[i], i};
+    qsort(order, n, sizeof *order, by_start);
+    for (size_t j = 0; j < n; j++) {
         size_t i = order[j].i, tr;
-        int l = hs__transfer_lane(w, &s->transfers[i], lane_of_pair), n = 0;
+        int l = lane_of[i], m = 0;
         if (l < 0) {
             local[i] = -1;
             continue;
@@ -81,30 +85,73 @@ static int assign_tracks(const hs_workload *w, const hs_schedule *s, const int *
         for (tr = 0; tr < ntr; tr++) {
             if (lane[tr] != l)
                 continue;
-            if (end[tr] <= s->transfers[i].start_us)
+            if (free_at[tr] <= start[i])
                 break;
-            n++;
+            m++;
         }
         if (tr == ntr) {
             lane[ntr++] = l;
             k->ntracks[l]++;
         }
-        end[tr] = s->transfers[i].end_us;
-        local[i] = n;
+        free_at[tr] = end[i];
+        local[i] = m;
     }
     for (int l = 0; l < nlanes; l++)
-        k->first_tid[l] = (l ? k->first_tid[l - 1] + k->ntracks[l - 1]
-                             : w->platform.ndevices + 1);
-    for (size_t i = 0; i < nt; i++)
+        k->first_tid[l] = l ? k->first_tid[l - 1] + k->ntracks[l - 1] : first_tid;
+    for (size_t i = 0; i < n; i++)
         if (local[i] >= 0)
-            k->tid[i] = k->first_tid[hs__transfer_lane(w, &s->transfers[i], lane_of_pair)] +
-                        local[i];
+            k->tid[i] = k->first_tid[lane_of[i]] + local[i];
     rc = 0;
 out:
     free(order);
-    free(end);
+    free(free_at);
     free(lane);
     free(local);
+    return rc;
+}
+
+/* The transfers' tracks, on the link lanes (lane_of_pair) after the
+ * devices' threads. */
+static int transfer_tracks(const hs_workload *w, const hs_schedule *s, const int *lane_of_pair,
+                           int nlanes, tracks *k)
+{
+    size_t n = s->ntransfers;
+    int *lane = malloc((n + 1) * sizeof *lane), rc = -1;
+    double *start = malloc((n + 1) * sizeof *start), *end = malloc((n + 1) * sizeof *end);
+    if (lane && start && end) {
+        for (size_t i = 0; i < n; i++) {
+            lane[i] = hs__transfer_lane(w, &s->transfers[i], lane_of_pair);
+            start[i] = s->transfers[i].start_us;
+            end[i] = s->transfers[i].end_us;
+        }
+        rc = greedy_tracks(n, lane, start, end, nlanes, w->platform.ndevices + 1, k);
+    }
+    free(lane);
+    free(start);
+    free(end);
+    return rc;
+}
+
+/* The activities' tracks: lane d for device d's worker, lane ndevices for
+ * the checks, after every other thread (first_tid). */
+static int activity_tracks(const hs_workload *w, const hs_schedule *s, int first_tid, tracks *k)
+{
+    size_t n = s->nactivities;
+    int nd = w->platform.ndevices, rc = -1;
+    int *lane = malloc((n + 1) * sizeof *lane);
+    double *start = malloc((n + 1) * sizeof *start), *end = malloc((n + 1) * sizeof *end);
+    if (lane && start && end) {
+        for (size_t i = 0; i < n; i++) {
+            const hs_activity *a = &s->activities[i];
+            lane[i] = a->device >= 0 && a->device < nd ? a->device : nd;
+            start[i] = a->start_us;
+            end[i] = a->end_us;
+        }
+        rc = greedy_tracks(n, lane, start, end, nd + 1, first_tid, k);
+    }
+    free(lane);
+    free(start);
+    free(end);
     return rc;
 }
 
@@ -131,15 +178,35 @@ static const char *device_name(const hs_workload *w, int device)
     return device == HS_HOST_DEVICE ? "host" : w->platform.devices[device].name;
 }
 
+/* Names the tracks of lane l: `base`, then "base (2)", ... */
+static int name_tracks(json_t *arr, const tracks *k, int l, const char *base)
+{
+    char name[2 * HS_NAME_MAX + 64];
+    for (int j = 0; j < k->ntracks[l]; j++) {
+        if (j == 0)
+            hs__label(name, sizeof name, "%s", base);
+        else
+            hs__label(name, sizeof name, "%s (%d)", base, j + 1);
+        if (name_thread(arr, k->first_tid[l] + j, name) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* The process and its threads: devices, then each link's tracks, named
- * "host -> gpu0", "host -> gpu0 (2)", ...  Returns 0 or -1 (see append). */
+ * "host -> gpu0", "host -> gpu0 (2)", ..., then the workers' activities
+ * ("gpu0 worker") and the checks.  A measured schedule says so, and on
+ * which backend, in the process's name.  Returns 0 or -1 (see append). */
 static int metadata(json_t *arr, const hs_workload *w, const hs_schedule *s,
-                    const int *lane_of_pair, const tracks *k)
+                    const int *lane_of_pair, const tracks *k, const tracks *ka)
 {
     const hs_platform *pl = &w->platform;
     int nm = pl->nmemories;
-    char name[1100];
-    snprintf(name, sizeof name, "hetsched %s", s->algorithm ? s->algorithm : "schedule");
+    char name[2 * HS_NAME_MAX + 64];
+    hs__label(name, sizeof name, "hetsched %s%s%s%s%s", s->algorithm ? s->algorithm : "schedule",
+              s->model && strcmp(s->model, "delay") != 0 ? ", " : "",
+              s->model && strcmp(s->model, "delay") != 0 ? s->model : "",
+              s->backend ? " on backend " : "", s->backend ? s->backend : "");
     if (append(arr, json_pack("{s:s, s:s, s:i, s:i, s:{s:s}}", "name", "process_name", "ph", "M",
                               "pid", PID, "tid", 0, "args", "name", name)) != 0)
         return -1;
@@ -150,24 +217,29 @@ static int metadata(json_t *arr, const hs_workload *w, const hs_schedule *s,
         int l = lane_of_pair[i];
         if (l < 0)
             continue;
-        for (int j = 0; j < k->ntracks[l]; j++) {
-            int n = snprintf(name, sizeof name, "%s -> %s", pl->memories[i / nm],
-                             pl->memories[i % nm]);
-            if (j > 0 && n > 0 && (size_t)n < sizeof name)
-                snprintf(name + n, sizeof name - (size_t)n, " (%d)", j + 1);
-            if (name_thread(arr, k->first_tid[l] + j, name) != 0)
-                return -1;
-        }
+        hs__label(name, sizeof name, "%s -> %s", pl->memories[i / nm], pl->memories[i % nm]);
+        if (name_tracks(arr, k, l, name) != 0)
+            return -1;
+    }
+    for (int d = 0; d <= pl->ndevices; d++) {
+        if (d < pl->ndevices)
+            hs__label(name, sizeof name, "%s worker", pl->devices[d].name);
+        else
+            hs__label(name, sizeof name, "checks");
+        if (name_tracks(arr, ka, d, name) != 0)
+            return -1;
     }
     return 0;
 }
 
-/* An X event per placement on its device's thread and per transfer between
- * two memories on its track.  Returns 0 or -1 (see append). */
-static int spans(json_t *arr, const hs_workload *w, const hs_schedule *s, const tracks *k)
+/* An X event per placement on its device's thread, per transfer between
+ * two memories on its track and per activity on its worker's (or the
+ * checks') track.  Returns 0 or -1 (see append). */
+static int spans(json_t *arr, const hs_workload *w, const hs_schedule *s, const tracks *k,
+                 const tracks *ka)
 {
     const hs_platform *pl = &w->platform;
-    char name[1100];
+    char name[2 * HS_TASK_ID_MAX + 16];
     for (size_t i = 0; i < s->nplacements; i++) {
         const hs_placement *p = &s->placements[i];
         hs__placement_id(w, p, name, sizeof name);
@@ -181,7 +253,7 @@ static int spans(json_t *arr, const hs_workload *w, const hs_schedule *s, const 
     for (size_t i = 0; i < s->ntransfers; i++) {
         const hs_transfer *tr = &s->transfers[i];
         const hs_task *t = hs__transfer_task(w, s, tr);
-        char from[520] = "host", to[520] = "host";
+        char from[HS_TASK_ID_MAX] = "host", to[HS_TASK_ID_MAX] = "host";
         if (k->tid[i] == 0)
             continue; /* stays in one memory: takes no time on a link */
         if (tr->from_placement != HS_NONE)
@@ -189,11 +261,11 @@ static int spans(json_t *arr, const hs_workload *w, const hs_schedule *s, const 
         if (tr->to_placement != HS_NONE)
             hs__placement_id(w, &s->placements[tr->to_placement], to, sizeof to);
         if (tr->from_placement == HS_NONE && tr->to_placement != HS_NONE)
-            snprintf(name, sizeof name, "input of %s", to);
+            hs__label(name, sizeof name, "input of %s", to);
         else if (tr->to_placement == HS_NONE && tr->from_placement != HS_NONE)
-            snprintf(name, sizeof name, "output of %s", from);
+            hs__label(name, sizeof name, "output of %s", from);
         else
-            snprintf(name, sizeof name, "%s -> %s", from, to);
+            hs__label(name, sizeof name, "%s -> %s", from, to);
         if (append(arr, json_pack("{s:s, s:s, s:s, s:f, s:f, s:i, s:i, s:{s:f, s:s, s:s}}",
                                   "name", name, "cat", t ? w->apps[t->app].name : "transfer",
                                   "ph", "X", "ts", tr->start_us, "dur",
@@ -203,16 +275,31 @@ static int spans(json_t *arr, const hs_workload *w, const hs_schedule *s, const 
                                   device_name(w, tr->to_device))) != 0)
             return -1;
     }
+    for (size_t i = 0; i < s->nactivities; i++) {
+        const hs_activity *a = &s->activities[i];
+        char of[HS_TASK_ID_MAX] = "";
+        if (a->placement != HS_NONE)
+            hs__placement_id(w, &s->placements[a->placement], of, sizeof of);
+        hs__label(name, sizeof name, "%s%s%s", a->what, of[0] ? " " : "", of);
+        if (append(arr, json_pack("{s:s, s:s, s:s, s:f, s:f, s:i, s:i, s:{s:f}}", "name", name,
+                                  "cat", a->what, "ph", "X", "ts", a->start_us, "dur",
+                                  a->end_us - a->start_us, "pid", PID, "tid", ka->tid[i],
+                                  "args", "bytes", a->bytes)) != 0)
+            return -1;
+    }
     return 0;
 }
 
 int hs_trace_write(const hs_workload *w, const hs_schedule *s, const char *path, hs_error *err)
 {
-    int nm = w->platform.nmemories, nlanes, rc, wr;
+    int nm = w->platform.nmemories, nlanes, rc;
+    hs__output o;
     int *lane_of_pair = NULL;
-    tracks k = {0};
+    tracks k = {0}, ka = {0};
     json_t *root = NULL, *arr = NULL;
     const size_t flags = JSON_COMPACT | JSON_REAL_PRECISION(15);
+    char path_text[4096];
+    const char *workload = NULL;
     if ((rc = hs__schedule_check_refs(w, s, err)) != 0)
         return rc;
     lane_of_pair = malloc((size_t)(nm * nm) * sizeof *lane_of_pair);
@@ -222,30 +309,33 @@ int hs_trace_write(const hs_workload *w, const hs_schedule *s, const char *path,
         goto out;
     }
     nlanes = hs__link_lanes(w, s, lane_of_pair);
-    if (assign_tracks(w, s, lane_of_pair, nlanes, &k) != 0) {
+    if (transfer_tracks(w, s, lane_of_pair, nlanes, &k) != 0 ||
+        activity_tracks(w, s, nlanes ? k.first_tid[nlanes - 1] + k.ntracks[nlanes - 1]
+                                     : w->platform.ndevices + 1, &ka) != 0) {
         rc = hs_error_set(err, HS_ENOMEM, "out of memory for the trace");
         goto out;
     }
-    if (metadata(arr, w, s, lane_of_pair, &k) != 0 || spans(arr, w, s, &k) != 0 ||
+    /* names are UTF-8 (the builder checks), a file name need not be */
+    if (w->path || s->workload)
+        workload = hs__utf8_copy(path_text, sizeof path_text, w->path ? w->path : s->workload);
+    if (metadata(arr, w, s, lane_of_pair, &k, &ka) != 0 || spans(arr, w, s, &k, &ka) != 0 ||
         !(root = json_pack("{s:O, s:s, s:{s:s?, s:s?, s:f}}", "traceEvents", arr,
                            "displayTimeUnit", "ms", "otherData", "workload",
-                           w->path ? w->path : s->workload, "algorithm", s->algorithm,
+                           workload, "algorithm", s->algorithm,
                            "makespan_us", s->makespan_us))) {
         rc = hs_error_set(err, HS_ENOMEM, "cannot build the trace: out of memory, or a name "
                           "that is not UTF-8");
         goto out;
     }
-    errno = 0;
-    if (strcmp(path, "-") == 0)
-        wr = json_dumpf(root, stdout, flags) == 0 && fputc('\n', stdout) != EOF &&
-                     fflush(stdout) == 0 ? 0 : -1;
-    else
-        wr = json_dump_file(root, path, flags);
-    rc = wr == 0 ? HS_OK
-                 : hs_error_set(err, HS_EIO, "cannot write %s: %s", path,
-                                errno ? strerror(errno) : "write error");
+    if ((rc = hs__output_open(&o, path, err)) == HS_OK)
+        rc = hs__output_close(&o,
+                              json_dumpf(root, o.f, flags) == 0 && fputc('\n', o.f) != EOF
+                                  ? HS_OK
+                                  : hs__output_error(&o, err),
+                              err);
 out:
     tracks_free(&k);
+    tracks_free(&ka);
     json_decref(arr);
     json_decref(root);
     free(lane_of_pair);

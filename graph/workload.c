@@ -6,6 +6,7 @@
 
 #include "hetsched/graph.h"
 #include "graph/strmap.h"
+#include "graph/utf8.h"
 
 /* Makes room for element `n` of *arr, doubling at powers of two so that n
  * appends cost O(n) in all. */
@@ -29,6 +30,24 @@ static int nomem(hs_error *err)
 static int bad_number(double x)
 {
     return !isfinite(x) || x < 0;
+}
+
+/* Checks a number given at `path`: finite and >= 0, then at most `max`
+ * (`unit` says in what, for the message, which quotes x with the digits
+ * that tell it from max). */
+static int check_number(double x, double max, const char *unit, const char *path, hs_error *err)
+{
+    char text[32];
+    if (bad_number(x))
+        return hs_error_at(err, HS_EINPUT, path, "must be a finite number >= 0, not %g", x);
+    if (x <= max)
+        return HS_OK;
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(text, sizeof text, "%.*g", prec, x);
+        if (strtod(text, NULL) == x)
+            break;
+    }
+    return hs_error_at(err, HS_EINPUT, path, "must be at most %g %s, not %s", max, unit, text);
 }
 
 const char *hs_device_kind_name(hs_device_kind kind)
@@ -143,17 +162,30 @@ void hs_workload_free(hs_workload *w)
     free(w);
 }
 
+/* A name: 1 to HS_NAME_MAX bytes of valid UTF-8 without control
+ * characters (C0, DEL, C1: they would reach terminals, labels and JSON) and
+ * without what delimits task ids ('#', '/', '[', ']') or quotes them ('"'). */
 static int check_name(const char *name, const char *path, hs_error *err)
 {
+    size_t n;
     if (!name || !*name)
         return hs_error_at(err, HS_EINPUT, path, "a name must not be empty");
-    for (const char *c = name; *c; c++)
-        if (*c == '#' || *c == '/' || *c == '[' || *c == ']' || *c == '"' ||
-            (unsigned char)*c < 0x20)
+    n = strlen(name);
+    if (n > HS_NAME_MAX)
+        return hs_error_at(err, HS_EINPUT, path, "a name is at most %d bytes long, not %zu",
+                           HS_NAME_MAX, n);
+    for (size_t i = 0, len; i < n; i += len) {
+        unsigned cp;
+        if ((len = hs__utf8_char(name + i, n - i, &cp)) == 0)
+            return hs_error_at(err, HS_EINPUT, path, "a name must be valid UTF-8 (byte %zu, "
+                               "0x%02x, starts no character)", i + 1, (unsigned char)name[i]);
+        if (cp == '#' || cp == '/' || cp == '[' || cp == ']' || cp == '"' || cp < 0x20 ||
+            (cp >= 0x7f && cp < 0xa0))
             return hs_error_at(err, HS_EINPUT, path,
                                "'%s' may not contain '#', '/', '[', ']', '\"' or control "
                                "characters (they delimit task ids)",
                                name);
+    }
     return HS_OK;
 }
 
@@ -171,9 +203,10 @@ int hs_platform_add_device(hs_workload *w, const char *name, hs_device_kind kind
     if (strcmp(name, "cpu") == 0 || strcmp(name, "gpu") == 0 || strcmp(name, "host") == 0)
         return hs_error_at(err, HS_EINPUT, path,
                            "'%s' is reserved (a device kind or the host memory)", name);
-    if (cores < 0) {
+    if (cores < 0 || cores > HS_MAX_CORES) {
         snprintf(path, sizeof path, "platform.devices[%d].cores", p->ndevices);
-        return hs_error_at(err, HS_EINPUT, path, "must be a whole number >= 0, not %d", cores);
+        return hs_error_at(err, HS_EINPUT, path, "must be a whole number from 0 to %d, not %d",
+                           HS_MAX_CORES, cores);
     }
     snprintf(path, sizeof path, "platform.devices[%d].memory", p->ndevices);
     if ((rc = check_name(memory, path, err)) != 0)
@@ -215,10 +248,14 @@ int hs_platform_add_link(hs_workload *w, const char *from, const char *to,
     if (bad_number(bandwidth_gbps) || bandwidth_gbps == 0)
         return hs_error_at(err, HS_EINPUT, path, "must be a finite number > 0, not %g",
                            bandwidth_gbps);
+    if (bandwidth_gbps < HS_MIN_BANDWIDTH_GBPS)
+        return hs_error_at(err, HS_EINPUT, path, "must be at least %g GB/s, not %g",
+                           HS_MIN_BANDWIDTH_GBPS, bandwidth_gbps);
+    if ((rc = check_number(bandwidth_gbps, HS_MAX_BANDWIDTH_GBPS, "GB/s", path, err)) != 0)
+        return rc;
     snprintf(path, sizeof path, "platform.links[%d].latency_us", nlinks);
-    if (bad_number(latency_us))
-        return hs_error_at(err, HS_EINPUT, path, "must be a finite number >= 0, not %g",
-                           latency_us);
+    if ((rc = check_number(latency_us, HS_MAX_US, "us", path, err)) != 0)
+        return rc;
     rc = nlinks;
     p->links[q * p->nmemories + r] =
         (hs_link){.present = 1, .bandwidth_gbps = bandwidth_gbps, .latency_us = latency_us};
@@ -318,10 +355,11 @@ int hs_kernel_set_cost(hs_workload *w, int app, int kernel, const char *key, dou
                        hs_error *err)
 {
     char path[160];
+    int rc;
     KERNEL_OR_FAIL(k, w, app, kernel, err);
     snprintf(path, sizeof path, "applications[%d].kernels[%d].cost_us.%s", app, kernel, key);
-    if (bad_number(us))
-        return hs_error_at(err, HS_EINPUT, path, "must be a finite number >= 0, not %g", us);
+    if ((rc = check_number(us, HS_MAX_US, "us", path, err)) != 0)
+        return rc;
     for (int i = 0; i < k->ncosts; i++)
         if (strcmp(k->costs[i].key, key) == 0)
             return hs_error_at(err, HS_EINPUT, path, "duplicate cost for '%s'", key);
@@ -338,12 +376,14 @@ int hs_kernel_set_bytes(hs_workload *w, int app, int kernel, double input_bytes,
                         double output_bytes, hs_error *err)
 {
     char path[128];
+    int rc;
     KERNEL_OR_FAIL(k, w, app, kernel, err);
-    snprintf(path, sizeof path, "applications[%d].kernels[%d].%s", app, kernel,
-             bad_number(input_bytes) ? "input_bytes" : "output_bytes");
-    if (bad_number(input_bytes) || bad_number(output_bytes))
-        return hs_error_at(err, HS_EINPUT, path, "must be a finite number >= 0, not %g",
-                           bad_number(input_bytes) ? input_bytes : output_bytes);
+    snprintf(path, sizeof path, "applications[%d].kernels[%d].input_bytes", app, kernel);
+    if ((rc = check_number(input_bytes, HS_MAX_BYTES, "bytes", path, err)) != 0)
+        return rc;
+    snprintf(path, sizeof path, "applications[%d].kernels[%d].output_bytes", app, kernel);
+    if ((rc = check_number(output_bytes, HS_MAX_BYTES, "bytes", path, err)) != 0)
+        return rc;
     k->input_bytes = input_bytes;
     k->output_bytes = output_bytes;
     return HS_OK;
@@ -387,10 +427,13 @@ int hs_kernel_set_split(hs_workload *w, int app, int kernel, int splittable, dou
                         hs_error *err)
 {
     char path[128];
+    int rc;
     KERNEL_OR_FAIL(k, w, app, kernel, err);
     snprintf(path, sizeof path, "applications[%d].kernels[%d].items", app, kernel);
     if (bad_number(items) || items != floor(items))
         return hs_error_at(err, HS_EINPUT, path, "must be a whole number >= 0, not %g", items);
+    if ((rc = check_number(items, HS_MAX_ITEMS, "items", path, err)) != 0)
+        return rc;
     if (splittable && items < 1)
         return hs_error_at(err, HS_EINPUT, path,
                            "a splittable kernel needs items >= 1 (the work it divides)");
@@ -405,7 +448,7 @@ int hs_app_add_edge(hs_workload *w, int app, const char *from, const char *to, d
     hs_app *a = app_at(w, app);
     char path[128], key[32];
     size_t dup;
-    int f, t;
+    int f, t, rc;
     if (!a || w->finalized)
         return hs_error_set(err, HS_EUSAGE, "no application %d to add an edge to", app);
     snprintf(path, sizeof path, "applications[%d].edges[%d].from", app, a->nedges);
@@ -424,8 +467,8 @@ int hs_app_add_edge(hs_workload *w, int app, const char *from, const char *to, d
         return hs_error_at(err, HS_EINPUT, path, "duplicate edge from '%s' to '%s'", from,
                            to);
     snprintf(path, sizeof path, "applications[%d].edges[%d].bytes", app, a->nedges);
-    if (bad_number(bytes))
-        return hs_error_at(err, HS_EINPUT, path, "must be a finite number >= 0, not %g", bytes);
+    if ((rc = check_number(bytes, HS_MAX_BYTES, "bytes", path, err)) != 0)
+        return rc;
     if (GROW(a->edges, a->nedges) != 0 ||
         hs__strmap_put(a->kernel_index, key, (size_t)a->nedges) < 0)
         return nomem(err);
@@ -478,10 +521,10 @@ static int resolve_costs(hs_workload *w, int a, int ki, hs_error *err)
             if (rc != 0)
                 return hs_error_at(err, rc < 0 ? rc : HS_EINPUT, path, "kernel '%s': %s",
                                    k->name, perr.msg);
-            if (bad_number(k->cost_us[d]))
+            if (bad_number(k->cost_us[d]) || k->cost_us[d] > HS_MAX_US)
                 return hs_error_at(err, HS_EINPUT, path, "kernel '%s': the cost provider gave "
-                                   "%g us on '%s' (must be finite and >= 0)",
-                                   k->name, k->cost_us[d], dev->name);
+                                   "%g us on '%s' (must be a finite number from 0 to %g)",
+                                   k->name, k->cost_us[d], dev->name, HS_MAX_US);
             continue;
         }
         if (by_name < 0 && by_kind < 0) {
@@ -625,6 +668,60 @@ static int check_links(const hs_workload *w, hs_error *err)
     return HS_OK;
 }
 
+/* Every transfer the workload may make takes at most HS_MAX_US (as a cost
+ * does).  A transfer's time grows with its bytes, so only the largest
+ * input, output and edge need checking, over every link each may take:
+ * O(kernels + edges + devices^2).  Runs after check_links. */
+static int check_transfer_times(const hs_workload *w, hs_error *err)
+{
+    static const char *const field[] = {"input_bytes", "output_bytes", "bytes"};
+    const hs_platform *p = &w->platform;
+    double most[3] = {0, 0, 0}; /* bytes of the largest input, output, edge */
+    int app[3] = {-1, -1, -1}, item[3] = {-1, -1, -1};
+    for (int a = 0; a < w->napps; a++) {
+        const hs_app *ap = &w->apps[a];
+        for (int k = 0; k < ap->nkernels; k++) {
+            double b[2] = {ap->kernels[k].input_bytes, ap->kernels[k].output_bytes};
+            for (int i = 0; i < 2; i++)
+                if (b[i] > most[i]) {
+                    most[i] = b[i];
+                    app[i] = a;
+                    item[i] = k;
+                }
+        }
+        for (int e = 0; e < ap->nedges; e++)
+            if (ap->edges[e].bytes > most[2]) {
+                most[2] = ap->edges[e].bytes;
+                app[2] = a;
+                item[2] = e;
+            }
+    }
+    for (int i = 0; i < 3; i++) {
+        if (app[i] < 0)
+            continue;
+        for (int d1 = 0; d1 < p->ndevices; d1++)
+            for (int d2 = 0; d2 < (i == 2 ? p->ndevices : 1); d2++) {
+                /* an input comes from host, an output goes back to it */
+                int q = i == 0 ? HS_HOST_MEMORY : p->devices[d1].memory;
+                int r = i == 1 ? HS_HOST_MEMORY : i == 0 ? p->devices[d1].memory
+                                                         : p->devices[d2].memory;
+                const hs_link *l = &p->links[q * p->nmemories + r];
+                double us = hs_transfer_us(p, q, r, most[i]);
+                char path[128];
+                if (us <= HS_MAX_US)
+                    continue;
+                snprintf(path, sizeof path, "applications[%d].%s[%d].%s", app[i],
+                         i == 2 ? "edges" : "kernels", item[i], field[i]);
+                return hs_error_at(err, HS_EINPUT, path,
+                                   "%g bytes take %g us from '%s' to '%s' (%g GB/s, %g us "
+                                   "latency), more than the %g us a transfer may take",
+                                   most[i], us, p->memories[q], p->memories[r], l->bandwidth_gbps,
+                                   l->latency_us, HS_MAX_US);
+            }
+    }
+    return HS_OK;
+}
+
 int hs_workload_finalize(hs_workload *w, hs_error *err)
 {
     size_t ntasks = 0, nedges = 0, t = 0, e = 0;
@@ -649,8 +746,17 @@ int hs_workload_finalize(hs_workload *w, hs_error *err)
             return rc;
         ntasks += (size_t)w->apps[a].instances * (size_t)w->apps[a].nkernels;
         nedges += (size_t)w->apps[a].instances * (size_t)w->apps[a].nedges;
+        snprintf(path, sizeof path, "applications[%d].instances", a);
+        if (ntasks > HS_MAX_TASKS)
+            return hs_error_at(err, HS_EINPUT, path, "%d instances of %d kernels bring the "
+                               "workload to %zu tasks, more than the limit of %d",
+                               w->apps[a].instances, w->apps[a].nkernels, ntasks, HS_MAX_TASKS);
+        if (nedges > HS_MAX_EDGES)
+            return hs_error_at(err, HS_EINPUT, path, "%d instances of %d edges bring the "
+                               "workload to %zu edges, more than the limit of %d",
+                               w->apps[a].instances, w->apps[a].nedges, nedges, HS_MAX_EDGES);
     }
-    if ((rc = check_links(w, err)) != 0)
+    if ((rc = check_links(w, err)) != 0 || (rc = check_transfer_times(w, err)) != 0)
         return rc;
     if ((rc = hs_graph_init(&w->graph, ntasks, nedges, w->platform.ndevices, err)) != 0)
         return rc;
@@ -688,16 +794,21 @@ int hs_workload_finalize(hs_workload *w, hs_error *err)
 int hs_task_id(const hs_workload *w, const hs_task *t, char *buf, size_t size)
 {
     const hs_app *a = &w->apps[t->app];
+    int n;
     if (t->nparts > 1)
-        return snprintf(buf, size, "%s#%d/%s[%d/%d]", a->name, t->instance,
-                        a->kernels[t->kernel].name, t->part, t->nparts);
-    return snprintf(buf, size, "%s#%d/%s", a->name, t->instance, a->kernels[t->kernel].name);
+        n = snprintf(buf, size, "%s#%d/%s[%d/%d]", a->name, t->instance,
+                     a->kernels[t->kernel].name, t->part, t->nparts);
+    else
+        n = snprintf(buf, size, "%s#%d/%s", a->name, t->instance, a->kernels[t->kernel].name);
+    if (n >= 0 && size > 0 && (size_t)n >= size)
+        hs__utf8_cut(buf); /* names are UTF-8: so is what is left of them */
+    return n;
 }
 
 int hs_task_parse_id(hs_workload *w, const char *id, size_t *task, int *part, int *nparts,
                      hs_error *err)
 {
-    char whole[512];
+    char whole[HS_TASK_ID_MAX];
     const char *bracket;
     size_t len;
     int k = 0, n = 1;

@@ -1,5 +1,6 @@
 /* hetsched — performance models: the history table and the a*D^b+c
  * regression (mapper/perfmodel.h). */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,16 +12,19 @@
 #include <gsl/gsl_statistics_double.h>
 #include <jansson.h>
 
+#include "graph/json_read.h"
+#include "graph/output.h"
 #include "graph/strmap.h"
+#include "graph/utf8.h"
 #include "mapper/perfmodel.h"
 #include "workloads/kernels/kernel.h"
 
 typedef struct entry {
-    char *type, *device;
+    char *type, *params, *device;    /* params "" when not known */
     double size;
-    long count, rejected;
-    double mean, m2;                 /* Welford's running mean and sum of squares */
-    double window[HS_PERF_WINDOW];   /* last retained samples, a ring */
+    long count, rejected;            /* samples kept, samples flagged as outliers */
+    double mean, m2;                 /* Welford's running mean and sum of squares (kept) */
+    double window[HS_PERF_WINDOW];   /* the last samples, outliers included, a ring */
     int nwin, next;
 } entry;
 
@@ -30,6 +34,7 @@ typedef struct fit_entry {
 } fit_entry;
 
 struct hs_perfmodel {
+    char *path;                      /* the file it was loaded from, for messages */
     entry *entries;
     size_t nentries, cap;
     hs__strmap *index;               /* history key -> entry */
@@ -72,14 +77,19 @@ hs_perfmodel *hs_perfmodel_new(void)
     return m;
 }
 
+static void free_entry(entry *e)
+{
+    free(e->type);
+    free(e->params);
+    free(e->device);
+}
+
 void hs_perfmodel_free(hs_perfmodel *m)
 {
     if (!m)
         return;
-    for (size_t i = 0; i < m->nentries; i++) {
-        free(m->entries[i].type);
-        free(m->entries[i].device);
-    }
+    for (size_t i = 0; i < m->nentries; i++)
+        free_entry(&m->entries[i]);
     for (size_t i = 0; i < m->nfits; i++) {
         free(m->fits[i].type);
         free(m->fits[i].device);
@@ -88,14 +98,15 @@ void hs_perfmodel_free(hs_perfmodel *m)
     free(m->fits);
     hs__strmap_free(m->index);
     hs__strmap_free(m->fit_index);
+    free(m->path);
     free(m);
 }
 
 /* Names are map-key parts joined by '\n', so they may not hold control
- * characters (the workload's names may not either). */
-static int bad_name(const char *s)
+ * characters (the workload's names may not either); params may be empty. */
+static int bad_text(const char *s, int may_be_empty)
 {
-    if (!s || !*s)
+    if (!s || (!*s && !may_be_empty))
         return 1;
     for (; *s; s++)
         if ((unsigned char)*s < 0x20)
@@ -103,38 +114,44 @@ static int bad_name(const char *s)
     return 0;
 }
 
-/* "TYPE\nSIZE\nDEVICE" (history) or "TYPE\nDEVICE" (fit), NULL when too
- * long for buf. */
-static const char *key(char *buf, size_t size, const char *type, const double *D,
-                       const char *device)
+static int bad_name(const char *s)
 {
-    int n = D ? snprintf(buf, size, "%s\n%.17g\n%s", type, *D, device)
+    return bad_text(s, 0);
+}
+
+/* "TYPE\nPARAMS\nSIZE\nDEVICE" (history) or "TYPE\nDEVICE" (fit: D NULL),
+ * NULL when too long for buf. */
+static const char *key(char *buf, size_t size, const char *type, const char *params,
+                       const double *D, const char *device)
+{
+    int n = D ? snprintf(buf, size, "%s\n%s\n%.17g\n%s", type, params ? params : "", *D,
+                         device)
               : snprintf(buf, size, "%s\n%s", type, device);
     return n >= 0 && (size_t)n < size ? buf : NULL;
 }
 
-#define KEY_MAX 512
+#define KEY_MAX 1024
 
-static entry *find_entry(const hs_perfmodel *m, const char *type, double size,
-                         const char *device)
+static entry *find_entry(const hs_perfmodel *m, const char *type, const char *params,
+                         double size, const char *device)
 {
     char buf[KEY_MAX];
     size_t i;
-    const char *k = key(buf, sizeof buf, type, &size, device);
+    const char *k = key(buf, sizeof buf, type, params, &size, device);
     return k && hs__strmap_get(m->index, k, &i) ? &m->entries[i] : NULL;
 }
 
 /* Finds or creates the entry into *out. */
-static int get_entry(hs_perfmodel *m, const char *type, double size, const char *device,
-                     entry **out, hs_error *err)
+static int get_entry(hs_perfmodel *m, const char *type, const char *params, double size,
+                     const char *device, entry **out, hs_error *err)
 {
     char buf[KEY_MAX];
-    const char *k = key(buf, sizeof buf, type, &size, device);
+    const char *k = key(buf, sizeof buf, type, params, &size, device);
     entry *e;
     size_t i;
     if (!k)
-        return hs_error_set(err, HS_EINPUT, "performance model: type and device names are too "
-                            "long");
+        return hs_error_set(err, HS_EINPUT, "performance model: type, params and device "
+                            "names are too long");
     if (hs__strmap_get(m->index, k, &i)) {
         *out = &m->entries[i];
         return HS_OK;
@@ -142,10 +159,11 @@ static int get_entry(hs_perfmodel *m, const char *type, double size, const char 
     if (reserve((void **)&m->entries, &m->cap, m->nentries, sizeof *m->entries) != 0)
         return nomem(err);
     e = &m->entries[m->nentries];
-    *e = (entry){.type = strdup(type), .device = strdup(device), .size = size};
-    if (!e->type || !e->device || hs__strmap_put(m->index, k, m->nentries) < 0) {
-        free(e->type);
-        free(e->device);
+    *e = (entry){.type = strdup(type), .params = strdup(params ? params : ""),
+                 .device = strdup(device), .size = size};
+    if (!e->type || !e->params || !e->device ||
+        hs__strmap_put(m->index, k, m->nentries) < 0) {
+        free_entry(e);
         return nomem(err);
     }
     m->nentries++;
@@ -153,13 +171,20 @@ static int get_entry(hs_perfmodel *m, const char *type, double size, const char 
     return HS_OK;
 }
 
-/* Median and MAD of xs[0..n), n >= 1, the MAD floored at 1% of the median
- * (see perfmodel.h); `work` holds n doubles. */
-static void med_mad(const double *xs, size_t n, double *work, double *med, double *mad)
+/* Median and MAD of xs[0..n), n >= 1; `work` holds n doubles. */
+static void med_mad_raw(const double *xs, size_t n, double *work, double *med, double *mad)
 {
     memcpy(work, xs, n * sizeof *work);
     *med = gsl_stats_median(work, 1, n);
-    *mad = fmax(gsl_stats_mad0(xs, 1, n, work), 0.01 * fabs(*med));
+    *mad = gsl_stats_mad0(xs, 1, n, work);
+}
+
+/* The same with the MAD floored at 1% of the median, for the outlier rule
+ * (see perfmodel.h). */
+static void med_mad(const double *xs, size_t n, double *work, double *med, double *mad)
+{
+    med_mad_raw(xs, n, work, med, mad);
+    *mad = fmax(*mad, 0.01 * fabs(*med));
 }
 
 /* Iglewicz & Hoaglin's rule: the modified z-score of x is too large. */
@@ -168,33 +193,41 @@ static int beyond_z(double x, double med, double mad)
     return mad > 0 && 0.6745 * fabs(x - med) / mad > HS_PERF_OUTLIER_Z;
 }
 
-/* The rule against the retained window. */
+/* The rule against the window. */
 static int is_outlier(const entry *e, double x)
 {
     double work[HS_PERF_WINDOW], med, mad;
-    if (e->count < HS_PERF_MIN_SAMPLES)
+    if (e->count + e->rejected < HS_PERF_MIN_SAMPLES || e->nwin == 0)
         return 0;
     med_mad(e->window, (size_t)e->nwin, work, &med, &mad);
     return beyond_z(x, med, mad);
 }
 
-static void welford(entry *e, double x)
+/* Adds x to e's window, and to its mean unless it is an outlier. */
+static void add_sample(entry *e, double x, int outlier)
 {
-    double delta = x - e->mean;
-    e->count++;
-    e->mean += delta / (double)e->count;
-    e->m2 += delta * (x - e->mean);
     e->window[e->next] = x;
     e->next = (e->next + 1) % HS_PERF_WINDOW;
     if (e->nwin < HS_PERF_WINDOW)
         e->nwin++;
+    if (outlier) {
+        e->rejected++;
+    } else {
+        double delta = x - e->mean;
+        e->count++;
+        e->mean += delta / (double)e->count;
+        e->m2 += delta * (x - e->mean);
+    }
 }
 
-static int check_args(const char *type, double size, const char *device, hs_error *err)
+static int check_args(const char *type, const char *params, double size, const char *device,
+                      hs_error *err)
 {
     if (bad_name(type))
         return hs_error_set(err, HS_EINPUT, "performance model: bad kernel type '%s'",
                             type ? type : "(null)");
+    if (params && bad_text(params, 1))
+        return hs_error_set(err, HS_EINPUT, "performance model: bad params of %s", type);
     if (bad_name(device))
         return hs_error_set(err, HS_EINPUT, "performance model: bad device name '%s'",
                             device ? device : "(null)");
@@ -204,62 +237,58 @@ static int check_args(const char *type, double size, const char *device, hs_erro
     return HS_OK;
 }
 
-int hs_perfmodel_record(hs_perfmodel *m, const char *type, double size, const char *device,
-                        double us, int *accepted, hs_error *err)
+static int check_duration(const char *type, const char *device, double us, hs_error *err)
 {
-    entry *e;
-    int rc;
-    if ((rc = check_args(type, size, device, err)) != 0)
-        return rc;
     if (!(us >= 0) || !isfinite(us))
         return hs_error_set(err, HS_EINPUT, "performance model: duration of %s on %s must be "
                             "a finite number >= 0, not %g", type, device, us);
-    if ((rc = get_entry(m, type, size, device, &e, err)) != 0)
-        return rc;
-    if (is_outlier(e, us)) {
-        e->rejected++;
-        if (accepted)
-            *accepted = 0;
-        return HS_OK;
-    }
-    welford(e, us);
-    if (accepted)
-        *accepted = 1;
     return HS_OK;
 }
 
-int hs_perfmodel_record_batch(hs_perfmodel *m, const char *type, double size,
-                              const char *device, const double *us, size_t n, size_t *kept,
-                              hs_error *err)
+int hs_perfmodel_record(hs_perfmodel *m, const char *type, const char *params, double size,
+                        const char *device, double us, int *accepted, hs_error *err)
+{
+    entry *e;
+    int rc, out;
+    if ((rc = check_args(type, params, size, device, err)) != 0 ||
+        (rc = check_duration(type, device, us, err)) != 0 ||
+        (rc = get_entry(m, type, params, size, device, &e, err)) != 0)
+        return rc;
+    out = is_outlier(e, us);
+    add_sample(e, us, out);
+    if (accepted)
+        *accepted = !out;
+    return HS_OK;
+}
+
+int hs_perfmodel_record_batch(hs_perfmodel *m, const char *type, const char *params,
+                              double size, const char *device, const double *us, size_t n,
+                              size_t *kept, hs_error *err)
 {
     double *work, med, mad;
     size_t nkept = 0;
     entry *e;
     int rc;
-    if ((rc = check_args(type, size, device, err)) != 0)
+    if ((rc = check_args(type, params, size, device, err)) != 0)
         return rc;
     if (n == 0 || !us)
         return hs_error_set(err, HS_EINPUT, "performance model: no samples of %s on %s", type,
                             device);
     for (size_t i = 0; i < n; i++)
-        if (!(us[i] >= 0) || !isfinite(us[i]))
-            return hs_error_set(err, HS_EINPUT, "performance model: duration of %s on %s "
-                                "must be a finite number >= 0, not %g", type, device, us[i]);
+        if ((rc = check_duration(type, device, us[i], err)) != 0)
+            return rc;
     if (!(work = malloc(n * sizeof *work)))
         return nomem(err);
     med_mad(us, n, work, &med, &mad);
     free(work);
-    if ((rc = get_entry(m, type, size, device, &e, err)) != 0)
+    if ((rc = get_entry(m, type, params, size, device, &e, err)) != 0)
         return rc;
     /* the batch's own rule first (it also catches a spike among the first
      * samples of an entry), then the window's, as hs_perfmodel_record */
     for (size_t i = 0; i < n; i++) {
-        if (beyond_z(us[i], med, mad) || is_outlier(e, us[i])) {
-            e->rejected++;
-            continue;
-        }
-        welford(e, us[i]);
-        nkept++;
+        int out = beyond_z(us[i], med, mad) || is_outlier(e, us[i]);
+        add_sample(e, us[i], out);
+        nkept += !out;
     }
     if (kept)
         *kept = nkept;
@@ -287,22 +316,49 @@ double hs_perfmodel_robust_mean(const double *x, size_t n, size_t *kept)
     return k ? sum / (double)k : NAN;
 }
 
-static void history_of(const entry *e, hs_perf_history *out)
+/* An entry has history once it holds a sample (a model written by hand may
+ * give a mean and count without samples: the mean stands for the median). */
+static int has_history(const entry *e)
 {
-    out->mean_us = e->mean;
-    out->stddev_us = e->count > 1 ? sqrt(e->m2 / (double)(e->count - 1)) : 0.0;
-    out->count = e->count;
-    out->rejected = e->rejected;
+    return e->nwin > 0 || e->count > 0;
 }
 
-int hs_perfmodel_history(const hs_perfmodel *m, const char *type, double size,
-                         const char *device, hs_perf_history *out)
+static void history_of(const entry *e, hs_perf_history *out)
 {
-    const entry *e = find_entry(m, type, size, device);
-    if (!e || e->count == 0)
+    double work[HS_PERF_WINDOW];
+    *out = (hs_perf_history){.median_us = e->mean, .nsamples = e->nwin, .mean_us = e->mean,
+                             .count = e->count, .rejected = e->rejected};
+    out->stddev_us = e->count > 1 ? sqrt(e->m2 / (double)(e->count - 1)) : 0.0;
+    if (e->nwin > 0)
+        med_mad_raw(e->window, (size_t)e->nwin, work, &out->median_us, &out->mad_us);
+}
+
+int hs_perfmodel_history(const hs_perfmodel *m, const char *type, const char *params,
+                         double size, const char *device, hs_perf_history *out)
+{
+    const entry *e = find_entry(m, type, params, size, device);
+    if (!e || !has_history(e))
         return 0;
     history_of(e, out);
     return 1;
+}
+
+size_t hs_perfmodel_entries(const hs_perfmodel *m)
+{
+    return m->nentries;
+}
+
+void hs_perfmodel_entry(const hs_perfmodel *m, size_t i, hs_perf_entry *out)
+{
+    const entry *e = &m->entries[i];
+    out->type = e->type;
+    out->params = e->params;
+    out->device = e->device;
+    out->size = e->size;
+    history_of(e, &out->h);
+    /* oldest first: the ring starts at `next` once full */
+    for (int k = 0; k < e->nwin; k++)
+        out->samples[k] = e->window[(e->next - e->nwin + k + HS_PERF_WINDOW) % HS_PERF_WINDOW];
 }
 
 /* ------------------------------------------------------------- regression */
@@ -380,6 +436,19 @@ static void start_values(const fit_data *d, const double *wt, double best[3])
     free(z);
 }
 
+/* How many distinct values x[0..n) holds. */
+static size_t distinct_sizes(const double *x, size_t n)
+{
+    size_t d = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t j = 0;
+        while (j < i && x[j] != x[i])
+            j++;
+        d += j == i;
+    }
+    return d;
+}
+
 int hs_perfmodel_fit_points(const double *size, const double *us, const double *count,
                             size_t n, hs_perf_fit *out, hs_error *err)
 {
@@ -393,18 +462,14 @@ int hs_perfmodel_fit_points(const double *size, const double *us, const double *
     int rc = HS_OK, info, status;
 
     for (size_t i = 0; i < n; i++) {
-        int seen = 0;
         if (!(size[i] > 0) || !isfinite(size[i]) || !(us[i] > 0) || !isfinite(us[i]) ||
             (count && (!(count[i] > 0) || !isfinite(count[i]))))
             return hs_error_set(err, HS_EINPUT, "fit: point %zu (D %g, %g us) needs D > 0, a "
                                 "duration > 0 and a count > 0", i, size[i], us[i]);
-        for (size_t j = 0; j < i; j++)
-            seen |= size[j] == size[i];
-        distinct += !seen;
         lref += log(size[i]) / (double)n;
         ymin = fmin(ymin, us[i]);
     }
-    if (distinct < 3)
+    if ((distinct = distinct_sizes(size, n)) < 3)
         return hs_error_set(err, HS_EINPUT, "fit: a*D^b+c needs at least 3 distinct sizes, "
                             "got %zu", distinct);
     lx = malloc(n * sizeof *lx);
@@ -472,7 +537,7 @@ static int put_fit(hs_perfmodel *m, const char *type, const char *device, const 
                    hs_error *err)
 {
     char buf[KEY_MAX];
-    const char *k = key(buf, sizeof buf, type, NULL, device);
+    const char *k = key(buf, sizeof buf, type, NULL, NULL, device);
     fit_entry *fe;
     size_t i;
     if (!k)
@@ -521,16 +586,22 @@ int hs_perfmodel_fit(hs_perfmodel *m, hs_error *err)
             continue;
         for (size_t j = i; j < n; j++) {
             const entry *ej = &m->entries[j];
-            if (!done[j] && ej->count > 0 && strcmp(ej->type, ei->type) == 0 &&
-                strcmp(ej->device, ei->device) == 0) {
-                done[j] = 1;
-                D[k] = ej->size;
-                y[k] = ej->mean;
-                cnt[k] = (double)ej->count;
-                k++;
-            }
+            hs_perf_history h;
+            if (done[j] || strcmp(ej->type, ei->type) != 0 ||
+                strcmp(ej->device, ei->device) != 0)
+                continue;
+            done[j] = 1;
+            if (!has_history(ej))
+                continue;
+            history_of(ej, &h);
+            if (!(h.median_us > 0)) /* nothing measured: no relative residual */
+                continue;
+            D[k] = ej->size;
+            y[k] = h.median_us;
+            cnt[k] = h.nsamples > 0 ? (double)h.nsamples : 1.0;
+            k++;
         }
-        if (k >= 3) {
+        if (distinct_sizes(D, k) >= 3) {
             hs_perf_fit f;
             hs_error e = {0};
             int rc = hs_perfmodel_fit_points(D, y, cnt, k, &f, &e);
@@ -558,7 +629,7 @@ int hs_perfmodel_get_fit(const hs_perfmodel *m, const char *type, const char *de
                          hs_perf_fit *out)
 {
     char buf[KEY_MAX];
-    const char *k = key(buf, sizeof buf, type, NULL, device);
+    const char *k = key(buf, sizeof buf, type, NULL, NULL, device);
     size_t i;
     if (!k || !hs__strmap_get(m->fit_index, k, &i))
         return 0;
@@ -566,24 +637,44 @@ int hs_perfmodel_get_fit(const hs_perfmodel *m, const char *type, const char *de
     return 1;
 }
 
-int hs_perfmodel_predict(const hs_perfmodel *m, const char *type, double size,
-                         const char *device, double *us, hs_perf_source *src, hs_error *err)
+size_t hs_perfmodel_fits(const hs_perfmodel *m)
+{
+    return m->nfits;
+}
+
+void hs_perfmodel_fit_at(const hs_perfmodel *m, size_t i, const char **type,
+                         const char **device, hs_perf_fit *out)
+{
+    *type = m->fits[i].type;
+    *device = m->fits[i].device;
+    *out = m->fits[i].fit;
+}
+
+double hs_perfmodel_fit_eval(const hs_perf_fit *f, double size)
+{
+    return fmax(0.0, f->a * pow(size, f->b) + f->c);
+}
+
+int hs_perfmodel_predict(const hs_perfmodel *m, const char *type, const char *params,
+                         double size, const char *device, double *us, hs_perf_source *src,
+                         hs_error *err)
 {
     hs_perf_history h;
     hs_perf_fit f;
     int rc;
     if (src)
         *src = HS_PERF_NONE;
-    if ((rc = check_args(type, size, device, err)) != 0)
+    if ((rc = check_args(type, params, size, device, err)) != 0)
         return rc;
-    if (hs_perfmodel_history(m, type, size, device, &h)) {
-        *us = h.mean_us;
+    if ((params && *params && hs_perfmodel_history(m, type, params, size, device, &h)) ||
+        hs_perfmodel_history(m, type, NULL, size, device, &h)) {
+        *us = h.median_us;
         if (src)
             *src = HS_PERF_HISTORY;
         return HS_OK;
     }
     if (hs_perfmodel_get_fit(m, type, device, &f)) {
-        *us = fmax(0.0, f.a * pow(size, f.b) + f.c);
+        *us = hs_perfmodel_fit_eval(&f, size);
         if (src)
             *src = HS_PERF_FIT;
         return HS_OK;
@@ -596,27 +687,25 @@ int hs_perfmodel_predict(const hs_perfmodel *m, const char *type, double size,
 /* ------------------------------------------------------------------- JSON */
 
 #define FORMAT_KEY "hetsched_perfmodel"
-#define FORMAT_VERSION 1
+#define FORMAT_VERSION 2    /* 2 added each entry's params; 1 is still read */
 
 int hs_perfmodel_save(const hs_perfmodel *m, const char *path, hs_error *err)
 {
     json_t *root = json_object(), *hist = json_array(), *fits = json_array();
+    hs__output o;
     int rc = HS_OK, ok = root && hist && fits;
     ok = ok && json_object_set_new(root, FORMAT_KEY, json_integer(FORMAT_VERSION)) == 0;
     for (size_t i = 0; ok && i < m->nentries; i++) {
-        const entry *e = &m->entries[i];
-        hs_perf_history h;
+        hs_perf_entry e;
         json_t *win = json_array(), *o;
-        history_of(e, &h);
+        hs_perfmodel_entry(m, i, &e);
         /* the window oldest first, so a reload resumes the ring in order */
-        for (int k = 0; win && k < e->nwin; k++) {
-            int at = (e->next - e->nwin + k + 2 * HS_PERF_WINDOW) % HS_PERF_WINDOW;
-            ok = ok && json_array_append_new(win, json_real(e->window[at])) == 0;
-        }
-        o = json_pack("{s:s, s:f, s:s, s:f, s:f, s:I, s:I, s:o}", "type", e->type, "size",
-                      e->size, "device", e->device, "mean_us", h.mean_us, "stddev_us",
-                      h.stddev_us, "count", (json_int_t)e->count, "rejected",
-                      (json_int_t)e->rejected, "samples", win);
+        for (int k = 0; win && k < e.h.nsamples; k++)
+            ok = ok && json_array_append_new(win, json_real(e.samples[k])) == 0;
+        o = json_pack("{s:s, s:s, s:f, s:s, s:f, s:f, s:I, s:I, s:o}", "type", e.type,
+                      "params", e.params, "size", e.size, "device", e.device, "mean_us",
+                      e.h.mean_us, "stddev_us", e.h.stddev_us, "count", (json_int_t)e.h.count,
+                      "rejected", (json_int_t)e.h.rejected, "samples", win);
         ok = ok && o && json_array_append_new(hist, o) == 0;
     }
     for (size_t i = 0; ok && i < m->nfits; i++) {
@@ -632,16 +721,12 @@ int hs_perfmodel_save(const hs_perfmodel *m, const char *path, hs_error *err)
     }
     if (!ok) {
         rc = nomem(err);
-    } else {
-        size_t flags = JSON_INDENT(2) | JSON_REAL_PRECISION(17);
-        int bad;
-        if (strcmp(path, "-") == 0)
-            bad = json_dumpf(root, stdout, flags) != 0 || fputc('\n', stdout) == EOF ||
-                  fflush(stdout) != 0;
-        else
-            bad = json_dump_file(root, path, flags) != 0;
-        if (bad)
-            rc = hs_error_set(err, HS_EIO, "%s: cannot write the performance model", path);
+    } else if ((rc = hs__output_open(&o, path, err)) == HS_OK) {
+        rc = json_dumpf(root, o.f, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) == 0 &&
+                     fputc('\n', o.f) != EOF
+                 ? HS_OK
+                 : hs__output_error(&o, err);
+        rc = hs__output_close(&o, rc, err);
     }
     json_decref(hist);
     json_decref(fits);
@@ -649,114 +734,164 @@ int hs_perfmodel_save(const hs_perfmodel *m, const char *path, hs_error *err)
     return rc;
 }
 
-/* Reads one history entry; `at` names it in messages. */
-static int load_entry(hs_perfmodel *m, const char *path, const char *at, json_t *o,
+/* Reading: every key known and present, every value of its type and range,
+ * each message "FILE:LINE:COL: error: PATH: WHAT" (graph/json_read.h). */
+
+/* Counts of samples up to 2^53: exact as doubles (the running mean divides
+ * by them), and count + rejected cannot overflow. */
+#define MAX_COUNT 9007199254740992LL
+
+static const char *const top_keys[] = {FORMAT_KEY, "history", "fits", NULL};
+static const char *const entry_keys[] = {"type",    "?params",   "size",  "device",
+                                         "mean_us", "stddev_us", "count", "rejected",
+                                         "samples", NULL};
+static const char *const fit_keys[] = {"type", "device", "a", "b", "c", "points", "rms_rel",
+                                       NULL};
+
+/* Is s printable UTF-8 (what model show prints to a terminal)? */
+static int printable(const char *s)
+{
+    size_t n = strlen(s), len;
+    unsigned cp;
+    for (size_t i = 0; i < n; i += len)
+        if (!(len = hs__utf8_char(s + i, n - i, &cp)) || !hs__utf8_printable(cp))
+            return 0;
+    return 1;
+}
+
+/* Text at obj.key: printable UTF-8, not empty unless `may_be_empty`. */
+static int get_text(const hs__json_doc *doc, hs_error *err, const json_t *obj, const char *key,
+                    const char *at, int may_be_empty, const char **out)
+{
+    char sub[96];
+    int rc = hs__json_string(doc, err, obj, key, at, 0, out);
+    if (rc != HS_OK || ((**out || may_be_empty) && printable(*out)))
+        return rc;
+    snprintf(sub, sizeof sub, "%s.%s", at, key);
+    return hs__json_error(doc, err, sub, "must be %sprintable UTF-8 text, not '%.200s'",
+                          may_be_empty ? "" : "non-empty ", *out);
+}
+
+/* An error of the model's own checks (err_in) located at `at`. */
+static int located(const hs__json_doc *doc, hs_error *err, const char *at, const hs_error *in)
+{
+    if (in->code != HS_EINPUT)
+        return hs_error_set(err, in->code, "%s", in->msg);
+    return hs__json_error(doc, err, at, "%s", in->msg);
+}
+
+/* Reads one history entry, history[i] at `at`. */
+static int load_entry(hs_perfmodel *m, const hs__json_doc *doc, const char *at, const json_t *o,
                       hs_error *err)
 {
-    const char *type, *device;
+    const char *type, *params = "", *device;
     double size, mean, sd;
-    json_int_t count, rejected;
-    json_t *samples, *s;
-    json_error_t je;
-    hs_error bad = {0};
+    long long count, rejected;
+    const json_t *samples, *s;
+    hs_error in = {0};
+    char sub[96];
     entry *e;
     size_t k;
     int rc;
-    if (json_unpack_ex(o, &je, JSON_STRICT, "{s:s, s:F, s:s, s:F, s:F, s:I, s:I, s:o}", "type",
-                       &type, "size", &size, "device", &device, "mean_us", &mean, "stddev_us",
-                       &sd, "count", &count, "rejected", &rejected, "samples", &samples) != 0)
-        return hs_error_set(err, HS_EINPUT, "%s: %s: %s", path, at, je.text);
-    if (check_args(type, size, device, &bad) != 0)
-        return hs_error_set(err, HS_EINPUT, "%s: %s: %s", path, at, bad.msg);
-    if (!isfinite(mean) || mean < 0 || !isfinite(sd) || sd < 0 || count < 0 || rejected < 0 ||
-        !json_is_array(samples) || json_array_size(samples) > HS_PERF_WINDOW ||
-        (json_int_t)json_array_size(samples) > count)
-        return hs_error_set(err, HS_EINPUT, "%s: %s: mean, stddev, counts must be >= 0 and "
-                            "samples a list of at most min(count, %d) numbers",
-                            path, at, HS_PERF_WINDOW);
-    if (find_entry(m, type, size, device))
-        return hs_error_set(err, HS_EINPUT, "%s: %s: duplicate entry for %s of size %g on %s",
-                            path, at, type, size, device);
-    if ((rc = get_entry(m, type, size, device, &e, err)) != 0)
+    if ((rc = hs__json_keys(doc, err, o, at, entry_keys, "a history entry")) != HS_OK ||
+        (rc = get_text(doc, err, o, "type", at, 0, &type)) != HS_OK ||
+        (json_object_get(o, "params") &&
+         (rc = get_text(doc, err, o, "params", at, 1, &params)) != HS_OK) ||
+        (rc = hs__json_number(doc, err, o, "size", at, HS__JSON_POSITIVE, &size)) != HS_OK ||
+        (rc = get_text(doc, err, o, "device", at, 0, &device)) != HS_OK ||
+        (rc = hs__json_number(doc, err, o, "mean_us", at, HS__JSON_NONNEG, &mean)) != HS_OK ||
+        (rc = hs__json_number(doc, err, o, "stddev_us", at, HS__JSON_NONNEG, &sd)) != HS_OK ||
+        (rc = hs__json_whole(doc, err, o, "count", at, 0, MAX_COUNT, &count)) != HS_OK ||
+        (rc = hs__json_whole(doc, err, o, "rejected", at, 0, MAX_COUNT, &rejected)) != HS_OK ||
+        (rc = hs__json_array(doc, err, o, "samples", at, &samples)) != HS_OK)
         return rc;
+    /* the window holds retained and rejected samples */
+    snprintf(sub, sizeof sub, "%s.samples", at);
+    if (json_array_size(samples) > HS_PERF_WINDOW ||
+        (long long)json_array_size(samples) > count + rejected)
+        return hs__json_error(doc, err, sub, "holds %zu samples, more than count + rejected "
+                              "(%lld) or than the %d a window keeps",
+                              json_array_size(samples), count + rejected, HS_PERF_WINDOW);
+    json_array_foreach(samples, k, s) {
+        if (!json_is_number(s) || !isfinite(json_number_value(s)) || json_number_value(s) < 0) {
+            snprintf(sub, sizeof sub, "%s.samples[%zu]", at, k);
+            return hs__json_error(doc, err, sub, "must be a finite number >= 0");
+        }
+    }
+    if (find_entry(m, type, params, size, device))
+        return hs__json_error(doc, err, at, "a second entry for %s%s%s of size %g on %s", type,
+                              *params ? " " : "", params, size, device);
+    if ((rc = get_entry(m, type, params, size, device, &e, &in)) != 0)
+        return located(doc, err, at, &in);
     e->count = (long)count;
     e->rejected = (long)rejected;
     e->mean = mean;
     e->m2 = count > 1 ? sd * sd * (double)(count - 1) : 0.0;
-    json_array_foreach(samples, k, s) {
-        if (!json_is_number(s) || !isfinite(json_number_value(s)) || json_number_value(s) < 0)
-            return hs_error_set(err, HS_EINPUT, "%s: %s.samples[%zu]: not a number >= 0", path,
-                                at, k);
+    json_array_foreach(samples, k, s)
         e->window[e->nwin++] = json_number_value(s);
-    }
     e->next = e->nwin % HS_PERF_WINDOW;
     return HS_OK;
 }
 
-static int load_fit(hs_perfmodel *m, const char *path, const char *at, json_t *o,
+/* Reads one fit, fits[i] at `at`. */
+static int load_fit(hs_perfmodel *m, const hs__json_doc *doc, const char *at, const json_t *o,
                     hs_error *err)
 {
     const char *type, *device;
     hs_perf_fit f;
-    json_error_t je;
-    if (json_unpack_ex(o, &je, JSON_STRICT, "{s:s, s:s, s:F, s:F, s:F, s:i, s:F}", "type",
-                       &type, "device", &device, "a", &f.a, "b", &f.b, "c", &f.c, "points",
-                       &f.npoints, "rms_rel", &f.rms_rel) != 0)
-        return hs_error_set(err, HS_EINPUT, "%s: %s: %s", path, at, je.text);
-    if (bad_name(type) || bad_name(device) || !isfinite(f.a) || !isfinite(f.b) ||
-        !isfinite(f.c) || f.npoints < 3 || !isfinite(f.rms_rel) || f.rms_rel < 0)
-        return hs_error_set(err, HS_EINPUT, "%s: %s: needs names, finite a, b, c, rms_rel >= 0 "
-                            "and points >= 3", path, at);
+    long long points;
+    hs_error in = {0};
+    int rc;
+    if ((rc = hs__json_keys(doc, err, o, at, fit_keys, "a fit")) != HS_OK ||
+        (rc = get_text(doc, err, o, "type", at, 0, &type)) != HS_OK ||
+        (rc = get_text(doc, err, o, "device", at, 0, &device)) != HS_OK ||
+        (rc = hs__json_number(doc, err, o, "a", at, HS__JSON_FINITE, &f.a)) != HS_OK ||
+        (rc = hs__json_number(doc, err, o, "b", at, HS__JSON_FINITE, &f.b)) != HS_OK ||
+        (rc = hs__json_number(doc, err, o, "c", at, HS__JSON_FINITE, &f.c)) != HS_OK ||
+        (rc = hs__json_whole(doc, err, o, "points", at, 3, INT_MAX, &points)) != HS_OK ||
+        (rc = hs__json_number(doc, err, o, "rms_rel", at, HS__JSON_NONNEG, &f.rms_rel)) != HS_OK)
+        return rc;
+    f.npoints = (int)points;
     if (hs_perfmodel_get_fit(m, type, device, &(hs_perf_fit){0}))
-        return hs_error_set(err, HS_EINPUT, "%s: %s: duplicate fit for %s on %s", path, at,
-                            type, device);
-    return put_fit(m, type, device, &f, err);
+        return hs__json_error(doc, err, at, "a second fit for %s on %s", type, device);
+    if ((rc = put_fit(m, type, device, &f, &in)) != HS_OK)
+        return located(doc, err, at, &in);
+    return HS_OK;
 }
 
-int hs_perfmodel_load(const char *path, hs_perfmodel **out, hs_error *err)
+/* Reads a parsed document into a new model. */
+static int load_doc(const hs__json_doc *doc, hs_perfmodel **out, hs_error *err)
 {
-    json_error_t je;
-    json_t *root, *hist, *fits, *o;
-    json_int_t version;
+    const json_t *root = doc->root, *hist, *fits, *o;
+    long long version;
     hs_perfmodel *m;
     size_t i;
-    int rc = HS_OK;
+    int rc;
     char at[48];
-    *out = NULL;
-    root = strcmp(path, "-") == 0 ? json_loadf(stdin, 0, &je) : json_load_file(path, 0, &je);
-    if (!root) {
-        if (je.line <= 0) /* could not open it: a bad path is bad input */
-            return hs_error_set(err, HS_EINPUT, "%s: %s", path, je.text);
-        return hs_error_set(err, HS_EINPUT, "%s:%d:%d: error: %s", path, je.line, je.column,
-                            je.text);
-    }
-    if (json_unpack_ex(root, &je, JSON_STRICT, "{s:I, s:o, s:o}", FORMAT_KEY, &version,
-                       "history", &hist, "fits", &fits) != 0) {
-        json_decref(root);
-        return hs_error_set(err, HS_EINPUT, "%s: not a hetsched performance model: %s", path,
-                            je.text);
-    }
-    if (version != FORMAT_VERSION || !json_is_array(hist) || !json_is_array(fits)) {
-        json_decref(root);
-        return hs_error_set(err, HS_EINPUT, "%s: expected %s %d with lists history and fits",
-                            path, FORMAT_KEY, FORMAT_VERSION);
-    }
-    if (!(m = hs_perfmodel_new())) {
-        json_decref(root);
+    if (!json_is_object(root))
+        return hs__json_error(doc, err, "", "a performance model is a JSON object, not %s",
+                              hs__json_type_name(root));
+    if ((rc = hs__json_keys(doc, err, root, "", top_keys, "a performance model")) != HS_OK ||
+        (rc = hs__json_whole(doc, err, root, FORMAT_KEY, "", 1, FORMAT_VERSION, &version)) !=
+            HS_OK ||
+        (rc = hs__json_array(doc, err, root, "history", "", &hist)) != HS_OK ||
+        (rc = hs__json_array(doc, err, root, "fits", "", &fits)) != HS_OK)
+        return rc;
+    if (!(m = hs_perfmodel_new()) || !(m->path = strdup(doc->name))) {
+        hs_perfmodel_free(m);
         return nomem(err);
     }
     json_array_foreach(hist, i, o) {
         snprintf(at, sizeof at, "history[%zu]", i);
-        if ((rc = load_entry(m, path, at, o, err)) != 0)
+        if ((rc = load_entry(m, doc, at, o, err)) != HS_OK)
             break;
     }
     if (rc == HS_OK)
         json_array_foreach(fits, i, o) {
             snprintf(at, sizeof at, "fits[%zu]", i);
-            if ((rc = load_fit(m, path, at, o, err)) != 0)
+            if ((rc = load_fit(m, doc, at, o, err)) != HS_OK)
                 break;
         }
-    json_decref(root);
     if (rc != HS_OK) {
         hs_perfmodel_free(m);
         return rc;
@@ -765,9 +900,58 @@ int hs_perfmodel_load(const char *path, hs_perfmodel **out, hs_error *err)
     return HS_OK;
 }
 
+int hs_perfmodel_load(const char *path, hs_perfmodel **out, hs_error *err)
+{
+    hs__json_doc doc;
+    int rc;
+    *out = NULL;
+    if ((rc = hs__json_read_file(path, &doc, err)) != HS_OK)
+        return rc;
+    rc = load_doc(&doc, out, err);
+    hs__json_doc_free(&doc);
+    return rc;
+}
+
+int hs_perfmodel_load_buffer(const char *name, const char *data, size_t len, hs_perfmodel **out,
+                             hs_error *err)
+{
+    hs__json_doc doc;
+    int rc;
+    *out = NULL;
+    if ((rc = hs__json_read_buffer(name, data, len, &doc, err)) != HS_OK)
+        return rc;
+    rc = load_doc(&doc, out, err);
+    hs__json_doc_free(&doc);
+    return rc;
+}
+
 /* ------------------------------------------------------- typed kernels */
 
-int hs_perfmodel_kernel_size(const hs_kernel *k, double *size, hs_error *err)
+/* v as the shortest text that reads back to it. */
+static int shortest(char *buf, size_t size, double v)
+{
+    int n = snprintf(buf, size, "%.15g", v);
+    if (n >= 0 && (size_t)n < size && strtod(buf, NULL) == v)
+        return n;
+    return snprintf(buf, size, "%.17g", v);
+}
+
+void hs_perfmodel_conf_of(const hs_kconf *c, hs_perf_kernel *out)
+{
+    size_t len = 0;
+    out->type = c->type->name;
+    out->size = c->flops;
+    out->params[0] = '\0';
+    /* 8 params of names under 16 bytes and 17 digits fit the buffer */
+    for (int j = 0; c->type->params[j].name && len < sizeof out->params; j++) {
+        char v[32];
+        shortest(v, sizeof v, c->p[j]);
+        len += (size_t)snprintf(out->params + len, sizeof out->params - len, "%s%s=%s",
+                                j ? "," : "", c->type->params[j].name, v);
+    }
+}
+
+int hs_perfmodel_kernel_of(const hs_kernel *k, hs_perf_kernel *out, hs_error *err)
 {
     hs_kconf c;
     int rc;
@@ -776,27 +960,99 @@ int hs_perfmodel_kernel_size(const hs_kernel *k, double *size, hs_error *err)
                             k->name);
     if ((rc = hs_kconf_init(&c, k->type, k->params, k->nparams, err)) != 0)
         return rc;
-    *size = c.flops;
+    hs_perfmodel_conf_of(&c, out);
     return HS_OK;
+}
+
+int hs_perfmodel_kernel_size(const hs_kernel *k, double *size, hs_error *err)
+{
+    hs_perf_kernel pk;
+    int rc = hs_perfmodel_kernel_of(k, &pk, err);
+    if (rc == HS_OK)
+        *size = pk.size;
+    return rc;
+}
+
+/* hs_perfmodel_predict by d's name, else by its kind. */
+static int predict_on(const hs_perfmodel *m, const char *type, const char *params,
+                      double size, const hs_device *d, double *us, hs_perf_source *src,
+                      hs_error *err)
+{
+    if (hs_perfmodel_predict(m, type, params, size, d->name, us, src, NULL) == HS_OK ||
+        hs_perfmodel_predict(m, type, params, size, hs_device_kind_name(d->kind), us, src,
+                             NULL) == HS_OK)
+        return HS_OK;
+    if (m->path)
+        return hs_error_set(err, HS_EINPUT, "no performance model for %s on %s in %s (run "
+                            "hetsched calibrate)", type, d->name, m->path);
+    return hs_error_set(err, HS_EINPUT, "no performance model for %s on %s (run hetsched "
+                        "calibrate)", type, d->name);
 }
 
 int hs_perfmodel_predict_device(const hs_perfmodel *m, const char *type, double size,
                                 const hs_device *d, double *us, hs_error *err)
 {
-    if (hs_perfmodel_predict(m, type, size, d->name, us, NULL, NULL) == HS_OK ||
-        hs_perfmodel_predict(m, type, size, hs_device_kind_name(d->kind), us, NULL, NULL) ==
-            HS_OK)
-        return HS_OK;
-    return hs_error_set(err, HS_EINPUT, "no performance model for %s on %s (run hetsched "
-                        "calibrate)", type, d->name);
+    return predict_on(m, type, NULL, size, d, us, NULL, err);
+}
+
+int hs_perfmodel_predict_kernel(const hs_perfmodel *m, const hs_kernel *k, const hs_device *d,
+                                double *us, hs_perf_source *src, hs_error *err)
+{
+    hs_perf_kernel pk;
+    int rc;
+    if (src)
+        *src = HS_PERF_NONE;
+    if ((rc = hs_perfmodel_kernel_of(k, &pk, err)) != 0)
+        return rc;
+    return predict_on(m, pk.type, pk.params, pk.size, d, us, src, err);
 }
 
 int hs_perfmodel_cost_fn(void *ctx, const hs_kernel *k, const hs_device *d, double *us,
                          hs_error *err)
 {
-    double size;
-    int rc;
-    if ((rc = hs_perfmodel_kernel_size(k, &size, err)) != 0)
-        return rc;
-    return hs_perfmodel_predict_device(ctx, k->type, size, d, us, err);
+    return hs_perfmodel_predict_kernel(ctx, k, d, us, NULL, err);
+}
+
+/* ------------------------------------------------------ measured runs */
+
+int hs_perfmodel_add_run(hs_perfmodel *m, const hs_workload *w, const hs_schedule *s,
+                         hs_perf_added *added, hs_error *err)
+{
+    const hs_graph *g = &w->graph;
+    hs_perf_added n = {0};
+    int rc = HS_OK;
+    for (size_t i = 0; i < s->nplacements && rc == HS_OK; i++) {
+        const hs_placement *p = &s->placements[i];
+        const hs_kernel *k;
+        hs_kconf c;
+        hs_perf_kernel pk;
+        int whole;
+        if (p->task >= g->ntasks || p->device < 0 || p->device >= w->platform.ndevices)
+            return hs_error_set(err, HS_EINPUT, "placement %zu: no task %zu on device %d in "
+                                "the workload", i, p->task, p->device);
+        k = &w->apps[g->tasks[p->task].app].kernels[g->tasks[p->task].kernel];
+        if (!k->type) {
+            n.untyped++;
+            continue;
+        }
+        if ((rc = hs_kconf_init(&c, k->type, k->params, k->nparams, err)) != 0)
+            break;
+        hs_perfmodel_conf_of(&c, &pk);
+        /* a kernel that cannot be split runs whole in part 0 (exec/data.c)
+         * and not at all in the others */
+        whole = p->nparts <= 1 || (!c.splittable && p->part == 0);
+        if (!whole && (!c.splittable || !(p->fraction > 0)))
+            continue;
+        rc = hs_perfmodel_record(m, pk.type, whole ? pk.params : NULL,
+                                 whole ? pk.size : p->fraction * pk.size,
+                                 w->platform.devices[p->device].name,
+                                 fmax(0.0, p->end_us - p->start_us), NULL, err);
+        if (rc == HS_OK && whole)
+            n.whole++;
+        else if (rc == HS_OK)
+            n.parts++;
+    }
+    if (added)
+        *added = n;
+    return rc;
 }

@@ -29,8 +29,9 @@
  * the chunks whose finished() returned 1 cover every item exactly once.  A
  * splitter with HS_SPLIT_SURVIVES_FAILURE keeps it even when a device stops
  * responding in the middle of a chunk: it takes that chunk back ("revokes"
- * it) and hands it to others; should the device answer after all, its
- * finished() returns 0 (result discarded) and it takes part again.
+ * it) and hands it to others, after at most 3 times the chunk's expected
+ * time (mapper/split_core.h says when); should the device answer after
+ * all, its finished() returns 0 (result discarded) and it takes part again.
  *
  * Threads: the hooks are not reentrant.  A real backend drives a splitter
  * from one thread per device, calling next() and finished() under one mutex

@@ -213,27 +213,33 @@ static double expected_us(const hs__split_core *c, int d, double u)
     return t > c->dev[d].overhead_hint_us ? t : c->dev[d].overhead_hint_us;
 }
 
+/* Mean µs per item over the chunks every device finished so far; 0 none. */
+static double mean_us_per_item(const hs__split_core *c)
+{
+    double us = 0, items = 0;
+    for (int i = 0; i < c->ndev; i++) {
+        us += c->d[i].busy_us;
+        items += (double)c->d[i].items_done;
+    }
+    return items > 0 && us > 0 ? us / items : 0;
+}
+
 /* The moment device e (holding a chunk) would be judged dead when device a
- * asks (see split_core.h).  When nothing is known of a, it is taken to be as
- * fast as e; when nothing is known of either, as fast as the devices
- * measured so far on average, and failing that a chunk held longer than
- * HS__SPLIT_BLIND_US is judged lost: some bound must hold for the run to
- * end at all. */
+ * asks (see split_core.h): pe, pa and pe_bound are P_e, P_a and P'_e
+ * there; HS__SPLIT_BLIND_US when nothing is known of any device: some
+ * bound must hold for the run to end at all. */
 static double judged_dead_at(const hs__split_core *c, int a, int e)
 {
     const hs__split_dev *x = &c->d[e];
     double u = (double)(x->e - x->b), pa = expected_us(c, a, u), pe = expected_us(c, e, u);
+    double mean = mean_us_per_item(c), pe_bound = pe > 0 ? pe : mean > 0 ? u * mean
+                                                                        : HS__SPLIT_BLIND_US;
+    double wait;
     if (!(pa > 0))
-        pa = pe;
-    if (!(pa > 0)) {
-        double us = 0, items = 0;
-        for (int i = 0; i < c->ndev; i++) {
-            us += c->d[i].busy_us;
-            items += (double)c->d[i].items_done;
-        }
-        pa = items > 0 && us > 0 ? u * us / items : HS__SPLIT_BLIND_US;
-    }
-    return x->issued_us + ldexp(pe + HS__SPLIT_PATIENCE * pa, x->strikes < 60 ? x->strikes : 60);
+        pa = pe_bound;
+    wait = fmin(pe + HS__SPLIT_PATIENCE * pa, HS__SPLIT_DEAD_FACTOR * pe_bound);
+    wait = fmax(wait, HS__SPLIT_DEAD_FLOOR_US);
+    return x->issued_us + ldexp(wait, x->strikes < 60 ? x->strikes : 60);
 }
 
 hs_split_answer hs__split_idle(hs__split_core *c, int d, double now, hs_split_grant *g)

@@ -10,20 +10,34 @@
  * again and its late result refused.
  *
  * Taking back (for splitters with HS_SPLIT_SURVIVES_FAILURE): when device a
- * has nothing left to do and device e holds U items, e is judged to have
- * stopped answering once it is late by twice the time a would need to redo
- * the chunk: now >= issued_e + P_e + 2 P_a, with P_x the time device x is
- * expected to take for U items: U / rate_x, but no less than its shortest
- * chunk so far or its overhead hint (a small chunk still pays the fixed
- * cost); P_e is 0 when nothing is known of e (a device that has finished
- * nothing while another could have done its whole chunk twice over loses
- * it, Boyer Sec. 4.2).  The factor 2 keeps a device that is only slowed
- * down (throttled) from losing work it would still finish first.  Items
- * taken back k times wait 2^k times longer before the next taking back, so
- * that a chunk passed among slow devices settles with one of them.  The
- * chunk a revoked device was running is measured all the same when it comes
- * back (its result refused), and the device takes part again: dead and slow
- * cannot be told apart, so a wrong guess costs the chunk, not the device.
+ * has nothing left to do and device e holds a chunk of U items handed out
+ * at issued_e and taken back k times before, e is judged to have stopped
+ * answering at
+ *     issued_e + 2^k max(FLOOR, min(P_e + 2 P_a, 3 P'_e))
+ * with P_x the time device x is expected to take for U items: U / rate_x,
+ * but no less than its shortest chunk so far or its overhead hint (a small
+ * chunk still pays the fixed cost), 0 when nothing is known of x (P_a is
+ * then P'_e).  The first term waits until e is late by twice the time a
+ * would need to redo the chunk: a device that has finished nothing while
+ * another could have done its whole chunk twice over loses it (Boyer Sec.
+ * 4.2), and a fast device takes over a slow one's chunk soon.  The factor 2
+ * keeps a device that is only slowed down (throttled) from losing work it
+ * would still finish first.  The second term bounds the wait by 3 times the
+ * chunk's own expected time, P'_e = P_e, or when nothing is known of e U
+ * times the mean time per item of the chunks finished so far (else
+ * HS__SPLIT_BLIND_US): without it a slow device waited twice its own time
+ * for the whole kernel on a fast one that died holding a chunk (904 ms of
+ * the 446 ms the CPU alone takes in `split -p hdss pi --sim --fail
+ * gpu0:5`).  A device slowed down more than 3 times may lose a chunk it
+ * would have finished first.  FLOOR, 1 ms, is more than a kernel launch and
+ * its synchronisation or the wake-up of a sleeping thread, so that a tiny
+ * chunk is not taken back from a device merely slow to be scheduled (on a
+ * loaded machine a preempted thread may still be late by more: that costs
+ * time, never a result).  The factor 2^k lets a chunk passed among slow
+ * devices settle with one of them.  The chunk a revoked device was running
+ * is measured all the same when it comes back (its result refused), and the
+ * device takes part again: dead and slow cannot be told apart, so a wrong
+ * guess costs the chunk, not the device.
  */
 #ifndef HS_MAPPER_SPLIT_CORE_H
 #define HS_MAPPER_SPLIT_CORE_H
@@ -32,7 +46,9 @@
 
 #include "mapper/split.h"
 
-#define HS__SPLIT_PATIENCE 2.0
+#define HS__SPLIT_PATIENCE 2.0       /* the first term's 2 */
+#define HS__SPLIT_DEAD_FACTOR 3.0    /* the bound's 3 */
+#define HS__SPLIT_DEAD_FLOOR_US 1000.0
 #define HS__SPLIT_BLIND_US 1e6 /* see judged_dead_at in split_core.c */
 
 typedef struct hs__split_range {

@@ -7,8 +7,10 @@
 #include "milp/milp_int.h"
 
 /* Costs and transfers above this (about 11.6 days in µs) would make the
- * big-M rows numerically meaningless next to µs-sized durations. */
-#define HS__MILP_MAX_US 1e12
+ * big-M rows numerically meaningless next to µs-sized durations.  The
+ * builder refuses larger ones where they are given (graph.h), so this
+ * check holds only for workloads changed after they were finalized. */
+#define HS__MILP_MAX_US HS_MAX_US
 
 double hs__edge_us(const hs__minst *I, const hs_edge *e, int q, int d)
 {

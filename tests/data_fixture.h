@@ -75,6 +75,7 @@ static inline int run(hs_workload *w, const char *pol, const hs_backend_ops *ops
     int rc;
     memset(r, 0, sizeof *r);
     r->device_memory = devmem;
+    r->check = HS_CHECK_FULL;
     rc = hs_engine_run(w, hs_policy_find(pol), &opt, &b, &s, NULL, err);
     hs_schedule_free(s);
     return rc;
@@ -153,6 +154,7 @@ static inline int run_split(hs_workload *w, const char *how, const hs_backend_op
     int rc;
     memset(r, 0, sizeof *r);
     r->device_memory = devmem;
+    r->check = HS_CHECK_FULL;
     *s = NULL;
     if (strcmp(how, "ad-part") == 0) {
         opt.split_threshold_us = 1;

@@ -97,7 +97,7 @@ static int hbufs_same(const hs_kconf *c, const hbufs *x, const hbufs *y)
  * Each float of a written buffer may differ by 8 eps per term of its inner
  * sum (flops / 2 per written entry), relative to the buffer's largest
  * magnitude; read-only buffers and non-float data must be identical. */
-static int hbufs_close(const hs_kconf *c, const hbufs *x, const hbufs *y)
+static inline int hbufs_close(const hs_kconf *c, const hbufs *x, const hbufs *y)
 {
     size_t written = hs_kconf_bytes(c, HS_KWRITE) / sizeof(float);
     double inner = written ? c->flops / (2.0 * (double)written) : 1.0;

@@ -80,7 +80,7 @@ static void quick_cpu_model(void **state)
         for (int k = 0; k <= 24; k++) {
             double D = row->dmin * pow(row->dmax / row->dmin, k / 24.0), us;
             hs_perf_source src;
-            if (hs_perfmodel_predict(m, row->type, D, "cpu0", &us, &src, &err) != HS_OK)
+            if (hs_perfmodel_predict(m, row->type, NULL, D, "cpu0", &us, &src, &err) != HS_OK)
                 fail_msg("%s", err.msg);
             if (!(us > prev))
                 fail_msg("%s: prediction %g us at D %g after %g us", row->type, us, D, prev);
@@ -224,41 +224,44 @@ static void gpu_quick(void **state)
 
 /* The hook of spike_leaves_fit: replaces the measured samples with exact
  * ones, cost = 0.002 D^0.9 + 5 us, times 1 + e_i with e = (0, +.4%, -.4%,
- * +.2%, -.2%) (mean 0, so the batch mean is the exact cost with or without
- * its first sample); with `spike` set, sample 0 at D = 1e5 becomes 20x. */
+ * +.2%, -.2%) (median 0); with `spike` set, sample 1 at D = 1e5 becomes
+ * 20x. */
 typedef struct spike_ctx {
     int spike;
     int batches;
 } spike_ctx;
+
+static const double noise[5] = {0, 0.004, -0.004, 0.002, -0.002};
 
 static double exact_cost(double D)
 {
     return 0.002 * pow(D, 0.9) + 5.0;
 }
 
-static void fake_samples(void *ctx, const char *type, double D, const char *device, double *us,
-                         int n)
+static void fake_samples(void *ctx, const char *type, const char *params, double D,
+                         const char *device, double *us, int n)
 {
-    static const double e[5] = {0, 0.004, -0.004, 0.002, -0.002};
     spike_ctx *s = ctx;
     (void)type;
+    (void)params;
     (void)device;
     assert_int_equal(n, 5);
     for (int i = 0; i < n; i++)
-        us[i] = exact_cost(D) * (1 + e[i]);
+        us[i] = exact_cost(D) * (1 + noise[i]);
     if (s->spike && D == 1e5)
-        us[0] *= 20;
+        us[1] *= 20;
     s->batches++;
 }
 
 /* The same calibration (va on the CPU at n = D = 1e3 .. 1e6, samples from
- * fake_samples) with and without a 20x spike in the first sample of one
- * size: the spike is rejected (1 rejected, 4 kept at that size) and the fit
- * stays within 1e-9 of the spike-free one, which itself recovers the exact
- * a, b, c (the batch means are exact).  Recording the same spiked batches
- * one by one, where the window rule is not active yet for a first sample,
- * moves the mean at D = 1e5 by (20 - 1) / 5 = 3.8 times the cost: the
- * batch rule is what keeps the spike out. */
+ * fake_samples) with and without a 20x spike in one sample of one size:
+ * the entry's median is the exact cost either way (the spike replaced a
+ * sample above the median), so the fit stays within 1e-9 of the
+ * spike-free one, which itself recovers the exact a, b, c; the batch rule
+ * flags the spike (1 rejected, 4 kept in the mean).  Recording the same
+ * spiked samples one by one, before the window's rule is active, leaves
+ * the median exact too, while the mean moves to (3.996 + 20 x 1.004) / 5
+ * = 4.8152 times the cost: the median is what keeps the spike out. */
 static void spike_leaves_fit(void **state)
 {
     hs_calib_options o = {.types = "va", .sizes = "1000,10000,100000,1000000",
@@ -270,7 +273,6 @@ static void spike_leaves_fit(void **state)
     hs_perf_history h;
     hs_perfmodel *naive = hs_perfmodel_new();
     hs_error err = {0};
-    static const double e[5] = {0, 0.004, -0.004, 0.002, -0.002};
     (void)state;
     o.hook_ctx = &clean;
     calibrate_ok(&o, &a);
@@ -286,19 +288,23 @@ static void spike_leaves_fit(void **state)
     rel_close(fb.a, fa.a, 1e-9);
     rel_close(fb.b, fa.b, 1e-9);
     rel_close(fb.c, fa.c, 1e-9);
-    assert_true(hs_perfmodel_history(b.model, "va", 1e5, "cpu0", &h));
+    assert_true(hs_perfmodel_history(b.model, "va", "n=100000", 1e5, "cpu0", &h));
     assert_int_equal(h.count, 4);
     assert_int_equal(h.rejected, 1);
+    assert_int_equal(h.nsamples, 5);
     assert_int_equal(b.rows[0].rejected, 1);
-    rel_close(h.mean_us, exact_cost(1e5), 1e-12);
-    /* the control: one at a time, the spike goes in */
+    assert_int_equal(b.rows[0].samples, 19);
+    rel_close(h.median_us, exact_cost(1e5), 1e-12);
+    rel_close(h.mean_us, exact_cost(1e5) * (1 - 0.004 / 4), 1e-12); /* the 4 kept */
+    /* the control: one at a time, the spike goes into the mean only */
     for (int i = 0; i < 5; i++) {
-        double us = exact_cost(1e5) * (1 + e[i]) * (i == 0 ? 20 : 1);
-        if (hs_perfmodel_record(naive, "va", 1e5, "cpu0", us, NULL, &err) != HS_OK)
+        double us = exact_cost(1e5) * (1 + noise[i]) * (i == 1 ? 20 : 1);
+        if (hs_perfmodel_record(naive, "va", NULL, 1e5, "cpu0", us, NULL, &err) != HS_OK)
             fail_msg("%s", err.msg);
     }
-    assert_true(hs_perfmodel_history(naive, "va", 1e5, "cpu0", &h));
-    rel_close(h.mean_us, exact_cost(1e5) * 4.8, 1e-3);
+    assert_true(hs_perfmodel_history(naive, "va", NULL, 1e5, "cpu0", &h));
+    rel_close(h.median_us, exact_cost(1e5), 1e-12);
+    rel_close(h.mean_us, exact_cost(1e5) * 4.8152, 1e-12);
     hs_perfmodel_free(naive);
     hs_calib_result_free(&a);
     hs_calib_result_free(&b);
@@ -319,18 +325,163 @@ static void batch_rule(void **state)
     (void)state;
     rel_close(hs_perfmodel_robust_mean(x, 7, &kept), 602.0 / 6, 1e-12);
     assert_int_equal(kept, 6);
-    assert_int_equal(hs_perfmodel_record_batch(m, "va", 10, "cpu0", x, 7, &kept, &err), HS_OK);
+    assert_int_equal(hs_perfmodel_record_batch(m, "va", NULL, 10, "cpu0", x, 7, &kept, &err),
+                     HS_OK);
     assert_int_equal(kept, 6);
-    assert_true(hs_perfmodel_history(m, "va", 10, "cpu0", &h));
+    assert_true(hs_perfmodel_history(m, "va", NULL, 10, "cpu0", &h));
     assert_int_equal(h.count, 6);
     assert_int_equal(h.rejected, 1);
     rel_close(h.mean_us, 602.0 / 6, 1e-12);
-    assert_int_equal(hs_perfmodel_record_batch(m, "va", 10, "cpu0", x, 0, NULL, &err),
+    assert_int_equal(hs_perfmodel_record_batch(m, "va", NULL, 10, "cpu0", x, 0, NULL, &err),
                      HS_EINPUT);
-    assert_int_equal(hs_perfmodel_record_batch(m, "va", 10, "cpu0", (double[]){-1}, 1, NULL,
-                                               &err), HS_EINPUT);
+    assert_int_equal(hs_perfmodel_record_batch(m, "va", NULL, 10, "cpu0", (double[]){-1}, 1,
+                                               NULL, &err), HS_EINPUT);
     assert_true(isnan(hs_perfmodel_robust_mean(x, 0, NULL)));
     hs_perfmodel_free(m);
+}
+
+static void refused(hs_calib_options o, const char *msg);
+
+/* ----------------------------------------------------- a workload's kernels */
+
+/* The hook of for_workload: samples base, base + 1, base + 2 per kernel,
+ * base by its params (each kernel once: a second batch fails the test). */
+typedef struct for_ctx {
+    int seen[4];
+} for_ctx;
+
+static void kernel_samples(void *ctx, const char *type, const char *params, double D,
+                           const char *device, double *us, int n)
+{
+    static const char *const known[4] = {"n=1000", "n=3000",
+                                         "n=8,m=8,k=8,alpha=1,beta=0,transb=0",
+                                         "n=8,m=16,k=4,alpha=1,beta=0,transb=0"};
+    for_ctx *f = ctx;
+    int k = 0;
+    (void)type;
+    (void)D;
+    assert_string_equal(device, "cpu0");
+    while (k < 4 && strcmp(params, known[k]) != 0)
+        k++;
+    if (k == 4)
+        fail_msg("a kernel not in the workload: %s %s", type, params);
+    assert_int_equal(f->seen[k]++, 0);
+    for (int i = 0; i < n; i++)
+        us[i] = 10.0 * (2 * k + 1) + i;
+}
+
+/* A workload of 2 instances of va n=1000 (twice), va n=3000, a square
+ * gemm n=8 and a gemm 16 x 8 x 4 of the same D (1024 flops), and a
+ * cost-only kernel: calibrate measures the 4 distinct kernels once each,
+ * va then gemm, on the CPU with the workload's 3 cores; each kernel's
+ * entry holds its batch (median base + 1), and the model predicts each
+ * kernel of the workload from it, exactly, though 2 sizes per type give
+ * no fit. */
+static void for_workload(void **state)
+{
+    static const char yaml[] =
+        "platform:\n"
+        "  devices:\n"
+        "    - {name: cpu0, kind: cpu, memory: host, cores: 3}\n"
+        "    - {name: gpu0, kind: gpu, memory: gpu0}\n"
+        "  links:\n"
+        "    - {from: host, to: gpu0, bandwidth_gbps: 10, latency_us: 5}\n"
+        "    - {from: gpu0, to: host, bandwidth_gbps: 10, latency_us: 5}\n"
+        "applications:\n"
+        "  - name: a\n"
+        "    instances: 2\n"
+        "    kernels:\n"
+        "      - {name: v1, type: va, params: {n: 1000}, cost_us: {cpu: 1, gpu: 1}}\n"
+        "      - {name: v2, type: va, params: {n: 1000}, cost_us: {cpu: 1, gpu: 1}}\n"
+        "      - {name: v3, type: va, params: {n: 3000}, cost_us: {cpu: 1, gpu: 1}}\n"
+        "      - {name: sq, type: gemm, params: {n: 8}, cost_us: {cpu: 1, gpu: 1}}\n"
+        "      - {name: tall, type: gemm, params: {n: 8, m: 16, k: 4}, cost_us: {cpu: 1, "
+        "gpu: 1}}\n"
+        "      - {name: u, cost_us: {cpu: 1, gpu: 1}}\n";
+    static const double want[5] = {11, 11, 31, 51, 71}; /* v1 v2 v3 sq tall */
+    for_ctx f = {0};
+    hs_workload *w = NULL;
+    hs_calib_options o = {.devices = "cpu", .reps = 3, .sample_hook = kernel_samples,
+                          .hook_ctx = &f};
+    hs_calib_result r;
+    hs_perf_fit fit;
+    hs_error err = {0};
+    (void)state;
+    if (hs_workload_load_buffer("for.yaml", yaml, sizeof yaml - 1, &w, &err) != HS_OK)
+        fail_msg("%s", err.msg);
+    o.workload = w;
+    calibrate_ok(&o, &r);
+    for (int k = 0; k < 4; k++)
+        assert_int_equal(f.seen[k], 1);
+    assert_int_equal(r.threads, 3);
+    assert_int_equal(r.nrows, 2);
+    assert_string_equal(r.rows[0].type, "va");
+    assert_int_equal(r.rows[0].nsizes, 2);
+    rel_close(r.rows[0].dmax, 3000, 0);
+    rel_close(r.rows[0].dmax_us, 31, 0);
+    assert_string_equal(r.rows[1].type, "gemm");
+    assert_int_equal(r.rows[1].nsizes, 2);
+    assert_int_equal(r.rows[1].samples, 6);
+    assert_int_equal(hs_perfmodel_entries(r.model), 4);
+    assert_false(hs_perfmodel_get_fit(r.model, "va", "cpu0", &fit));
+    for (int k = 0; k < 5; k++) {
+        hs_perf_source src;
+        double us;
+        if (hs_perfmodel_predict_kernel(r.model, &w->apps[0].kernels[k],
+                                        &w->platform.devices[0], &us, &src, &err) != HS_OK)
+            fail_msg("%s", err.msg);
+        assert_int_equal(src, HS_PERF_HISTORY);
+        assert_float_equal(us, want[k], 0);
+    }
+    hs_calib_result_free(&r);
+
+    /* --threads wins over the workload's cores */
+    memset(&f, 0, sizeof f);
+    o.threads = 2;
+    calibrate_ok(&o, &r);
+    assert_int_equal(r.threads, 2);
+    hs_calib_result_free(&r);
+    hs_workload_free(w);
+}
+
+/* With a workload, types and sizes are refused; so is a workload without a
+ * typed kernel, and a kernel the registry refuses (named). */
+static void for_refusals(void **state)
+{
+    static const char untyped[] =
+        "platform:\n"
+        "  devices:\n"
+        "    - {name: cpu0, kind: cpu, memory: host}\n"
+        "applications:\n"
+        "  - name: a\n"
+        "    kernels:\n"
+        "      - {name: u, cost_us: {cpu: 1}}\n";
+    hs_workload *w = NULL;
+    hs_error err = {0};
+    hs_calib_options o = {.devices = "cpu"};
+    (void)state;
+    if (hs_workload_load_buffer("untyped.yaml", untyped, sizeof untyped - 1, &w, &err) != HS_OK)
+        fail_msg("%s", err.msg);
+    o.workload = w;
+    refused(o, "the workload has no typed kernel to measure"); /* a buffer: no path */
+    o.types = "va";
+    refused(o, "types: a workload's kernels are measured at their own types and sizes");
+    o.types = NULL;
+    o.sizes = "quick";
+    refused(o, "sizes: a workload's kernels are measured at their own types and sizes");
+    hs_workload_free(w);
+    /* a workload built by hand (not finalized: nothing checked its types),
+     * with a param its type does not have */
+    w = hs_workload_new();
+    assert_true(hs_platform_add_device(w, "cpu0", HS_DEVICE_CPU, "host", 0, &err) >= 0);
+    assert_true(hs_workload_add_app(w, "a", 1, &err) >= 0);
+    assert_true(hs_app_add_kernel(w, 0, "v", &err) >= 0);
+    assert_int_equal(hs_kernel_set_type(w, 0, 0, "va", &err), HS_OK);
+    assert_int_equal(hs_kernel_add_param(w, 0, 0, "q", 3, &err), HS_OK);
+    o.sizes = NULL;
+    o.workload = w;
+    refused(o, "kernel 'v' of application 'a': va: unknown param 'q'");
+    hs_workload_free(w);
 }
 
 /* ------------------------------------------------------------ size plans */
@@ -412,7 +563,8 @@ int main(void)
         cmocka_unit_test(quick_cpu_model),    cmocka_unit_test(platform_cpu_loads),
         cmocka_unit_test(platform_links_load), cmocka_unit_test(spike_leaves_fit),
         cmocka_unit_test(batch_rule),          cmocka_unit_test(size_plans),
-        cmocka_unit_test(bad_options),        cmocka_unit_test(gpu_quick),
+        cmocka_unit_test(bad_options),        cmocka_unit_test(for_workload),
+        cmocka_unit_test(for_refusals),       cmocka_unit_test(gpu_quick),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

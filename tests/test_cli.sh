@@ -73,6 +73,22 @@ done
 expect 2 "missing file" -- "$H" info /nonexistent.yaml
 check "missing file named" "$tmp/err" "/nonexistent.yaml"
 expect 2 "extra argument" -- "$H" info "$W" extra
+# kernel types and params are checked at load, by every command, located
+for cmd in "map -a heft" compare optimal; do
+    # shellcheck disable=SC2086 # word splitting of $cmd is wanted
+    expect 2 "$cmd: bad param" -- "$H" $cmd tests/cases/bad-param-negative.yaml
+    check "$cmd: bad param located" "$tmp/err" \
+        "^hetsched: tests/cases/bad-param-negative.yaml:12:41: error: .*params.n: va: param 'n'"
+done
+# generators: sizes beyond a workload's limits are usage errors, refused at once
+expect 2 "gen cholesky --tiles 1000" -- "$H" gen cholesky --tiles 1000
+check "gen cholesky --tiles 1000: why" "$tmp/err" "--tiles: expected a whole number in \[1, 180\]"
+expect 2 "gen cholesky --instances" -- "$H" gen cholesky --tiles 180 --instances 2
+check "gen cholesky --instances: why" "$tmp/err" "180 tiles \(988260 tasks\) x 2 instances"
+expect 2 "gen random --tasks" -- "$H" gen random --tasks 1000001
+expect 0 "gen cholesky" -- "$H" gen cholesky --tiles 3 -o "$tmp/chol.yaml"
+expect 0 "gen cholesky loads" -- "$H" info "$tmp/chol.yaml"
+check "gen cholesky loads: tasks" "$tmp/out" '^task graph: 10 tasks, 12 edges'
 
 # validate: a mapped schedule is valid; a broken one is not
 if "$H" map -a help >/dev/null 2>&1; then
@@ -93,11 +109,106 @@ PY
     check "validate broken says why" "$tmp/err" 'invalid schedule'
     echo '{"workload": 3' >"$tmp/junk.json"
     expect 2 "validate junk" -- "$H" validate "$W" "$tmp/junk.json"
+    check "validate junk located" "$tmp/err" "^hetsched: $tmp/junk.json:1:15: error: "
+    # what cannot be read is bad input (2), not an invalid schedule (1)
+    expect 2 "validate a directory" -- "$H" validate "$W" "$tmp"
+    check "validate a directory: why" "$tmp/err" "^hetsched: $tmp: cannot read: Is a directory"
+    expect 2 "validate a missing file" -- "$H" validate "$W" "$tmp/none.json"
+    expect 2 "validate over the size cap" -- env HETSCHED_JSON_MAX_MIB=1 "$H" validate "$W" \
+        <(head -c 1100000 /dev/zero)
+    check "validate over the size cap: why" "$tmp/err" \
+        "error: the file is larger than 1 MiB \(the environment variable HETSCHED_JSON_MAX_MIB"
+    expect 2 "validate bad HETSCHED_JSON_MAX_MIB" -- env HETSCHED_JSON_MAX_MIB=0 "$H" validate \
+        "$W" "$tmp/s.json"
+    # every time printed with 3 decimals (what another tool may write): still
+    # valid within the tolerance
+    python3 - "$tmp/s.json" "$tmp/s3.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+for item in s["tasks"] + s["transfers"]:
+    for k in ("start_us", "end_us"):
+        item[k] = float("%.3f" % item[k])
+s["makespan_us"] = float("%.3f" % s["makespan_us"])
+json.dump(s, open(sys.argv[2], "w"))
+PY
+    expect 0 "validate 3 decimals" -- "$H" validate "$W" "$tmp/s3.json"
+    # the schedule of another workload file (a copy), of one without its
+    # tasks, and of another model
+    cp "$W" "$tmp/copy.yaml"
+    expect 1 "validate another workload" -- "$H" validate "$tmp/copy.yaml" "$tmp/s.json"
+    check "validate another workload: why" "$tmp/err" \
+        "^hetsched: invalid schedule: the schedule is of workload $W, not $tmp/copy.yaml$"
+    expect 2 "validate another workload's tasks" -- "$H" validate workloads/tiny.yaml "$tmp/s.json"
+    check "validate another workload's tasks: why" "$tmp/err" \
+        "s.json:7:12: error: tasks\[0\].id: no task 'xgemm#0/cd' in the workload \(the schedule is of workload $W, not workloads/tiny.yaml\)$"
+    sed 's/"model": "delay"/"model": "executor"/' "$tmp/s.json" >"$tmp/executor.json"
+    expect 1 "validate another model" -- "$H" validate "$W" "$tmp/executor.json"
+    check "validate another model: why" "$tmp/err" \
+        "the schedule's model is 'executor', not 'delay' or 'measured'"
     expect 2 "map unknown policy" -- "$H" map -a nope "$W"
     check "map unknown policy named" "$tmp/err" "unknown policy 'nope'"
+    # what the user typed reaches the terminal escaped
+    expect 2 "map policy with an escape code" -- "$H" map -a "$(printf '\033[2J')" "$W"
+    check "map policy with an escape code: escaped" "$tmp/err" "unknown policy '\\\\x1b\\[2J'"
+    expect 2 "option value with a newline" -- "$H" map -a heft --seed "$(printf '1\n2')" "$W"
+    check "option value with a newline: one line" "$tmp/err" "not '1\\\\n2'$"
     expect 0 "map -a help" -- "$H" map -a help
     check "map -a help lists heft" "$tmp/out" 'heft'
 fi
+
+# outputs: written whole or not at all, never removing what the command did
+# not create; /dev/full is written directly, the failure reported (exit 1),
+# the device left in place; standard output is checked too
+chardev() {
+    if [ -c "$2" ]; then pass=$((pass + 1)); else
+        fail=$((fail + 1))
+        echo "FAIL: $1: $2 is no longer a character device"
+    fi
+}
+for out in "map -a heft $W --json /dev/full" "map -a heft $W --dot /dev/full" \
+    "map -a heft $W --trace /dev/full" "dot $W -o /dev/full" "gen random -o /dev/full" \
+    "optimal $W --write-lp /dev/full"; do
+    # shellcheck disable=SC2086 # word splitting of $out is wanted
+    expect 1 "$out" -- "$H" $out
+    check "$out: why" "$tmp/err" '^hetsched: cannot write /dev/full: No space left on device$'
+    chardev "$out" /dev/full
+done
+if "$H" map -a heft "$W" --gantt "$tmp/g.png" >/dev/null 2>&1; then
+    ln -s /dev/full "$tmp/full.png"
+    expect 1 "map --gantt to /dev/full" -- "$H" map -a heft "$W" --gantt "$tmp/full.png"
+    check "map --gantt to /dev/full: why" "$tmp/err" "cannot write $tmp/full.png: No space left"
+    chardev "map --gantt to /dev/full" /dev/full
+fi
+expect 1 "summary to a full disk" -- bash -c "\"\$1\" map -a heft \"\$2\" >/dev/full" _ "$H" "$W"
+check "summary to a full disk: why" "$tmp/err" \
+    '^hetsched: cannot write standard output: No space left on device$'
+expect 1 "--help to a full disk" -- bash -c "\"\$1\" map --help >/dev/full" _ "$H"
+expect 2 "two outputs on stdout" -- "$H" map -a heft "$W" --json - --trace -
+check "two outputs on stdout: why" "$tmp/err" \
+    "^hetsched map: --json and --trace both go to standard output \('-'\); give one of them a file$"
+expect 2 "run: two outputs on stdout" -- "$H" run -a heft "$W" --json - --trace -
+expect 2 "optimal: two outputs on stdout" -- "$H" optimal "$W" --dot - --write-lp -
+check "optimal: two outputs on stdout: why" "$tmp/err" "--dot and --write-lp both go to"
+expect 0 "optimal --write-lp -" -- "$H" optimal "$W" --write-lp - --time-limit 30
+check "optimal --write-lp -: the model on stdout" "$tmp/out" '^Minimize'
+check "optimal --write-lp -: the summary on stderr" "$tmp/err" '^makespan +[0-9.]+ us'
+expect 2 "split --chunks -" -- "$H" split -p hdss va --chunks -
+# a file replaced keeps its permissions, and no temporary file is left
+echo old >"$tmp/keep.json"
+chmod 640 "$tmp/keep.json"
+mkdir "$tmp/outdir"
+expect 0 "map --json over a file" -- "$H" map -a heft "$W" --json "$tmp/outdir/s.json" \
+    --trace "$tmp/outdir/t.json"
+cp -p "$tmp/keep.json" "$tmp/outdir/s.json"
+expect 0 "map --json over a file again" -- "$H" map -a heft "$W" --json "$tmp/outdir/s.json"
+check "map --json over a file: replaced" "$tmp/outdir/s.json" '"algorithm": "heft"'
+stat -c %a "$tmp/outdir/s.json" >"$tmp/mode"
+check "map --json over a file: permissions kept" "$tmp/mode" '^640$'
+ls -A "$tmp/outdir" >"$tmp/listing"
+check "no temporary file left" "$tmp/listing" '^s\.json$'
+check "no temporary file left (2)" "$tmp/listing" '^t\.json$'
+[ "$(wc -l <"$tmp/listing")" -eq 2 ] && pass=$((pass + 1)) ||
+    { fail=$((fail + 1)); echo "FAIL: outdir holds more than s.json and t.json"; }
 
 # dot: loads in Graphviz
 expect 0 "dot" -- "$H" dot "$W"
@@ -161,6 +272,14 @@ expect 2 "typed workload without --model" -- "$H" map -a ad-part "$TW"
 check "typed workload without --model: why" "$tmp/err" \
     "kernel 'ab' of type 'gemm' has no cost_us and no performance model is loaded"
 expect 2 "map --model unreadable" -- "$H" map -a heft "$TW" --model "$tmp/none.json"
+echo '{"hetsched_perfmodel": 1, "history": [], "fits": []}' >"$tmp/empty-model.json"
+expect 2 "map --model without the kernel" -- "$H" map -a heft "$TW" --model "$tmp/empty-model.json"
+check "map --model without the kernel: names the model" "$tmp/err" \
+    "kernel 'ab': no performance model for gemm on cpu0 in $tmp/empty-model.json \(run hetsched"
+printf '{"hetsched_perfmodel": 1,\n "history": [], "fits": [], "\\u001b[2J": 1}' >"$tmp/esc-model.json"
+expect 2 "map --model with an escape code" -- "$H" map -a heft "$TW" --model "$tmp/esc-model.json"
+check "map --model with an escape code: escaped, located" "$tmp/err" \
+    "^hetsched: $tmp/esc-model.json:2:42: error: \\\\x1b\\[2J: unknown key"
 expect 0 "compare --model" -- "$H" compare "$TW" --model "$TM"
 check "compare --model ad-part row" "$tmp/out" '^ad-part\*? +[0-9]+\.[0-9]+ '
 expect 2 "compare --random --model" -- "$H" compare --random 2 --model "$TM"
@@ -284,22 +403,47 @@ check "compare --optimal past 1000 tasks: note" "$tmp/out" \
 RW=workloads/run-small.yaml
 expect 0 "run emu" -- "$H" run -a heft "$RW" --trace "$tmp/run.json"
 check "run measured" "$tmp/out" '^policy heft on .*, backend (emu|cuda): measured makespan [0-9.]+ us$'
-check "run predicted" "$tmp/out" '^predicted makespan [0-9.]+ us \(measured / predicted [0-9.]+\)$'
-check "run checked" "$tmp/out" '^checked 6 of 6 typed kernels; 2 cost-only tasks'
+check "run predicted" "$tmp/out" '^predicted makespan [0-9.]+ us \(executor model; measured / predicted [0-9.]+\)$'
+check "run checked" "$tmp/out" '^checked 3 of 6 typed kernels \(sample, [0-9.]+ ms after the run\); 2 cost-only tasks'
+check "run buffers" "$tmp/out" '^buffers: [0-9]+ reused, [0-9]+ made during the run, [0-9]+ made ahead$'
+expect 0 "run --predict delay" -- "$H" run -a heft "$RW" --backend emu --predict delay
+check "run --predict delay" "$tmp/out" '^predicted makespan 990.000 us \(delay model; '
+expect 2 "run --predict bad" -- "$H" run -a heft "$RW" --predict nope
+check "run --predict bad: why" "$tmp/err" "predict wants executor or delay, not 'nope'"
+expect 0 "run --check none" -- "$H" run -a heft "$RW" --backend emu --check none
+check "run --check none: nothing checked" "$tmp/out" '^checked 0 of 6 typed kernels \(none, '
+expect 0 "run --check full" -- "$H" run -a heft "$RW" --backend emu --check full --json "$tmp/run-m.json"
+check "run --check full: all checked" "$tmp/out" '^checked 6 of 6 typed kernels \(full, '
+check "run --json: measured" "$tmp/run-m.json" '"model": "measured"'
+expect 0 "validate a run's schedule" -- "$H" validate "$RW" "$tmp/run-m.json"
+check "validate a run's schedule: valid" "$tmp/out" '^valid: makespan [0-9.]+ us \(8 tasks, [0-9]+ transfers\)$'
+expect 0 "run --fail" -- "$H" run -a heft "$RW" --backend emu --fail gpu0:after=2 --check full --json "$tmp/run-f.json"
+check "run --fail: all checked" "$tmp/out" '^checked 6 of 6 typed kernels \(full, '
+check "run --fail: said" "$tmp/out" '^device gpu0 failed at its task 2 \(--fail\): it ran nothing more; [1-9][0-9]* tasks? it held ran elsewhere$'
+expect 0 "run --fail: the schedule validates" -- "$H" validate "$RW" "$tmp/run-f.json"
+expect 2 "run --fail bad" -- "$H" run -a heft "$RW" --fail gpu0
+check "run --fail bad: why" "$tmp/err" "fail wants DEVICE:after=N \(N >= 1\), not 'gpu0'"
+expect 2 "run --fail unknown device" -- "$H" run -a heft "$RW" --fail gpu9:after=1
+check "run --fail unknown device: why" "$tmp/err" "no device 'gpu9'"
+expect 2 "run --check bad" -- "$H" run -a heft "$RW" --check some
+check "run --check bad: why" "$tmp/err" "check wants sample, full or none, not 'some'"
 check "run trace" "$tmp/run.json" '"traceEvents"'
+check "run trace: measured on a backend" "$tmp/run.json" '"name":"hetsched heft, measured on backend (emu|cuda)"'
+check "run trace: workers" "$tmp/run.json" '"name":"cpu0 worker"'
+check "run trace: checks" "$tmp/run.json" '"name":"check chain#0/va"'
 expect 2 "run cpu on a gpu platform" -- "$H" run -a heft --backend cpu "$RW"
 check "run cpu on a gpu platform: why" "$tmp/err" "backend cpu runs cpu devices only"
 expect 2 "run bad backend" -- "$H" run -a heft --backend sim "$RW"
 expect 2 "run unknown policy" -- "$H" run -a nope "$RW"
 # run: device memory capacity and device selection (exec/data.h)
 expect 0 "run --device-memory" -- "$H" run -a heft "$RW" --backend emu --device-memory 1M
-check "run --device-memory checked" "$tmp/out" '^checked 6 of 6 typed kernels'
+check "run --device-memory checked" "$tmp/out" '^checked 3 of 6 typed kernels'
 expect 2 "run kernel too big" -- "$H" run -a heft "$RW" --backend emu --device-memory 100K
 check "run kernel too big: why" "$tmp/err" \
     "scale\) needs 800000 bytes on memory 'gpu0', whose capacity is 102400 bytes"
 expect 2 "run --device-memory bad" -- "$H" run -a heft "$RW" --device-memory 12Q
 expect 0 "run --devices" -- "$H" run -a heft "$RW" --devices gpu0 --backend emu
-check "run --devices: all on gpu0" "$tmp/out" '^  gpu0 +gpu +busy .* 8 tasks$'
+check "run --devices: all on gpu0" "$tmp/out" '^  gpu0 +gpu +busy .* 8 tasks; idle holding work '
 expect 2 "run --devices unknown" -- "$H" run -a heft "$RW" --devices cpu0,gpu9
 check "run --devices unknown: why" "$tmp/err" "the platform has no device 'gpu9'"
 
@@ -311,7 +455,7 @@ expect 0 "calibrate cpu" -- "$H" calibrate --types va,scale --sizes 2000,20000,2
 check "calibrate fit row" "$tmp/out" '^  va +cpu0 +3 +[0-9]+ +[0-9]+ +[-0-9.e+]+ '
 check "calibrate progress on stderr" "$tmp/err" '^calibrate: scale on cpu0: 3 sizes'
 check "calibrate wrote" "$tmp/out" "^wrote $CM and $CP\$"
-check "calibrate model" "$CM" '"hetsched_perfmodel": 1'
+check "calibrate model" "$CM" '"hetsched_perfmodel": 2'
 check "calibrate platform" "$CP" '^  - \{name: cpu0, kind: cpu, memory: host, cores: 1\}'
 cat "$CP" - >"$tmp/cal-work.yaml" <<'EOF'
 applications:
@@ -340,6 +484,90 @@ check "calibrate --devices gpu99: why" "$tmp/err" 'devices: no device gpu99'
 expect 2 "calibrate --types nope" -- "$H" calibrate -q --types nope
 check "calibrate --types nope: why" "$tmp/err" "unknown kernel type 'nope' \(known: va, "
 expect 2 "calibrate both outputs on stdout" -- "$H" calibrate --out-model - --out-platform -
+
+# calibrate --for: exactly the kernels of a workload (no cost_us: the model
+# gives them); run --update-model adds each run's task times; model show
+FW=$tmp/for.yaml
+FM=$tmp/for-model.json
+cat >"$FW" <<'EOF'
+platform:
+  devices:
+    - {name: cpu0, kind: cpu, memory: host, cores: 1}
+applications:
+  - name: f
+    instances: 2
+    kernels:
+      - {name: a, type: va, params: {n: 50000}}
+      - {name: b, type: scale, params: {n: 50000, s: 3}}
+    edges:
+      - {from: a, to: b, bytes: 200000}
+EOF
+expect 0 "calibrate --for" -- "$H" calibrate --for "$FW" --devices cpu --reps 3 \
+    --out-model "$FM" --out-platform "$tmp/for-platform.yaml"
+check "calibrate --for: va row" "$tmp/out" \
+    '^  va +cpu0 +n=50000 +5e\+04 +3 +[0-9.e+]+ +[0-9.]+% +- +-$'
+check "calibrate --for: scale row, its params" "$tmp/out" '^  scale +cpu0 +n=50000,s=3 +5e\+04 +3 '
+check "calibrate --for: cores of the workload" "$tmp/out" '^devices: cpu0 \(host, 1 thread\)$'
+check "calibrate --for: params in the model" "$FM" '"params": "n=50000,s=3"'
+check "calibrate --for: progress" "$tmp/err" '^calibrate: scale on cpu0: 1 kernel \(D 5e\+04'
+expect 0 "run --update-model" -- "$H" run -a heft "$FW" --backend cpu --model "$FM" \
+    --update-model "$FM"
+check "run --update-model: what it added" "$tmp/out" \
+    "^model $FM: added 4 task times \(4 whole, 0 parts of split kernels\); 0 cost-only tasks not recorded; 2 entries, 0 fits\$"
+expect 0 "model show" -- "$H" model show "$FM"
+check "model show: run's samples added" "$tmp/out" '^  va +cpu0 +n=50000 +5e\+04 +5 '
+check "model show: header" "$tmp/out" \
+    '^  type +device +params +D +n +median us +spread +fit us +median/fit$'
+expect 0 "run --update-model, a new file" -- "$H" run -a heft "$RW" --backend emu \
+    --update-model "$tmp/new-model.json"
+check "run --update-model, a new file: added" "$tmp/out" \
+    'added 6 task times \(6 whole, 0 parts of split kernels\); 2 cost-only tasks not recorded'
+cat >"$tmp/split.yaml" <<'EOF'
+platform:
+  devices:
+    - {name: cpu0, kind: cpu, memory: host, cores: 1}
+    - {name: gpu0, kind: gpu, memory: gpu0}
+  links:
+    - {from: host, to: gpu0, bandwidth_gbps: 10, latency_us: 5}
+    - {from: gpu0, to: host, bandwidth_gbps: 10, latency_us: 5}
+applications:
+  - name: s
+    kernels:
+      - {name: v, type: va, params: {n: 100000}, splittable: true, items: 100000,
+         cost_us: {cpu: 100, gpu: 100}}
+EOF
+expect 0 "run --split --update-model" -- "$H" run -a heft "$tmp/split.yaml" --backend emu \
+    --split static --update-model "$tmp/split-model.json"
+check "run --split --update-model: parts" "$tmp/out" \
+    'added 2 task times \(0 whole, 2 parts of split kernels\)'
+expect 0 "model show: parts" -- "$H" model show "$tmp/split-model.json"
+check "model show: a part at half the flops, no params" "$tmp/out" '^  va +gpu0 +- +5e\+04 +1 '
+if grep -q 'HS_HAVE_CAIRO 1' "$HS_BUILD_ROOT/hs_config.h"; then
+    expect 0 "model show --plot" -- "$H" model show "$FM" --plot "$tmp/model.png"
+    check "model show --plot: a PNG" "$tmp/model.png" 'PNG'
+    expect 2 "model show --plot bad extension" -- "$H" model show "$FM" --plot "$tmp/model.txt"
+    check "model show --plot bad extension: why" "$tmp/err" 'a model plot is written as .png or .svg'
+else
+    expect 1 "model show --plot without cairo" -- "$H" model show "$FM" --plot "$tmp/model.png"
+    check "model show --plot without cairo: why" "$tmp/err" 'model plots need cairo: not built in'
+fi
+expect 2 "calibrate --for with --types" -- "$H" calibrate -q --for "$FW" --types va
+check "calibrate --for with --types: why" "$tmp/err" \
+    "types: a workload's kernels are measured at their own types and sizes"
+expect 2 "calibrate --for missing file" -- "$H" calibrate -q --for "$tmp/none.yaml"
+expect 2 "calibrate --for untyped" -- "$H" calibrate -q --for "$W" --devices cpu \
+    --out-model "$tmp/x.json" --out-platform "$tmp/x.yaml"
+check "calibrate --for untyped: why" "$tmp/err" "$W has no typed kernel to measure"
+expect 2 "run --update-model stdout" -- "$H" run -a heft "$RW" --update-model -
+echo '{"hetsched_perfmodel": 2' >"$tmp/broken.json"
+expect 2 "run --update-model broken" -- "$H" run -a heft "$RW" --backend emu \
+    --update-model "$tmp/broken.json"
+empty "run --update-model broken: refused before running" "$tmp/out"
+expect 2 "model without action" -- "$H" model
+expect 2 "model frob" -- "$H" model frob "$FM"
+check "model frob: why" "$tmp/err" "unknown action 'frob'"
+expect 2 "model show two files" -- "$H" model show "$FM" "$FM"
+expect 2 "model show missing" -- "$H" model show "$tmp/none.json"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

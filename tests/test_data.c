@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "exec/pool.h"
 #include "tests/data_fixture.h"
 
 /* ------------------------------------------------------------------ tests */
@@ -25,11 +26,14 @@
  * copy it is written back first (gpu0 -> host).  j then fetches each
  * written-back input again (host -> gpu0).  Whatever order eager picks, with
  * W = write-backs >= 1 (the second of x and y always evicts the first) and
- * F = host -> gpu0 copies >= W (a prefetch of j before z runs fetches an
- * input that z's start evicts again, without a write-back: host has it):
+ * F = copies of results host -> gpu0 >= W (a prefetch of j before z runs
+ * fetches an input that z's start evicts again, without a write-back: host
+ * has it), beside the 6 copies of x's, y's and z's generated inputs:
  *   evictions >= W; gpu0 -> host = W + 2 outputs (j, z); replicas = x, y,
  *   j, z on gpu0 + j, z on host + W host copies + F copies back = 6 + W + F.
- * Without prefetch, e.g. order x, y, j, z: W = F = 1, evictions 1. */
+ * Without prefetch, e.g. order x, y, j, z: W = F = 1, evictions 1.  Checks
+ * (after the run) copy to host each of x's and y's results that has no
+ * host replica, for its own check and j's: at most 4 copies. */
 static void eviction_writes_back(void **state)
 {
     hs_workload *w = workload(PF_GPU, join_app);
@@ -41,10 +45,11 @@ static void eviction_writes_back(void **state)
         fail_msg("%s", err.msg);
     assert_true(r.writebacks >= 1);
     assert_true(r.evictions >= r.writebacks);
-    assert_true(r.link_copies[0 * 2 + 1] >= r.writebacks);
+    assert_true(r.link_copies[0 * 2 + 1] >= 6 + r.writebacks);
     assert_int_equal(r.link_copies[1 * 2 + 0], 2 + r.writebacks);
-    assert_int_equal(r.replicas_allocated, 6 + r.writebacks + r.link_copies[0 * 2 + 1]);
-    assert_int_equal(r.check_copies, 2); /* j's check reads its two fed inputs */
+    assert_int_equal(r.replicas_allocated, r.writebacks + r.link_copies[0 * 2 + 1]);
+    assert_true(r.check_copies <= 4);
+    assert_true(r.check_bytes == 4000.0 * (double)r.check_copies);
     same_outputs(&r, &ref);
     hs_run_report_free(&r);
     hs_run_report_free(&ref);
@@ -75,16 +80,17 @@ static void kernel_too_big(void **state)
  *   prefetch j again: nothing new.
  *   z on gpu0 with 12000 bytes of capacity: needs all of it, so the pinned
  *     prefetch is cancelled and both replicas evicted; host has valid
- *     copies, so no write-back: 2 evictions, 0 write-backs.  z's output:
- *     gpu0 -> host 1 copy.
- *   j on gpu0: fetches both again (host -> gpu0: 4 copies in all); output
+ *     copies, so no write-back: 2 evictions, 0 write-backs.  Its generated
+ *     inputs a and b: host -> gpu0, 2 copies.  z's output: gpu0 -> host 1
+ *     copy.
+ *   j on gpu0: fetches both again (host -> gpu0: 6 copies in all); output
  *     gpu0 -> host: 2 copies in all.
  * Replicas: x host, y host, x gpu0, y gpu0, z gpu0, z host, x gpu0, y gpu0,
  * j gpu0, j host = 10; outputs j and z keep host copies: 8 freed. */
 static void prefetch_pins_and_cancel(void **state)
 {
     hs_workload *w = workload(PF_CPU_GPU, join_app);
-    hs_run_report in = {.device_memory = 12000}, r = {0}, ref;
+    hs_run_report in = {.device_memory = 12000, .check = HS_CHECK_FULL}, r = {0}, ref;
     struct timespec t0;
     hs__data *dm;
     hs_error err = {0};
@@ -92,23 +98,25 @@ static void prefetch_pins_and_cancel(void **state)
     (void)state;
     reference(join_app, &ref);
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    assert_int_equal(hs__data_new(w, &w->graph, HS__REAL_EMU, in.device_memory, &dm, &err), 0);
+    assert_int_equal(hs__data_new(w, &w->graph, HS__REAL_EMU, &in, &dm, &err), 0);
+    assert_int_equal(hs__data_start(dm, &t0, &err), 0);
     assert_int_equal(hs__data_prefetch(dm, 2, 1, &err), 0); /* x, y not run: nothing */
-    assert_int_equal(hs__data_run(dm, 0, 0, &t0, &s, &e, &err), 0);
-    assert_int_equal(hs__data_run(dm, 1, 0, &t0, &s, &e, &err), 0);
+    assert_int_equal(hs__data_run(dm, 0, 0, 0, &s, &e, &err), 0);
+    assert_int_equal(hs__data_run(dm, 1, 0, 0, &s, &e, &err), 0);
     assert_int_equal(hs__data_prefetch(dm, 2, 1, &err), 0);
     assert_int_equal(hs__data_prefetch(dm, 2, 1, &err), 0);
-    assert_int_equal(hs__data_run(dm, 3, 1, &t0, &s, &e, &err), 0);
-    assert_int_equal(hs__data_run(dm, 2, 1, &t0, &s, &e, &err), 0);
+    assert_int_equal(hs__data_run(dm, 3, 1, 0, &s, &e, &err), 0);
+    assert_int_equal(hs__data_run(dm, 2, 1, 0, &s, &e, &err), 0);
     assert_int_equal(hs__data_prefetch(dm, 2, 1, &err), 0); /* ran: nothing */
+    assert_int_equal(hs__data_verify(dm, &err), 0);
     assert_int_equal(hs__data_report(dm, &r, &err), 0);
     hs__data_free(dm);
     assert_int_equal(r.prefetched, 2);
     assert_int_equal(r.evictions, 2);
     assert_int_equal(r.writebacks, 0);
-    assert_int_equal(r.link_copies[0 * 2 + 1], 4);
+    assert_int_equal(r.link_copies[0 * 2 + 1], 6);
     assert_int_equal(r.link_copies[1 * 2 + 0], 2);
-    assert_true(r.link_bytes[0 * 2 + 1] == 16000.0);
+    assert_true(r.link_bytes[0 * 2 + 1] == 24000.0);
     assert_int_equal(r.replicas_allocated, 10);
     assert_int_equal(r.replicas_freed, 8);
     same_outputs(&r, &ref);
@@ -119,14 +127,15 @@ static void prefetch_pins_and_cancel(void **state)
 
 /* A prefetch for one device, then the task runs on another: the pins are
  * dropped, the prefetched replica stays until its producer's last consumer
- * ended, then goes.  x, y on gpu0; prefetch j to cpu0 (gpu0 -> host: 2
+ * ended, then goes.  x, y on gpu0, their generated inputs host -> gpu0 (4
+ * copies); prefetch j to cpu0 (gpu0 -> host: 2
  * copies); j runs on gpu0 (inputs already there, no copy); its output
  * gpu0 -> host (3 copies in all); z on cpu0, no copy.  Replicas: x gpu0,
  * y gpu0, x host, y host, j gpu0, j host, z host = 7; 5 freed. */
 static void prefetch_for_another_device(void **state)
 {
     hs_workload *w = workload(PF_CPU_GPU, join_app);
-    hs_run_report r = {0}, ref;
+    hs_run_report in = {.check = HS_CHECK_FULL}, r = {0}, ref;
     struct timespec t0;
     hs__data *dm;
     hs_error err = {0};
@@ -134,17 +143,20 @@ static void prefetch_for_another_device(void **state)
     (void)state;
     reference(join_app, &ref);
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    assert_int_equal(hs__data_new(w, &w->graph, HS__REAL_EMU, 0, &dm, &err), 0);
-    assert_int_equal(hs__data_run(dm, 0, 1, &t0, &s, &e, &err), 0);
-    assert_int_equal(hs__data_run(dm, 1, 1, &t0, &s, &e, &err), 0);
+    assert_int_equal(hs__data_new(w, &w->graph, HS__REAL_EMU, &in, &dm, &err), 0);
+    assert_int_equal(hs__data_start(dm, &t0, &err), 0);
+    assert_int_equal(hs__data_run(dm, 0, 1, 0, &s, &e, &err), 0);
+    assert_int_equal(hs__data_run(dm, 1, 1, 0, &s, &e, &err), 0);
     assert_int_equal(hs__data_prefetch(dm, 2, 0, &err), 0);
-    assert_int_equal(hs__data_run(dm, 2, 1, &t0, &s, &e, &err), 0);
-    assert_int_equal(hs__data_run(dm, 3, 0, &t0, &s, &e, &err), 0);
+    assert_int_equal(hs__data_run(dm, 2, 1, 0, &s, &e, &err), 0);
+    assert_int_equal(hs__data_run(dm, 3, 0, 0, &s, &e, &err), 0);
+    assert_int_equal(hs__data_verify(dm, &err), 0);
     assert_int_equal(hs__data_report(dm, &r, &err), 0);
     hs__data_free(dm);
     assert_int_equal(r.prefetched, 2);
     assert_int_equal(r.evictions, 0);
-    assert_int_equal(r.link_copies[0 * 2 + 1], 0);
+    assert_int_equal(r.link_copies[0 * 2 + 1], 4);
+    assert_true(r.link_bytes[0 * 2 + 1] == 16000.0);
     assert_int_equal(r.link_copies[1 * 2 + 0], 3);
     assert_int_equal(r.replicas_allocated, 7);
     assert_int_equal(r.replicas_freed, 5);
@@ -291,9 +303,126 @@ static void emu_part_too_big(void **state)
     hs_workload_free(w);
 }
 
+/* ------------------------------------------------------------- the pool */
+
+/* A memory for the pool's test: malloc, counting allocations and frees,
+ * refusing once `limit` blocks are out; events are ints, 1 when happened. */
+typedef struct countmem {
+    int allocs, frees, out, limit, syncs;
+} countmem;
+
+static int cm_alloc(void *ctx, int m, size_t bytes, void **p, hs_error *err)
+{
+    countmem *cm = ctx;
+    (void)m;
+    if (cm->out >= cm->limit)
+        return hs_error_set(err, HS_ENOMEM, "full");
+    cm->allocs++;
+    cm->out++;
+    *p = malloc(bytes);
+    return HS_OK;
+}
+
+static void cm_free(void *ctx, int m, void *p)
+{
+    countmem *cm = ctx;
+    (void)m;
+    cm->frees++;
+    cm->out--;
+    free(p);
+}
+
+static int cm_ready(void *ctx, void *ev)
+{
+    (void)ctx;
+    return !ev || *(int *)ev;
+}
+
+static int cm_sync(void *ctx, void *ev, hs_error *err)
+{
+    (void)err;
+    ((countmem *)ctx)->syncs++;
+    if (ev)
+        *(int *)ev = 1;
+    return HS_OK;
+}
+
+/* Blocks come back by size, those whose last use has happened first; the
+ * memory allocates only on a miss; a refusal gives the idle blocks back and
+ * retries; the pool frees everything at the end. */
+static void pool_reuses_blocks(void **state)
+{
+    const hs__mem_ops ops = {.alloc = cm_alloc, .free = cm_free, .ready = cm_ready,
+                             .sync = cm_sync};
+    countmem cm = {.limit = 4};
+    hs__pool *p;
+    hs__pool_stats st;
+    hs_error err = {0};
+    void *a, *b, *c, *x;
+    int missed, pending = 0;
+    (void)state;
+    assert_int_equal(hs__pool_new(&ops, &cm, 1, &p, &err), 0);
+    assert_int_equal(hs__pool_reserve(p, 100, 2, &err), 0);
+    assert_int_equal(cm.allocs, 2);
+    assert_int_equal(hs__pool_get(p, 100, &a, &missed, &err), 0);
+    assert_int_equal(missed, 0);
+    assert_int_equal(hs__pool_get(p, 100, &b, &missed, &err), 0);
+    assert_int_equal(missed, 0);
+    assert_int_equal(hs__pool_get(p, 100, &c, &missed, &err), 0); /* bin empty */
+    assert_int_equal(missed, 1);
+    assert_int_equal(cm.allocs, 3);
+    hs__pool_put(p, a, 100, &pending); /* still in use by a copy */
+    hs__pool_put(p, b, 100, NULL);
+    assert_int_equal(hs__pool_get(p, 100, &x, &missed, &err), 0);
+    assert_ptr_equal(x, b); /* the one whose last use happened */
+    assert_int_equal(cm.syncs, 0);
+    assert_int_equal(hs__pool_get(p, 100, &x, &missed, &err), 0);
+    assert_ptr_equal(x, a); /* waited for */
+    assert_int_equal(pending, 1);
+    hs__pool_put(p, a, 100, NULL);
+    hs__pool_put(p, b, 100, NULL);
+    /* 3 out of 4 (a, b idle, c in use): 200 bytes need a 4th, then a 5th
+     * that the memory refuses until the pool gives a and b back */
+    assert_int_equal(hs__pool_get(p, 200, &x, &missed, &err), 0);
+    assert_int_equal(hs__pool_get(p, 200, &a, &missed, &err), 0);
+    hs__pool_get_stats(p, &st);
+    assert_int_equal(st.trims, 1);
+    assert_int_equal(st.hits, 4);
+    assert_int_equal(st.misses, 3);
+    assert_int_equal(st.reserved, 2);
+    assert_true(st.held_bytes == 100 + 200 + 200);
+    assert_true(st.peak_bytes == 100 + 100 + 100 + 200);
+    hs__pool_put(p, x, 200, NULL);
+    hs__pool_put(p, a, 200, NULL);
+    hs__pool_put(p, c, 100, NULL);
+    hs__pool_free(p);
+    assert_int_equal(cm.out, 0);
+    assert_int_equal(cm.allocs, cm.frees);
+}
+
+/* A run takes its buffers from the pools: the mixed applications on cpu0 +
+ * two emulated gpus reuse blocks and, with blocks made ahead for every size
+ * they use, make none during the run. */
+static void runs_reuse_pool_blocks(void **state)
+{
+    hs_workload *w = workload(PF_CPU_GPU2, mixed_apps);
+    hs_run_report r;
+    hs_error err = {0};
+    (void)state;
+    if (run(w, "eager", &hs_backend_emu, 0, &r, &err) != 0)
+        fail_msg("%s", err.msg);
+    assert_true(r.pool_reserved > 0);
+    assert_true(r.pool_hits > 0);
+    assert_int_equal(r.pool_misses, 0);
+    hs_run_report_free(&r);
+    hs_workload_free(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(pool_reuses_blocks),
+        cmocka_unit_test(runs_reuse_pool_blocks),
         cmocka_unit_test(eviction_writes_back),
         cmocka_unit_test(kernel_too_big),
         cmocka_unit_test(prefetch_pins_and_cancel),

@@ -1,7 +1,7 @@
 /* Tests of graph/dot.c: the DOT text of a workload and of a schedule (clusters,
  * labels, bytes, device colours, the legend), that `dot -Tsvg` accepts it
- * without a warning, escaping of odd names, and the refusals.  The fixture is
- * tests/export_fixture.h. */
+ * without a warning, escaping of odd names (backslashes, a file name that is
+ * not UTF-8), and the refusals.  The fixture is tests/export_fixture.h. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -248,21 +248,31 @@ static void odd_names_and_unplaced(void **state)
     assert_int_equal(hs_workload_add_app(w, "app", 1, &err), 0);
     assert_int_equal(hs_app_add_kernel(w, 0, "first", &err), 0);
     assert_int_equal(hs_app_add_kernel(w, 0, "a\\b", &err), 1);
-    assert_int_equal(hs_kernel_set_cost(w, 0, 0, "cpu", 5, &err), 0);
-    assert_int_equal(hs_kernel_set_cost(w, 0, 1, "cpu", 5, &err), 0);
+    /* a name ending in a backslash must not escape the quote that ends its ID */
+    assert_int_equal(hs_app_add_kernel(w, 0, "end\\", &err), 2);
+    for (int k = 0; k < 3; k++)
+        assert_int_equal(hs_kernel_set_cost(w, 0, k, "cpu", 5, &err), 0);
     assert_true(hs_app_add_edge(w, 0, "first", "a\\b", 8, &err) >= 0);
+    assert_true(hs_app_add_edge(w, 0, "a\\b", "end\\", 8, &err) >= 0);
     assert_int_equal(hs_workload_finalize(w, &err), 0);
     assert_int_equal(hs_schedule_add_placement(s, &p, &err), 0);
+    /* a file name that is not UTF-8 (names always are) */
+    assert_non_null(w->path = strdup("odd\xff.yaml"));
     dot = write_dot(w, s, path, sizeof path);
-    expect_stmt(dot, "\"app#0/a\\b\"", "label=\"a\\\\b\\n(not placed)\"");
-    expect_stmt(dot, "\"app#0/a\\b\"", "style=\"filled,dashed\"");
+    /* IDs are escStrings as labels are: each backslash doubled */
+    expect_stmt(dot, "\"app#0/a\\\\b\"", "label=\"a\\\\b\\n(not placed)\"");
+    expect_stmt(dot, "\"app#0/a\\\\b\"", "style=\"filled,dashed\"");
+    expect_stmt(dot, "\"app#0/end\\\\\"", "label=\"end\\\\\\n(not placed)\"");
+    expect_stmt(dot, "\"app#0/a\\\\b\" -> \"app#0/end\\\\\"", "bytes=8");
     expect_stmt(dot, "\"app#0/first\"", "label=\"first\\nc<&> 0-5 us\"");
     expect_in(dot, "c&lt;&amp;&gt; (cpu)");
-    expect_in(dot, "label=\"schedule, makespan 0 us\"");
+    expect_in(dot, "label=\"odd?.yaml\\nschedule, makespan 0 us\"");
     svg = run_dot(path);
     expect_in(svg, "<title>app#0/first</title>");
-    /* dot drew the label "a\b" as such */
+    /* dot read the escaped IDs and drew the labels "a\b" and "end\" as such */
+    expect_in(svg, "<title>app#0/end\\\\</title>");
     expect_in(svg, ">a\\b</text>");
+    expect_in(svg, ">end\\</text>");
     unlink(path);
     free(svg);
     free(dot);

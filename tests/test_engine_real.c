@@ -330,6 +330,7 @@ static void queued_task_is_prefetched(void **state)
     assert_int_equal(hs_workload_finalize(w, &err), 0);
     set_depth("2");
     memset(&r, 0, sizeof r);
+    r.check = HS_CHECK_FULL;
     if (hs_engine_run(w, hs_policy_find("dmda"), &opt, &b, &s, NULL, &err) != 0)
         fail_msg("%s", err.msg);
     set_depth(NULL);

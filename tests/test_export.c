@@ -20,6 +20,8 @@
 
 #include "hs_config.h"
 #include "hetsched/hetsched.h"
+#include "graph/export_util.h"
+#include "graph/utf8.h"
 #include "export_fixture.h"
 #if HS_HAVE_CAIRO
 #include <cairo.h>
@@ -317,12 +319,144 @@ static void gantt_refusals(void **state)
                                  "(by the file's extension)");
     assert_int_equal(hs_gantt_write(w, s, "/tmp/hs.d/chart", &err), HS_EUSAGE);
     assert_int_equal(hs_gantt_write(w, s, "/nonexistent-dir/g.png", &err), HS_EIO);
-    assert_string_equal(err.msg, "cannot write /nonexistent-dir/g.png: error while writing to "
-                                 "output stream");
+    assert_string_equal(err.msg, "cannot write /nonexistent-dir/g.png: No such file or "
+                                 "directory");
     s->placements[0].fraction = 0;
     assert_int_equal(hs_gantt_write(w, s, "/nonexistent-dir/g.png", &err), HS_EINPUT);
     assert_string_equal(err.msg, "placement 0 (va#0/add): part 0/1 with fraction 0 is not a part "
                                  "k/n (0 <= k < n) with a fraction in (0, 1]");
+    hs_schedule_free(s);
+    hs_workload_free(w);
+}
+
+/* ------------------------------------------------------------ UTF-8 */
+
+/* Labels cut to fit end on a character boundary; text that is not UTF-8
+ * is made so. */
+static void label_cutting(void **state)
+{
+    char b[16];
+    (void)state;
+    hs__label(b, 6, "%s", "ab\xe2\x82\xac\xe2\x82\xac"); /* ab, two euro signs */
+    assert_string_equal(b, "ab\xe2\x82\xac");
+    hs__label(b, 5, "%s", "ab\xe2\x82\xac");
+    assert_string_equal(b, "ab");
+    hs__label(b, 4, "x%s", "\xf0\x9f\x98\x80"); /* U+1F600 needs 4 bytes */
+    assert_string_equal(b, "x");
+    hs__label(b, sizeof b, "%s #%d", "\xe6\xbc\xa2", 7);
+    assert_string_equal(b, "\xe6\xbc\xa2 #7");
+    /* a byte that starts no character, a surrogate, an overlong '/', a
+     * cut character */
+    assert_string_equal(hs__utf8_copy(b, sizeof b, "a\xff\xed\xa0\x80\xc0\xaf\xe2\x82"),
+                        "a????????");
+    assert_string_equal(hs__utf8_copy(b, 5, "ab\xe2\x82\xac"), "ab");
+}
+
+/* "漢" (3 bytes) n times, then `tail`. */
+static char *cjk(char *buf, size_t size, int n, const char *tail)
+{
+    size_t len = 0;
+    for (int i = 0; i < n && len + 4 < size; i++)
+        len += (size_t)snprintf(buf + len, size - len, "\xe6\xbc\xa2");
+    snprintf(buf + len, size - len, "%s", tail);
+    return buf;
+}
+
+/* Names as long as a workload may hold (512 bytes of CJK), an algorithm
+ * longer than any label and a file name that is not UTF-8: the trace keeps
+ * every task id whole and parses back, and the Gantt chart is drawn (cairo
+ * refuses the whole picture for one label that is not UTF-8, as a label cut
+ * in the middle of a character was). */
+static void long_utf8_labels(void **state)
+{
+    char app[600], kern[600], dev[600], mem[600], alg[2000], id[2 * HS_TASK_ID_MAX];
+    hs_workload *w = hs_workload_new();
+    hs_schedule *s;
+    hs_error err = {0};
+    json_t *root, *events, *ev;
+    const char *proc = NULL;
+    size_t i;
+    (void)state;
+    cjk(app, sizeof app, 170, "a");
+    cjk(kern, sizeof kern, 170, "kk");
+    cjk(dev, sizeof dev, 170, "d");
+    cjk(mem, sizeof mem, 170, "m");
+    cjk(alg, sizeof alg, 600, "");
+    assert_int_equal(strlen(kern), HS_NAME_MAX);
+    assert_non_null(w);
+    assert_int_equal(hs_platform_add_device(w, dev, HS_DEVICE_CPU, "host", 1, &err), 0);
+    assert_int_equal(hs_platform_add_device(w, "gpu0", HS_DEVICE_GPU, mem, 0, &err), 1);
+    assert_int_equal(hs_platform_add_link(w, "host", mem, 10, 5, &err), 0);
+    assert_int_equal(hs_platform_add_link(w, mem, "host", 10, 5, &err), 1);
+    assert_int_equal(hs_workload_add_app(w, app, 2, &err), 0);
+    assert_int_equal(hs_app_add_kernel(w, 0, kern, &err), 0);
+    assert_int_equal(hs_app_add_kernel(w, 0, "b", &err), 1);
+    for (int k = 0; k < 2; k++)
+        assert_int_equal(hs_kernel_set_cost(w, 0, k, "cpu", 10, &err), 0);
+    for (int k = 0; k < 2; k++)
+        assert_int_equal(hs_kernel_set_cost(w, 0, k, "gpu", 10, &err), 0);
+    assert_int_equal(hs_kernel_set_bytes(w, 0, 0, 50, 0, &err), 0);
+    assert_int_equal(hs_kernel_set_bytes(w, 0, 1, 0, 50, &err), 0);
+    assert_true(hs_app_add_edge(w, 0, kern, "b", 1000, &err) >= 0);
+    if (hs_workload_finalize(w, &err) != HS_OK)
+        fail_msg("%s", err.msg);
+    /* kern #0 in halves on both devices, b #0 on gpu0, instance 1 on the CPU */
+    assert_non_null(s = hs_schedule_new("bad\xffname.yaml", alg));
+    {
+        const hs_placement p[] = {
+            {.task = 0, .part = 0, .nparts = 2, .fraction = 0.5, .device = 0, .end_us = 10},
+            {.task = 0, .part = 1, .nparts = 2, .fraction = 0.5, .device = 1, .start_us = 10,
+             .end_us = 20},
+            {.task = 1, .nparts = 1, .fraction = 1, .device = 1, .start_us = 40, .end_us = 50},
+            {.task = 2, .nparts = 1, .fraction = 1, .device = 0, .start_us = 10, .end_us = 20},
+            {.task = 3, .nparts = 1, .fraction = 1, .device = 0, .start_us = 20, .end_us = 30},
+        };
+        const hs_transfer t[] = {
+            {.from_placement = HS_NONE, .to_placement = 1, .from_device = HS_HOST_DEVICE,
+             .to_device = 1, .bytes = 25, .start_us = 0, .end_us = 10},
+            {.from_placement = 0, .to_placement = 2, .from_device = 0, .to_device = 1,
+             .bytes = 500, .start_us = 10, .end_us = 40},
+            {.from_placement = 2, .to_placement = HS_NONE, .from_device = 1,
+             .to_device = HS_HOST_DEVICE, .bytes = 50, .start_us = 50, .end_us = 60},
+        };
+        for (i = 0; i < sizeof p / sizeof *p; i++)
+            assert_int_equal(hs_schedule_add_placement(s, &p[i], &err), (int)i);
+        for (i = 0; i < sizeof t / sizeof *t; i++)
+            assert_int_equal(hs_schedule_add_transfer(s, &t[i], &err), (int)i);
+        s->makespan_us = 60;
+    }
+    root = write_and_load_trace(w, s);
+    events = json_object_get(root, "traceEvents");
+    assert_string_equal(thread_name(events, 1), dev);
+    snprintf(id, sizeof id, "host -> %s", mem);
+    assert_string_equal(thread_name(events, 3), id);
+    snprintf(id, sizeof id, "%s#0/%s[1/2]", app, kern);
+    assert_int_equal(count_x(events, id, 2, &ev), 1);
+    snprintf(id, sizeof id, "input of %s#0/%s[1/2]", app, kern);
+    assert_int_equal(count_x(events, id, 3, &ev), 1);
+    snprintf(id, sizeof id, "%s#0/%s[0/2] -> %s#0/b", app, kern, app);
+    assert_int_equal(count_x(events, id, 3, &ev), 1);
+    assert_string_equal(str_of(json_object_get(root, "otherData"), "workload"), "bad?name.yaml");
+    /* the process name: "hetsched " and the algorithm, cut after a whole character */
+    json_array_foreach(events, i, ev)
+        if (strcmp(str_of(ev, "name"), "process_name") == 0)
+            proc = str_of(json_object_get(ev, "args"), "name");
+    assert_non_null(proc);
+    assert_int_equal(strncmp(proc, "hetsched \xe6\xbc\xa2", 12), 0);
+    assert_int_equal((strlen(proc) - 9) % 3, 0);
+    assert_true(strlen(proc) > 9 + 900);
+    json_decref(root);
+    if (HS_HAVE_CAIRO) {
+        char path[64];
+        tmp_path(path, sizeof path, ".png");
+        if (hs_gantt_write(w, s, path, &err) != HS_OK)
+            fail_msg("hs_gantt_write: %s", err.msg);
+        unlink(path);
+        tmp_path(path, sizeof path, ".svg");
+        if (hs_gantt_write(w, s, path, &err) != HS_OK)
+            fail_msg("hs_gantt_write: %s", err.msg);
+        unlink(path);
+    }
     hs_schedule_free(s);
     hs_workload_free(w);
 }
@@ -461,6 +595,7 @@ int main(void)
         cmocka_unit_test(trace_refusals),
         cmocka_unit_test(gantt_png),      cmocka_unit_test(gantt_svg),
         cmocka_unit_test(gantt_refusals), cmocka_unit_test(random_invariants),
+        cmocka_unit_test(label_cutting),  cmocka_unit_test(long_utf8_labels),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
 #if HS_HAVE_CAIRO

@@ -324,7 +324,8 @@ static void random_refusals(void **state)
     expect_error(hs_gen_random(w, &o, &err), &err, HS_EINPUT, "beta must be in [0, 2), not 2");
     hs_gen_random_defaults(&o);
     o.tasks = 0;
-    expect_error(hs_gen_random(w, &o, &err), &err, HS_EINPUT, "tasks must be 1..1e8, not 0");
+    expect_error(hs_gen_random(w, &o, &err), &err, HS_EINPUT,
+                 "tasks must be 1..1000000, not 0");
     hs_gen_random_defaults(&o);
     o.out_degree = 0;
     expect_error(hs_gen_random(w, &o, &err), &err, HS_EINPUT,
@@ -572,6 +573,104 @@ static void compositions(void **state)
     }
 }
 
+/* Every generator refuses, before it builds anything, a workload beyond the
+ * limits of graph.h (what the loader refuses too): its output is bounded. */
+static void size_bounds(void **state)
+{
+    hs_workload *w = platform("cpu:1,gpu:1");
+    hs_gen_random_opts r;
+    hs_gen_forkjoin_opts f;
+    hs_gen_cholesky_opts c;
+    hs_error err = {0};
+    (void)state;
+    assert_float_equal(hs_gen_cholesky_tasks(4), 20, 0);
+    assert_float_equal(hs_gen_cholesky_tasks(180), 988260, 0);
+    assert_float_equal(hs_gen_cholesky_tasks(181), 1004731, 0);
+    hs_gen_cholesky_defaults(&c);
+    c.tiles = 1000; /* 166666500 gemm alone: refused at once */
+    expect_error(hs_gen_cholesky(w, &c, &err), &err, HS_EINPUT,
+                 "tiles and instances must be >= 1 and make at most 1000000 tasks, not 1000 "
+                 "tiles (167167000 tasks) x 1 instances");
+    c.tiles = 180;
+    c.instances = 2;
+    expect_error(hs_gen_cholesky(w, &c, &err), &err, HS_EINPUT,
+                 "tiles and instances must be >= 1 and make at most 1000000 tasks, not 180 "
+                 "tiles (988260 tasks) x 2 instances");
+    hs_gen_cholesky_defaults(&c);
+    c.tile_size = HS_GEN_MAX_TILE_SIZE + 1;
+    expect_error(hs_gen_cholesky(w, &c, &err), &err, HS_EINPUT,
+                 "tile size must be 1..32768, not 32769");
+    assert_int_equal(w->napps, 0);
+
+    hs_gen_random_defaults(&r);
+    r.tasks = HS_MAX_TASKS + 1;
+    expect_error(hs_gen_random(w, &r, &err), &err, HS_EINPUT,
+                 "tasks must be 1..1000000, not 1000001");
+    r.tasks = 100000;
+    r.out_degree = 41;
+    expect_error(hs_gen_random(w, &r, &err), &err, HS_EINPUT,
+                 "100000 tasks with out-degree 41 make about 4100000 edges, more than the "
+                 "4000000 a workload may have");
+    hs_gen_forkjoin_defaults(&f);
+    f.width = 1000000;
+    expect_error(hs_gen_forkjoin(w, &f, &err), &err, HS_EINPUT,
+                 "width and depth must be >= 1 and make at most 1000000 tasks and 4000000 "
+                 "edges, not 1000000 and 2");
+    f.width = 499998; /* 1 + 2 x 499999 tasks: they fit */
+    f.bytes = 2e15;
+    expect_error(hs_gen_forkjoin(w, &f, &err), &err, HS_EINPUT,
+                 "bytes must be a whole number from 0 to 1e+15, not 2e+15");
+    assert_int_equal(w->napps, 0);
+    hs_workload_free(w);
+
+    /* instances beyond the task limit: finalize refuses, as the loader does */
+    w = platform("cpu:1,gpu:1");
+    assert_int_equal(hs_gen_benchmark(w, "pi", HS_GEN_SMALL, 1000, NULL, &err), 0);
+    expect_error(hs_workload_finalize(w, &err), &err, HS_EINPUT,
+                 "applications[0].instances: 1000 instances of 1001 kernels bring the workload "
+                 "to 1001000 tasks, more than the limit of 1000000");
+    hs_workload_free(w);
+}
+
+/* Costs and transfers beyond graph.h's bounds are refused in the
+ * generators' words, and a kernel's params as the kernel type checks them. */
+static void value_bounds(void **state)
+{
+    hs_workload *w = platform("cpu:1,gpu:1");
+    hs_gen_random_opts r;
+    hs_gen_cholesky_opts c;
+    hs_error err = {0};
+    (void)state;
+    /* potrf_0: 1 us + 512^3 / 3 flops at 1e-9 GFLOP/s (1e-6 flop/us) */
+    hs_gen_cholesky_defaults(&c);
+    c.rates.cpu_gflops = 1e-9;
+    expect_error(hs_gen_cholesky(w, &c, &err), &err, HS_EINPUT,
+                 "kernel 'potrf_0' would cost 4.47392e+13 us on cpu, more than the 1e+12 us a "
+                 "cost may be");
+    hs_workload_free(w);
+
+    w = platform("cpu:1,gpu:1");
+    hs_gen_random_defaults(&r);
+    r.mean_cost_us = 1e6;
+    r.ccr = 1e6;
+    assert_int_equal(hs_gen_random(w, &r, &err), HS_EINPUT);
+    assert_non_null(strstr(err.msg, "ccr 1e+06 asks for transfers of up to "));
+    assert_non_null(strstr(err.msg, "more than the 1e+15 bytes or 1e+12 us a transfer may be: "
+                                    "lower the ccr or the mean cost"));
+    hs_workload_free(w);
+
+    /* the largest tile the kernel types take loads back (the loader checks
+     * params as they do) */
+    w = platform("cpu:1,gpu:1");
+    hs_gen_cholesky_defaults(&c);
+    c.tiles = 2;
+    c.tile_size = HS_GEN_MAX_TILE_SIZE;
+    assert_int_equal(hs_gen_cholesky(w, &c, &err), 0);
+    finalize_ok(w);
+    round_trip(w);
+    hs_workload_free(w);
+}
+
 /* ---------------------------------------------------------------- YAML */
 
 static void yaml_text(void **state)
@@ -587,7 +686,7 @@ static void yaml_text(void **state)
     hs_platform_add_link(w, "gpu0", "host", 12.5, 0.1, &err);
     hs_workload_add_app(w, "va", 2, &err);
     hs_app_add_kernel(w, 0, "add", &err);
-    hs_kernel_set_type(w, 0, 0, "vadd", &err);
+    hs_kernel_set_type(w, 0, 0, "va", &err);
     hs_kernel_add_param(w, 0, 0, "n", 50000, &err);
     hs_kernel_set_cost(w, 0, 0, "cpu", 568, &err);
     hs_kernel_set_cost(w, 0, 0, "gpu0", 422.25, &err);
@@ -613,7 +712,7 @@ static void yaml_text(void **state)
                         "- name: va\n"
                         "  instances: 2\n"
                         "  kernels:\n"
-                        "  - {name: add, type: vadd, params: {n: 50000}, cost_us: {cpu: 568, "
+                        "  - {name: add, type: va, params: {n: 50000}, cost_us: {cpu: 568, "
                         "gpu0: 422.25}, input_bytes: 400000}\n"
                         "  - {name: \"1\", cost_us: {cpu: 0.3333333333333333, gpu: 242}, "
                         "output_bytes: 200000}\n"
@@ -653,7 +752,8 @@ int main(void)
         cmocka_unit_test(random_refusals),   cmocka_unit_test(forkjoin_counts),
         cmocka_unit_test(cholesky_counts),   cmocka_unit_test(benchmarks),
         cmocka_unit_test(compositions),      cmocka_unit_test(yaml_text),
-        cmocka_unit_test(yaml_round_trip_random),
+        cmocka_unit_test(yaml_round_trip_random), cmocka_unit_test(size_bounds),
+        cmocka_unit_test(value_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -282,6 +282,42 @@ static const struct bad_case {
                    "characters are not allowed (byte 0x01)"},
     {"bad-empty", "tests/cases/bad-empty.yaml: error: the file is empty (a workload is a "
                   "mapping with 'platform' and 'applications')"},
+    /* numbers beyond what a consumer can use */
+    {"bad-cost-too-large",
+     "tests/cases/bad-cost-too-large.yaml:12:34: error: applications[0].kernels[0].cost_us.cpu: "
+     "must be at most 1e+12 us, not 1e+308"},
+    {"bad-bytes-too-large",
+     "tests/cases/bad-bytes-too-large.yaml:12:62: error: applications[0].kernels[0].input_bytes: "
+     "must be at most 1e+15 bytes, not 2e+15"},
+    {"bad-bandwidth-too-small",
+     "tests/cases/bad-bandwidth-too-small.yaml:8:46: error: platform.links[1].bandwidth_gbps: "
+     "must be at least 1e-06 GB/s, not 1e-09"},
+    {"bad-transfer-too-long",
+     "tests/cases/bad-transfer-too-long.yaml:17:33: error: applications[0].edges[1].bytes: 1e+15 "
+     "bytes take 2e+12 us from 'gpu0' to 'host' (0.5 GB/s, 5 us latency), more than the 1e+12 "
+     "us a transfer may take"},
+    /* kernel types and params, as the kernel registry checks them */
+    {"bad-type", "tests/cases/bad-type.yaml:12:25: error: applications[0].kernels[0].type: unknown "
+                 "kernel type 'nope' (known: va, increment, scale, matadd, gemm, gemv, dot, axpy, "
+                 "potrf, trsm, syrk, pi, fblock)"},
+    {"bad-param-negative",
+     "tests/cases/bad-param-negative.yaml:12:41: error: applications[0].kernels[0].params.n: va: "
+     "param 'n' = -5 is out of range [1, 2.14748e+09]"},
+    {"bad-param-fraction",
+     "tests/cases/bad-param-fraction.yaml:12:41: error: applications[0].kernels[0].params.n: va: "
+     "param 'n' = 10.5 must be a whole number"},
+    {"bad-param-missing",
+     "tests/cases/bad-param-missing.yaml:12:39: error: applications[0].kernels[0].params: gemm: "
+     "param 'n' (columns of C) is required"},
+    {"bad-params-without-type",
+     "tests/cases/bad-params-without-type.yaml:12:27: error: applications[0].kernels[0].params: "
+     "params without a type (give the kernel type they configure, e.g. type: gemm)"},
+    /* names */
+    {"bad-name-too-long",
+     "tests/cases/bad-name-too-long.yaml:12:16: error: applications[0].kernels[0].name: a name is "
+     "at most 512 bytes long, not 513"},
+    {"bad-utf8", "tests/cases/bad-utf8.yaml:12:19: error: YAML syntax error: invalid leading "
+                 "UTF-8 octet (byte 0xFF)"},
 };
 
 static void malformed_files(void **state)
@@ -375,10 +411,287 @@ static void buffer_errors(void **state)
                                       "supported (alias '*x'); write the value out");
     EXPECT_TEXT_ERROR(PLATFORM "applications: [{name: a, instances: 1e300, kernels: []}]\n",
                       "text.yaml:8:37: error: applications[0].instances: 1e300 is out of range");
-    EXPECT_TEXT_ERROR(PLATFORM "applications: [{name: a, kernels: [{name: k, type: gemm}]}]\n",
+    /* a param the type does not have, a type without its params */
+    EXPECT_TEXT_ERROR(PLATFORM "applications: [{name: a, kernels: [{name: k, type: va, "
+                               "params: {n: 10, nn: 3}, cost_us: {cpu: 1, gpu: 1}}]}]\n",
+                      "text.yaml:8:76: error: applications[0].kernels[0].params.nn: va: unknown "
+                      "param 'nn' (known: n)");
+    EXPECT_TEXT_ERROR(PLATFORM "applications: [{name: a, kernels: [{name: k, type: va, "
+                               "cost_us: {cpu: 1, gpu: 1}}]}]\n",
+                      "text.yaml:8:52: error: applications[0].kernels[0].type: va: param 'n' "
+                      "(vector length) is required");
+    EXPECT_TEXT_ERROR(PLATFORM "applications: [{name: a, kernels: [{name: k, type: gemm, "
+                               "params: {n: 64}}]}]\n",
                       "text.yaml:8:36: error: applications[0].kernels[0].cost_us: kernel 'k' of "
                       "type 'gemm' has no cost_us and no performance model is loaded (give "
                       "cost_us)");
+}
+
+/* Two devices and links both ways at BW GB/s and LAT us, as a string. */
+#define PLATFORM_AT(bw, lat)                                                 \
+    "platform:\n"                                                            \
+    "  devices:\n"                                                           \
+    "    - {name: cpu0, kind: cpu, memory: host, cores: 1048576}\n"          \
+    "    - {name: gpu0, kind: gpu, memory: gpu0}\n"                          \
+    "  links:\n"                                                             \
+    "    - {from: host, to: gpu0, bandwidth_gbps: " bw ", latency_us: " lat "}\n" \
+    "    - {from: gpu0, to: host, bandwidth_gbps: " bw ", latency_us: " lat "}\n"
+
+/* Each bound of graph.h: the largest value loads, the next one is refused
+ * where it is given. */
+static void number_bounds(void **state)
+{
+    hs_workload *w;
+    (void)state;
+    /* at the bounds: a cost of 1e12 us, 1e15 bytes in 1e12 us exactly
+     * (9e11 us latency + 1e15 B at 10 GB/s), 1e15 items, 1048576 cores */
+    w = load_text_ok(PLATFORM_AT("10", "9e11") "applications:\n"
+                     "  - {name: a, kernels: [{name: k, cost_us: {cpu: 1e12, gpu: 1}, "
+                     "output_bytes: 1e15, splittable: true, items: 1e15}]}\n");
+    assert_float_equal(w->graph.tasks[0].cost_us[0], 1e12, 0);
+    assert_float_equal(hs_transfer_us(&w->platform, 1, 0, 1e15), 1e12, 0);
+    assert_int_equal(w->platform.devices[0].cores, 1048576);
+    hs_workload_free(w);
+    hs_workload_free(load_text_ok(PLATFORM_AT("1e-6", "1e12") "applications: [{name: a, "
+                                  "kernels: [{name: k, cost_us: {cpu: 1, gpu: 1}}]}]\n"));
+    hs_workload_free(load_text_ok(PLATFORM_AT("1e6", "0") "applications: [{name: a, "
+                                  "kernels: [{name: k, cost_us: {cpu: 1, gpu: 1}}]}]\n"));
+    /* beyond them */
+    EXPECT_TEXT_ERROR(PLATFORM_AT("10", "9.5e11") "applications:\n"
+                      "  - {name: a, kernels: [{name: k, cost_us: {cpu: 1, gpu: 1}, "
+                      "output_bytes: 1e15}]}\n",
+                      "text.yaml:9:76: error: applications[0].kernels[0].output_bytes: 1e+15 "
+                      "bytes take 1.05e+12 us from 'gpu0' to 'host' (10 GB/s, 9.5e+11 us "
+                      "latency), more than the 1e+12 us a transfer may take");
+    EXPECT_TEXT_ERROR(PLATFORM_AT("10", "1.5e12") "applications: []\n",
+                      "text.yaml:6:62: error: platform.links[0].latency_us: must be at most "
+                      "1e+12 us, not 1.5e+12");
+    EXPECT_TEXT_ERROR(PLATFORM_AT("2e6", "5") "applications: []\n",
+                      "text.yaml:6:46: error: platform.links[0].bandwidth_gbps: must be at most "
+                      "1e+06 GB/s, not 2e+06");
+    EXPECT_TEXT_ERROR(PLATFORM "applications: [{name: a, kernels: [{name: k, cost_us: {cpu: 1, "
+                               "gpu: 1}, splittable: true, items: 2e15}]}]\n",
+                      "text.yaml:8:98: error: applications[0].kernels[0].items: must be at most "
+                      "1e+15 items, not 2e+15");
+    EXPECT_TEXT_ERROR(PLATFORM "applications: [{name: a, kernels: [{name: k, cost_us: {cpu: 1, "
+                               "gpu: 1.000001e12}}]}]\n",
+                      "text.yaml:8:69: error: applications[0].kernels[0].cost_us.gpu: must be "
+                      "at most 1e+12 us, not 1.000001e+12");
+    EXPECT_TEXT_ERROR("platform:\n  devices: [{name: c, kind: cpu, memory: host, cores: "
+                      "1048577}]\napplications: []\n",
+                      "text.yaml:2:55: error: platform.devices[0].cores: must be a whole number "
+                      "from 0 to 1048576, not 1048577");
+}
+
+/* A cost provider that answers what its context holds. */
+static int fixed_cost(void *ctx, const hs_kernel *k, const hs_device *d, double *us,
+                      hs_error *err)
+{
+    (void)k;
+    (void)d;
+    (void)err;
+    *us = *(const double *)ctx;
+    return 0;
+}
+
+/* Costs from a performance model obey the same bound. */
+static void provider_bound(void **state)
+{
+    static const char text[] = PLATFORM "applications: [{name: a, kernels: [{name: k, type: "
+                                        "va, params: {n: 1000}}]}]\n";
+    char path[] = "/tmp/hs-test-load-XXXXXX";
+    double us = 2e12;
+    hs_load_options opt = {.cost_fn = fixed_cost, .cost_ctx = &us};
+    hs_workload *w = NULL;
+    hs_error err = {0};
+    FILE *f;
+    int fd = mkstemp(path);
+    (void)state;
+    assert_true(fd >= 0);
+    assert_non_null(f = fdopen(fd, "w"));
+    assert_int_equal(fputs(text, f) >= 0, 1);
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(hs_workload_load_file_opts(path, &opt, &w, &err), HS_EINPUT);
+    assert_null(w);
+    assert_non_null(strstr(err.msg, ":8:36: error: applications[0].kernels[0].cost_us: kernel "
+                                    "'k': the cost provider gave 2e+12 us on 'cpu0' (must be a "
+                                    "finite number from 0 to 1e+12)"));
+    us = 1e12;
+    assert_int_equal(hs_workload_load_file_opts(path, &opt, &w, &err), HS_OK);
+    assert_float_equal(w->graph.tasks[0].cost_us[1], 1e12, 0);
+    hs_workload_free(w);
+    unlink(path);
+}
+
+/* At every bound at once, 3000 tasks in chains: every policy's schedule
+ * validates with a finite makespan, the lower bound is finite, and the
+ * MILP takes what the loader took. */
+static void extremes_stay_finite(void **state)
+{
+    hs_workload *w = load_text_ok(
+        PLATFORM_AT("1", "0") "applications:\n"
+        "  - name: a\n"
+        "    instances: 1000\n"
+        "    kernels:\n"
+        "      - {name: x, cost_us: {cpu: 1e12, gpu: 1e12}, input_bytes: 1e15}\n"
+        "      - {name: y, cost_us: {cpu: 1e12, gpu: 1e12}}\n"
+        "      - {name: z, cost_us: {cpu: 1e12, gpu: 1e12}, output_bytes: 1e15}\n"
+        "    edges: [{from: x, to: y, bytes: 1e15}, {from: y, to: z, bytes: 1e15}]\n");
+    hs_workload *one = load_text_ok(
+        PLATFORM_AT("1", "0") "applications:\n"
+        "  - {name: a, kernels: [{name: x, cost_us: {cpu: 1e12, gpu: 1}, input_bytes: 1e15}]}\n");
+    const hs_policy *const *pol = hs_policy_list();
+    hs_milp_options mo;
+    hs_milp_result res;
+    hs_error err = {0};
+    (void)state;
+    assert_true(isfinite(hs_lower_bound_us(w)));
+    assert_true(hs_lower_bound_us(w) >= 3e12);
+    for (int i = 0; pol[i]; i++) {
+        hs_schedule *s = NULL;
+        if (hs_map(w, hs_policy_name(pol[i]), NULL, &s, NULL, &err) != HS_OK)
+            fail_msg("%s: %s", hs_policy_name(pol[i]), err.msg);
+        if (!isfinite(s->makespan_us) || s->makespan_us < 3e12 || s->makespan_us > 7e18)
+            fail_msg("%s: makespan %g us", hs_policy_name(pol[i]), s->makespan_us);
+        if (hs_schedule_validate(w, s, &err) != HS_OK)
+            fail_msg("%s: %s", hs_policy_name(pol[i]), err.msg);
+        hs_schedule_free(s);
+    }
+    /* the MILP refuses nothing the loader took: x on the GPU pays 1e12 us
+     * for its input, on the CPU 1e12 us of work */
+    hs_milp_options_init(&mo);
+    mo.progress = 0;
+    if (hs_milp_solve(one, &mo, &res, &err) != HS_OK)
+        fail_msg("milp: %s", err.msg);
+    assert_int_equal(res.status, HS_MILP_OPTIMAL);
+    assert_float_equal(res.makespan_us, 1e12, 1);
+    hs_milp_result_free(&res);
+    hs_workload_free(one);
+    hs_workload_free(w);
+}
+
+/* "漢" (3 bytes) n times, then `tail`, into buf. */
+static char *cjk(char *buf, size_t size, int n, const char *tail)
+{
+    size_t len = 0;
+    for (int i = 0; i < n && len + 4 < size; i++)
+        len += (size_t)snprintf(buf + len, size - len, "\xe6\xbc\xa2");
+    snprintf(buf + len, size - len, "%s", tail);
+    return buf;
+}
+
+/* Names: up to 512 bytes of UTF-8 load, and their task ids read back whole
+ * (the longest id too); longer ones, invalid UTF-8 and control characters
+ * (C1 ones too) are refused where they are given. */
+static void names(void **state)
+{
+    char name[600], app[600], hundred[310], text[4096], id[HS_TASK_ID_MAX];
+    hs_workload *w;
+    hs_error err = {0};
+    size_t t;
+    int part, nparts;
+    (void)state;
+    /* 170 CJK characters and 2 bytes (512 bytes), and 100 of them (300) */
+    cjk(app, sizeof app, 170, "ab");
+    cjk(name, sizeof name, 170, "cd");
+    assert_int_equal(strlen(name), HS_NAME_MAX);
+    snprintf(text, sizeof text, PLATFORM "applications:\n  - name: %s\n    instances: 10\n"
+             "    kernels: [{name: %s, cost_us: {cpu: 1, gpu: 1}}, {name: %s, cost_us: {cpu: 1, "
+             "gpu: 1}}]\n", app, name, cjk(hundred, sizeof hundred, 100, ""));
+    w = load_text_ok(text);
+    t = w->graph.ntasks - 2;
+    assert_int_equal(hs_task_id(w, &w->graph.tasks[t], id, sizeof id), 512 + 3 + 512);
+    assert_int_equal(hs_task_parse_id(w, id, &t, &part, &nparts, &err), HS_OK);
+    assert_int_equal(t, w->graph.ntasks - 2);
+    /* a part of it, with the widest part numbers: it fits HS_TASK_ID_MAX */
+    snprintf(id + strlen(id), sizeof id - strlen(id), "[2147483646/2147483647]");
+    assert_int_equal(hs_task_parse_id(w, id, &t, &part, &nparts, &err), HS_OK);
+    assert_int_equal(part, 2147483646);
+    assert_int_equal(hs_task_id(w, &w->graph.tasks[1], id, sizeof id), 512 + 3 + 300);
+    assert_int_equal(hs_task_parse_id(w, id, &t, &part, &nparts, &err), HS_OK);
+    assert_int_equal(t, 1);
+    /* an id cut to fit a small buffer ends on a character boundary */
+    assert_int_equal(hs_task_id(w, &w->graph.tasks[0], id, 11), 512 + 3 + 512);
+    assert_string_equal(id, "\xe6\xbc\xa2\xe6\xbc\xa2\xe6\xbc\xa2");
+    hs_workload_free(w);
+
+    cjk(name, sizeof name, 171, "");
+    snprintf(text, sizeof text, PLATFORM "applications:\n  - name: a\n    kernels: [{name: %s, "
+             "cost_us: {cpu: 1, gpu: 1}}]\n", name);
+    expect_text_error(text, strlen(text), "text.yaml:10:22: error: applications[0].kernels[0]."
+                                          "name: a name is at most 512 bytes long, not 513");
+    /* a C1 control character (U+009B, CSI), echoed escaped */
+    EXPECT_TEXT_ERROR("platform:\n  devices: [{name: \"a\\u009bb\", kind: cpu, memory: "
+                      "host}]\napplications: []\n",
+                      "text.yaml:2:20: error: platform.devices[0].name: 'a\\u009bb' may not "
+                      "contain '#', '/', '[', ']', '\"' or control characters (they delimit "
+                      "task ids)");
+    /* a surrogate: libyaml's reader refuses it, naming the code point */
+    EXPECT_TEXT_ERROR("platform:\n  devices: [{name: a\xed\xa0\x80, kind: cpu, memory: "
+                      "host}]\napplications: []\n",
+                      "text.yaml:2:21: error: YAML syntax error: invalid Unicode character "
+                      "(U+D800)");
+    /* the builder refuses what no YAML file can hold: bytes that are not UTF-8 */
+    w = hs_workload_new();
+    assert_non_null(w);
+    assert_int_equal(hs_platform_add_device(w, "caf\xe9", HS_DEVICE_CPU, "host", 0, &err),
+                     HS_EINPUT);
+    assert_string_equal(err.msg, "platform.devices[0].name: a name must be valid UTF-8 (byte 4, "
+                                 "0xe9, starts no character)");
+    assert_int_equal(hs_platform_add_device(w, "cpu0", HS_DEVICE_CPU, "\xc0\xae", 0, &err),
+                     HS_EINPUT);
+    assert_string_equal(err.msg, "platform.devices[0].memory: a name must be valid UTF-8 "
+                                 "(byte 1, 0xc0, starts no character)");
+    hs_workload_free(w);
+}
+
+/* The YAML node budget: HETSCHED_YAML_NODES lowers or raises it; a bad value
+ * is refused; the default takes every bundled workload. */
+static void node_budget(void **state)
+{
+    (void)state;
+    assert_int_equal(setenv("HETSCHED_YAML_NODES", "10", 1), 0);
+    EXPECT_TEXT_ERROR("a: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n",
+                      "text.yaml:1:26: error: more than 10 values, lists and mappings "
+                      "(HETSCHED_YAML_NODES sets the budget)");
+    /* the mapping, a, the list and its 10 values */
+    assert_int_equal(setenv("HETSCHED_YAML_NODES", "13", 1), 0);
+    EXPECT_TEXT_ERROR("a: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n",
+                      "text.yaml:1:1: error: unknown field 'a' in the top-level mapping "
+                      "(expected platform or applications)");
+    assert_int_equal(setenv("HETSCHED_YAML_NODES", "0", 1), 0);
+    EXPECT_TEXT_ERROR("a: 1\n", "text.yaml: error: HETSCHED_YAML_NODES must be a whole number "
+                                "from 1 to 1000000000, not '0'");
+    assert_int_equal(setenv("HETSCHED_YAML_NODES", "-1", 1), 0);
+    EXPECT_TEXT_ERROR("a: 1\n", "text.yaml: error: HETSCHED_YAML_NODES must be a whole number "
+                                "from 1 to 1000000000, not '-1'");
+    assert_int_equal(unsetenv("HETSCHED_YAML_NODES"), 0);
+    /* the default: every paper workload loads, a 4000001-node list does not */
+    for (int i = 0; i < 3; i++) {
+        static const char *const size[] = {"small", "medium", "large"};
+        static const char *const mix[] = {"compute", "data", "mixed"};
+        for (int m = 0; m < 3; m++) {
+            char path[128];
+            snprintf(path, sizeof path, "workloads/paper/%s-%s.yaml", mix[m], size[i]);
+            hs_workload_free(load_ok(path));
+        }
+    }
+    {
+        size_t n = 4000000, len = 0;
+        char *text = malloc(4 + 2 * n + 4);
+        assert_non_null(text);
+        len += (size_t)snprintf(text, 8, "- [");
+        for (size_t i = 0; i < n; i++) {
+            text[len++] = '1';
+            text[len++] = ',';
+        }
+        memcpy(text + len, "1]\n", 3);
+        /* two lists and 3999998 values fit; the next value does not */
+        expect_text_error(text, len + 3, "text.yaml:1:8000000: error: more than 4000000 values, "
+                                         "lists and mappings (HETSCHED_YAML_NODES sets the "
+                                         "budget)");
+        free(text);
+    }
 }
 
 /* More than the loader's bounds of devices or keys. */
@@ -430,6 +743,11 @@ int main(void)
         cmocka_unit_test(too_large),
         cmocka_unit_test(buffer_errors),
         cmocka_unit_test(limits),
+        cmocka_unit_test(number_bounds),
+        cmocka_unit_test(provider_bound),
+        cmocka_unit_test(extremes_stay_finite),
+        cmocka_unit_test(names),
+        cmocka_unit_test(node_budget),
         cmocka_unit_test(bad_arguments),
     };
     return cmocka_run_group_tests(tests, setup, NULL);

@@ -33,12 +33,12 @@ bad() {
 run_checked() {
     local f=$1 be=$2 pol=$3 typed=$4 untyped=$5
     shift 5
-    if ! "$H" run -a "$pol" --backend "$be" "$@" "$f" >"$tmp/out" 2>"$tmp/err"; then
+    if ! "$H" run -a "$pol" --backend "$be" --check full "$@" "$f" >"$tmp/out" 2>"$tmp/err"; then
         bad "run -a $pol --backend $be $* $f: exit $?"
         sed 's/^/  stderr: /' "$tmp/err" | head -5
         return
     fi
-    if grep -Eq "^checked $typed of $typed typed kernels; $untyped cost-only tasks" "$tmp/out" &&
+    if grep -Eq "^checked $typed of $typed typed kernels \(full, [0-9.]+ ms after the run\); $untyped cost-only tasks" "$tmp/out" &&
         grep -Eq "backend $be: measured makespan [0-9.]+ us$" "$tmp/out"; then
         ok
     else
@@ -130,8 +130,8 @@ done
 # 4. bench/fig5.sh end to end on one small composition (emu).
 if bench/fig5.sh --hetsched "$H" --size small --compositions data --policies h-ratio \
     >"$tmp/out" 2>"$tmp/err"; then
-    grep -Eq '^cpu-only +[0-9.]+ +[0-9.]+ +[0-9.]+ +1\.000 +1\.000$' "$tmp/out" &&
-        grep -Eq '^h-ratio +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$' "$tmp/out" && ok ||
+    grep -Eq '^cpu-only +[0-9.]+ +[0-9.]+ +[0-9.]+ +1\.000 +1\.000  cpu0 [0-9.]+/[0-9.]+ gpu0 0\.0/0\.0$' "$tmp/out" &&
+        grep -Eq '^h-ratio +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+  cpu0 [0-9.]+/[0-9.]+ gpu0 [0-9.]+/[0-9.]+$' "$tmp/out" && ok ||
         { bad "fig5.sh table"; cat "$tmp/out"; }
 else
     bad "bench/fig5.sh: exit $?"

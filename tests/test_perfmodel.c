@@ -1,7 +1,10 @@
-/* Tests of the performance models (mapper/perfmodel.c): Welford statistics,
- * outlier rejection, the a*D^b+c fit on exact and noisy data, prediction
- * sources, the JSON save/load round trip and its refusals, and the model as
- * the cost provider of a workload's typed kernels. */
+/* Tests of the performance models (mapper/perfmodel.c): the median of the
+ * window and the Welford statistics, outlier flagging, entries by params,
+ * the a*D^b+c fit on exact and noisy data and on medians, prediction
+ * sources (an exact entry before the fit), the JSON save/load round trip
+ * (format 1 still read) and its refusals, the model as the cost provider
+ * of a workload's typed kernels, a measured run added to the history, and
+ * the plot. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,14 +19,21 @@
 #include <gsl/gsl_rng.h>
 
 #include "hetsched/hetsched.h"
+#include "exec/data.h"
+#include "exec/engine.h"
+#include "hs_config.h"
 #include "mapper/perfmodel.h"
+
+#if HS_HAVE_CAIRO
+#include <cairo.h>
+#endif
 
 static void record_ok(hs_perfmodel *m, const char *type, double D, const char *dev, double us,
                       int expect_accepted)
 {
     hs_error err = {0};
     int accepted = -1;
-    if (hs_perfmodel_record(m, type, D, dev, us, &accepted, &err) != HS_OK)
+    if (hs_perfmodel_record(m, type, NULL, D, dev, us, &accepted, &err) != HS_OK)
         fail_msg("%s", err.msg);
     assert_int_equal(accepted, expect_accepted);
 }
@@ -62,14 +72,18 @@ static void welford_stats(void **state)
     /* 1, 2, 3, 4: mean 2.5; sample variance ((1.5^2 + .5^2) x 2) / 3 = 5/3 */
     for (int i = 1; i <= 4; i++)
         record_ok(m, "gemm", 1024, "gpu0", i, 1);
-    assert_int_equal(hs_perfmodel_history(m, "gemm", 1024, "gpu0", &h), 1);
+    assert_int_equal(hs_perfmodel_history(m, "gemm", NULL, 1024, "gpu0", &h), 1);
     assert_float_equal(h.mean_us, 2.5, 1e-15);
     assert_float_equal(h.stddev_us, sqrt(5.0 / 3.0), 1e-15);
     assert_int_equal(h.count, 4);
     assert_int_equal(h.rejected, 0);
+    /* median (2 + 3) / 2; deviations 1.5, .5, .5, 1.5: MAD 1 */
+    assert_float_equal(h.median_us, 2.5, 0);
+    assert_float_equal(h.mad_us, 1.0, 0);
+    assert_int_equal(h.nsamples, 4);
     /* other sizes and devices are other entries */
-    assert_int_equal(hs_perfmodel_history(m, "gemm", 1025, "gpu0", &h), 0);
-    assert_int_equal(hs_perfmodel_history(m, "gemm", 1024, "cpu0", &h), 0);
+    assert_int_equal(hs_perfmodel_history(m, "gemm", NULL, 1025, "gpu0", &h), 0);
+    assert_int_equal(hs_perfmodel_history(m, "gemm", NULL, 1024, "cpu0", &h), 0);
     hs_perfmodel_free(m);
 }
 
@@ -81,15 +95,21 @@ static void spike_rejected(void **state)
     /* ten samples 100 +- 0.5 */
     for (int i = 0; i < 10; i++)
         record_ok(m, "va", 1e6, "cpu0", 100.0 + 0.1 * (i % 6) - 0.25, 1);
-    hs_perfmodel_history(m, "va", 1e6, "cpu0", &before);
+    hs_perfmodel_history(m, "va", NULL, 1e6, "cpu0", &before);
     /* median ~100, MAD floored at 1 (1% of the median): 10000 has modified
      * z-score 0.6745 x 9900 = 6678 > 3.5 */
     record_ok(m, "va", 1e6, "cpu0", 10000.0, 0);
-    hs_perfmodel_history(m, "va", 1e6, "cpu0", &after);
+    hs_perfmodel_history(m, "va", NULL, 1e6, "cpu0", &after);
     assert_float_equal(after.mean_us, before.mean_us, 0);
     assert_float_equal(after.stddev_us, before.stddev_us, 0);
     assert_int_equal(after.count, 10);
     assert_int_equal(after.rejected, 1);
+    /* the spike is in the window (11 samples), its median one of the ten:
+     * 99.75 + 0.1 x (0..5): 99.75 99.85 99.95 100.05 100.15 100.25 99.75
+     * 99.85 99.95 100.05 and the spike; the sixth of 11 sorted is 99.95 */
+    assert_int_equal(after.nsamples, 11);
+    assert_float_equal(before.median_us, 99.95, 1e-12);
+    assert_float_equal(after.median_us, 99.95, 1e-12);
     hs_perfmodel_free(m);
 }
 
@@ -104,7 +124,7 @@ static void mad_floor(void **state)
         record_ok(m, "inc", 4, "gpu0", 100.0, 1);
     record_ok(m, "inc", 4, "gpu0", 102.0, 1);
     record_ok(m, "inc", 4, "gpu0", 110.0, 0);
-    hs_perfmodel_history(m, "inc", 4, "gpu0", &h);
+    hs_perfmodel_history(m, "inc", NULL, 4, "gpu0", &h);
     assert_float_equal(h.mean_us, 602.0 / 6.0, 1e-12);
     assert_int_equal(h.count, 6);
     assert_int_equal(h.rejected, 1);
@@ -114,20 +134,208 @@ static void mad_floor(void **state)
     hs_perfmodel_free(m);
 }
 
+/* The median is the robust statistic: a spike among an entry's first
+ * samples (before the outlier rule starts) does not move it, though it
+ * moves the mean; a lasting change takes the median over once it holds
+ * half the window, while the rule flags it until then. */
+static void median_spikes_and_steps(void **state)
+{
+    hs_perfmodel *m = hs_perfmodel_new();
+    hs_perf_history h;
+    (void)state;
+    record_ok(m, "va", 1e3, "cpu0", 100, 1);
+    record_ok(m, "va", 1e3, "cpu0", 1e6, 1); /* 2 samples: the rule is not active */
+    record_ok(m, "va", 1e3, "cpu0", 100, 1);
+    hs_perfmodel_history(m, "va", NULL, 1e3, "cpu0", &h);
+    assert_float_equal(h.median_us, 100, 0);
+    assert_float_equal(h.mean_us, (1e6 + 200) / 3, 1e-9);
+
+    /* ten samples at 100, then 200 for good: the window's median is 100
+     * and its MAD 0 (floored at 1), so 200 scores 67 and is flagged, until
+     * the window holds ten of each (median 150, MAD 50, 200 scores 0.67):
+     * the 11th is kept, and with it the median is 200 */
+    for (int i = 0; i < 10; i++)
+        record_ok(m, "va", 2e3, "cpu0", 100, 1);
+    for (int k = 1; k <= 11; k++) {
+        record_ok(m, "va", 2e3, "cpu0", 200, k == 11);
+        hs_perfmodel_history(m, "va", NULL, 2e3, "cpu0", &h);
+        assert_float_equal(h.median_us, k < 10 ? 100 : k == 10 ? 150 : 200, 0);
+    }
+    assert_int_equal(h.count, 11);
+    assert_int_equal(h.rejected, 10);
+    assert_int_equal(h.nsamples, 21);
+    assert_float_equal(h.mean_us, 1200.0 / 11, 1e-12);
+    hs_perfmodel_free(m);
+}
+
+/* The window keeps the last HS_PERF_WINDOW samples, given oldest first. */
+static void window_keeps_latest(void **state)
+{
+    hs_perfmodel *m = hs_perfmodel_new();
+    hs_perf_entry e;
+    (void)state;
+    for (int i = 1; i <= 40; i++)
+        record_ok(m, "dot", 64, "gpu0", 1000 + i, 1);
+    assert_int_equal(hs_perfmodel_entries(m), 1);
+    hs_perfmodel_entry(m, 0, &e);
+    assert_string_equal(e.type, "dot");
+    assert_string_equal(e.params, "");
+    assert_string_equal(e.device, "gpu0");
+    assert_float_equal(e.size, 64, 0);
+    assert_int_equal(e.h.nsamples, HS_PERF_WINDOW);
+    assert_int_equal(e.h.count, 40);
+    for (int k = 0; k < HS_PERF_WINDOW; k++)
+        assert_float_equal(e.samples[k], 1000 + 40 - HS_PERF_WINDOW + 1 + k, 0);
+    /* 1009 .. 1040: median (1024 + 1025) / 2 */
+    assert_float_equal(e.h.median_us, 1024.5, 0);
+    hs_perfmodel_free(m);
+}
+
+/* The params text of typed kernels: every param of the spec, in its
+ * order, defaults filled in, numbers in their shortest exact form. */
+static void kernel_params_text(void **state)
+{
+    hs_param gp[] = {{"n", 4}, {"m", 2}, {"k", 3}}, ap[] = {{"n", 4}, {"alpha", 0.1}},
+             vp[] = {{"n", 1000}};
+    hs_kernel g = {.name = "g", .type = "gemm", .nparams = 3, .params = gp};
+    hs_kernel a = {.name = "a", .type = "gemm", .nparams = 2, .params = ap};
+    hs_kernel v = {.name = "v", .type = "va", .nparams = 1, .params = vp};
+    hs_kernel bad = {.name = "b", .type = "gemm", .nparams = 1, .params = (hs_param[]){{"x", 1}}};
+    hs_perf_kernel pk;
+    hs_error err = {0};
+    (void)state;
+    assert_int_equal(hs_perfmodel_kernel_of(&g, &pk, &err), HS_OK);
+    assert_string_equal(pk.type, "gemm");
+    assert_string_equal(pk.params, "n=4,m=2,k=3,alpha=1,beta=0,transb=0");
+    assert_float_equal(pk.size, 48, 0);
+    assert_int_equal(hs_perfmodel_kernel_of(&a, &pk, &err), HS_OK);
+    assert_string_equal(pk.params, "n=4,m=4,k=4,alpha=0.1,beta=0,transb=0");
+    assert_int_equal(hs_perfmodel_kernel_of(&v, &pk, &err), HS_OK);
+    assert_string_equal(pk.params, "n=1000");
+    assert_int_equal(hs_perfmodel_kernel_of(&bad, &pk, &err), HS_EINPUT);
+    assert_non_null(strstr(err.msg, "unknown param 'x'"));
+}
+
+/* Two gemm shapes of one D are two entries; a kernel's own entry wins over
+ * the fit and over an entry without params; a kernel of the same D and
+ * other params gets the entry without params, else the fit. */
+static void exact_entry_wins(void **state)
+{
+    hs_perfmodel *m = hs_perfmodel_new();
+    /* n 64 (square) and m 128, k 32: both D = 2 * 64^3 = 524288 */
+    hs_param sq[] = {{"n", 64}}, tall[] = {{"n", 64}, {"m", 128}, {"k", 32}},
+             wide[] = {{"n", 64}, {"m", 32}, {"k", 128}};
+    hs_kernel ksq = {.name = "s", .type = "gemm", .nparams = 1, .params = sq};
+    hs_kernel ktall = {.name = "t", .type = "gemm", .nparams = 3, .params = tall};
+    hs_kernel kwide = {.name = "w", .type = "gemm", .nparams = 3, .params = wide};
+    hs_device cpu0 = {.name = "cpu0", .kind = HS_DEVICE_CPU};
+    hs_perf_kernel psq, ptall;
+    hs_perf_history h;
+    hs_perf_source src;
+    hs_error err = {0};
+    double us, D = 524288;
+    (void)state;
+    assert_int_equal(hs_perfmodel_kernel_of(&ksq, &psq, &err), HS_OK);
+    assert_int_equal(hs_perfmodel_kernel_of(&ktall, &ptall, &err), HS_OK);
+    assert_float_equal(psq.size, D, 0);
+    assert_float_equal(ptall.size, D, 0);
+    /* a fit 1e-3 D + 10 from three other sizes: 534.288 us at D */
+    for (int i = 1; i <= 3; i++)
+        record_ok(m, "gemm", 1e5 * i, "cpu0", 1e-3 * 1e5 * i + 10, 1);
+    assert_int_equal(hs_perfmodel_fit(m, &err), HS_OK);
+    assert_int_equal(hs_perfmodel_record(m, "gemm", psq.params, D, "cpu0", 700, NULL, &err),
+                     HS_OK);
+    assert_int_equal(hs_perfmodel_record(m, "gemm", ptall.params, D, "cpu0", 900, NULL, &err),
+                     HS_OK);
+    assert_int_equal(hs_perfmodel_history(m, "gemm", psq.params, D, "cpu0", &h), 1);
+    assert_float_equal(h.median_us, 700, 0);
+    assert_int_equal(hs_perfmodel_history(m, "gemm", ptall.params, D, "cpu0", &h), 1);
+    assert_float_equal(h.median_us, 900, 0);
+    assert_int_equal(hs_perfmodel_history(m, "gemm", NULL, D, "cpu0", &h), 0);
+
+    assert_int_equal(hs_perfmodel_predict_kernel(m, &ksq, &cpu0, &us, &src, &err), HS_OK);
+    assert_int_equal(src, HS_PERF_HISTORY);
+    assert_float_equal(us, 700, 0);
+    assert_int_equal(hs_perfmodel_predict_kernel(m, &ktall, &cpu0, &us, &src, &err), HS_OK);
+    assert_float_equal(us, 900, 0);
+    assert_int_equal(hs_perfmodel_predict_kernel(m, &kwide, &cpu0, &us, &src, &err), HS_OK);
+    assert_int_equal(src, HS_PERF_FIT);
+    rel_close(us, 534.288, 1e-6);
+    /* by D alone (a part of a kernel): the fit too */
+    assert_int_equal(hs_perfmodel_predict_device(m, "gemm", D, &cpu0, &us, &err), HS_OK);
+    rel_close(us, 534.288, 1e-6);
+    /* an entry without params at D serves every kernel of that D without
+     * its own entry, and the predictions by D */
+    record_ok(m, "gemm", D, "cpu0", 800, 1);
+    assert_int_equal(hs_perfmodel_predict_kernel(m, &kwide, &cpu0, &us, &src, &err), HS_OK);
+    assert_int_equal(src, HS_PERF_HISTORY);
+    assert_float_equal(us, 800, 0);
+    assert_int_equal(hs_perfmodel_predict_kernel(m, &ksq, &cpu0, &us, &src, &err), HS_OK);
+    assert_float_equal(us, 700, 0);
+    assert_int_equal(hs_perfmodel_predict_device(m, "gemm", D, &cpu0, &us, &err), HS_OK);
+    assert_float_equal(us, 800, 0);
+    /* the entries at D are points of the fit, each on its own */
+    assert_int_equal(hs_perfmodel_fit(m, &err), HS_OK);
+    {
+        hs_perf_fit f;
+        assert_int_equal(hs_perfmodel_get_fit(m, "gemm", "cpu0", &f), 1);
+        assert_int_equal(f.npoints, 4);
+    }
+    hs_perfmodel_free(m);
+}
+
+/* The fit is made on the medians: a 50x spike among each entry's first
+ * three samples (recorded before the outlier rule starts) leaves the exact
+ * a, b, c.  It needs 3 distinct sizes, not 3 entries. */
+static void fit_on_medians(void **state)
+{
+    hs_perfmodel *m = hs_perfmodel_new();
+    hs_perf_fit f;
+    hs_error err = {0};
+    (void)state;
+    for (int i = 0; i < 6; i++) {
+        double D = 1e3 * pow(4, i), y = 3e-3 * pow(D, 1.2) + 25;
+        record_ok(m, "axpy", D, "gpu0", y, 1);
+        record_ok(m, "axpy", D, "gpu0", 50 * y, 1);
+        record_ok(m, "axpy", D, "gpu0", y, 1);
+    }
+    assert_int_equal(hs_perfmodel_fit(m, &err), HS_OK);
+    assert_int_equal(hs_perfmodel_get_fit(m, "axpy", "gpu0", &f), 1);
+    rel_close(f.a, 3e-3, 1e-6);
+    rel_close(f.b, 1.2, 1e-6);
+    rel_close(f.c, 25, 1e-6);
+    /* three entries of one D (other params) are one size: no fit, no error */
+    for (int i = 0; i < 3; i++) {
+        char params[16];
+        snprintf(params, sizeof params, "n=8,r=%d", i);
+        assert_int_equal(hs_perfmodel_record(m, "dot", params, 16, "gpu0", 5 + i, NULL, &err),
+                         HS_OK);
+    }
+    assert_int_equal(hs_perfmodel_fit(m, &err), HS_OK);
+    assert_int_equal(hs_perfmodel_get_fit(m, "dot", "gpu0", &f), 0);
+    hs_perfmodel_free(m);
+}
+
 static void record_refusals(void **state)
 {
     hs_perfmodel *m = hs_perfmodel_new();
     hs_error err = {0};
     (void)state;
-    assert_int_equal(hs_perfmodel_record(m, "gemm", 0, "gpu0", 1, NULL, &err), HS_EINPUT);
+    assert_int_equal(hs_perfmodel_record(m, "gemm", NULL, 0, "gpu0", 1, NULL, &err),
+                     HS_EINPUT);
     assert_string_equal(err.msg, "performance model: size of gemm must be a finite number > 0, "
                                  "not 0");
-    assert_int_equal(hs_perfmodel_record(m, "gemm", 8, "gpu0", -1, NULL, &err), HS_EINPUT);
+    assert_int_equal(hs_perfmodel_record(m, "gemm", NULL, 8, "gpu0", -1, NULL, &err),
+                     HS_EINPUT);
     assert_string_equal(err.msg, "performance model: duration of gemm on gpu0 must be a finite "
                                  "number >= 0, not -1");
-    assert_int_equal(hs_perfmodel_record(m, "", 8, "gpu0", 1, NULL, &err), HS_EINPUT);
+    assert_int_equal(hs_perfmodel_record(m, "", NULL, 8, "gpu0", 1, NULL, &err), HS_EINPUT);
     assert_string_equal(err.msg, "performance model: bad kernel type ''");
-    assert_int_equal(hs_perfmodel_record(m, "gemm", 8, "gpu\n0", 1, NULL, &err), HS_EINPUT);
+    assert_int_equal(hs_perfmodel_record(m, "gemm", NULL, 8, "gpu\n0", 1, NULL, &err),
+                     HS_EINPUT);
+    assert_int_equal(hs_perfmodel_record(m, "gemm", "n=8\n", 8, "gpu0", 1, NULL, &err),
+                     HS_EINPUT);
+    assert_string_equal(err.msg, "performance model: bad params of gemm");
     hs_perfmodel_free(m);
 }
 
@@ -218,18 +426,20 @@ static void fit_noisy_and_predict(void **state)
     assert_int_equal(f.npoints, 12);
     assert_true(f.rms_rel < 0.02);
 
-    /* a measured size: the history's mean, exactly */
-    hs_perfmodel_history(m, "gemm", 4000.0, "gpu0", &h);
-    assert_int_equal(hs_perfmodel_predict(m, "gemm", 4000.0, "gpu0", &us, &src, &err), HS_OK);
+    /* a measured size: the history's median, exactly */
+    hs_perfmodel_history(m, "gemm", NULL, 4000.0, "gpu0", &h);
+    assert_int_equal(hs_perfmodel_predict(m, "gemm", NULL, 4000.0, "gpu0", &us, &src, &err),
+                     HS_OK);
     assert_int_equal(src, HS_PERF_HISTORY);
-    assert_float_equal(us, h.mean_us, 0);
+    assert_float_equal(us, h.median_us, 0);
     /* an unmeasured size: the fit */
-    assert_int_equal(hs_perfmodel_predict(m, "gemm", 3000.0, "gpu0", &us, &src, &err), HS_OK);
+    assert_int_equal(hs_perfmodel_predict(m, "gemm", NULL, 3000.0, "gpu0", &us, &src, &err),
+                     HS_OK);
     assert_int_equal(src, HS_PERF_FIT);
     assert_float_equal(us, f.a * pow(3000.0, f.b) + f.c, 1e-9);
     rel_close(us, a * pow(3000.0, b) + c, 0.02);
     /* nothing known */
-    assert_int_equal(hs_perfmodel_predict(m, "gemm", 3000.0, "cpu0", &us, &src, &err),
+    assert_int_equal(hs_perfmodel_predict(m, "gemm", NULL, 3000.0, "cpu0", &us, &src, &err),
                      HS_EINPUT);
     assert_int_equal(src, HS_PERF_NONE);
     assert_string_equal(err.msg, "no performance model for gemm of size 3000 on cpu0 (not "
@@ -250,39 +460,62 @@ static void save_load_round_trip(void **state)
     for (int i = 0; i < 4; i++)
         for (int s = 0; s < 7; s++)
             record_ok(m, "axpy", sizes[i], "gpu1", 3.0 + sizes[i] / 7.0 + 0.01 * s, 1);
-    record_ok(m, "axpy", 100, "gpu1", 1e5, 0); /* one rejected */
+    record_ok(m, "axpy", 100, "gpu1", 1e5, 0); /* one rejected, still in the window */
     record_ok(m, "dot", 1e6, "cpu0", 1.0 / 3.0, 1);
+    assert_int_equal(hs_perfmodel_record(m, "gemm", "n=8,m=8,k=8,alpha=1,beta=0,transb=0", 1024,
+                                         "gpu1", 12.5, NULL, &err), HS_OK);
     assert_int_equal(hs_perfmodel_fit(m, &err), HS_OK);
     temp_path(path, sizeof path);
     assert_int_equal(hs_perfmodel_save(m, path, &err), HS_OK);
     if (hs_perfmodel_load(path, &back, &err) != HS_OK)
         fail_msg("%s", err.msg);
-    for (int i = 0; i < 4; i++) {
-        hs_perf_history h1, h2;
-        assert_int_equal(hs_perfmodel_history(m, "axpy", sizes[i], "gpu1", &h1), 1);
-        assert_int_equal(hs_perfmodel_history(back, "axpy", sizes[i], "gpu1", &h2), 1);
-        assert_float_equal(h2.mean_us, h1.mean_us, 0);
-        rel_close(h2.stddev_us, h1.stddev_us, 1e-12);
-        assert_int_equal(h2.count, h1.count);
-        assert_int_equal(h2.rejected, h1.rejected);
+    /* every entry back, in order, with its params, counts, statistics and
+     * window */
+    assert_int_equal(hs_perfmodel_entries(back), 6);
+    for (size_t i = 0; i < 6; i++) {
+        hs_perf_entry e1, e2;
+        hs_perfmodel_entry(m, i, &e1);
+        hs_perfmodel_entry(back, i, &e2);
+        assert_string_equal(e2.type, e1.type);
+        assert_string_equal(e2.params, e1.params);
+        assert_string_equal(e2.device, e1.device);
+        assert_float_equal(e2.size, e1.size, 0);
+        assert_float_equal(e2.h.median_us, e1.h.median_us, 0);
+        assert_float_equal(e2.h.mad_us, e1.h.mad_us, 0);
+        assert_float_equal(e2.h.mean_us, e1.h.mean_us, 0);
+        rel_close(e2.h.stddev_us + 1, e1.h.stddev_us + 1, 1e-12);
+        assert_int_equal(e2.h.count, e1.h.count);
+        assert_int_equal(e2.h.rejected, e1.h.rejected);
+        assert_int_equal(e2.h.nsamples, e1.h.nsamples);
+        assert_memory_equal(e2.samples, e1.samples, (size_t)e1.h.nsamples * sizeof(double));
     }
     {
         hs_perf_history h;
-        assert_int_equal(hs_perfmodel_history(back, "dot", 1e6, "cpu0", &h), 1);
-        assert_float_equal(h.mean_us, 1.0 / 3.0, 0);
+        assert_int_equal(hs_perfmodel_history(back, "axpy", NULL, 100, "gpu1", &h), 1);
+        assert_int_equal(h.count, 7);
+        assert_int_equal(h.rejected, 1);
+        assert_int_equal(h.nsamples, 8);
+        assert_int_equal(hs_perfmodel_history(back, "gemm", "n=8,m=8,k=8,alpha=1,beta=0,"
+                                              "transb=0", 1024, "gpu1", &h), 1);
+        assert_float_equal(h.median_us, 12.5, 0);
+        assert_int_equal(hs_perfmodel_history(back, "gemm", NULL, 1024, "gpu1", &h), 0);
     }
     assert_int_equal(hs_perfmodel_get_fit(m, "axpy", "gpu1", &f1), 1);
     assert_int_equal(hs_perfmodel_get_fit(back, "axpy", "gpu1", &f2), 1);
-    assert_memory_equal(&f1, &f2, sizeof f1);
-    /* the retained window came back: the same spike is rejected again, and
-     * a further sample updates both alike */
+    assert_float_equal(f2.a, f1.a, 0);
+    assert_float_equal(f2.b, f1.b, 0);
+    assert_float_equal(f2.c, f1.c, 0);
+    assert_float_equal(f2.rms_rel, f1.rms_rel, 0);
+    assert_int_equal(f2.npoints, f1.npoints);
+    /* the window came back: the same spike is flagged again, and a further
+     * sample updates both alike */
     record_ok(back, "axpy", 100, "gpu1", 1e5, 0);
     record_ok(back, "axpy", 800, "gpu1", 3.0 + 800 / 7.0, 1);
     record_ok(m, "axpy", 800, "gpu1", 3.0 + 800 / 7.0, 1);
     {
         hs_perf_history h1, h2;
-        hs_perfmodel_history(m, "axpy", 800, "gpu1", &h1);
-        hs_perfmodel_history(back, "axpy", 800, "gpu1", &h2);
+        hs_perfmodel_history(m, "axpy", NULL, 800, "gpu1", &h1);
+        hs_perfmodel_history(back, "axpy", NULL, 800, "gpu1", &h2);
         rel_close(h2.mean_us, h1.mean_us, 1e-15);
     }
     hs_perfmodel_free(back);
@@ -290,47 +523,110 @@ static void save_load_round_trip(void **state)
     unlink(path);
 }
 
+/* Loads `json` as a file and expects HS_EINPUT with "FILE" + `msg`. */
+static void expect_load_error(const char *json, const char *msg)
+{
+    hs_perfmodel *m = (hs_perfmodel *)&m;
+    hs_error err = {0};
+    char path[64], want[512];
+    temp_path(path, sizeof path);
+    write_file(path, json);
+    assert_int_equal(hs_perfmodel_load(path, &m, &err), HS_EINPUT);
+    assert_null(m);
+    snprintf(want, sizeof want, "%s%s", path, msg);
+    assert_string_equal(err.msg, want);
+    unlink(path);
+}
+
+#define ENTRY(type, size, samples)                                                                 \
+    "{\"type\": \"" type "\", \"size\": " size ", \"device\": \"cpu0\", \"mean_us\": 5, "          \
+    "\"stddev_us\": 0, \"count\": 2, \"rejected\": 0, \"samples\": " samples "}"
+
+#define ENTRY2(params)                                                                             \
+    "{\"type\": \"va\", \"params\": \"" params "\", \"size\": 4, \"device\": \"cpu0\", "         \
+    "\"mean_us\": 1, \"stddev_us\": 0, \"count\": 1, \"rejected\": 0, \"samples\": [1]}"
+
 static void load_refusals(void **state)
 {
     hs_perfmodel *m = NULL;
     hs_error err = {0};
-    char path[64], want[256];
     (void)state;
-    temp_path(path, sizeof path);
-
-    write_file(path, "{\"hetsched_perfmodel\": 1, \"history\": [}\n");
-    assert_int_equal(hs_perfmodel_load(path, &m, &err), HS_EINPUT);
-    assert_null(m);
-    /* the '}' is the 39th character of the line */
-    snprintf(want, sizeof want, "%s:1:39: error: unexpected token near '}'", path);
-    assert_string_equal(err.msg, want);
-
-    write_file(path, "{\"hetsched_perfmodel\": 2, \"history\": [], \"fits\": []}");
-    assert_int_equal(hs_perfmodel_load(path, &m, &err), HS_EINPUT);
-    snprintf(want, sizeof want, "%s: expected hetsched_perfmodel 1 with lists history and fits",
-             path);
-    assert_string_equal(err.msg, want);
-
-    write_file(path, "{\"hetsched_perfmodel\": 1, \"history\": [{\"type\": \"gemm\"}], "
-                     "\"fits\": []}");
-    assert_int_equal(hs_perfmodel_load(path, &m, &err), HS_EINPUT);
-    snprintf(want, sizeof want, "%s: history[0]: Object item not found: size", path);
-    assert_string_equal(err.msg, want);
-
-    write_file(path, "{\"hetsched_perfmodel\": 1, \"history\": [], \"fits\": [{\"type\": "
-                     "\"gemm\", \"device\": \"gpu0\", \"a\": 1, \"b\": 2, \"c\": 3, "
-                     "\"points\": 2, \"rms_rel\": 0}]}");
-    assert_int_equal(hs_perfmodel_load(path, &m, &err), HS_EINPUT);
-    snprintf(want, sizeof want, "%s: fits[0]: needs names, finite a, b, c, rms_rel >= 0 and "
-             "points >= 3", path);
-    assert_string_equal(err.msg, want);
-    assert_null(m);
-    unlink(path);
-
+    /* syntax: the '}' is the 39th character of the line */
+    expect_load_error("{\"hetsched_perfmodel\": 1, \"history\": [}\n",
+                      ":1:39: error: unexpected token near '}'");
+    expect_load_error("[]", ":1:1: error: a performance model is a JSON object, not an array");
+    expect_load_error("{\"hetsched_perfmodel\": 3, \"history\": [], \"fits\": []}",
+                      ":1:24: error: hetsched_perfmodel: must be a whole number from 1 to 2, "
+                      "not 3");
+    expect_load_error("{\"hetsched_perfmodel\": 1, \"history\": []}",
+                      ":1:1: error: missing key 'fits' (a performance model has "
+                      "hetsched_perfmodel, history, fits)");
+    /* entries, each item located by line and column */
+    expect_load_error("{\"hetsched_perfmodel\": 1,\n \"history\": [{\"type\": \"gemm\"}], "
+                      "\"fits\": []}",
+                      ":2:14: error: history[0]: missing key 'size' (a history entry has type, "
+                      "params, size, device, mean_us, stddev_us, count, rejected, samples)");
+    expect_load_error("{\"hetsched_perfmodel\": 1, \"history\": [\n" ENTRY("va", "-1", "[5]")
+                      "], \"fits\": []}",
+                      ":2:24: error: history[0].size: must be a finite number > 0, not -1");
+    expect_load_error("{\"hetsched_perfmodel\": 1, \"history\": [\n" ENTRY("va", "1", "[5, 5, 5]")
+                      "], \"fits\": []}",
+                      ":2:113: error: history[0].samples: holds 3 samples, more than count + "
+                      "rejected (2) or than the 32 a window keeps");
+    expect_load_error("{\"hetsched_perfmodel\": 1, \"history\": [\n" ENTRY("va", "1", "[5, -5]")
+                      "], \"fits\": []}",
+                      ":2:117: error: history[0].samples[1]: must be a finite number >= 0");
+    expect_load_error("{\"hetsched_perfmodel\": 1, \"history\": [\n" ENTRY("va", "1", "[5]") ",\n"
+                      ENTRY("va", "1.0", "[5]") "], \"fits\": []}",
+                      ":3:1: error: history[1]: a second entry for va of size 1 on cpu0");
+    expect_load_error("{\"hetsched_perfmodel\": 1, \"history\": [], \"fits\": [{\"type\": "
+                      "\"gemm\", \"device\": \"gpu0\", \"a\": 1, \"b\": 2, \"c\": 3, "
+                      "\"points\": 2, \"rms_rel\": 0}]}",
+                      ":1:120: error: fits[0].points: must be a whole number from 3 to "
+                      "2147483647, not 2");
+    /* names and keys reach the terminal escaped: a newline, an escape sequence */
+    expect_load_error("{\"hetsched_perfmodel\": 1, \"history\": [\n" ENTRY("v\\na", "1", "[5]")
+                      "], \"fits\": []}",
+                      ":2:10: error: history[0].type: must be non-empty printable UTF-8 text, "
+                      "not 'v\\na'");
+    expect_load_error("{\"hetsched_perfmodel\": 1, \"history\": [\n" ENTRY("\\u009b2J", "1",
+                      "[5]") "], \"fits\": []}",
+                      ":2:10: error: history[0].type: must be non-empty printable UTF-8 text, "
+                      "not '\\u009b2J'");
+    expect_load_error("{\"hetsched_perfmodel\": 1, \"history\": [], \"fits\": [], "
+                      "\"\\u001b[2J\": 0}",
+                      ":1:67: error: \\x1b[2J: unknown key (a performance model has "
+                      "hetsched_perfmodel, history, fits)");
+    /* format 2: entries with params, bad params, a duplicate with params */
+    expect_load_error("{\"hetsched_perfmodel\": 2, \"history\": [\n" ENTRY2("n=4") ",\n"
+                      ENTRY2("n=4") "], \"fits\": []}",
+                      ":3:1: error: history[1]: a second entry for va n=4 of size 4 on cpu0");
+    expect_load_error("{\"hetsched_perfmodel\": 2, \"history\": [\n" ENTRY2("n=4\\t") "], "
+                      "\"fits\": []}",
+                      ":2:26: error: history[0].params: must be printable UTF-8 text, not "
+                      "'n=4\\t'");
+    /* counts up to 2^53 (exact doubles; their sum cannot overflow), no more */
+    {
+        const char *big = "{\"hetsched_perfmodel\": 2, \"history\": [{\"type\": \"va\", "
+                          "\"size\": 4, \"device\": \"cpu0\", \"mean_us\": 1, "
+                          "\"stddev_us\": 0, \"count\": 9007199254740992, \"rejected\": "
+                          "9007199254740992, \"samples\": [1]}], \"fits\": []}";
+        assert_int_equal(hs_perfmodel_load_buffer("big.json", big, strlen(big), &m, &err), HS_OK);
+        hs_perfmodel_free(m);
+        m = NULL;
+    }
+    expect_load_error("{\"hetsched_perfmodel\": 2, \"history\": [{\"type\": \"va\", "
+                      "\"size\": 4, \"device\": \"cpu0\", \"mean_us\": 1, \"stddev_us\": 0, "
+                      "\"count\": 9007199254740993, \"rejected\": 0, \"samples\": []}], "
+                      "\"fits\": []}",
+                      ":1:122: error: history[0].count: must be a whole number from 0 to "
+                      "9007199254740992, not 9007199254740993");
+    /* a file that is not there is bad input too */
     assert_int_equal(hs_perfmodel_load("/nonexistent/model.json", &m, &err), HS_EINPUT);
+    assert_string_equal(err.msg, "/nonexistent/model.json: cannot read: No such file or "
+                                 "directory");
     assert_null(m);
 }
-
 
 /* ------------------------------------------------ the model as cost provider */
 
@@ -356,12 +652,8 @@ static hs_perfmodel *load_model(void)
 {
     hs_perfmodel *m = NULL;
     hs_error err = {0};
-    char path[64];
-    temp_path(path, sizeof path);
-    write_file(path, model_json);
-    if (hs_perfmodel_load(path, &m, &err) != HS_OK)
+    if (hs_perfmodel_load_buffer("model.json", model_json, strlen(model_json), &m, &err) != HS_OK)
         fail_msg("%s", err.msg);
-    unlink(path);
     return m;
 }
 
@@ -455,7 +747,8 @@ static void typed_cost_missing(void **state)
     /* gemm has a fit on gpu0 only: cpu0 is missing, by name and by kind */
     assert_int_equal(hs_workload_finalize(w, &err), HS_EINPUT);
     assert_string_equal(err.msg, "applications[0].kernels[1].cost_us: kernel 'mm': no "
-                                 "performance model for gemm on cpu0 (run hetsched calibrate)");
+                                 "performance model for gemm on cpu0 in model.json (run "
+                                 "hetsched calibrate)");
     assert_string_equal(err.path, "applications[0].kernels[1].cost_us");
     /* giving the cpu cost fills the gap; gpu0 still comes from the model */
     assert_int_equal(hs_kernel_set_cost(w, a, k, "cpu0", 123, &err), HS_OK);
@@ -512,21 +805,254 @@ static void kernel_size_and_kind(void **state)
     assert_int_equal(hs_perfmodel_predict_device(m, "va", 500, &gpu7, &us, &err), HS_OK);
     assert_float_equal(us, 15, 1e-12);
     assert_int_equal(hs_perfmodel_predict_device(m, "va", 500, &cpu1, &us, &err), HS_EINPUT);
-    assert_string_equal(err.msg, "no performance model for va on cpu1 (run hetsched "
-                                 "calibrate)");
+    assert_string_equal(err.msg, "no performance model for va on cpu1 in model.json (run "
+                                 "hetsched calibrate)");
     hs_perfmodel_free(m);
+}
+
+/* ------------------------------------------------------- a measured run */
+
+/* The index of task `id` of w. */
+static size_t task_of(hs_workload *w, const char *id)
+{
+    size_t t;
+    int part, nparts;
+    hs_error err = {0};
+    if (hs_task_parse_id(w, id, &t, &part, &nparts, &err) != HS_OK)
+        fail_msg("%s", err.msg);
+    return t;
+}
+
+static void entry_is(const hs_perfmodel *m, const char *type, const char *params, double D,
+                     const char *device, double median, int n)
+{
+    hs_perf_history h;
+    if (!hs_perfmodel_history(m, type, params, D, device, &h))
+        fail_msg("no entry %s [%s] %g %s", type, params ? params : "", D, device);
+    assert_float_equal(h.median_us, median, 0);
+    assert_int_equal(h.nsamples, n);
+}
+
+/* A run's schedule, made by hand: a whole gemm, a va split 1/4 : 3/4, a
+ * potrf (not splittable) split in two, and a cost-only task.  Each typed
+ * time goes to its entry: the whole gemm at its params and D; the va
+ * parts at f x D without params; the potrf's part 0, which ran the whole
+ * tile, at its params and D, its empty part 1 nowhere; the cost-only
+ * task nowhere.  Twice the same run: two samples each. */
+static void run_added_to_history(void **state)
+{
+    static const char yaml[] =
+        "platform:\n"
+        "  devices:\n"
+        "    - {name: cpu0, kind: cpu, memory: host}\n"
+        "    - {name: gpu0, kind: gpu, memory: gpu0}\n"
+        "  links:\n"
+        "    - {from: host, to: gpu0, bandwidth_gbps: 10, latency_us: 5}\n"
+        "    - {from: gpu0, to: host, bandwidth_gbps: 10, latency_us: 5}\n"
+        "applications:\n"
+        "  - name: a\n"
+        "    kernels:\n"
+        "      - {name: g, type: gemm, params: {n: 16}, cost_us: {cpu: 10, gpu: 5}}\n"
+        "      - {name: v, type: va, params: {n: 1000}, cost_us: {cpu: 10, gpu: 5}}\n"
+        "      - {name: p, type: potrf, params: {n: 8}, cost_us: {cpu: 10, gpu: 5}}\n"
+        "      - {name: u, cost_us: {cpu: 1, gpu: 2}}\n";
+    hs_perfmodel *m = hs_perfmodel_new();
+    hs_workload *w = NULL;
+    hs_schedule *s = hs_schedule_new(NULL, NULL);
+    hs_perf_added added;
+    hs_error err = {0};
+    size_t g, v, p, u;
+    (void)state;
+    if (hs_workload_load_buffer("run.yaml", yaml, sizeof yaml - 1, &w, &err) != HS_OK)
+        fail_msg("%s", err.msg);
+    g = task_of(w, "a#0/g");
+    v = task_of(w, "a#0/v");
+    p = task_of(w, "a#0/p");
+    u = task_of(w, "a#0/u");
+    {
+        const hs_placement pl[] = {
+            {.task = g, .part = 0, .nparts = 1, .fraction = 1, .device = 1, .start_us = 0,
+             .end_us = 40},
+            {.task = v, .part = 0, .nparts = 2, .fraction = 0.25, .device = 0, .start_us = 10,
+             .end_us = 20},
+            {.task = v, .part = 1, .nparts = 2, .fraction = 0.75, .device = 1, .start_us = 40,
+             .end_us = 70},
+            {.task = p, .part = 0, .nparts = 2, .fraction = 0.5, .device = 0, .start_us = 20,
+             .end_us = 35},
+            {.task = p, .part = 1, .nparts = 2, .fraction = 0.5, .device = 1, .start_us = 70,
+             .end_us = 71},
+            {.task = u, .part = 0, .nparts = 1, .fraction = 1, .device = 0, .start_us = 0,
+             .end_us = 5},
+        };
+        for (size_t i = 0; i < sizeof pl / sizeof pl[0]; i++)
+            assert_true(hs_schedule_add_placement(s, &pl[i], &err) >= 0);
+    }
+    for (int run = 1; run <= 2; run++) {
+        assert_int_equal(hs_perfmodel_add_run(m, w, s, &added, &err), HS_OK);
+        assert_int_equal(added.whole, 2);
+        assert_int_equal(added.parts, 2);
+        assert_int_equal(added.untyped, 1);
+        assert_int_equal(hs_perfmodel_entries(m), 4);
+        entry_is(m, "gemm", "n=16,m=16,k=16,alpha=1,beta=0,transb=0", 2.0 * 16 * 16 * 16,
+                 "gpu0", 40, run);
+        entry_is(m, "va", NULL, 250, "cpu0", 10, run);
+        entry_is(m, "va", NULL, 750, "gpu0", 30, run);
+        entry_is(m, "potrf", "n=8", 8.0 * 8 * 8 / 3, "cpu0", 15, run);
+    }
+    /* a placement of another workload */
+    s->placements[0].task = 99;
+    assert_int_equal(hs_perfmodel_add_run(m, w, s, &added, &err), HS_EINPUT);
+    assert_string_equal(err.msg, "placement 0: no task 99 on device 1 in the workload");
+    hs_schedule_free(s);
+    hs_workload_free(w);
+    hs_perfmodel_free(m);
+}
+
+/* StarPU's loop: a workload of typed kernels without cost_us, on one CPU,
+ * predicted first from a model of fits only; it runs for real (cpu
+ * backend), the run is added to that model, and the same workload loaded
+ * with it is predicted from the run: each kernel's cost is its measured
+ * time, exactly, and the predicted makespan of the chain their sum. */
+static void second_run_predicted_from_first(void **state)
+{
+    static const char yaml[] =
+        "platform:\n"
+        "  devices:\n"
+        "    - {name: cpu0, kind: cpu, memory: host, cores: 1}\n"
+        "applications:\n"
+        "  - name: c\n"
+        "    kernels:\n"
+        "      - {name: v, type: va, params: {n: 20000}}\n"
+        "      - {name: s, type: scale, params: {n: 20000}}\n"
+        "    edges:\n"
+        "      - {from: v, to: s, bytes: 80000}\n";
+    static const char fits[] =
+        "{\"hetsched_perfmodel\": 2, \"history\": [], \"fits\": [\n"
+        " {\"type\": \"va\", \"device\": \"cpu\", \"a\": 1e-3, \"b\": 1, \"c\": 1, \"points\": 3,"
+        " \"rms_rel\": 0},\n"
+        " {\"type\": \"scale\", \"device\": \"cpu\", \"a\": 1e-3, \"b\": 1, \"c\": 1, \"points\": 3,"
+        " \"rms_rel\": 0}]}\n";
+    hs_perfmodel *m = NULL;
+    hs_load_options lo = {.cost_fn = hs_perfmodel_cost_fn};
+    hs_workload *w = NULL, *again = NULL;
+    hs_schedule *s = NULL, *pred = NULL;
+    hs_run_report report = {0};
+    hs_backend b = {.ops = &hs_backend_cpu, .state = &report};
+    hs_map_options opt = {0};
+    hs_perf_added added;
+    hs_error err = {0};
+    double span[2] = {0};
+    char path[64], wpath[64];
+    (void)state;
+    temp_path(path, sizeof path);
+    write_file(path, fits);
+    if (hs_perfmodel_load(path, &m, &err) != HS_OK)
+        fail_msg("%s", err.msg);
+    temp_path(wpath, sizeof wpath);
+    write_file(wpath, yaml);
+    lo.cost_ctx = m;
+    if (hs_workload_load_file_opts(wpath, &lo, &w, &err) != HS_OK)
+        fail_msg("%s", err.msg);
+    assert_float_equal(w->graph.tasks[0].cost_us[0], 21, 1e-12); /* the fit: 1e-3 x 2e4 + 1 */
+    if (hs_engine_run(w, hs_policy_find("heft"), &opt, &b, &s, NULL, &err) != HS_OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(report.checked, 2);
+    for (size_t i = 0; i < s->nplacements; i++)
+        span[s->placements[i].task] = s->placements[i].end_us - s->placements[i].start_us;
+    assert_int_equal(hs_perfmodel_add_run(m, w, s, &added, &err), HS_OK);
+    assert_int_equal(added.whole, 2);
+
+    if (hs_workload_load_file_opts(wpath, &lo, &again, &err) != HS_OK)
+        fail_msg("%s", err.msg);
+    assert_float_equal(again->graph.tasks[0].cost_us[0], span[0], 0);
+    assert_float_equal(again->graph.tasks[1].cost_us[0], span[1], 0);
+    if (hs_map(again, "heft", &opt, &pred, NULL, &err) != HS_OK)
+        fail_msg("%s", err.msg);
+    assert_float_equal(pred->makespan_us, span[0] + span[1], 1e-9);
+    hs_schedule_free(pred);
+    hs_workload_free(again);
+    hs_run_report_free(&report);
+    hs_schedule_free(s);
+    hs_workload_free(w);
+    hs_perfmodel_free(m);
+    unlink(path);
+    unlink(wpath);
+}
+
+/* --------------------------------------------------------------- the plot */
+
+/* Two types: a picture of two panels side by side, written as PNG (read
+ * back at its size, with marks of the devices' colours on it), and as
+ * SVG; refusals for another extension and for a model without history.
+ * Without cairo: not built in. */
+static void plot_picture(void **state)
+{
+    hs_perfmodel *m = hs_perfmodel_new(), *empty = hs_perfmodel_new();
+    hs_error err = {0};
+    char png[64], svg[64];
+    (void)state;
+    for (int i = 0; i < 4; i++) {
+        double D = 1e4 * pow(10, i);
+        for (int k = 0; k < 3; k++) {
+            record_ok(m, "gemm", D, "cpu0", 1e-3 * D + 5 + k, 1);
+            record_ok(m, "gemm", D, "gpu0", 1e-5 * D + 20 + k, 1);
+            record_ok(m, "va", D, "cpu0", 1e-4 * D + 1 + k, 1);
+        }
+    }
+    assert_int_equal(hs_perfmodel_fit(m, &err), HS_OK);
+    snprintf(png, sizeof png, "/tmp/hs_perfmodel_plot_%d.png", (int)getpid());
+    snprintf(svg, sizeof svg, "/tmp/hs_perfmodel_plot_%d.svg", (int)getpid());
+#if HS_HAVE_CAIRO
+    {
+        cairo_surface_t *img;
+        const unsigned char *px;
+        int stride, coloured = 0;
+        assert_int_equal(hs_perfmodel_plot(m, png, &err), HS_OK);
+        img = cairo_image_surface_create_from_png(png);
+        assert_int_equal(cairo_surface_status(img), CAIRO_STATUS_SUCCESS);
+        assert_int_equal(cairo_image_surface_get_width(img), 1120);
+        assert_int_equal(cairo_image_surface_get_height(img), 450);
+        px = cairo_image_surface_get_data(img);
+        stride = cairo_image_surface_get_stride(img);
+        /* pixels that are neither grey nor white: samples, rings, curves */
+        for (int y = 0; y < 450; y++)
+            for (int x = 0; x < 1120; x++) {
+                const unsigned char *c = px + (size_t)y * (size_t)stride + 4 * (size_t)x;
+                coloured += abs(c[0] - c[1]) > 20 || abs(c[1] - c[2]) > 20;
+            }
+        assert_true(coloured > 500);
+        cairo_surface_destroy(img);
+        assert_int_equal(hs_perfmodel_plot(m, svg, &err), HS_OK);
+        assert_true(access(svg, R_OK) == 0);
+        unlink(png);
+        unlink(svg);
+    }
+    assert_int_equal(hs_perfmodel_plot(m, "/tmp/model.txt", &err), HS_EINPUT);
+    assert_string_equal(err.msg, "/tmp/model.txt: a model plot is written as .png or .svg (by "
+                                 "the extension)");
+    assert_int_equal(hs_perfmodel_plot(empty, png, &err), HS_EINPUT);
+    assert_string_equal(err.msg, "nothing to plot: the model has no history");
+#else
+    assert_int_equal(hs_perfmodel_plot(m, png, &err), HS_ENOTBUILT);
+    assert_string_equal(err.msg, "model plots need cairo: not built in");
+#endif
+    hs_perfmodel_free(m);
+    hs_perfmodel_free(empty);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(welford_stats),        cmocka_unit_test(spike_rejected),
-        cmocka_unit_test(mad_floor),            cmocka_unit_test(record_refusals),
-        cmocka_unit_test(fit_exact),            cmocka_unit_test(fit_refusals),
-        cmocka_unit_test(fit_noisy_and_predict), cmocka_unit_test(save_load_round_trip),
-        cmocka_unit_test(load_refusals),
+        cmocka_unit_test(welford_stats),         cmocka_unit_test(spike_rejected),
+        cmocka_unit_test(mad_floor),             cmocka_unit_test(median_spikes_and_steps),
+        cmocka_unit_test(window_keeps_latest),   cmocka_unit_test(kernel_params_text),
+        cmocka_unit_test(exact_entry_wins),      cmocka_unit_test(fit_on_medians),
+        cmocka_unit_test(record_refusals),       cmocka_unit_test(fit_exact),
+        cmocka_unit_test(fit_refusals),          cmocka_unit_test(fit_noisy_and_predict),
+        cmocka_unit_test(save_load_round_trip),  cmocka_unit_test(load_refusals),
         cmocka_unit_test(typed_costs_from_model), cmocka_unit_test(typed_cost_missing),
-        cmocka_unit_test(kernel_size_and_kind),
+        cmocka_unit_test(kernel_size_and_kind),  cmocka_unit_test(run_added_to_history),
+        cmocka_unit_test(second_run_predicted_from_first), cmocka_unit_test(plot_picture),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

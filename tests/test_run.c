@@ -75,15 +75,26 @@ static hs_workload *mixed(int pf)
     return finalize(w);
 }
 
-/* Runs policy `pol` on backend ops; returns the status, fills *s and *r. */
-static int run(hs_workload *w, const char *pol, const hs_backend_ops *ops, hs_schedule **s,
-               hs_run_report *r, hs_error *err)
+/* Runs policy `pol` on backend ops with checks `mode` and budget (0: the
+ * default); returns the status, fills *s and *r. */
+static int run_checked(hs_workload *w, const char *pol, const hs_backend_ops *ops,
+                       hs_check_mode mode, size_t budget, hs_schedule **s, hs_run_report *r,
+                       hs_error *err)
 {
     hs_backend b = {.ops = ops, .state = r};
     hs_map_options opt = {0};
     memset(r, 0, sizeof *r);
+    r->check = mode;
+    r->check_budget = budget;
     *s = NULL;
     return hs_engine_run(w, hs_policy_find(pol), &opt, &b, s, NULL, err);
+}
+
+/* Runs policy `pol` on backend ops, checking every kernel. */
+static int run(hs_workload *w, const char *pol, const hs_backend_ops *ops, hs_schedule **s,
+               hs_run_report *r, hs_error *err)
+{
+    return run_checked(w, pol, ops, HS_CHECK_FULL, 0, s, r, err);
 }
 
 /* The structural half of hs_schedule_validate: every task placed (whole,
@@ -217,6 +228,9 @@ static void every_policy_cpu_and_emu(void **state)
             if (rc != 0)
                 fail_msg("%s on %s: %s", name, k ? "emu" : "cpu", err.msg);
             nsplit += s->nplacements > w->graph.ntasks;
+            assert_int_equal(hs_run_measured_schedule(w, k ? "emu" : "cpu", &r, s, &err), 0);
+            if (hs_schedule_validate(w, s, &err) != HS_OK) /* the measured rules */
+                fail_msg("%s on %s: measured schedule: %s", name, k ? "emu" : "cpu", err.msg);
             assert_int_equal(r.typed, 10);
             assert_int_equal(r.checked, 10);
             check_structure(w, s);
@@ -234,9 +248,10 @@ static void every_policy_cpu_and_emu(void **state)
     hs_workload_free(we);
 }
 
-/* One chain on a lone gpu0 under emu: inputs are generated on the device and
- * passed on in gpu0's memory, so the only copy is the output, increment's
- * 4000 bytes, gpu0 -> host.  Replicas: va's, scale's and increment's results
+/* One chain on a lone gpu0 under emu: va's inputs are generated on host and
+ * copied to gpu0 (a and b, 4000 bytes each), and results are passed on in
+ * gpu0's memory, so the only other copy is the output, increment's 4000
+ * bytes, gpu0 -> host.  Replicas: va's, scale's and increment's results
  * on gpu0 plus increment's host copy = 4 allocated; 3 freed (va's after
  * scale took it, scale's after increment did, increment's after going to
  * host). */
@@ -254,7 +269,8 @@ static void emu_lone_gpu_copies_only_the_output(void **state)
     ref = reference(w);
     assert_int_equal(run(w, "eager", &hs_backend_emu, &s, &r, &err), 0);
     assert_int_equal(r.nmemories, 2);
-    assert_int_equal(r.link_copies[0 * 2 + 1], 0);
+    assert_int_equal(r.link_copies[0 * 2 + 1], 2);
+    assert_true(r.link_bytes[0 * 2 + 1] == 8000.0);
     assert_int_equal(r.link_copies[1 * 2 + 0], 1);
     assert_true(r.link_bytes[1 * 2 + 0] == 4000.0);
     assert_int_equal(r.replicas_allocated, 4);
@@ -293,6 +309,24 @@ static void emu_heft_copies_both_ways(void **state)
     assert_int_equal(r.replicas_allocated, 5);
     assert_int_equal(r.replicas_freed, 4);
     check_outputs(w, &r, ref);
+    /* measured: the two copies are the schedule's transfers, each after its
+     * producer's kernel and before its consumer's */
+    assert_int_equal(hs_run_measured_schedule(w, "emu", &r, s, &err), 0);
+    assert_string_equal(s->model, "measured");
+    assert_int_equal(s->ntransfers, 2);
+    for (size_t k = 0; k < s->ntransfers; k++) {
+        const hs_transfer *t = &s->transfers[k];
+        const hs_placement *from = &s->placements[t->from_placement];
+        const hs_placement *to = &s->placements[t->to_placement];
+        assert_true(t->from_placement != HS_NONE && t->to_placement != HS_NONE);
+        assert_int_equal(to->task, from->task + 1);
+        assert_int_equal(t->from_device, from->device);
+        assert_int_equal(t->to_device, to->device);
+        assert_true(t->bytes == 4000.0);
+        assert_true(from->end_us <= t->start_us && t->start_us <= t->end_us &&
+                    t->end_us <= to->start_us);
+        assert_true(t->end_us <= s->makespan_us);
+    }
     free_results(w, ref);
     hs_schedule_free(s);
     hs_run_report_free(&r);
@@ -366,6 +400,152 @@ static void failing_kernel_fails_the_run(void **state)
     hs_workload_free(w);
 }
 
+/* A device fails mid-run on emu, for every policy: gpu0 at its 2nd task
+ * (its memory's results saved to host), or cpu0 at its 3rd (host memory,
+ * nothing lost); the run completes on the others with every kernel checked
+ * and the outputs byte-exact, no placement on the failed device after the
+ * failure, and the engine counts the failure when the device got that far. */
+static void device_fails_every_policy(void **state)
+{
+    hs_workload *w = mixed(PF_CPU_GPU2), *wc = mixed(PF_CPU);
+    void **ref = reference(wc);
+    const hs_policy *const *pol = hs_policy_list();
+    int failures = 0;
+    (void)state;
+    for (size_t i = 0; pol[i]; i++)
+        for (int k = 0; k < 2; k++) {
+            hs_backend b;
+            hs_map_options opt = {0};
+            hs_map_stats st = {0};
+            hs_schedule *s = NULL;
+            hs_run_report r = {.check = HS_CHECK_FULL, .fail_device = k ? 0 : 1,
+                               .fail_after = k ? 3 : 2};
+            hs_error err = {0};
+            size_t on_failed = 0;
+            b = (hs_backend){.ops = &hs_backend_emu, .state = &r};
+            if (hs_engine_run(w, pol[i], &opt, &b, &s, &st, &err) != 0)
+                fail_msg("%s, device %d failing: %s", hs_policy_name(pol[i]), r.fail_device,
+                         err.msg);
+            assert_int_equal(r.typed, 10);
+            assert_int_equal(r.checked, 10);
+            check_structure(w, s);
+            check_outputs(w, &r, ref);
+            for (size_t p = 0; p < s->nplacements; p++)
+                on_failed += s->placements[p].device == (k ? 0 : 1);
+            assert_true(on_failed < (size_t)(k ? 3 : 2)); /* at most what it ran before */
+            assert_true(st.failed_devices <= 1);
+            if (st.failed_devices)
+                assert_true(st.rerun >= 1);
+            failures += st.failed_devices;
+            hs_schedule_free(s);
+            hs_run_report_free(&r);
+        }
+    assert_true(failures > 0);
+    free_results(wc, ref);
+    hs_workload_free(w);
+    hs_workload_free(wc);
+}
+
+/* The latest end of a kernel in r's events. */
+static double last_kernel_end(const hs_run_report *r)
+{
+    double end = 0;
+    for (size_t i = 0; i < r->nevents; i++)
+        if (r->events[i].kind == HS_EV_KERNEL && r->events[i].end_us > end)
+            end = r->events[i].end_us;
+    return end;
+}
+
+/* Checks come after the run, in every mode: none checks nothing; sample
+ * checks exactly the first kernel of each type and params on each memory:
+ * on one cpu device alone, the mixed workload has va, scale, increment,
+ * potrf, trsm and syrk with one set of params each, so 6 of its 10 (the
+ * budget does not matter); full checks all 10.  Every check starts once
+ * every kernel ended. */
+static void checks_after_the_run(void **state)
+{
+    static const struct {
+        hs_check_mode mode;
+        size_t budget, checked;
+    } cases[] = {{HS_CHECK_NONE, 0, 0}, {HS_CHECK_SAMPLE, 1, 6}, {HS_CHECK_SAMPLE, 0, 6},
+                 {HS_CHECK_FULL, 0, 10}};
+    hs_workload *w = mixed(PF_CPU);
+    (void)state;
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        hs_schedule *s;
+        hs_run_report r;
+        hs_error err = {0};
+        size_t checks = 0;
+        double end;
+        assert_int_equal(run_checked(w, "cpu-only", &hs_backend_emu, cases[k].mode,
+                                     cases[k].budget, &s, &r, &err), 0);
+        assert_int_equal(r.typed, 10);
+        assert_int_equal(r.checked, cases[k].checked);
+        end = last_kernel_end(&r);
+        for (size_t i = 0; i < r.nevents; i++)
+            if (r.events[i].kind == HS_EV_CHECK) {
+                checks++;
+                assert_int_equal(r.events[i].device, -1);
+                assert_true(r.events[i].start_us >= end);
+            }
+        assert_int_equal(checks, cases[k].checked);
+        hs_schedule_free(s);
+        hs_run_report_free(&r);
+    }
+    hs_workload_free(w);
+}
+
+/* Full checks over a budget of 1 byte: a checker thread checks held kernels
+ * during the run; every kernel is still checked once. */
+static void full_checks_over_budget(void **state)
+{
+    hs_workload *w = mixed(PF_CPU_GPU2);
+    hs_schedule *s;
+    hs_run_report r;
+    hs_error err = {0};
+    (void)state;
+    assert_int_equal(run_checked(w, "heft", &hs_backend_emu, HS_CHECK_FULL, 1, &s, &r, &err),
+                     0);
+    assert_int_equal(r.checked, 10);
+    hs_schedule_free(s);
+    hs_run_report_free(&r);
+    hs_workload_free(w);
+}
+
+/* Adds 1 to the first float of every scale result. */
+static void corrupt_scale(const hs_kconf *c, void *const *bufs)
+{
+    if (strcmp(c->type->name, "scale") == 0)
+        ((float *)bufs[1])[0] += 1.0f;
+}
+
+/* A wrong result fails the run once it has ended, naming the kernel, in
+ * every mode that checks it (sample checks the first scale); with no
+ * checks the run passes. */
+static void wrong_result_fails_after_the_run(void **state)
+{
+    hs_workload *w = mixed(PF_CPU_GPU2);
+    (void)state;
+    hs__data_test_hook = corrupt_scale;
+    for (int mode = HS_CHECK_SAMPLE; mode <= HS_CHECK_NONE; mode++) {
+        hs_schedule *s;
+        hs_run_report r;
+        hs_error err = {0};
+        int rc = run_checked(w, "eager", &hs_backend_emu, (hs_check_mode)mode, 1, &s, &r, &err);
+        if (mode == HS_CHECK_NONE) {
+            assert_int_equal(rc, 0);
+            hs_schedule_free(s);
+        } else {
+            assert_int_equal(rc, HS_ECHECK);
+            assert_non_null(strstr(err.msg, "kernel chain#"));
+            assert_non_null(strstr(err.msg, "/scale (scale): scale:"));
+        }
+        hs_run_report_free(&r);
+    }
+    hs__data_test_hook = NULL;
+    hs_workload_free(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -375,6 +555,10 @@ int main(void)
         cmocka_unit_test(cpu_refuses_gpus),
         cmocka_unit_test(untyped_tasks_sleep),
         cmocka_unit_test(failing_kernel_fails_the_run),
+        cmocka_unit_test(device_fails_every_policy),
+        cmocka_unit_test(checks_after_the_run),
+        cmocka_unit_test(full_checks_over_budget),
+        cmocka_unit_test(wrong_result_fails_after_the_run),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

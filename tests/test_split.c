@@ -3,16 +3,22 @@
  *   - the registry, the option table and refusals of bad input;
  *   - the simulator's chunk-time model and its figures on hand-checked runs;
  *   - exact chunk sequences of static, gss, fss, tss, boyer, kass, coretsar
- *     and qilin on small N, driven by hand;
+ *     and qilin on small N, driven by hand, and the exact moment an idle
+ *     device takes a chunk back from one judged dead;
  *   - conformance of every registered splitter on seeded random runs: random
  *     chunk timings, variability, and (for those that claim it) a device that
  *     stops answering: every item finished exactly once, the run ends;
- *   - the same contract under real threads;
+ *   - a dead device on the kernel profiles: the exact makespan of `split -p
+ *     hdss pi --sim --fail gpu0:5`, and for every splitter that survives it
+ *     a makespan within the survivor's time alone plus the wait bound;
+ *   - the same contract under real threads; chunks holding items handed
+ *     out before run aside and only the accepted result is kept;
  *   - the headline experiment: with one device slowed 3x during the run,
  *     hdss and boyer beat the best static split found by exhaustive search
  *     (1% steps) on the nominal devices (Boyer et al. Fig. 6);
  *   - the command line. */
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -35,6 +41,16 @@
 #include "tests/cli_fixture.h"
 
 #define EPS 1e-6
+
+/* Under ThreadSanitizer (the third half of `./build.sh test`) the long
+ * single-threaded tests (the simulator, the command line's simulated runs)
+ * are skipped: there is nothing for it to check, and it slows them down
+ * many times. */
+#ifdef __SANITIZE_THREAD__
+#define SINGLE_THREADED() skip()
+#else
+#define SINGLE_THREADED() ((void)0)
+#endif
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -636,6 +652,69 @@ static void seq_hdss_standby(void **state)
     }
 }
 
+/* When an idle device takes a chunk back (mapper/split_core.h): device b
+ * holds U items handed out at `issued`, a has nothing left; b is judged
+ * dead at issued + max(1000, min(P_b + 2 P_a, 3 P_b)) µs.  `fixed` with
+ * chunks of U = 3000 (or 100) items of 6000 (200), widths 1, b handed the
+ * first chunk at 0 and a the second at 0:
+ *   - b's hint 1 item/µs (P_b = 3000), a ends its chunk at 1500 (P_a =
+ *     1500): 3000 + 2 1500 = 6000 < 9000: b is dead at 6000;
+ *   - a ends at 6000 instead (P_a = 6000): 3000 + 12000 = 15000, bounded
+ *     by 3 P_b = 9000; a takes b's chunk at 9000; b reports at 9500,
+ *     refused, and asks: a holds the chunk taken back once (2^1), P_a =
+ *     6000 (a's last chunk, 3000 items in 6000 µs), P_b = 9500 (b's
+ *     refused chunk measured it): 2 min(6000 + 19000, 18000) = 36000 after
+ *     9000: 45000;
+ *   - U = 100: P_b = 100, a ends at 50 (P_a = 50): 100 + 100 = 200, below
+ *     the floor: 1000;
+ *   - no hints: nothing known of b (P_b = 0), a ends at 1000 (P_a = 1000,
+ *     the mean 1/3 µs per item): min(0 + 2000, 3 1000) = 2000. */
+static void seq_judged_dead(void **state)
+{
+    hs_split_device dev[2] = {mkdev("a", HS_DEVICE_CPU, 1), mkdev("b", HS_DEVICE_GPU, 1)};
+    hs_split_options o = {.chunk = 3000}, small = {.chunk = 100};
+    hs_split_grant g = {0, 0, 0};
+    script s;
+    (void)state;
+    s_start(&s, "fixed", 6000, dev, 2, &o, NULL);
+    want_chunk(&s, 1, 0, 0, 3000);
+    want_chunk(&s, 0, 0, 3000, 6000);
+    report(&s, 0, 3000, 6000, 1500, 1500);
+    assert_int_equal(s.sp->next(s.st, 0, 1500, &g), HS_SPLIT_WAIT);
+    assert_true(fabs(g.wake_us - 6000) < EPS);
+    want_chunk(&s, 0, 6000, 0, 3000);
+    s_end(&s, NULL);
+
+    s_start(&s, "fixed", 6000, dev, 2, &o, NULL);
+    want_chunk(&s, 1, 0, 0, 3000);
+    want_chunk(&s, 0, 0, 3000, 6000);
+    report(&s, 0, 3000, 6000, 6000, 6000);
+    assert_int_equal(s.sp->next(s.st, 0, 6000, &g), HS_SPLIT_WAIT);
+    assert_true(fabs(g.wake_us - 9000) < EPS);
+    want_chunk(&s, 0, 9000, 0, 3000);
+    assert_int_equal(s.sp->finished(s.st, 1, 0, 3000, 9500, 9500), 0);
+    assert_int_equal(s.sp->next(s.st, 1, 9500, &g), HS_SPLIT_WAIT);
+    assert_true(fabs(g.wake_us - 45000) < EPS);
+    s_end(&s, NULL);
+
+    s_start(&s, "fixed", 200, dev, 2, &small, NULL);
+    want_chunk(&s, 1, 0, 0, 100);
+    want_chunk(&s, 0, 0, 100, 200);
+    report(&s, 0, 100, 200, 50, 50);
+    assert_int_equal(s.sp->next(s.st, 0, 50, &g), HS_SPLIT_WAIT);
+    assert_true(fabs(g.wake_us - 1000) < EPS);
+    s_end(&s, NULL);
+
+    dev[0].rate_hint = dev[1].rate_hint = 0;
+    s_start(&s, "fixed", 6000, dev, 2, &o, NULL);
+    want_chunk(&s, 1, 0, 0, 3000);
+    want_chunk(&s, 0, 0, 3000, 6000);
+    report(&s, 0, 3000, 6000, 1000, 1000);
+    assert_int_equal(s.sp->next(s.st, 0, 1000, &g), HS_SPLIT_WAIT);
+    assert_true(fabs(g.wake_us - 2000) < EPS);
+    s_end(&s, NULL);
+}
+
 /* hdss's fit in time (our addition), widths 1, no hints, adaptive_max 1
  * (the adaptive phase may cover everything): 60000 items.  b ends its first
  * block [128, 256) at t = 1 (128 items/us), then blocks of 256 in 2 us each
@@ -844,19 +923,98 @@ static void conformance(int variant, int cases, unsigned short seed)
 static void conformance_random_timings(void **state)
 {
     (void)state;
+    SINGLE_THREADED();
     conformance(PLAIN, 60, 1);
 }
 
 static void conformance_variability(void **state)
 {
     (void)state;
+    SINGLE_THREADED();
     conformance(VARY, 60, 2);
 }
 
 static void conformance_dead_device(void **state)
 {
     (void)state;
+    SINGLE_THREADED();
     conformance(FAIL, 80, 3);
+}
+
+/* A dead device in the simulator, the kernel profiles of `split --sim`.
+ * `split -p hdss pi --sim --fail gpu0:5`: cpu0 (9.4 blocks/µs) is below 5%
+ * of gpu0's speed and stands by; gpu0 takes all N items at 0 and dies at 5
+ * ms holding them.  cpu0 takes them over once gpu0 is 3 times late by its
+ * hint, P = N / rate hint (12152.7 µs): the makespan is exactly 3 P plus
+ * cpu0's time for N items (446.2 ms; it was 1350.8 ms, waiting twice its
+ * own time before). */
+static void sim_dead_gpu_exact(void **state)
+{
+    static hs_split_sim s;
+    hs_split_device dev[2];
+    hs_split_result r;
+    hs_error err = {0};
+    double p, want;
+    (void)state;
+    memset(&s, 0, sizeof s);
+    assert_int_equal(hs_split_sim_profile(&s, "pi", &err), HS_OK);
+    s.dev[1].fails = 1;
+    s.dev[1].fail_at_us = 5000;
+    hs_split_sim_devices(&s, dev);
+    p = (double)s.items / dev[1].rate_hint;
+    want = 3 * p + hs_split_sim_chunk_us(&s, 0, 0, s.items, 3 * p);
+    assert_int_equal(hs_split_sim_run(&s, hs_splitter_find("hdss"), NULL, NULL, &r, &err),
+                     HS_OK);
+    assert_true(fabs(p - 12152.727) < 1e-3);
+    assert_true(fabs(r.makespan_us - want) < 1e-9 * want);
+    assert_int_equal(r.dev[0].items, s.items);
+    assert_int_equal(r.dev[1].lost, 1);
+    hs_split_result_free(&r);
+}
+
+/* Every splitter that survives a dead device, on each profile (ss only on
+ * xgemm-rows: elsewhere millions of one-item chunks), with either device
+ * dying at 0, 0.5, 2, 5, 10 or 50 ms: the makespan is at most the
+ * survivor's time alone, plus the wait bound for all N items on the dead
+ * device, max(1 ms, 3 N / rate hint), plus the survivor's overhead for
+ * each of its chunks (alone is one chunk). */
+static void sim_dead_device_bound(void **state)
+{
+    static const char *const kernels[] = {"pi", "va", "xgemm-rows"};
+    static const double fail_ms[] = {0, 0.5, 2, 5, 10, 50};
+    static hs_split_sim s;
+    (void)state;
+    SINGLE_THREADED();
+    for (size_t k = 0; k < 3; k++)
+        for (int dead = 0; dead < 2; dead++)
+            for (size_t t = 0; t < sizeof fail_ms / sizeof fail_ms[0]; t++)
+                for (const hs_splitter *const *l = hs_splitter_list(); *l; l++) {
+                    hs_split_device dev[2];
+                    hs_split_result r;
+                    hs_error err = {0};
+                    int live = 1 - dead;
+                    double bound, limit;
+                    if (!((*l)->flags & HS_SPLIT_SURVIVES_FAILURE) ||
+                        (strcmp((*l)->name, "ss") == 0 && k < 2))
+                        continue;
+                    memset(&s, 0, sizeof s);
+                    assert_int_equal(hs_split_sim_profile(&s, kernels[k], &err), HS_OK);
+                    s.dev[dead].fails = 1;
+                    s.dev[dead].fail_at_us = fail_ms[t] * 1000;
+                    hs_split_sim_devices(&s, dev);
+                    if (hs_split_sim_run(&s, *l, NULL, NULL, &r, &err) != HS_OK)
+                        fail_msg("%s on %s, %s dead at %g ms: %s", (*l)->name, kernels[k],
+                                 s.dev[dead].name, fail_ms[t], err.msg);
+                    bound = 3 * (double)s.items / dev[dead].rate_hint;
+                    bound = bound > 1000 ? bound : 1000;
+                    limit = hs_split_sim_chunk_us(&s, live, 0, s.items, 0) + bound +
+                            (double)r.dev[live].chunks * dev[live].overhead_hint_us;
+                    if (r.makespan_us > limit)
+                        fail_msg("%s on %s, %s dead at %g ms: makespan %.3f ms over %.3f ms",
+                                 (*l)->name, kernels[k], s.dev[dead].name, fail_ms[t],
+                                 r.makespan_us / 1000, limit / 1000);
+                    hs_split_result_free(&r);
+                }
 }
 
 /* ------------------------------------------------------------ the driver */
@@ -867,10 +1025,11 @@ typedef struct drive_user {
     int fail_device;                /* its first run() fails; -1: none */
 } drive_user;
 
-static int run_items(void *user, int d, size_t b, size_t e)
+static int run_items(void *user, int d, size_t b, size_t e, int aside)
 {
     drive_user *u = user;
     volatile double sink = 0;
+    (void)aside;
     if (atomic_fetch_add(&u->calls[d], 1) == 0 && d == u->fail_device)
         return HS_EIO;
     for (size_t i = b; i < e; i++) {
@@ -895,7 +1054,7 @@ static void drive_threads(void **state)
         for (const hs_splitter *const *l = hs_splitter_list(); *l; l++) {
             const hs_splitter *sp = *l;
             drive_user u = {.fail_device = fail ? 1 : -1};
-            hs_split_drive_stats st;
+            hs_split_drive_stats st = {0};
             hs_error err = {0};
             size_t refused = 0;
             int rc;
@@ -903,7 +1062,8 @@ static void drive_threads(void **state)
                 continue;
             u.count = calloc(N, sizeof *u.count);
             assert_non_null(u.count);
-            rc = hs_split_drive(sp, &k, dev, 3, NULL, NULL, run_items, &u, &st, &err);
+            rc = hs_split_drive(sp, &k, dev, 3, NULL, NULL, &(hs_split_drive_ops){.run = run_items},
+                                &u, &st, &err);
             if (rc != HS_OK)
                 fail_msg("%s (fail %d): %s", sp->name, fail, err.msg);
             for (int d = 0; d < 3; d++)
@@ -947,8 +1107,9 @@ static void drive_drain(void **state)
         u.count = calloc(N, sizeof *u.count);
         assert_non_null(u.count);
         u.calls[1] = 1; /* run() never fails: only the drain may */
-        rc = hs_split_drive_prep(hs_splitter_find("static"), &k, dev, 2, NULL, NULL, NULL,
-                                 run_items, drain_sleep, &u, &st, &err);
+        rc = hs_split_drive(hs_splitter_find("static"), &k, dev, 2, NULL, NULL,
+                            &(hs_split_drive_ops){.run = run_items, .drain = drain_sleep}, &u,
+                            &st, &err);
         free(u.count);
         if (fail) {
             assert_int_equal(rc, HS_EIO);
@@ -1015,11 +1176,13 @@ static void bad_fini(void *state)
     (void)state;
 }
 
-static int run_nothing(void *user, int d, size_t b, size_t e)
+static int run_nothing(void *user, int d, size_t b, size_t e, int aside)
 {
-    (void)user, (void)d, (void)b, (void)e;
+    (void)user, (void)d, (void)b, (void)e, (void)aside;
     return 0;
 }
+
+static const hs_split_drive_ops nothing = {.run = run_nothing};
 
 /* The driver finds an item accepted twice, among more chunks than it keeps
  * unmerged, and items nobody finished. */
@@ -1033,17 +1196,175 @@ static void drive_checks_splitter(void **state)
     (void)state;
     bad.dup = 7777;
     bad.stop = 10001; /* every item, one twice */
-    assert_int_equal(hs_split_drive(&sp, &k, dev, 1, NULL, NULL, run_nothing, NULL, NULL, &err),
+    assert_int_equal(hs_split_drive(&sp, &k, dev, 1, NULL, NULL, &nothing, NULL, NULL, &err),
                      HS_EINTERNAL);
     assert_non_null(strstr(err.msg, "item 7777 finished twice"));
     bad.dup = 20000; /* never */
     bad.stop = 9000;
-    assert_int_equal(hs_split_drive(&sp, &k, dev, 1, NULL, NULL, run_nothing, NULL, NULL, &err),
+    assert_int_equal(hs_split_drive(&sp, &k, dev, 1, NULL, NULL, &nothing, NULL, NULL, &err),
                      HS_EINTERNAL);
     assert_non_null(strstr(err.msg, "1000 of 10000 items unfinished"));
     bad.stop = 10000;
-    assert_int_equal(hs_split_drive(&sp, &k, dev, 1, NULL, NULL, run_nothing, NULL, NULL, &err),
+    assert_int_equal(hs_split_drive(&sp, &k, dev, 1, NULL, NULL, &nothing, NULL, NULL, &err),
                      HS_OK);
+}
+
+/* Runs that share items.  A scripted splitter: each device is handed the
+ * chunks of its list in order and only the chunks marked `keep` are
+ * accepted.  The run function writes a tag, 1 + the run's index, into the
+ * shared buffer (in place) or into its device's own one (aside); commit
+ * copies the own one over the shared one. */
+enum { TAG_N = 40, TAG_RUNS = 8 };
+
+typedef struct tag_chunk {
+    size_t b, e;
+    int keep;
+} tag_chunk;
+
+typedef struct tag_split {
+    const tag_chunk *list[3];
+    size_t n[3], next[3];
+} tag_split;
+
+typedef struct tag_user {
+    pthread_mutex_t mu;
+    int shared[TAG_N], own[3][TAG_N];
+    int runs, aside[TAG_RUNS], device[TAG_RUNS];
+    size_t commits, commit_b[TAG_RUNS], commit_e[TAG_RUNS];
+    int commit_device[TAG_RUNS];
+} tag_user;
+
+static tag_split tag_plan;
+
+static int tag_start(const hs_split_kernel *k, const hs_split_device *dev, int ndev,
+                     const hs_split_options *opt, const hs_split_memory *mem, void **state,
+                     hs_error *err)
+{
+    (void)k, (void)dev, (void)ndev, (void)opt, (void)mem, (void)err;
+    memset(tag_plan.next, 0, sizeof tag_plan.next);
+    *state = &tag_plan;
+    return HS_OK;
+}
+
+static hs_split_answer tag_next(void *state, int d, double now, hs_split_grant *g)
+{
+    tag_split *t = state;
+    (void)now;
+    if (t->next[d] == t->n[d])
+        return HS_SPLIT_STOP;
+    g->begin = t->list[d][t->next[d]].b;
+    g->end = t->list[d][t->next[d]++].e;
+    return HS_SPLIT_CHUNK;
+}
+
+static int tag_finished(void *state, int d, size_t b, size_t e, double us, double now)
+{
+    tag_split *t = state;
+    (void)b, (void)e, (void)us, (void)now;
+    return t->list[d][t->next[d] - 1].keep;
+}
+
+static void tag_fini(void *state)
+{
+    (void)state;
+}
+
+static const hs_splitter tag_splitter = {.name = "tags", .start = tag_start, .next = tag_next,
+                                         .finished = tag_finished, .fini = tag_fini};
+
+static int run_tag(void *user, int d, size_t b, size_t e, int aside)
+{
+    tag_user *u = user;
+    int tag, *out = aside ? u->own[d] : u->shared;
+    pthread_mutex_lock(&u->mu);
+    tag = 1 + u->runs;
+    u->aside[u->runs] = aside;
+    u->device[u->runs++] = d;
+    pthread_mutex_unlock(&u->mu);
+    for (size_t i = b; i < e; i++)
+        out[i] = tag;
+    return 0;
+}
+
+static void commit_tag(void *user, int d, size_t b, size_t e)
+{
+    tag_user *u = user;
+    u->commit_device[u->commits] = d;
+    u->commit_b[u->commits] = b;
+    u->commit_e[u->commits++] = e;
+    memcpy(u->shared + b, u->own[d] + b, (e - b) * sizeof *u->shared);
+}
+
+static int drive_tags(int ndev, tag_user *u, hs_error *err)
+{
+    hs_split_device dev[3] = {mkdev("a", HS_DEVICE_CPU, 0), mkdev("b", HS_DEVICE_CPU, 0),
+                              mkdev("c", HS_DEVICE_CPU, 0)};
+    hs_split_kernel k = {.name = "k", .items = TAG_N};
+    hs_split_drive_ops ops = {.run = run_tag, .commit = commit_tag};
+    memset(u, 0, sizeof *u);
+    pthread_mutex_init(&u->mu, NULL);
+    return hs_split_drive(&tag_splitter, &k, dev, ndev, NULL, NULL, &ops, u, NULL, err);
+}
+
+/* One device, so the order is known: [0, 10) refused, [10, 20), then
+ * [0, 5) and [5, 10) again (aside: handed out before), then [20, 40),
+ * which only touches what was handed out (in place).  The shared buffer
+ * ends with the accepted runs' tags: 3 and 4 committed, 2 and 5 in place;
+ * the refused run's tag 1 is gone. */
+static void drive_aside_order(void **state)
+{
+    static const tag_chunk plan[] = {{0, 10, 0}, {10, 20, 1}, {0, 5, 1}, {5, 10, 1}, {20, 40, 1}};
+    static tag_user u;
+    hs_error err = {0};
+    (void)state;
+    tag_plan = (tag_split){.list = {plan}, .n = {5}};
+    assert_int_equal(drive_tags(1, &u, &err), HS_OK);
+    assert_int_equal(u.runs, 5);
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(u.aside[i], i == 2 || i == 3);
+    assert_int_equal(u.commits, 2);
+    assert_int_equal(u.commit_device[0], 0);
+    assert_int_equal(u.commit_b[0], 0);
+    assert_int_equal(u.commit_e[0], 5);
+    assert_int_equal(u.commit_b[1], 5);
+    assert_int_equal(u.commit_e[1], 10);
+    for (size_t i = 0; i < TAG_N; i++)
+        assert_int_equal(u.shared[i], i < 5 ? 3 : i < 10 ? 4 : i < 20 ? 2 : 5);
+    pthread_mutex_destroy(&u.mu);
+}
+
+/* Three devices handed every item at once, only device `keep` accepted:
+ * whichever is handed the items first runs in place, the others aside,
+ * and the shared buffer ends with the kept device's tag, committed only
+ * if that device ran aside. */
+static void drive_aside_race(void **state)
+{
+    static const tag_chunk yes[] = {{0, TAG_N, 1}}, no[] = {{0, TAG_N, 0}};
+    static tag_user u;
+    (void)state;
+    for (int keep = 0; keep < 3; keep++)
+        for (int round = 0; round < 20; round++) {
+            hs_error err = {0};
+            int in_place = 0, kept_run = -1;
+            for (int d = 0; d < 3; d++) {
+                tag_plan.list[d] = d == keep ? yes : no;
+                tag_plan.n[d] = 1;
+            }
+            assert_int_equal(drive_tags(3, &u, &err), HS_OK);
+            assert_int_equal(u.runs, 3);
+            for (int i = 0; i < 3; i++) {
+                in_place += !u.aside[i];
+                if (u.device[i] == keep)
+                    kept_run = i;
+            }
+            assert_int_equal(in_place, 1);
+            assert_int_equal(u.commits, (size_t)u.aside[kept_run]);
+            if (u.commits)
+                assert_int_equal(u.commit_device[0], keep);
+            for (size_t i = 0; i < TAG_N; i++)
+                assert_int_equal(u.shared[i], 1 + kept_run);
+            pthread_mutex_destroy(&u.mu);
+        }
 }
 
 /* -------------------------------------------------- the headline experiment */
@@ -1172,6 +1493,7 @@ static void plot_or_not_built(void **state)
 static void command_line(void **state)
 {
     (void)state;
+    SINGLE_THREADED();
     if (!getenv("HETSCHED"))
         skip();
     assert_int_equal(cli("split -p help"), 0);
@@ -1230,13 +1552,18 @@ int main(void)
         cmocka_unit_test(seq_hdss_even_start),
         cmocka_unit_test(seq_hdss_fit),
         cmocka_unit_test(seq_hdss_standby),
+        cmocka_unit_test(seq_judged_dead),
         cmocka_unit_test(hdss_h100_xgemm),
         cmocka_unit_test(conformance_random_timings),
         cmocka_unit_test(conformance_variability),
         cmocka_unit_test(conformance_dead_device),
+        cmocka_unit_test(sim_dead_gpu_exact),
+        cmocka_unit_test(sim_dead_device_bound),
         cmocka_unit_test(drive_threads),
         cmocka_unit_test(drive_drain),
         cmocka_unit_test(drive_checks_splitter),
+        cmocka_unit_test(drive_aside_order),
+        cmocka_unit_test(drive_aside_race),
         cmocka_unit_test(headline_throttle),
         cmocka_unit_test(plot_or_not_built),
         cmocka_unit_test(command_line),

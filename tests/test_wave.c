@@ -294,10 +294,11 @@ static double now_us(const struct timespec *t0)
 
 /* Runs the tiles of [b, e) in order, each for a few random µs, recording
  * when each started and ended. */
-static int run_tiles(void *user, int device, size_t b, size_t e)
+static int run_tiles(void *user, int device, size_t b, size_t e, int aside)
 {
     tile_clock *c = user;
     (void)device;
+    (void)aside;
     for (size_t t = hs_split_wave_tile(&c->w, b); t <= hs_split_wave_tile(&c->w, e - 1); t++) {
         struct timespec ns = {0, 0};
         pthread_mutex_lock(&c->mu);
@@ -342,8 +343,8 @@ static void test_threads(void **state)
         st.max_records = 10000;
         st.records = malloc(st.max_records * sizeof *st.records);
         assert_non_null(st.records);
-        if (hs_split_drive_prep(hs_splitter_find("hdss"), &k, dev, 2 + round % 2, &o, NULL,
-                                NULL, run_tiles, NULL, &c, &st, &err) != HS_OK)
+        if (hs_split_drive(hs_splitter_find("hdss"), &k, dev, 2 + round % 2, &o, NULL,
+                           &(hs_split_drive_ops){.run = run_tiles}, &c, &st, &err) != HS_OK)
             fail_msg("round %d: %s", round, err.msg);
         /* the accepted chunks, by the driver's clock: as in the simulator */
         rec = malloc(st.nrecords * sizeof *rec + 1);
@@ -431,12 +432,13 @@ static const hs_splitter eager = {
     .fini = free,
 };
 
-static int run_nothing(void *user, int device, size_t b, size_t e)
+static int run_nothing(void *user, int device, size_t b, size_t e, int aside)
 {
     (void)user;
     (void)device;
     (void)b;
     (void)e;
+    (void)aside;
     return 0;
 }
 
@@ -452,7 +454,8 @@ static void test_caught(void **state)
     two_devices(&sim, 4, 1, 1);
     assert_int_equal(hs_split_sim_run(&sim, &eager, &o, NULL, &res, &err), HS_EINTERNAL);
     assert_non_null(strstr(err.msg, "tile (1, 0)"));
-    assert_int_equal(hs_split_drive(&eager, &k, dev, 2, &o, NULL, run_nothing, NULL, NULL, &err),
+    assert_int_equal(hs_split_drive(&eager, &k, dev, 2, &o, NULL, &(hs_split_drive_ops){.run = run_nothing},
+                                    NULL, NULL, &err),
                      HS_EINTERNAL);
     assert_non_null(strstr(err.msg, "tile (1, 0)"));
 }

@@ -59,15 +59,26 @@ static int need_devices(const hs_workload *w, hs_error *err)
     return HS_OK;
 }
 
+/* hs_kernel_set_cost of round_ns(us), refusing a cost over HS_MAX_US in
+ * the generator's words: options made it, not an item of a file. */
+static int set_cost(hs_workload *w, int a, int k, const char *key, double us, hs_error *err)
+{
+    if (us > HS_MAX_US)
+        return hs_error_set(err, HS_EINPUT, "kernel '%s' would cost %g us on %s, more than the "
+                            "%g us a cost may be", w->apps[a].kernels[k].name, us, key,
+                            HS_MAX_US);
+    return hs_kernel_set_cost(w, a, k, key, round_ns(us), err);
+}
+
 /* Sets a kernel's cost by device kind, for the kinds the platform has. */
 static int set_kind_costs(hs_workload *w, int a, int k, double cpu_us, double gpu_us,
                           hs_error *err)
 {
     int rc = HS_OK;
     if (has_kind(w, HS_DEVICE_CPU))
-        rc = hs_kernel_set_cost(w, a, k, "cpu", round_ns(cpu_us), err);
+        rc = set_cost(w, a, k, "cpu", cpu_us, err);
     if (rc == HS_OK && has_kind(w, HS_DEVICE_GPU))
-        rc = hs_kernel_set_cost(w, a, k, "gpu", round_ns(gpu_us), err);
+        rc = set_cost(w, a, k, "gpu", gpu_us, err);
     return rc;
 }
 
@@ -253,14 +264,21 @@ static int link_means(const hs_platform *p, double *lat, double *per_byte)
 
 static int check_random(const hs_workload *w, const hs_gen_random_opts *o, hs_error *err)
 {
-    if (o->tasks < 1 || o->tasks > 100000000)
-        return hs_error_set(err, HS_EINPUT, "tasks must be 1..1e8, not %zu", o->tasks);
+    if (o->tasks < 1 || o->tasks > HS_MAX_TASKS)
+        return hs_error_set(err, HS_EINPUT, "tasks must be 1..%d, not %zu", HS_MAX_TASKS,
+                            o->tasks);
     if (!(o->alpha > 0) || !isfinite(o->alpha))
         return hs_error_set(err, HS_EINPUT, "alpha must be a finite number > 0, not %g",
                             o->alpha);
     if (o->out_degree < 1 || o->out_degree > 1000)
         return hs_error_set(err, HS_EINPUT, "out-degree must be 1..1000, not %d",
                             o->out_degree);
+    /* refused before building: hs_gen_random refuses the edge beyond
+     * HS_MAX_EDGES too, but only after drawing the others */
+    if ((double)o->tasks * o->out_degree > HS_MAX_EDGES)
+        return hs_error_set(err, HS_EINPUT, "%zu tasks with out-degree %d make about %.0f edges, "
+                            "more than the %d a workload may have", o->tasks, o->out_degree,
+                            (double)o->tasks * o->out_degree, HS_MAX_EDGES);
     if (!(o->ccr >= 0) || !isfinite(o->ccr))
         return hs_error_set(err, HS_EINPUT, "ccr must be a finite number >= 0, not %g", o->ccr);
     if (!(o->beta >= 0 && o->beta < 2))
@@ -295,10 +313,10 @@ static int spread_costs(hs_workload *w, int a, int k, gsl_rng *r, double mean, d
     for (int d = 0; d < p->ndevices; d++) {
         double c = mean * (1.0 - beta / 2 + beta * gsl_rng_uniform(r));
         int rc;
-        c = round_ns(c * f[p->devices[d].kind]);
-        if ((rc = hs_kernel_set_cost(w, a, k, p->devices[d].name, c, err)) != 0)
+        c *= f[p->devices[d].kind];
+        if ((rc = set_cost(w, a, k, p->devices[d].name, c, err)) != 0)
             return rc;
-        *sum += c;
+        *sum += round_ns(c);
     }
     return HS_OK;
 }
@@ -371,6 +389,15 @@ int hs_gen_random(hs_workload *w, const hs_gen_random_opts *o, hs_error *err)
             goto out;
         }
         mean_bytes = (target - lat) / per_byte;
+        /* edges carry up to twice the mean */
+        if (2 * mean_bytes > HS_MAX_BYTES || 2 * target > HS_MAX_US) {
+            rc = hs_error_set(err, HS_EINPUT,
+                              "ccr %g asks for transfers of up to %g bytes, %g us, more than "
+                              "the %g bytes or %g us a transfer may be: lower the ccr or the "
+                              "mean cost", o->ccr, 2 * mean_bytes, 2 * target, HS_MAX_BYTES,
+                              HS_MAX_US);
+            goto out;
+        }
     }
 
     /* One parent in the level above for every task below the first level. */
@@ -412,6 +439,12 @@ int hs_gen_random(hs_workload *w, const hs_gen_random_opts *o, hs_error *err)
                 if (o->ccr > 0)
                     bytes = fmax(1.0, floor(2.0 * mean_bytes * gsl_rng_uniform(r) + 0.5));
                 snprintf(to, sizeof to, "t%zu", succ[j]);
+                if (w->apps[a].nedges == HS_MAX_EDGES) {
+                    rc = hs_error_set(err, HS_EINPUT, "%zu tasks with out-degree %d make more "
+                                      "than the %d edges a workload may have", v,
+                                      o->out_degree, HS_MAX_EDGES);
+                    goto out;
+                }
                 if ((rc = hs_app_add_edge(w, a, from, to, bytes, err)) < 0)
                     goto out;
             }
@@ -477,7 +510,7 @@ static int fj_kernel(hs_workload *w, int a, const char *name, const hs_gen_forkj
         double c = p->devices[d].kind == HS_DEVICE_GPU ? o->cost_us / o->gpu_speedup
                                                        : o->cost_us;
         c *= 1.0 - o->beta / 2 + o->beta * gsl_rng_uniform(r);
-        rc = hs_kernel_set_cost(w, a, k, p->devices[d].name, round_ns(c), err);
+        rc = set_cost(w, a, k, p->devices[d].name, c, err);
     }
     return rc;
 }
@@ -487,15 +520,18 @@ int hs_gen_forkjoin(hs_workload *w, const hs_gen_forkjoin_opts *o, hs_error *err
     char name[48], prev[48], join[48];
     gsl_rng *r;
     int a, rc;
-    if (o->width < 1 || o->depth < 1 || (double)o->width * o->depth > 1e8)
-        return hs_error_set(err, HS_EINPUT, "width and depth must be >= 1 (at most 1e8 tasks), "
-                            "not %d and %d", o->width, o->depth);
+    /* 1 + depth (width + 1) tasks, 2 depth width edges */
+    if (o->width < 1 || o->depth < 1 || 1 + (double)o->depth * (o->width + 1) > HS_MAX_TASKS ||
+        2 * (double)o->depth * o->width > HS_MAX_EDGES)
+        return hs_error_set(err, HS_EINPUT, "width and depth must be >= 1 and make at most %d "
+                            "tasks and %d edges, not %d and %d", HS_MAX_TASKS, HS_MAX_EDGES,
+                            o->width, o->depth);
     if (!(o->cost_us > 0) || !isfinite(o->cost_us))
         return hs_error_set(err, HS_EINPUT, "cost must be a finite number > 0, not %g",
                             o->cost_us);
-    if (!(o->bytes >= 0) || !isfinite(o->bytes) || o->bytes != floor(o->bytes))
-        return hs_error_set(err, HS_EINPUT, "bytes must be a whole number >= 0, not %g",
-                            o->bytes);
+    if (!(o->bytes >= 0) || o->bytes > HS_MAX_BYTES || o->bytes != floor(o->bytes))
+        return hs_error_set(err, HS_EINPUT, "bytes must be a whole number from 0 to %g, not %g",
+                            HS_MAX_BYTES, o->bytes);
     if (!(o->beta >= 0 && o->beta < 2))
         return hs_error_set(err, HS_EINPUT, "beta must be in [0, 2), not %g", o->beta);
     if (!(o->gpu_speedup > 0) || !isfinite(o->gpu_speedup))
@@ -637,14 +673,24 @@ out:
     return rc;
 }
 
+double hs_gen_cholesky_tasks(int tiles)
+{
+    double t = tiles;
+    return t + t * (t - 1) + t * (t - 1) * (t - 2) / 6;
+}
+
 int hs_gen_cholesky(hs_workload *w, const hs_gen_cholesky_opts *o, hs_error *err)
 {
     int a, rc;
-    if (o->tiles < 1 || o->tiles > 1000)
-        return hs_error_set(err, HS_EINPUT, "tiles must be 1..1000, not %d", o->tiles);
-    if (o->tile_size < 1 || o->tile_size > 1 << 20)
-        return hs_error_set(err, HS_EINPUT, "tile size must be 1..1048576, not %d",
-                            o->tile_size);
+    /* refused before building: the kernels grow as tiles^3 */
+    if (o->tiles < 1 || o->instances < 1 ||
+        hs_gen_cholesky_tasks(o->tiles) * o->instances > HS_MAX_TASKS)
+        return hs_error_set(err, HS_EINPUT, "tiles and instances must be >= 1 and make at most "
+                            "%d tasks, not %d tiles (%.0f tasks) x %d instances", HS_MAX_TASKS,
+                            o->tiles, hs_gen_cholesky_tasks(o->tiles), o->instances);
+    if (o->tile_size < 1 || o->tile_size > HS_GEN_MAX_TILE_SIZE)
+        return hs_error_set(err, HS_EINPUT, "tile size must be 1..%d, not %d",
+                            HS_GEN_MAX_TILE_SIZE, o->tile_size);
     if ((rc = check_rates(&o->rates, err)) != 0 || (rc = need_devices(w, err)) != 0)
         return rc;
     if ((a = hs_workload_add_app(w, o->name ? o->name : "cholesky", o->instances, err)) < 0)

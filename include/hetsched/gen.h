@@ -99,9 +99,9 @@ double hs_gen_kernel_cost_us(const hs_gen_rates *r, hs_device_kind kind, double 
  * name, rounded to 1 ns; bytes are whole numbers. */
 typedef struct hs_gen_random_opts {
     const char *name;       /* application name, default "random" */
-    size_t tasks;           /* v >= 1, default 100 */
+    size_t tasks;           /* 1 <= v <= HS_MAX_TASKS, default 100 */
     double alpha;           /* > 0, default 1 */
-    int out_degree;         /* >= 1, default 3 */
+    int out_degree;         /* 1..1000, tasks x out_degree <= HS_MAX_EDGES; default 3 */
     double ccr;             /* >= 0, default 1 */
     double beta;            /* 0 <= beta < 2, default 0.5 */
     double mean_cost_us;    /* w_dag > 0, default 100 */
@@ -128,7 +128,8 @@ double hs_gen_measured_ccr(const hs_workload *w);
  * host, the last join writes `bytes` back. */
 typedef struct hs_gen_forkjoin_opts {
     const char *name;       /* default "fork-join" */
-    int width, depth;       /* >= 1; defaults 8 and 2 */
+    int width, depth;       /* >= 1, at most HS_MAX_TASKS tasks and HS_MAX_EDGES
+                               edges; defaults 8 and 2 */
     double cost_us;         /* > 0, default 100 */
     double bytes;           /* >= 0, default 1e6 */
     double beta;            /* 0 <= beta < 2, default 0 */
@@ -156,12 +157,19 @@ int hs_gen_forkjoin(hs_workload *w, const hs_gen_forkjoin_opts *o, hs_error *err
 typedef struct hs_gen_cholesky_opts {
     const char *name;       /* default "cholesky" */
     int tiles;              /* T >= 1, default 4 */
-    int tile_size;          /* nb >= 1, default 512 */
-    int instances;          /* >= 1, default 1 */
+    int tile_size;          /* 1 <= nb <= HS_GEN_MAX_TILE_SIZE, default 512 */
+    int instances;          /* >= 1, default 1; instances x
+                               hs_gen_cholesky_tasks(T) <= HS_MAX_TASKS */
     hs_gen_rates rates;     /* default hs_gen_rates_defaults */
 } hs_gen_cholesky_opts;
 
+/* The largest tile the kernel types potrf, trsm and syrk take. */
+#define HS_GEN_MAX_TILE_SIZE 32768
+
 void hs_gen_cholesky_defaults(hs_gen_cholesky_opts *o);
+/* Tasks of one instance of a T x T tiled Cholesky: T + T(T-1) + T(T-1)(T-2)/6
+ * (180 tiles make 988260). */
+double hs_gen_cholesky_tasks(int tiles);
 int hs_gen_cholesky(hs_workload *w, const hs_gen_cholesky_opts *o, hs_error *err);
 
 /* ------------------------------------------- Zhou & Liu benchmarks (Fig. 4) */

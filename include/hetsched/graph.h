@@ -38,6 +38,29 @@
 extern "C" {
 #endif
 
+/* ------------------------------------------------------------------ bounds */
+
+/* What a workload may hold, checked by the builder where each number or name
+ * is given (so the loader reports it at its FILE:LINE:COL).  Every consumer
+ * handles these: a cost or transfer of at most HS_MAX_US keeps the MILP's
+ * big-M rows meaningful, and a makespan, which sums at most every task's
+ * cost, input and output and every edge's transfer, stays below
+ * (3 x HS_MAX_TASKS + HS_MAX_EDGES) x HS_MAX_US = 7e18 us, far from
+ * overflowing. */
+#define HS_MAX_US 1e12             /* a cost, a latency, a whole transfer (11.6 days) */
+#define HS_MAX_BYTES 1e15          /* an edge's, input's or output's bytes */
+#define HS_MAX_ITEMS 1e15          /* a splittable kernel's items */
+#define HS_MIN_BANDWIDTH_GBPS 1e-6 /* 1 kB/s */
+#define HS_MAX_BANDWIDTH_GBPS 1e6  /* 1 PB/s */
+#define HS_MAX_CORES 1048576
+#define HS_MAX_TASKS 1000000       /* tasks of the flattened graph */
+#define HS_MAX_EDGES 4000000       /* edges of the flattened graph */
+/* Bytes of a name (application, kernel, device, memory), valid UTF-8 without
+ * control characters; 512 bytes hold 170 CJK characters. */
+#define HS_NAME_MAX 512
+/* Bytes of the longest task id, "APP#I/KERNEL[k/n]", with its NUL. */
+#define HS_TASK_ID_MAX (2 * HS_NAME_MAX + 48)
+
 /* ---------------------------------------------------------------- platform */
 
 typedef enum hs_device_kind { HS_DEVICE_CPU = 0, HS_DEVICE_GPU = 1 } hs_device_kind;
@@ -225,7 +248,9 @@ void hs_workload_set_cost_fn(hs_workload *w, hs_cost_fn fn, void *ctx);
 int hs_workload_finalize(hs_workload *w, hs_error *err);
 
 /* Task identifiers: `APP#I/KERNEL`, and `APP#I/KERNEL[k/n]` for part k of n.
- * hs_task_id returns the length it needed (snprintf-like). */
+ * hs_task_id returns the length it needed (snprintf-like); a buffer of
+ * HS_TASK_ID_MAX bytes holds any id, and an id cut to fit a smaller one ends
+ * on a UTF-8 character boundary. */
 int hs_task_id(const hs_workload *w, const hs_task *t, char *buf, size_t size);
 /* Parses an identifier of a task of w->graph.  *task gets the index of the
  * whole task; part and nparts get 0 and 1 for a whole task.  Returns HS_EINPUT

@@ -10,9 +10,12 @@
  *
  * Anchors/aliases and more than one YAML document are refused.  Bounds that
  * keep hostile input cheap (each refused with a message naming the item):
- * files up to 64 MiB, nesting 16 deep, 16000000 YAML nodes, 128 keys per
- * mapping, 64 devices, 4096 applications, and 1000000 tasks and 4000000
- * edges (in the file, and once instances are expanded).
+ * files up to 64 MiB, nesting 16 deep, 4000000 YAML nodes (the environment
+ * variable HETSCHED_YAML_NODES sets another budget, 1 to 1000000000), 128
+ * keys per mapping, 64 devices, 4096 applications, and HS_MAX_TASKS tasks
+ * and HS_MAX_EDGES edges (in the file, and once instances are expanded).
+ * Numbers and names are bounded as graph.h says; a typed kernel's type and
+ * params are checked as the kernel registry (workloads/kernels) checks them.
  */
 #ifndef HETSCHED_LOAD_H
 #define HETSCHED_LOAD_H

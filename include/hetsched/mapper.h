@@ -28,12 +28,23 @@ typedef struct hs_map_options {
     struct hs_split_graph *split; /* --split: every splittable kernel is split
                                   across the devices by a chunk splitter
                                   (mapper/split_graph.h); NULL = none */
+    /* The executor's model instead of the delay model (DESIGN.md §1), as
+     * `run` predicts itself: device d holds up to executor_depth[d] started
+     * tasks and runs them in order; a task's input copies start when it is
+     * started on its device and queue on their link (one copy at a time per
+     * ordered pair of memories), and an output's copy back to host queues
+     * on its link after the task's end; a result copied to a memory once
+     * serves every later reader there.  The schedule's transfers are those
+     * copies and its model "executor".  NULL: the delay model. */
+    const int *executor_depth;
 } hs_map_options;
 
 typedef struct hs_map_stats {
     double mapping_seconds; /* CPU time spent inside the policy's hooks */
     double busy_us_total;
     size_t events;          /* engine events processed */
+    int failed_devices;     /* devices that failed during a real run */
+    size_t rerun;           /* tasks a failed device held, run elsewhere */
 } hs_map_stats;
 
 typedef struct hs_policy hs_policy; /* mapper/policy.h */

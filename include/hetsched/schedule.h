@@ -48,15 +48,30 @@ typedef struct hs_transfer {
     double start_us, end_us;
 } hs_transfer;
 
+/* What a real run's workers did besides the kernels its placements span:
+ * waiting for copies, making buffers, evicting, sleeping a cost-only
+ * task's cost, checking after the run.  Only a run's measured schedule has
+ * them; the trace draws them, the JSON leaves them out. */
+typedef struct hs_activity {
+    int device;          /* whose worker; HS_HOST_DEVICE: no device's (checks) */
+    const char *what;    /* "wait", "alloc", ... (a static string) */
+    long placement;      /* the placement it served, or HS_NONE */
+    double start_us, end_us;
+    double bytes;        /* bytes it allocated or moved, or 0 */
+} hs_activity;
+
 typedef struct hs_schedule {
     char *workload;      /* path written into the JSON, may be NULL */
     char *algorithm;     /* may be NULL */
-    char *model;         /* "delay" unless a backend says otherwise */
+    char *model;         /* "delay" unless a backend says otherwise ("measured") */
+    char *backend;       /* the backend that measured it, or NULL */
     double makespan_us;
     size_t nplacements, placements_cap;
     hs_placement *placements;
     size_t ntransfers, transfers_cap;
     hs_transfer *transfers;
+    size_t nactivities, activities_cap;
+    hs_activity *activities;
 } hs_schedule;
 
 hs_schedule *hs_schedule_new(const char *workload, const char *algorithm);
@@ -65,6 +80,19 @@ void hs_schedule_free(hs_schedule *s);
 /* Append; return the new index or a negative error. */
 long hs_schedule_add_placement(hs_schedule *s, const hs_placement *p, hs_error *err);
 long hs_schedule_add_transfer(hs_schedule *s, const hs_transfer *t, hs_error *err);
+long hs_schedule_add_activity(hs_schedule *s, const hs_activity *a, hs_error *err);
+
+/* What each device of a schedule did. */
+typedef struct hs_device_stats {
+    double busy_us;        /* the sum of its placements' spans */
+    size_t tasks;          /* its placements */
+    double held_idle_us;   /* a measured run's: time it held a task (its "held"
+                              activities) while running none */
+} hs_device_stats;
+
+/* Fills st[0 .. ndevices) for s.  HS_ENOMEM. */
+int hs_schedule_device_stats(const hs_workload *w, const hs_schedule *s, hs_device_stats *st,
+                             hs_error *err);
 
 /* The makespan the model gives for these placements (see above); does not
  * look at s->makespan_us or s->transfers. */
@@ -75,19 +103,44 @@ double hs_schedule_makespan(const hs_workload *w, const hs_schedule *s);
  * data is ready, and sets s->makespan_us.  For schedulers that only place. */
 int hs_schedule_derive_transfers(const hs_workload *w, hs_schedule *s, hs_error *err);
 
-/* Checks s against the model; returns HS_OK or HS_EINVALID with a message
- * naming the task(s), device and the constraint that fails, e.g.
+/* Two times a and b agree for the validator when |a - b| is at most
+ * HS_VALIDATE_TOL_US or HS_VALIDATE_TOL_REL x max(|a|, |b|), whichever is
+ * larger (plus a few units in the last place of the doubles): what a
+ * schedule printed with 3 decimals, or 9 significant digits, still carries.
+ * The tolerance follows the times compared (a start and an arrival, an end
+ * and start + cost), never the costs.  Byte counts agree
+ * within HS_VALIDATE_TOL_BYTES or HS_VALIDATE_TOL_REL of the larger, and the
+ * fractions of a split task sum to 1 within HS_VALIDATE_TOL_FRACTION. */
+#define HS_VALIDATE_TOL_US 1e-3
+#define HS_VALIDATE_TOL_REL 1e-9
+#define HS_VALIDATE_TOL_BYTES 0.5
+#define HS_VALIDATE_TOL_FRACTION 1e-9
+
+/* Checks s against w and the model; returns HS_OK or HS_EINVALID with a
+ * message naming the task(s), device and the constraint that fails, e.g.
  * "va#0/scale on cpu0 starts at 500 us, before its input from va#0/add
- * arrives at 526.7 us". */
+ * arrives at 526.7 us".  Before the model: s->model, when set, must be
+ * "delay"; s->workload, when set and w->path too, must name the same file
+ * (the same path, or the same file on disk; when s->workload does not exist
+ * from here, the same file name); every listed transfer carries the bytes
+ * the model sends (a kernel's input_bytes or output_bytes x its fraction, an
+ * edge's bytes x both fractions) over an edge of the workload. */
 int hs_schedule_validate(const hs_workload *w, const hs_schedule *s, hs_error *err);
 
 /* JSON of DESIGN.md §4, with jansson.  `path` "-" is stdout / stdin.
  * Reading checks the JSON's shape and that every id and device exists
- * (HS_EINPUT, with the file name and the JSON path of the bad item); it does
- * not check the model: call hs_schedule_validate for that. */
+ * (HS_EINPUT, one line "FILE:LINE:COL: error: PATH: WHAT" with the JSON path
+ * of the bad item); it does not check the model: call hs_schedule_validate
+ * for that.  A file that cannot be read is HS_EINPUT too, and so is one over
+ * 256 MiB (the environment variable HETSCHED_JSON_MAX_MIB, a whole number of
+ * MiB, changes the limit). */
 int hs_schedule_write_json(const hs_workload *w, const hs_schedule *s, const char *path,
                            hs_error *err);
 int hs_schedule_read_json(hs_workload *w, const char *path, hs_schedule **out, hs_error *err);
+/* The same from `len` bytes at `data`; `name` stands for the file name in
+ * messages. */
+int hs_schedule_read_json_buffer(hs_workload *w, const char *name, const char *data, size_t len,
+                                 hs_schedule **out, hs_error *err);
 
 #ifdef __cplusplus
 }

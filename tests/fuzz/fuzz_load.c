@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     hs_error err;
     int rc = hs_workload_load_buffer("fuzz.yaml", (const char *)data, size, &w, &err);
     if (rc == HS_OK) {
-        char id[600];
+        char id[HS_TASK_ID_MAX];
         if (!w || !w->finalized || w->graph.ntasks == 0)
             abort();
         /* every task has an id that parses back to itself (on small graphs:

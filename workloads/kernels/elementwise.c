@@ -268,10 +268,10 @@ static void axpy_fill(const hs_kconf *c, void *const *bufs)
 {
     hs__kfill_uniform(bufs[0], c->bufs[0].bytes / 4, c->seed, 0);
     hs__kfill_uniform(bufs[1], c->bufs[1].bytes / 4, c->seed, 1);
-    if (c->nbufs > 2) { /* num, den in [0.5, 1.5): a ratio far from 0/0 */
-        *(float *)bufs[2] = 1.0f + 0.5f * hs__kuniform(c->seed, 2, 0);
-        *(float *)bufs[3] = 1.0f + 0.5f * hs__kuniform(c->seed, 3, 0);
-    }
+    /* num, den in [0.5, 1.5): a ratio far from 0/0 */
+    for (int i = 2; i < c->nbufs && i < 4; i++)
+        if (bufs[i])
+            *(float *)bufs[i] = 1.0f + 0.5f * hs__kuniform(c->seed, (unsigned)i, 0);
 }
 
 /* The factors a and b as the GPU computes them too. */

@@ -122,7 +122,8 @@ typedef struct hs_ktype {
     /* Fills every read buffer (HS_KREAD, HS_KRW) deterministically from
      * c->seed with values the kernel is well defined on (a symmetric
      * positive definite tile for potrf, ...).  Written-only buffers are
-     * left alone. */
+     * left alone, and so is a NULL one (an input another kernel's result
+     * feeds, exec/data.h). */
     void (*fill)(const hs_kconf *c, void *const *bufs);
     /* Runs items [begin, end) on the calling thread (BLAS may add its own). */
     int (*run_cpu)(const hs_kconf *c, void *const *bufs, size_t begin, size_t end,
@@ -150,7 +151,8 @@ void hs_ktype_help(FILE *out);
 
 /* Resolves `type` with params[0..nparams) into *c.  HS_EINPUT (one line
  * naming the type and the param) for an unknown type, an unknown, repeated,
- * missing, fractional or out-of-range param, or sizes that overflow. */
+ * missing, fractional or out-of-range param, or sizes that overflow; when a
+ * given param is at fault, err->path names it ("params.n"), else it is "". */
 int hs_kconf_init(hs_kconf *c, const char *type, const hs_param *params, int nparams,
                   hs_error *err);
 

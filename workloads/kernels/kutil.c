@@ -28,6 +28,8 @@ float hs__kuniform(uint64_t seed, unsigned stream, uint64_t i)
 void hs__kfill_uniform(float *x, size_t n, uint64_t seed, unsigned stream)
 {
     uint64_t base = hs__ksplitmix(seed ^ ((uint64_t)stream << 56));
+    if (!x)
+        return; /* fed by another kernel (hs_ktype.fill) */
     for (size_t i = 0; i < n; i++)
         x[i] = (float)(hs__ksplitmix(base + i) >> 40) * (2.0f / 16777216.0f) - 1.0f;
 }

@@ -84,6 +84,15 @@ static int unknown_type(const char *type, hs_error *err)
                         type ? type : "(none)", known);
 }
 
+/* Names the param at fault in err->path ("params.n"), beside the message
+ * hs_error_set wrote, so that the loader can point at it; returns rc. */
+static int param_at_fault(hs_error *err, const char *name, int rc)
+{
+    if (err && name)
+        snprintf(err->path, sizeof err->path, "params.%s", name);
+    return rc;
+}
+
 /* Checks one given value against its spec. */
 static int check_value(const hs_ktype *t, const hs_kparam_spec *s, double v, hs_error *err)
 {
@@ -118,14 +127,16 @@ int hs_kconf_init(hs_kconf *c, const char *type, const hs_param *params, int npa
         if (j < 0) {
             char known[128];
             spec_names(t, known, sizeof known);
-            return hs_error_set(err, HS_EINPUT, "%s: unknown param '%s' (known: %s)", t->name,
-                                params[i].name ? params[i].name : "(none)", known);
+            hs_error_set(err, HS_EINPUT, "%s: unknown param '%s' (known: %s)", t->name,
+                         params[i].name ? params[i].name : "(none)", known);
+            return param_at_fault(err, params[i].name, HS_EINPUT);
         }
-        if (given[j])
-            return hs_error_set(err, HS_EINPUT, "%s: param '%s' given twice", t->name,
-                                params[i].name);
+        if (given[j]) {
+            hs_error_set(err, HS_EINPUT, "%s: param '%s' given twice", t->name, params[i].name);
+            return param_at_fault(err, params[i].name, HS_EINPUT);
+        }
         if ((rc = check_value(t, &t->params[j], params[i].value, err)) != 0)
-            return rc;
+            return param_at_fault(err, params[i].name, rc);
         given[j] = 1;
         k.p[j] = params[i].value;
     }
