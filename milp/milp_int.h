@@ -97,6 +97,13 @@ double hs__now_s(void);
 /* 1 when the deadline has passed or *stop is set. */
 int hs__budget_spent(const hs__budget *b);
 
+/* For tests: when set, called with the caller's stop flag (when there is
+ * one) each time the branch and bound consults it at a node (GLPK's
+ * callback, CBC's node bounds), before it is read.  A hook that sets the
+ * flag at its k-th call stops the search where an interrupt could land,
+ * the same way on any machine, where a timer would not.  NULL otherwise. */
+extern void (*hs__milp_node_hook)(volatile sig_atomic_t *stop);
+
 /* The best schedule the heuristics find: list scheduling with earliest
  * finish time under several priority rules, every task on one device,
  * every registered mapping policy; then local search on each, best first,

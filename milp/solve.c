@@ -65,6 +65,8 @@ double hs__now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+void (*hs__milp_node_hook)(volatile sig_atomic_t *stop);
+
 int hs__budget_spent(const hs__budget *b)
 {
     return (b->stop && *b->stop) || hs__now_s() >= b->deadline;
@@ -327,6 +329,8 @@ static void glpk_callback(glp_tree *T, void *info)
     search *S = info;
     glp_prob *lp = glp_ios_get_prob(T);
     double now = hs__now_s();
+    if (hs__milp_node_hook && S->o->stop)
+        hs__milp_node_hook(S->o->stop);
     if (glp_ios_reason(T) == GLP_IBRANCH && S->allowed)
         branch(S, T);
     if (glp_ios_reason(T) == GLP_IROWGEN && S->allowed && S->cmax_col)
@@ -490,6 +494,9 @@ static int solve_glpk(search *S, hs_error *err)
 #if HS_HAVE_CBC
 static double cbc_node_bound(void *ctx, const double *lb, const double *ub)
 {
+    const search *S = ctx;
+    if (hs__milp_node_hook && S->o->stop)
+        hs__milp_node_hook(S->o->stop);
     return bound_below(ctx, lb, ub);
 }
 
