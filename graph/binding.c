@@ -104,15 +104,15 @@ static int bind_explicit(binder *B, int ei, int k, const hs_kconf *c, int *named
     snprintf(path, sizeof path, "applications[%d].edges[%d].buffer", B->app, ei);
     while (i < c->nbufs && strcmp(c->bufs[i].name, e->buffer) != 0)
         i++;
-    readable_list(c, 0, ", ", list, sizeof list);
+    readable_list(c, 0, " or ", list, sizeof list);
     if (i == c->nbufs)
-        return hs_error_at(B->err, HS_EINPUT, path, "kernel '%s' (%s) has no buffer '%.64s' "
-                           "(it reads %s; buffer: none if the edge only orders)",
-                           to, c->type->name, e->buffer, list);
+        return hs_error_at(B->err, HS_EINPUT, path, "kernel '%s' (%s) has no buffer '%.64s': "
+                           "name one it reads (%s), or write buffer: none if the edge only "
+                           "orders", to, c->type->name, e->buffer, list);
     if (!(c->bufs[i].mode & HS_KREAD))
         return hs_error_at(B->err, HS_EINPUT, path, "buffer '%s' of kernel '%s' (%s) is written, "
-                           "not read: no edge feeds it (it reads %s)", e->buffer, to,
-                           c->type->name, list);
+                           "not read, so no edge feeds it: name one it reads (%s)", e->buffer,
+                           to, c->type->name, list);
     if (named[i] >= 0)
         return hs_error_at(B->err, HS_EINPUT, path, "buffer '%s' of kernel '%s' is fed twice: "
                            "by edges[%d] (from '%s') and by this edge (from '%s')",
@@ -122,18 +122,18 @@ static int bind_explicit(binder *B, int ei, int k, const hs_kconf *c, int *named
         return rc;
     if (!has)
         return hs_error_at(B->err, HS_EINPUT, path, "kernel '%s' has no type, so no result to "
-                           "feed buffer '%s' of '%s' (write buffer: none if the edge only "
-                           "orders)", from, e->buffer, to);
+                           "feed buffer '%s' of '%s': write buffer: none if the edge only orders",
+                           from, e->buffer, to);
     if (bytes != c->bufs[i].bytes) {
         advice(c, to, bytes, more, sizeof more);
         return hs_error_at(B->err, HS_EINPUT, path, "'%s' (%s) gives %zu bytes, but buffer '%s' "
-                           "of '%s' (%s) holds %zu%s", from, a->kernels[e->from].type, bytes,
+                           "of '%s' (%s) holds %zu bytes%s", from, a->kernels[e->from].type, bytes,
                            e->buffer, to, c->type->name, c->bufs[i].bytes, more);
     }
     if (e->bytes <= 0)
         return hs_error_at(B->err, HS_EINPUT, path, "an edge of 0 bytes only orders: give the "
-                           "bytes it moves (the %zu of the result of '%s') to feed buffer '%s', "
-                           "or write buffer: none", bytes, from, e->buffer);
+                           "bytes it moves (%zu, the result of '%s') to feed buffer '%s', or "
+                           "write buffer: none", bytes, from, e->buffer);
     named[i] = ei;
     e->feeds = i;
     return HS_OK;
@@ -170,7 +170,7 @@ static int bind_implicit(binder *B, int ei, int k, const hs_kconf *c, const int 
     if (bytes != c->bufs[i].bytes) {
         advice(c, to, bytes, more, sizeof more);
         return hs_error_at(B->err, HS_EINPUT, path, "'%s' (%s) gives %zu bytes, but the implicit "
-                           "rule binds this edge to buffer '%s' of '%s' (%s), which holds %zu%s",
+                           "rule binds this edge to buffer '%s' of '%s' (%s), which holds %zu bytes%s",
                            from, a->kernels[e->from].type, bytes, c->bufs[i].name, to,
                            c->type->name, c->bufs[i].bytes, more);
     }
@@ -195,7 +195,7 @@ static int bind_kernel(binder *B, int k, const int *in, int n)
                 continue;
             snprintf(path, sizeof path, "applications[%d].edges[%d].buffer", B->app, in[j]);
             return hs_error_at(B->err, HS_EINPUT, path, "kernel '%s' has no type, so no buffer "
-                               "'%.64s' to feed (an edge into it only orders: drop buffer)",
+                               "'%.64s' to feed: an edge into it only orders (drop buffer)",
                                a->kernels[k].name, e->buffer);
         }
         return HS_OK;

@@ -286,7 +286,7 @@ double hs_task_min_cost(const hs_graph *g, size_t t);
 /* Writes w's platform and applications, as declared, in the YAML of
  * DESIGN.md §3 (libyaml's emitter): devices, links, then each application
  * with its kernels (type, params, cost_us as given, input/output bytes) and
- * edges; optional fields only where they differ from their defaults.
+ * edges (bytes, and buffer where one is written); optional fields only where they differ from their defaults.
  * Numbers are written so that they read back to the same doubles, so the
  * loader gives back an equal workload.  HS_EIO if writing fails. */
 int hs_workload_write_yaml(const hs_workload *w, FILE *out, hs_error *err);
