@@ -170,8 +170,8 @@ static int bind_implicit(binder *B, int ei, int k, const hs_kconf *c, const int 
     if (bytes != c->bufs[i].bytes) {
         advice(c, to, bytes, more, sizeof more);
         return hs_error_at(B->err, HS_EINPUT, path, "'%s' (%s) gives %zu bytes, but the implicit "
-                           "rule binds this edge to buffer '%s' of '%s' (%s), which holds %zu bytes%s",
-                           from, a->kernels[e->from].type, bytes, c->bufs[i].name, to,
+                           "rule binds this edge to buffer '%s' of '%s' (%s), which holds %zu "
+                           "bytes%s", from, a->kernels[e->from].type, bytes, c->bufs[i].name, to,
                            c->type->name, c->bufs[i].bytes, more);
     }
     e->feeds = i;

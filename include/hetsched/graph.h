@@ -21,8 +21,8 @@
  * Every builder call checks its own arguments; finalize checks what needs
  * the whole picture (costs for every device, edges to known kernels, links
  * between memories that exchange data, cycles, which buffer each edge
- * feeds).  Errors name the offending
- * item by its path in the YAML contract, e.g.
+ * feeds).  Errors name the offending item by its path in the YAML
+ * contract, e.g.
  * `applications[1].edges[0].to: no kernel 'mul' in application 'xgemm'`,
  * and set hs_error.path to that path so the loader can add FILE:LINE:COL.
  * Units: microseconds, bytes, GB/s (1 GB/s = 1000 bytes/µs).
@@ -130,8 +130,8 @@ typedef struct hs_kernel {
 
 /* Which buffer of the consumer's kernel type an edge feeds (its binding):
  * `buffer` as written, then `feeds` as finalize resolves it by the rule of
- * exec/data.h (an explicit name wins; `none` only orders; without either,
- * the k-th edge with data feeds the k-th readable buffer no edge names). */
+ * exec/data.h (a name wins; `none` only orders; without either, the k-th
+ * edge with data feeds the k-th readable buffer no edge names). */
 #define HS_BUFFER_NONE "none" /* the edge only orders; its bytes stay the cost model's */
 
 typedef struct hs_kernel_edge {
@@ -286,8 +286,8 @@ double hs_task_min_cost(const hs_graph *g, size_t t);
 /* Writes w's platform and applications, as declared, in the YAML of
  * DESIGN.md §3 (libyaml's emitter): devices, links, then each application
  * with its kernels (type, params, cost_us as given, input/output bytes) and
- * edges (bytes, and buffer where one is written); optional fields only where they differ from their defaults.
- * Numbers are written so that they read back to the same doubles, so the
+ * edges (bytes, and buffer where one is written); optional fields only
+ * where they differ from their defaults.  Numbers are written so that they read back to the same doubles, so the
  * loader gives back an equal workload.  HS_EIO if writing fails. */
 int hs_workload_write_yaml(const hs_workload *w, FILE *out, hs_error *err);
 
