@@ -5,13 +5,13 @@
  * instance, one box per task named by its task id, one edge per task-graph
  * edge labelled with its bytes in human units (exact bytes in the `bytes`
  * attribute and the tooltip; the buffer an edge is bound to, as the workload
- * writes it, in the `buffer` attribute), a kernel's inputs and outputs as the last line
- * of its label.  With a schedule, nodes are filled with their device's
- * colour (hs__palette_hex by device index) and labelled `kernel\ndevice
- * start-end us`, and a `legend` node lists the devices.  A task placed as
- * several parts (a split task) stays one node: its label lists the parts one
- * per line and its fill is striped by device in proportion to the parts'
- * fractions. */
+ * writes it, in the `buffer` attribute), a kernel's inputs and outputs as
+ * the last line of its label.  With a schedule, nodes are filled with their
+ * device's colour (hs__palette_hex by device index) and labelled
+ * `kernel\ndevice start-end us`, and a `legend` node lists the devices.  A
+ * task placed as several parts (a split task) stays one node: its label
+ * lists the parts one per line and its fill is striped by device in
+ * proportion to the parts' fractions. */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
