@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -353,7 +354,6 @@ static void emu_heft_copies_both_ways(void **state)
     hs_workload_free(w);
 }
 
-/* The cpu backend refuses a gpu device with a clear message. */
 /* Edges that name their buffers (exec/data.h), on emu (cpu0 + gpu0) under
  * every policy: into ax (axpy, ratio 1: y = (num / den) x + y) pq's dot
  * feeds den and rr's num; u's sum feeds y, a buffer after the first, while
@@ -438,6 +438,63 @@ static void explicit_binding_feeds_a_later_buffer(void **state)
     hs_workload_free(w);
 }
 
+/* Runs w under policy `pol` on backend ops and compares its outputs with
+ * the serial reference ref, byte for byte; `what` names the run. */
+static void run_byte_exact(hs_workload *w, const char *pol, const hs_backend_ops *ops,
+                           void **ref, const char *what)
+{
+    hs_schedule *s;
+    hs_run_report r;
+    hs_error err = {0};
+    if (run(w, pol, ops, &s, &r, &err) != 0)
+        fail_msg("%s, %s: %s", what, pol, err.msg);
+    check_outputs(w, &r, ref);
+    hs_schedule_free(s);
+    hs_run_report_free(&r);
+}
+
+/* The paper's small benchmark files as committed (cg's edges name their
+ * buffers, `none` among them), on emu (cpu0 + gpu0) under eager and heft,
+ * and the same benchmark generated on two CPU devices on the cpu backend:
+ * the outputs are the serial reference's byte for byte, computed here from
+ * the file's edges.  Every CPU device computes on one thread, so that each
+ * kernel is called exactly as the reference calls it (a BLAS gives the same
+ * bits only for the same call). */
+static void bundled_workloads_byte_exact(void **state)
+{
+    static const char *const names[] = {"xgemm", "cg", "cholesky", "increment", "va",
+                                        "pi", "fblock"};
+    const char *root = getenv("HS_SOURCE_ROOT");
+    (void)state;
+    assert_non_null(root);
+    for (size_t b = 0; b < sizeof names / sizeof names[0]; b++) {
+        char path[4096];
+        hs_workload *w, *wc = hs_workload_new();
+        hs_error err = {0};
+        void **ref;
+        snprintf(path, sizeof path, "%s/workloads/paper/%s-small.yaml", root, names[b]);
+        if (hs_workload_load_file(path, &w, &err) != 0)
+            fail_msg("%s", err.msg);
+        for (int d = 0; d < w->platform.ndevices; d++)
+            w->platform.devices[d].cores = 1;
+        ref = reference(w);
+        run_byte_exact(w, "eager", &hs_backend_emu, ref, path);
+        run_byte_exact(w, "heft", &hs_backend_emu, ref, path);
+        free_results(w, ref);
+        hs_workload_free(w);
+        assert_non_null(wc);
+        if (hs_gen_platform(wc, "cpu:2", 1, &err) != 0 ||
+            hs_gen_benchmark(wc, names[b], HS_GEN_SMALL, 1, NULL, &err) != 0 ||
+            hs_workload_finalize(wc, &err) != 0)
+            fail_msg("%s on cpu:2: %s", names[b], err.msg);
+        ref = reference(wc);
+        run_byte_exact(wc, "heft", &hs_backend_cpu, ref, names[b]);
+        free_results(wc, ref);
+        hs_workload_free(wc);
+    }
+}
+
+/* The cpu backend refuses a gpu device with a clear message. */
 static void cpu_refuses_gpus(void **state)
 {
     hs_workload *w = mixed(PF_CPU_GPU2);
@@ -655,6 +712,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_policy_cpu_and_emu),
         cmocka_unit_test(explicit_binding_feeds_a_later_buffer),
+        cmocka_unit_test(bundled_workloads_byte_exact),
         cmocka_unit_test(emu_lone_gpu_copies_only_the_output),
         cmocka_unit_test(emu_heft_copies_both_ways),
         cmocka_unit_test(cpu_refuses_gpus),
