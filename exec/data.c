@@ -333,32 +333,27 @@ static int configure(hs__data *dm, size_t t, hs_error *err)
     return HS_OK;
 }
 
-/* The rule of exec/data.h: the k-th data edge into t feeds t's k-th readable
- * buffer when the producer's result has that buffer's size. */
+/* The rule of exec/data.h, which finalize resolved into each edge's feeds
+ * (and checked: a fed buffer has its producer's result size): an edge
+ * feeds the buffer its feeds names, when both ends are typed. */
 static void wire(hs__data *dm, size_t t)
 {
     const hs_graph *g = dm->g;
     const hs_edge *ed;
     dtask *d = &dm->t[t];
-    int i = 0;
     if (!d->typed)
         return;
     HS_GRAPH_PRED_FOREACH(g, t, ed)
     {
+        const hs_kernel_edge *ke = hs_edge_origin(dm->w, g, ed);
         dtask *u = &dm->t[ed->from];
-        if (ed->bytes <= 0)
+        int i = ke ? ke->feeds : -1;
+        if (i < 0 || i >= d->c.nbufs || !u->typed || u->result < 0 ||
+            u->c.bufs[u->result].bytes != d->c.bufs[i].bytes)
             continue;
-        while (i < d->c.nbufs && !(d->c.bufs[i].mode & HS_KREAD))
-            i++;
-        if (i >= d->c.nbufs)
-            break;
-        if (u->typed && u->result >= 0 &&
-            u->c.bufs[u->result].bytes == d->c.bufs[i].bytes) {
-            d->feed[i] = ed->from;
-            d->fed[i] = 1;
-            u->consumers_left++;
-        }
-        i++;
+        d->feed[i] = ed->from;
+        d->fed[i] = 1;
+        u->consumers_left++;
     }
 }
 

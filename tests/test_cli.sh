@@ -70,6 +70,22 @@ for f in tests/cases/bad-*.yaml; do
     check "bad input $f message" "$tmp/err" "^hetsched: $f(:[0-9]+:[0-9]+)?: error: "
     empty "bad input $f stdout" "$tmp/out"
 done
+# every bundled workload loads (typed-example with the model it is written
+# for; workloads/paper/ is tests/test_paper.sh's); a cg names the buffers
+# its edges feed, and info loads it
+for f in workloads/*.yaml; do
+    if [ "$f" = workloads/typed-example.yaml ]; then
+        expect 0 "bundled $f loads" -- "$H" map -a heft "$f" --model workloads/models/example.json
+    else
+        expect 0 "bundled $f loads" -- "$H" info "$f"
+    fi
+done
+expect 0 "gen cg" -- "$H" gen benchmark cg --size small -o "$tmp/cg.yaml"
+check "gen cg names buffers" "$tmp/cg.yaml" \
+    "^  - \{from: dot_pq_0, to: axpy_x_0, bytes: 4, buffer: den\}$"
+check "gen cg: A only orders" "$tmp/cg.yaml" \
+    "^  - \{from: gemv_0, to: gemv_1, bytes: 4194304, buffer: none\}$"
+expect 0 "gen cg loads" -- "$H" info "$tmp/cg.yaml"
 expect 2 "missing file" -- "$H" info /nonexistent.yaml
 check "missing file named" "$tmp/err" "/nonexistent.yaml"
 expect 2 "extra argument" -- "$H" info "$W" extra
