@@ -13,6 +13,7 @@
 #include "exec/engine.h"
 #include "mapper/perfmodel.h"
 #include "mapper/policy.h"
+#include "mapper/split.h"
 #include "mapper/split_graph.h"
 
 static int run_main(int argc, char **argv);
@@ -53,8 +54,19 @@ const hs_cli_cmd hs_cmd_run = {
              "                        FILE is predicted from this one; a part of a split\n"
              "                        kernel counts at its share of the kernel's flops\n"
              "  --split SPLITTER      split every kernel marked splittable across the\n"
-             "                        devices with a chunk splitter (as `map --split`)\n"
+             "                        devices with a chunk splitter (`split -p help`):\n"
+             "                        at run time, each device that is free joins the\n"
+             "                        kernel and the splitter sizes its chunks from the\n"
+             "                        chunks' measured times (the policy sees the kernel\n"
+             "                        run whole on the device it chose)\n"
+             "  --split-mode MODE     live (default, as above) or planned: the fractions\n"
+             "                        are fixed before the run by the chunk simulator on\n"
+             "                        the model's costs (as `map --split`)\n"
              "  --split-option K=V    an option of that splitter (repeatable)\n"
+             "  --throttle DEVICE:F   cpu device DEVICE runs every kernel F (> 1) times\n"
+             "                        slower: its worker sleeps F - 1 times the kernel's\n"
+             "                        time after it (a test of adapting to a loaded\n"
+             "                        device; the prediction does not know)\n"
              "  --predict MODEL       the simulator's model for the predicted makespan:\n"
              "                        executor (default) runs the policy as the backend\n"
              "                        does (each device holds as many started tasks, a\n"
@@ -208,10 +220,19 @@ out:
     return rc;
 }
 
+/* The device name arg holds before `at`, in buf (cut to its size: no
+ * platform has a longer name). */
+static const char *device_arg(char *buf, size_t size, const char *arg, const char *at)
+{
+    snprintf(buf, size, "%.*s", (int)(at - arg), arg);
+    return buf;
+}
+
 static int run_main(int argc, char **argv)
 {
     enum { OPT_JSON = 256, OPT_GANTT, OPT_TRACE, OPT_SEED, OPT_MODEL, OPT_BACKEND,
-           OPT_DEVICES, OPT_DEVMEM, OPT_SPLIT, OPT_SPLIT_OPTION, OPT_CHECK, OPT_PREDICT, OPT_UPDATE_MODEL, OPT_FAIL };
+           OPT_DEVICES, OPT_DEVMEM, OPT_SPLIT, OPT_SPLIT_OPTION, OPT_CHECK, OPT_PREDICT, OPT_UPDATE_MODEL, OPT_FAIL,
+           OPT_SPLIT_MODE, OPT_THROTTLE };
     static const char *const check_modes[] = {"sample", "full", "none"};
     static const struct option longopts[] = {
         {"algorithm", required_argument, NULL, 'a'},
@@ -229,6 +250,8 @@ static int run_main(int argc, char **argv)
         {"check", required_argument, NULL, OPT_CHECK},
         {"predict", required_argument, NULL, OPT_PREDICT},
         {"fail", required_argument, NULL, OPT_FAIL},
+        {"split-mode", required_argument, NULL, OPT_SPLIT_MODE},
+        {"throttle", required_argument, NULL, OPT_THROTTLE},
         {NULL, 0, NULL, 0},
     };
     const char *algo = NULL, *bname = NULL, *model_path = NULL, *devices = NULL;
@@ -240,7 +263,9 @@ static int run_main(int argc, char **argv)
     hs_perfmodel *model = NULL, *update = NULL;
     hs_map_options opt = {0}, popt = {0};
     hs_map_stats stats = {0};
-    char *fail_name = NULL;
+    char fail_buf[128], throttle_buf[128]; /* device names */
+    const char *fail_name = NULL, *throttle_name = NULL;
+    int planned = 0;
     int *depth = NULL, predict_executor = 1;
     const char *split = NULL;
     hs_split_options sopt = {0};
@@ -270,8 +295,25 @@ static int run_main(int argc, char **argv)
                 hs_cli_parse_whole(at + 7, 1, ULONG_MAX, &v) != 0)
                 return hs_cli_usage_error(&hs_cmd_run, "--fail wants DEVICE:after=N (N >= 1), "
                                           "not '%s'", optarg);
-            fail_name = strndup(optarg, (size_t)(at - optarg));
+            fail_name = device_arg(fail_buf, sizeof fail_buf, optarg, at);
             report.fail_after = (size_t)v;
+            break;
+        }
+        case OPT_SPLIT_MODE:
+            if (strcmp(optarg, "live") != 0 && strcmp(optarg, "planned") != 0)
+                return hs_cli_usage_error(&hs_cmd_run, "--split-mode wants live or planned, "
+                                          "not '%s'", optarg);
+            planned = strcmp(optarg, "planned") == 0;
+            break;
+        case OPT_THROTTLE: {
+            const char *at = strrchr(optarg, ':');
+            char *end;
+            double f = at ? strtod(at + 1, &end) : 0;
+            if (!at || at == optarg || end == at + 1 || *end || !(f > 1) || f > 1e6)
+                return hs_cli_usage_error(&hs_cmd_run, "--throttle wants DEVICE:FACTOR with "
+                                          "a FACTOR above 1, not '%s'", optarg);
+            throttle_name = device_arg(throttle_buf, sizeof throttle_buf, optarg, at);
+            report.throttle = f;
             break;
         }
         case OPT_PREDICT:
@@ -330,8 +372,22 @@ static int run_main(int argc, char **argv)
     if (update_path && (!update_path[0] || strcmp(update_path, "-") == 0))
         return hs_cli_usage_error(&hs_cmd_run, "--update-model wants a file (it is read and "
                                   "written back), not '%s'", update_path);
-    if (split && hs_split_graph_new(split, &sopt, &opt.split, &err) != HS_OK)
+    if (planned && !split)
+        return hs_cli_usage_error(&hs_cmd_run, "--split-mode applies to --split only");
+    if (split && fail_name && !planned)
+        return hs_cli_usage_error(&hs_cmd_run, "--fail does not apply to a split at run time "
+                                  "(use --split-mode planned)");
+    if (split && planned && hs_split_graph_new(split, &sopt, &opt.split, &err) != HS_OK)
         return hs_cli_usage_error(&hs_cmd_run, "--split: %s", err.msg);
+    if (split && !planned) {
+        if (!(opt.live_split = hs_splitter_find(split)))
+            return hs_cli_usage_error(&hs_cmd_run, "--split: unknown splitter '%s' (hetsched "
+                                      "split -p help lists them)", split);
+        if (sopt.wave_rows || sopt.wave_cols)
+            return hs_cli_usage_error(&hs_cmd_run, "--split: a kernel split in a graph has "
+                                      "independent items: no wavefront");
+        opt.live_split_options = &sopt;
+    }
     if (hs__policy_resolve(algo, &opt, &pol, &err) != HS_OK) {
         hs_split_graph_free(opt.split);
         return hs_cli_usage_error(&hs_cmd_run, "%s", err.msg);
@@ -357,6 +413,11 @@ static int run_main(int argc, char **argv)
     if (rc == HS_OK && fail_name &&
         (report.fail_device = hs_platform_find_device(&w->platform, fail_name)) < 0)
         rc = hs_error_set(&err, HS_EINPUT, "--fail: the platform has no device '%s'", fail_name);
+    if (rc == HS_OK && throttle_name &&
+        ((report.throttle_device = hs_platform_find_device(&w->platform, throttle_name)) < 0 ||
+         w->platform.devices[report.throttle_device].kind != HS_DEVICE_CPU))
+        rc = hs_error_set(&err, HS_EINPUT, "--throttle: the platform has no cpu device '%s'",
+                          throttle_name);
     if (rc == HS_OK && predict_executor) {
         /* the prediction: the same policy in the simulator, under the
          * executor's model with the backend's depths */
@@ -366,7 +427,9 @@ static int run_main(int argc, char **argv)
             popt.executor_depth = depth;
     }
     popt = (hs_map_options){.seed = opt.seed, .thr = opt.thr, .perfmodel = opt.perfmodel,
-                            .split = opt.split, .executor_depth = popt.executor_depth};
+                            .split = opt.split, .executor_depth = popt.executor_depth,
+                            .live_split = opt.live_split,
+                            .live_split_options = opt.live_split_options};
     if (rc == HS_OK)
         rc = hs_map(w, algo, &popt, &pred, NULL, &err);
     if (rc == HS_OK)
@@ -390,6 +453,12 @@ static int run_main(int argc, char **argv)
                     report.writebacks);
         fprintf(o, "buffers: %zu reused, %zu made during the run, %zu made ahead\n",
                 report.pool_hits, report.pool_misses, report.pool_reserved);
+        if (opt.live_split)
+            fprintf(o, "split at run time by %s: %zu kernel%s in %zu chunks\n", split,
+                    stats.live_splits, stats.live_splits == 1 ? "" : "s", stats.chunks);
+        if (throttle_name)
+            fprintf(o, "device %s ran %g times slower (--throttle)\n", throttle_name,
+                    report.throttle);
         if (fail_name)
             fprintf(o, "device %s failed at its task %zu (--fail): %s; %zu task%s it held ran "
                     "elsewhere\n", fail_name, report.fail_after,
@@ -404,7 +473,6 @@ static int run_main(int argc, char **argv)
     hs_schedule_free(s);
     hs_schedule_free(pred);
     free(depth);
-    free(fail_name);
     hs_workload_free(w);
     hs_perfmodel_free(model);
     hs_perfmodel_free(update);

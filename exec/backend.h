@@ -21,6 +21,8 @@ typedef struct hs_completion {
     int failed;              /* the device failed: the task did not run, and the
                                 device runs nothing more (the engine runs the
                                 task elsewhere) */
+    int chunk;               /* a chunk of a split task (start_chunk): items */
+    size_t begin, end;       /* [begin, end) of the kernel's items */
 } hs_completion;
 
 typedef struct hs_backend_ops {
@@ -59,6 +61,13 @@ typedef struct hs_backend_ops {
      * Returns 0 or the failing step's code, with *err filled. */
     int (*drive)(hs_backend *b, int (*step)(void *ctx, hs_error *err), void *ctx,
                  hs_error *err);
+    /* Optional: like start_task, for items [begin, end) of splittable task t
+     * (of its kernel's `items`) only; its completion says chunk, begin and
+     * end.  Task t's first chunk sets up what its chunks share; the chunk
+     * that completes its items stores the whole result.  The engine gives
+     * a device one chunk at a time and never the same items twice. */
+    int (*start_chunk)(hs_backend *b, size_t t, int d, size_t begin, size_t end,
+                       double earliest_us, hs_error *err);
     /* Optional: after the last completion of a run that succeeded, before
      * fini: the work that must not count in the run (the real backends'
      * checks).  0, or the error that fails the run. */

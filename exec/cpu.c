@@ -77,6 +77,8 @@ typedef struct worker {
     _Alignas(LINE) atomic_size_t tasks_tail; /* tasks appended so far */
     size_t task[RING];
     double issued[RING];                     /* when start_task handed it over */
+    size_t span[RING][3];                    /* a chunk's begin, end and the
+                                                kernel's items; items 0: whole */
     /* written by the worker, read by the engine's side */
     _Alignas(LINE) atomic_size_t done_tail;  /* completions appended so far */
     hs_completion done[RING];
@@ -95,6 +97,8 @@ typedef struct worker {
 
 typedef struct real {
     /* set at init, read by every thread */
+    const hs_workload *w;
+    const hs_graph *g;      /* the graph run */
     hs__data *dm;
     hs_run_report *report;  /* the caller's, or NULL */
     struct timespec t0;
@@ -303,13 +307,18 @@ static void launch(worker *wk, size_t head, size_t tail, hs__launch *l)
 {
     real *rb = wk->rb;
     hs_error err;
+    const size_t *span = wk->span[head % RING];
+    int rc;
     err.code = 0;
     err.msg[0] = err.path[0] = '\0';
-    if (tail > head + 1 &&
+    if (tail > head + 1 && !wk->span[(head + 1) % RING][2] &&
         hs__data_prefetch(rb->dm, wk->task[(head + 1) % RING], wk->device, &err))
         fail(rb, &err); /* each task is next once: prefetched once */
-    if (hs__data_launch(rb->dm, wk->task[head % RING], wk->device, wk->issued[head % RING],
-                        l) != 0)
+    rc = span[2] ? hs__data_launch_chunk(rb->dm, wk->task[head % RING], wk->device, span[0],
+                                         span[1], span[2], wk->issued[head % RING], l)
+                 : hs__data_launch(rb->dm, wk->task[head % RING], wk->device,
+                                   wk->issued[head % RING], l);
+    if (rc != 0)
         fail(rb, &l->err);
 }
 
@@ -362,12 +371,16 @@ static void *work(void *arg)
             await(&wk->park, task_or_stop, &q);
             if (atomic_load_explicit(&rb->stop, memory_order_relaxed))
                 goto out;
-            c.task = wk->task[head++ % RING];
+            c.task = wk->task[head % RING];
+            c.chunk = wk->span[head++ % RING][2] != 0;
             c.failed = 1;
         } else {
             if (hs__data_complete(rb->dm, &fl[first]) != 0)
                 fail(rb, &fl[first].err);
             c.task = fl[first].t;
+            c.chunk = fl[first].chunk;
+            c.begin = fl[first].begin;
+            c.end = fl[first].end;
             c.start_us = fl[first].start_us;
             c.end_us = fl[first].end_us;
             first = (first + 1) % RING;
@@ -481,6 +494,8 @@ int hs__real_init(hs_backend *b, const hs_workload *w, const hs_graph *g, hs__re
     if (!(rb = alloc_lines(sizeof *rb)))
         return hs_error_set(err, HS_ENOMEM, "out of memory for the backend");
     rb->report = b->state; /* the caller's report, see exec/data.h */
+    rb->w = w;
+    rb->g = g;
     parker_init(&rb->park);
     if (!(rb->workers = alloc_lines((size_t)pf->ndevices * sizeof *rb->workers))) {
         real_free(rb);
@@ -528,22 +543,42 @@ int hs__real_depth(const hs_backend *b, int d)
     return ((const real *)b->state)->workers[d].depth;
 }
 
-int hs__real_start_task(hs_backend *b, size_t t, int d, double earliest_us, hs_error *err)
+/* Appends task t, or items [begin, end) of its kernel's `items` (items >
+ * 0), to device d's ring. */
+static int hand_over(real *rb, size_t t, int d, size_t begin, size_t end, size_t items,
+                     hs_error *err)
 {
-    real *rb = b->state;
     worker *wk;
-    (void)earliest_us; /* the worker moves the data itself */
     if (d < 0 || d >= rb->nworkers || rb->workers[d].held >= (size_t)rb->workers[d].depth)
         return hs_error_set(err, HS_EINTERNAL, "device %d got a task while it holds %d", d,
                             d >= 0 && d < rb->nworkers ? rb->workers[d].depth : 0);
     wk = &rb->workers[d];
     wk->task[wk->sent % RING] = t;
     wk->issued[wk->sent % RING] = hs__since_us(&rb->t0);
+    wk->span[wk->sent % RING][0] = begin;
+    wk->span[wk->sent % RING][1] = end;
+    wk->span[wk->sent % RING][2] = items;
     atomic_store(&wk->tasks_tail, ++wk->sent);
     wk->held++;
     rb->outstanding++;
     wake(&wk->park);
     return HS_OK;
+}
+
+int hs__real_start_task(hs_backend *b, size_t t, int d, double earliest_us, hs_error *err)
+{
+    (void)earliest_us; /* the worker moves the data itself */
+    return hand_over(b->state, t, d, 0, 0, 0, err);
+}
+
+int hs__real_start_chunk(hs_backend *b, size_t t, int d, size_t begin, size_t end,
+                         double earliest_us, hs_error *err)
+{
+    real *rb = b->state;
+    const hs_task *task = &rb->g->tasks[t];
+    (void)earliest_us;
+    return hand_over(rb, t, d, begin, end,
+                     (size_t)rb->w->apps[task->app].kernels[task->kernel].items, err);
 }
 
 static int any_done(const void *arg)

@@ -65,7 +65,8 @@ typedef struct dtask {
     int check, holds;
     /* a split task: parts, parts finished, first failure (group_mu); the
      * error lives apart, as most tasks are whole and an hs_error is 1.3 KB */
-    int nparts, parts_done, prepared, grc;
+    int nparts, prepared, grc;
+    size_t parts_done;              /* parts, or a run-time split's items */
     hs_error *gerr;
 } dtask;
 
@@ -332,32 +333,27 @@ static int configure(hs__data *dm, size_t t, hs_error *err)
     return HS_OK;
 }
 
-/* The rule of exec/data.h: the k-th data edge into t feeds t's k-th readable
- * buffer when the producer's result has that buffer's size. */
+/* The rule of exec/data.h, which finalize resolved into each edge's feeds
+ * (and checked: a fed buffer has its producer's result size): an edge
+ * feeds the buffer its feeds names, when both ends are typed. */
 static void wire(hs__data *dm, size_t t)
 {
     const hs_graph *g = dm->g;
     const hs_edge *ed;
     dtask *d = &dm->t[t];
-    int i = 0;
     if (!d->typed)
         return;
     HS_GRAPH_PRED_FOREACH(g, t, ed)
     {
+        const hs_kernel_edge *ke = hs_edge_origin(dm->w, g, ed);
         dtask *u = &dm->t[ed->from];
-        if (ed->bytes <= 0)
+        int i = ke ? ke->feeds : -1;
+        if (i < 0 || i >= d->c.nbufs || !u->typed || u->result < 0 ||
+            u->c.bufs[u->result].bytes != d->c.bufs[i].bytes)
             continue;
-        while (i < d->c.nbufs && !(d->c.bufs[i].mode & HS_KREAD))
-            i++;
-        if (i >= d->c.nbufs)
-            break;
-        if (u->typed && u->result >= 0 &&
-            u->c.bufs[u->result].bytes == d->c.bufs[i].bytes) {
-            d->feed[i] = ed->from;
-            d->fed[i] = 1;
-            u->consumers_left++;
-        }
-        i++;
+        d->feed[i] = ed->from;
+        d->fed[i] = 1;
+        u->consumers_left++;
     }
 }
 
@@ -617,8 +613,12 @@ static int reserve(hs__data *dm, int m, hs_error *err)
 
 /* Runs configuration c once on memory m for device dev, on buffers from
  * m's pool: its inputs are `in` (host buffers, every readable one), copied
- * there when m is a device's.  Errors are left to the measured run. */
-static void warm_one(hs__data *dm, const hs_kconf *c, void *const *in, int m, int dev)
+ * there when m is a device's.  A kernel that a split may cut (`cut`) runs
+ * on a device's memory also on a few ranges of its items: a library picks
+ * another kernel for fewer rows (cuBLAS), which CUDA loads at its first
+ * launch (10.8 ms for the first 8-row sgemm chunk on an H100).  Errors are
+ * left to the measured run. */
+static void warm_one(hs__data *dm, const hs_kconf *c, void *const *in, int m, int dev, int cut)
 {
     void *bufs[HS_KMAX_BUFS] = {0}, *ev[HS_KMAX_BUFS];
     double s, e;
@@ -638,9 +638,15 @@ static void warm_one(hs__data *dm, const hs_kconf *c, void *const *in, int m, in
             dm->ops->sync(dm->mctx, ev[i], NULL);
         hs_krun_cpu(c, bufs, 0, c->items, dm->threads[dev], NULL);
     } else if (ok) {
+        static const size_t part[] = {256, 64, 16, 4}; /* items / part[i] */
         void *k, *done;
         if (dm->ops->launch(dm->mctx, m, c, bufs, 0, c->items, ev, nev, &k, NULL) == HS_OK)
             dm->ops->finish(dm->mctx, k, &s, &e, &done, NULL);
+        for (size_t i = 0; cut && c->splittable && i < sizeof part / sizeof *part; i++) {
+            size_t n = c->items / part[i] ? c->items / part[i] : 1;
+            if (dm->ops->launch(dm->mctx, m, c, bufs, 0, n, NULL, 0, &k, NULL) == HS_OK)
+                dm->ops->finish(dm->mctx, k, &s, &e, &done, NULL);
+        }
     }
     for (int i = 0; i < c->nbufs; i++)
         if (bufs[i])
@@ -680,9 +686,11 @@ static void warm_up(hs__data *dm)
         if (ok)
             hs_kfill(&d->c, tmp); /* fills the fed ones only: the others are NULL */
         for (int dev = 0; dev < pf->ndevices && ok; dev++) {
+            const hs_task *wt = &dm->g->tasks[t];
             int m = mem_of(dm, dev);
             if (!dm->host_side[m] || d->c.flops <= WARM_CPU_FLOPS)
-                warm_one(dm, &d->c, in, m, dev);
+                warm_one(dm, &d->c, in, m, dev,
+                         dm->w->apps[wt->app].kernels[wt->kernel].splittable);
         }
         for (int i = 0; i < HS_KMAX_BUFS; i++)
             free(tmp[i]);
@@ -755,6 +763,8 @@ int hs__data_new(const hs_workload *w, const hs_graph *g, hs__real_mode mode,
     dm->r.check_budget = dm->budget;
     dm->r.fail_device = in ? in->fail_device : 0;
     dm->r.fail_after = in ? in->fail_after : 0;
+    dm->r.throttle_device = in ? in->throttle_device : 0;
+    dm->r.throttle = in && in->throttle > 1 ? in->throttle : 0;
     dm->r.link_bytes = calloc(nm * nm, sizeof *dm->r.link_bytes);
     dm->r.link_us = calloc(nm * nm, sizeof *dm->r.link_us);
     dm->r.link_copies = calloc(nm * nm, sizeof *dm->r.link_copies);
@@ -1326,6 +1336,12 @@ static void sleep_us(double us)
         ;
 }
 
+/* us on device d, throttled (hs_run_report.throttle) or not. */
+static double slowed(const hs__data *dm, int d, double us)
+{
+    return dm->r.throttle && d == dm->r.throttle_device ? us * dm->r.throttle : us;
+}
+
 /* Gives generated input i of d a buffer on m and starts its copy from host
  * (dm->mu held).  On host, a buffer the kernel only reads is the generated
  * input itself (borrowed), and an updated one whose check is not held
@@ -1594,6 +1610,10 @@ static int run_kernel(hs__data *dm, const hs_kconf *c, void *const *bufs, size_t
         if (rc == HS_OK)
             rc = hs_krun_cpu(c, bufs, b, e, dm->threads[dev], err);
         *end_us = now_us(dm);
+        if (dm->r.throttle && dev == dm->r.throttle_device) { /* a slow device */
+            sleep_us(slowed(dm, dev, *end_us - *start_us) - (*end_us - *start_us));
+            *end_us = now_us(dm);
+        }
         if (rc == HS_OK && hs__data_test_hook)
             hs__data_test_hook(c, bufs);
     } else {
@@ -1660,25 +1680,32 @@ static int run_on_memory(hs__data *dm, dtask *d, int m, int dev, long rt, size_t
     return rc;
 }
 
-/* One part of a split typed task.  Its parts share one set of buffers in
- * host memory: the first part to start prepares them there; a later part
- * starts once they are ready.  A part on a device of host memory runs its
- * items on those buffers in place; a part on any other memory runs them
- * there (run_on_memory), unless the type is splittable but cannot be cut
- * into byte spans (then on host, as the cpu backend does).  The last part
- * to end stores the result on host and releases the group. */
-static int run_part(hs__data *dm, dtask *d, size_t t, int dev, double *start_us,
-                    double *end_us, hs_error *err)
+/* Items [begin, end) of a split typed task: one of its parts (share 1 of
+ * whole = nparts) or a chunk of a split at run time (share = its items of
+ * whole = the kernel's).  The pieces share one set of buffers in host
+ * memory: the first to start prepares them there; a later one starts once
+ * they are ready.  A piece on a device of host memory runs its items on
+ * those buffers in place; one on any other memory runs them there
+ * (run_on_memory), unless the type is splittable but cannot be cut into
+ * byte spans (then on host, as the cpu backend does).  The piece that
+ * completes the shares stores the result on host and releases the group. */
+static int run_piece(hs__data *dm, dtask *d, size_t t, int dev, size_t begin, size_t end,
+                     size_t share, size_t whole, double *start_us, double *end_us,
+                     hs_error *err)
 {
-    size_t begin = dm->range[2 * t], end = dm->range[2 * t + 1];
     int m = mem_of(dm, dev), rc, last;
     pthread_mutex_lock(&dm->group_mu);
     if (!d->prepared) {
         d->prepared = 1;
-        d->grc = prepare(dm, d, HS_HOST_MEMORY, (long)t, dev, d->gerr);
+        if (!d->gerr && !(d->gerr = calloc(1, sizeof *d->gerr)))
+            d->grc = hs_error_set(err, HS_ENOMEM, "out of memory");
+        else
+            d->grc = prepare(dm, d, HS_HOST_MEMORY, (long)t, dev, d->gerr);
     }
     rc = d->grc;
     pthread_mutex_unlock(&dm->group_mu);
+    if (!d->gerr)
+        return rc;
     *start_us = *end_us = now_us(dm);
     if (rc == HS_OK && begin < end) {
         if (m != HS_HOST_MEMORY && (d->cut || !d->c.splittable))
@@ -1693,7 +1720,7 @@ static int run_part(hs__data *dm, dtask *d, size_t t, int dev, double *start_us,
         *d->gerr = *err;
     }
     rc = d->grc;
-    last = ++d->parts_done == d->nparts;
+    last = (d->parts_done += share) == whole;
     pthread_mutex_unlock(&dm->group_mu);
     if (rc != HS_OK)
         *err = *d->gerr;
@@ -1718,7 +1745,8 @@ int hs__data_launch(hs__data *dm, size_t t, int d, double issued_us, hs__launch 
         return l->rc;
     }
     if (task->typed && dm->rg->tasks[t].nparts > 1) {
-        l->rc = run_part(dm, task, t, d, &l->start_us, &l->end_us, &l->err);
+        l->rc = run_piece(dm, task, t, d, dm->range[2 * t], dm->range[2 * t + 1], 1,
+                          (size_t)task->nparts, &l->start_us, &l->end_us, &l->err);
     } else if (task->typed) {
         l->rc = prepare(dm, task, m, (long)t, d, &l->err);
         if (l->rc == HS_OK)
@@ -1727,12 +1755,42 @@ int hs__data_launch(hs__data *dm, size_t t, int d, double issued_us, hs__launch 
         l->rc = finish(dm, task, m, l->rc, (long)t, d, &l->err);
     } else {
         /* cost only: sleep (not spin) its predicted cost, so any workload runs */
-        sleep_us(dm->rg->tasks[t].cost_us[d]);
+        sleep_us(slowed(dm, d, dm->rg->tasks[t].cost_us[d]));
         l->end_us = now_us(dm);
         log_event(dm, d, HS_EV_SLEEP, (long)t, l->start_us, l->end_us, 0);
         pthread_mutex_lock(&dm->mu);
         dm->r.untyped++;
         pthread_mutex_unlock(&dm->mu);
+    }
+    return l->rc;
+}
+
+int hs__data_launch_chunk(hs__data *dm, size_t t, int d, size_t begin, size_t end,
+                          size_t items, double issued_us, hs__launch *l)
+{
+    dtask *task = &dm->t[dm->rg->tasks[t].origin];
+    *l = (hs__launch){.t = t, .d = d, .issued_us = issued_us, .chunk = 1, .begin = begin,
+                      .end = end};
+    l->start_us = l->end_us = now_us(dm);
+    if (task->typed) {
+        /* the kernel's items [begin, end) of `items`, as the type's items */
+        double scale = (double)task->c.items / (double)items;
+        size_t b = (size_t)floor((double)begin * scale + 0.5);
+        size_t e = end == items ? task->c.items : (size_t)floor((double)end * scale + 0.5);
+        if (!task->c.splittable) /* runs whole in the chunk of item 0 */
+            b = 0, e = begin == 0 ? task->c.items : 0;
+        l->rc = run_piece(dm, task, t, d, b, e, end - begin, items, &l->start_us, &l->end_us,
+                          &l->err);
+    } else {
+        sleep_us(slowed(dm, d, dm->rg->tasks[t].cost_us[d] * (double)(end - begin) /
+                                   (double)items));
+        l->end_us = now_us(dm);
+        log_event(dm, d, HS_EV_SLEEP, (long)t, l->start_us, l->end_us, 0);
+        if (end == items) {
+            pthread_mutex_lock(&dm->mu);
+            dm->r.untyped++;
+            pthread_mutex_unlock(&dm->mu);
+        }
     }
     return l->rc;
 }

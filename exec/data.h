@@ -3,19 +3,26 @@
  * §6.
  *
  * Which edge feeds which kernel buffer (the rule every real backend and the
- * tests follow):
+ * tests follow; finalizing a workload resolves it into each edge's `feeds`
+ * and refuses, at the edge, a workload it does not fit: graph/binding.c):
  *   - A typed task's *result* is its last buffer that the kernel writes
  *     (mode HS_KWRITE or HS_KRW): `c` of gemm, `a` of potrf, `b` of trsm, ...
- *   - Take task t's incoming edges that carry data (bytes > 0), in the order
- *     the workload declares them, and t's readable buffers (HS_KREAD or
- *     HS_KRW), in the type's buffer order.  The k-th such edge, from task u,
- *     feeds the k-th readable buffer when u is typed and u's result has
- *     exactly that buffer's size; the edge's own `bytes` are not looked at
- *     (they are the cost model's, not the data's).
+ *   - An edge that names a buffer (`buffer: num`) feeds that buffer of its
+ *     consumer: one the kernel reads (HS_KREAD or HS_KRW), no other edge
+ *     feeds, of exactly the size of the producer's result (the producer is
+ *     typed); the edge carries data (bytes > 0).
+ *   - An edge with `buffer: none`, an edge of 0 bytes and an edge into an
+ *     untyped task only order.
+ *   - The other edges into typed task t (bytes > 0, no `buffer`), in the
+ *     order the workload declares them, feed t's readable buffers that no
+ *     edge names, in the type's buffer order: the k-th such edge the k-th
+ *     such buffer.  Its producer must be typed, with a result of exactly
+ *     that buffer's size, and a buffer must be left for it.
+ *   - An edge's own `bytes` are the cost model's, not the data's: they are
+ *     not compared with the sizes.
  *   - Every readable buffer no edge feeds comes from the type's
  *     deterministic input generator (hs_kfill) with seed = whole-task index
- *     + 1.  Edges of 0 bytes, extra edges and edges from untyped tasks only
- *     order.
+ *     + 1.
  *   - The *outputs* of a run are the results of the typed tasks without
  *     successors: they end on host memory, byte-exact.
  *
@@ -189,6 +196,12 @@ typedef struct hs_run_report {
     size_t fail_after;       /* about to run its fail_after-th task (a test of
                                 survival: it runs nothing more, what it held runs
                                 elsewhere, its memory's data are saved to host) */
+    int throttle_device;     /* with throttle > 1: this cpu device runs each
+                                kernel `throttle` times slower (its worker
+                                sleeps throttle - 1 times the kernel's time
+                                after it, inside the kernel's span: a test of
+                                adapting to a slow device) */
+    double throttle;
     /* out: */
     int nmemories;
     double *link_bytes;      /* [from * nmemories + to]: bytes copied */
@@ -295,6 +308,8 @@ typedef struct hs__launch {
     int d;
     double issued_us, start_us, end_us;
     void *kernel;       /* the memory layer's enqueued kernel, or NULL */
+    int chunk;          /* hs__data_launch_chunk's: items [begin, end) */
+    size_t begin, end;
     int rc;
     hs_error err;
 } hs__launch;
@@ -305,6 +320,14 @@ typedef struct hs__launch {
  * result, release).  Launches on one device complete in launch order.
  * Both return l->rc, with its message in l->err. */
 int hs__data_launch(hs__data *dm, size_t t, int d, double issued_us, hs__launch *l);
+/* Launches items [begin, end) of the `items` of splittable task t's kernel
+ * (a chunk of a split at run time: the engine's start_chunk) on device d
+ * and runs them to the end: the chunks of t share buffers on host, as the
+ * parts of a split graph do (above), their items scaled to the type's; the
+ * chunk that completes the items stores the result.  An untyped task
+ * sleeps its share of its cost.  l->rc, with its message in l->err. */
+int hs__data_launch_chunk(hs__data *dm, size_t t, int d, size_t begin, size_t end,
+                          size_t items, double issued_us, hs__launch *l);
 /* 1 when task t's buffers fit on device d's memory beside what it holds
  * now, without evicting anything: a worker launches a task ahead of those
  * in flight only then (their buffers stay until they complete). */

@@ -32,6 +32,22 @@
 #include "exec/backend.h"
 #include "exec/engine.h"
 #include "mapper/policy.h"
+#include "mapper/split.h"
+
+/* A task split at run time (hs_map_options.live_split): its splitter's
+ * state, and its chunks' placements. */
+typedef struct live {
+    size_t task;
+    int owner;              /* the device the policy gave it to */
+    double opened;          /* when */
+    void *state;
+    hs_split_kernel k;
+    hs_split_device *dev;   /* [ndevices]: what the splitter is told */
+    size_t items, done;     /* items in all, accepted so far */
+    long *parts;            /* its chunks' placements, in completion order */
+    size_t nparts, capparts;
+    struct live *next;
+} live;
 
 enum { T_WAITING, T_READY, T_RUNNING, T_DONE };
 
@@ -79,6 +95,12 @@ struct hs_engine {
     long *orphan_head, *orphan_tail; /* [ndevices]: tasks it runs first */
     int failed_devices;
     size_t rerun;
+    /* splitting at run time */
+    const hs_splitter *splitter;
+    hs_split_options split_opt;
+    live *open;             /* tasks being split, oldest first */
+    unsigned char *quiet;   /* [batch_cap]: the completion tells the policy nothing */
+    size_t live_splits, chunks; /* tasks split, and their chunks */
     /* accounting */
     size_t ndone, events;
     int stepped;            /* drive: the first step (the sources) is done */
@@ -420,6 +442,145 @@ static int may_ask(const hs_engine *e, int d)
            (e->held[d] == 0 || e->nqueued[d] > 0);
 }
 
+/* ------------------------------------------------- splitting at run time
+ * A splittable task that the policy gives a device opens a split: its
+ * splitter hands out chunks, and every live device that holds nothing
+ * runs them, oldest split first, before it asks the policy for work (a
+ * device joins a split kernel when it becomes free).  A device holds one
+ * chunk at a time; the splitter learns from each chunk's measured time
+ * (finished) and never takes a chunk back (the engine has its own failure
+ * path).  The chunk that completes the items completes the task: the
+ * policy is told it ran on the device it chose, from the split's opening
+ * to that end. */
+
+static int splittable(const hs_engine *e, size_t t)
+{
+    const hs_task *task = &e->g->tasks[t];
+    const hs_kernel *k = &e->w->apps[task->app].kernels[task->kernel];
+    return e->splitter && k->splittable && k->items >= 1 && task->nparts == 1;
+}
+
+static void live_free(live *ls)
+{
+    free(ls->dev);
+    free(ls->parts);
+    free(ls);
+}
+
+/* Starts chunk [b, x) of ls on device d. */
+static int start_chunk(hs_engine *e, live *ls, int d, size_t b, size_t x, hs_error *err)
+{
+    double ready = hs_engine_data_ready(e, ls->task, d);
+    double begin = ready > e->now ? ready : e->now;
+    if (e->held[d] > 0 && e->run_end[d] > begin)
+        begin = e->run_end[d];
+    e->fifo[(size_t)d * HS_BACKEND_MAX_DEPTH +
+            (e->fifo_head[d] + e->held[d]) % HS_BACKEND_MAX_DEPTH] = (long)ls->task;
+    e->held[d]++;
+    e->run_end[d] = begin + hs_engine_cost(e, ls->task, d) * (double)(x - b) / (double)ls->items;
+    return e->b->ops->start_chunk(e->b, ls->task, d, b, x, begin, err);
+}
+
+/* Asks ls's splitter for a chunk for idle device d and starts it: 1 when
+ * it did, 0 when the splitter has none for d now, or an error. */
+static int ask_split(hs_engine *e, live *ls, int d, hs_error *err)
+{
+    hs_split_grant gr;
+    int rc;
+    if (e->splitter->next(ls->state, d, e->now, &gr) != HS_SPLIT_CHUNK)
+        return 0;
+    if (gr.begin >= gr.end || gr.end > ls->items)
+        return hs_error_set(err, HS_EINTERNAL, "splitter '%s' gave items [%zu, %zu) of %zu",
+                            e->splitter->name, gr.begin, gr.end, ls->items);
+    return (rc = start_chunk(e, ls, d, gr.begin, gr.end, err)) != 0 ? rc : 1;
+}
+
+/* Task t, which the policy gave device d, becomes a split: its splitter
+ * starts, told each device's rate from the costs (items per µs). */
+static int open_split(hs_engine *e, size_t t, int d, hs_error *err)
+{
+    const hs_task *task = &e->g->tasks[t];
+    const hs_kernel *k = &e->w->apps[task->app].kernels[task->kernel];
+    live *ls = calloc(1, sizeof *ls), **tail;
+    int nd = e->pf->ndevices, rc;
+    if (!ls || !(ls->dev = calloc((size_t)nd, sizeof *ls->dev))) {
+        free(ls);
+        return hs_error_set(err, HS_ENOMEM, "out of memory for a split");
+    }
+    ls->task = t;
+    ls->owner = d;
+    ls->opened = e->now;
+    ls->items = (size_t)k->items;
+    ls->k = (hs_split_kernel){.name = k->name, .items = ls->items};
+    for (int i = 0; i < nd; i++) {
+        double c = hs_engine_cost(e, t, i);
+        ls->dev[i] = (hs_split_device){.name = e->pf->devices[i].name,
+                                       .kind = e->pf->devices[i].kind, .width = 1,
+                                       .cores = e->pf->devices[i].cores,
+                                       .rate_hint = c > 0 ? (double)ls->items / c : 0};
+    }
+    if ((rc = e->splitter->start(&ls->k, ls->dev, nd, &e->split_opt, NULL, &ls->state, err)) !=
+        HS_OK) {
+        live_free(ls);
+        return rc;
+    }
+    e->state[t] = T_RUNNING;
+    e->device[t] = d;
+    e->end[t] = e->now + hs_engine_cost(e, t, d);
+    for (tail = &e->open; *tail; tail = &(*tail)->next)
+        ;
+    *tail = ls;
+    e->live_splits++;
+    return HS_OK;
+}
+
+/* Books a chunk's completion c: its placement, the splitter's finished;
+ * when its items are complete, the split task's completion (c becomes it:
+ * the owner device, from the opening on).  Returns 0 when the task is now
+ * complete, 1 when not (the policy hears nothing), or an error. */
+static int book_chunk(hs_engine *e, hs_completion *c, hs_error *err)
+{
+    live *ls, **at;
+    hs_placement p;
+    long pi;
+    for (at = &e->open; *at && (*at)->task != c->task; at = &(*at)->next)
+        ;
+    if (!(ls = *at))
+        return hs_error_set(err, HS_EINTERNAL, "a chunk of task %zu, which is not split",
+                            c->task);
+    p = (hs_placement){.task = e->g->tasks[c->task].origin, .part = (int)ls->nparts,
+                       .nparts = 0, .fraction = (double)(c->end - c->begin) / (double)ls->items,
+                       .device = c->device, .start_us = c->start_us, .end_us = c->end_us};
+    if (ls->nparts == ls->capparts) {
+        size_t cap = ls->capparts ? 2 * ls->capparts : 16;
+        long *n = realloc(ls->parts, cap * sizeof *n);
+        if (!n)
+            return hs_error_set(err, HS_ENOMEM, "out of memory");
+        ls->parts = n;
+        ls->capparts = cap;
+    }
+    if ((pi = hs_schedule_add_placement(e->s, &p, err)) < 0)
+        return HS_ENOMEM;
+    ls->parts[ls->nparts++] = pi;
+    e->chunks++;
+    e->busy_us += c->end_us - c->start_us;
+    if (!e->splitter->finished(ls->state, c->device, c->begin, c->end,
+                               c->end_us - c->start_us, e->now))
+        return hs_error_set(err, HS_EINTERNAL, "splitter '%s' refused a chunk it may not take "
+                            "back", e->splitter->name);
+    if ((ls->done += c->end - c->begin) < ls->items)
+        return 1;
+    for (size_t i = 0; i < ls->nparts; i++) /* every part of n, in completion order */
+        e->s->placements[ls->parts[i]].nparts = (int)ls->nparts;
+    e->placement_of[c->task] = ls->parts[ls->nparts - 1];
+    c->device = ls->owner;
+    c->start_us = ls->opened;
+    *at = ls->next;
+    e->splitter->fini(ls->state);
+    live_free(ls);
+    return 0;
+}
+
 /* ------------------------------------------------------ failed devices
  * A device that failed (its completions say so) runs nothing more.  What it
  * held, and whatever the policy still gives it (a static plan does), the
@@ -492,7 +653,17 @@ static int pick_round(hs_engine *e, hs_error *err)
         more = 0;
         for (int d = 0; d < e->pf->ndevices; d++) {
             long t;
-            if (e->dead[d] || !may_ask(e, d))
+            if (e->dead[d])
+                continue;
+            if (e->held[d] == 0 && e->open) { /* an idle device joins a split */
+                int got = 0;
+                for (live *ls = e->open; ls && !got; ls = ls->next)
+                    if ((got = ask_split(e, ls, d, err)) < 0)
+                        return got;
+                if (got)
+                    continue;
+            }
+            if (!may_ask(e, d))
                 continue;
             if (e->orphan_head[d] >= 0) { /* what a failed device left, first */
                 t = e->orphan_head[d];
@@ -513,6 +684,14 @@ static int pick_round(hs_engine *e, hs_error *err)
                                     "policy '%s' gave task %ld to device '%s', but that task is "
                                     "not ready or was given before",
                                     e->policy->name, t, e->pf->devices[d].name);
+            if (splittable(e, (size_t)t)) {
+                if (e->assigned[t] >= 0)
+                    unqueue(e, (size_t)t);
+                if ((rc = open_split(e, (size_t)t, d, err)) != 0)
+                    return rc;
+                more = 1; /* every idle device may join it, d's turn included */
+                continue;
+            }
             if ((rc = start(e, (size_t)t, d, err)) != 0)
                 return rc;
             more |= may_ask(e, d);
@@ -543,15 +722,20 @@ static int collect(hs_engine *e, size_t *n, hs_error *err)
 
 /* Books completion c: its placement (against the workload's graph, through
  * hs_task.origin), its output's copy, and its successors' counts; the ones it
- * makes ready are appended to newly_ready[*nready]. */
-static int book(hs_engine *e, const hs_completion *c, size_t *nready, hs_error *err)
+ * makes ready are appended to newly_ready[*nready].  A chunk of a split task
+ * is booked by book_chunk; the one that completes the task becomes the
+ * task's completion (on its owner, from the split's opening), and the
+ * others are quiet: the policy hears nothing of them. */
+static int book(hs_engine *e, hs_completion *c, unsigned char *quiet, size_t *nready,
+                hs_error *err)
 {
     const hs_graph *g = e->g;
     const hs_edge *ed;
     const hs_task *task;
     hs_placement p;
     size_t t = c->task;
-    int d = c->device;
+    int d = c->device, m = memory_of(e, d), rc;
+    *quiet = 0;
     if (t >= g->ntasks || d < 0 || d >= e->pf->ndevices || e->state[t] != T_RUNNING ||
         e->held[d] == 0 ||
         e->fifo[(size_t)d * HS_BACKEND_MAX_DEPTH + e->fifo_head[d]] != (long)t)
@@ -559,9 +743,13 @@ static int book(hs_engine *e, const hs_completion *c, size_t *nready, hs_error *
                             "backend '%s' reported task %zu done on device %d, which the engine "
                             "did not start there or not next",
                             e->b->ops->name, t, d);
+    e->fifo_head[d] = (e->fifo_head[d] + 1) % HS_BACKEND_MAX_DEPTH;
+    e->held[d]--;
+    if (c->failed && c->chunk)
+        return hs_error_set(err, HS_EIO, "device '%s' failed while it ran a chunk of a split "
+                            "kernel (a split at run time does not survive a device's loss)",
+                            e->pf->devices[d].name);
     if (c->failed) { /* t did not run: the device is dead, t goes elsewhere */
-        e->fifo_head[d] = (e->fifo_head[d] + 1) % HS_BACKEND_MAX_DEPTH;
-        e->held[d]--;
         e->state[t] = T_READY;
         e->device[t] = -1;
         if (!e->dead[d]) {
@@ -571,21 +759,27 @@ static int book(hs_engine *e, const hs_completion *c, size_t *nready, hs_error *
         e->rerun++;
         return orphan(e, t, err);
     }
-    task = &g->tasks[t];
-    p = (hs_placement){.task = task->origin, .part = task->part, .nparts = task->nparts,
-                       .fraction = task->fraction, .device = d, .start_us = c->start_us,
-                       .end_us = c->end_us};
-    if ((e->placement_of[t] = hs_schedule_add_placement(e->s, &p, err)) < 0)
-        return HS_ENOMEM;
+    if (c->chunk) {
+        if ((rc = book_chunk(e, c, err)) != 0) {
+            *quiet = rc == 1;
+            return rc == 1 ? HS_OK : rc;
+        }
+        m = HS_HOST_MEMORY; /* the chunks' result is stored on host */
+    } else {
+        task = &g->tasks[t];
+        p = (hs_placement){.task = task->origin, .part = task->part, .nparts = task->nparts,
+                           .fraction = task->fraction, .device = d, .start_us = c->start_us,
+                           .end_us = c->end_us};
+        if ((e->placement_of[t] = hs_schedule_add_placement(e->s, &p, err)) < 0)
+            return HS_ENOMEM;
+        e->busy_us += c->end_us - c->start_us;
+    }
     if (e->exec_depth)
-        executor_done(e, t, memory_of(e, d), c->end_us);
+        executor_done(e, t, m, c->end_us);
     e->state[t] = T_DONE;
     e->end[t] = c->end_us;
-    e->fifo_head[d] = (e->fifo_head[d] + 1) % HS_BACKEND_MAX_DEPTH;
-    e->held[d]--;
     e->ndone++;
-    e->busy_us += c->end_us - c->start_us;
-    set_copy(e, t, memory_of(e, d));
+    set_copy(e, t, m);
     HS_GRAPH_SUCC_FOREACH(g, t, ed)
     {
         if (--e->waiting[ed->to] == 0) {
@@ -603,8 +797,9 @@ static int tell(hs_engine *e, size_t n)
     const hs_policy *pol = e->policy;
     for (size_t i = 0; i < n; i++) {
         const hs_completion *c = &e->batch[i];
-        if (c->failed)
-            continue; /* it did not run (its successors were not made ready) */
+        if (c->failed || e->quiet[i])
+            continue; /* it did not run (its successors were not made ready),
+                         or it is a chunk of a task not yet complete */
         if (pol->done) {
             pol->done(e->pstate, e, c->task, c->device, c->end_us - c->start_us);
             e->events++;
@@ -639,7 +834,7 @@ static int book_batch(hs_engine *e, size_t n, hs_error *err)
     int rc;
     for (size_t i = 0; i < n; i++) {
         e->ready_off[i] = nready;
-        if ((rc = book(e, &e->batch[i], &nready, err)) != 0)
+        if ((rc = book(e, &e->batch[i], &e->quiet[i], &nready, err)) != 0)
             return rc;
     }
     e->ready_off[n] = nready;
@@ -807,6 +1002,13 @@ static void engine_free(hs_engine *e)
     free(e->orphan_next);
     free(e->orphan_head);
     free(e->orphan_tail);
+    free(e->quiet);
+    while (e->open) {
+        live *ls = e->open;
+        e->open = ls->next;
+        e->splitter->fini(ls->state);
+        live_free(ls);
+    }
 }
 
 /* Allocates the per-task and per-device state for graph g. */
@@ -838,6 +1040,7 @@ static int engine_alloc(hs_engine *e, hs_error *err)
     e->orphan_next = malloc(n * sizeof *e->orphan_next);
     e->orphan_head = malloc(nd * sizeof *e->orphan_head);
     e->orphan_tail = malloc(nd * sizeof *e->orphan_tail);
+    e->quiet = calloc(nd * HS_BACKEND_MAX_DEPTH, 1);
     if (e->exec_depth) {
         size_t nm = (size_t)e->pf->nmemories;
         e->link_free = calloc(nm * nm, sizeof *e->link_free);
@@ -847,7 +1050,7 @@ static int engine_alloc(hs_engine *e, hs_error *err)
         !e->depth || !e->held || !e->fifo || !e->fifo_head || !e->declined || !e->run_end ||
         !e->tail || !e->queued || !e->nqueued || !e->batch || !e->newly_ready ||
         !e->ready_off || !e->placement_of || (e->exec_depth && (!e->link_free || !e->arrive)) ||
-        !e->dead || !e->orphan_next || !e->orphan_head || !e->orphan_tail)
+        !e->dead || !e->orphan_next || !e->orphan_head || !e->orphan_tail || !e->quiet)
         return hs_error_set(err, HS_ENOMEM, "out of memory for an engine of %zu tasks", n);
     for (size_t d = 0; d < nd; d++)
         e->orphan_head[d] = e->orphan_tail[d] = -1;
@@ -894,6 +1097,14 @@ int hs_engine_run(hs_workload *w, const hs_policy *policy, const hs_map_options 
     e.policy = policy;
     e.b = backend;
     e.exec_depth = opt->executor_depth;
+    if ((e.splitter = opt->live_split) != NULL) {
+        if (!backend->ops->start_chunk)
+            return hs_error_set(err, HS_EUSAGE, "backend '%s' cannot split kernels at run time",
+                                backend->ops->name);
+        if (opt->live_split_options)
+            e.split_opt = *opt->live_split_options;
+        e.split_opt.no_takeback = 1;
+    }
     t0 = seconds();
     if (policy->transform) {
         rc = policy->transform(w, opt, &own, err);
@@ -953,6 +1164,8 @@ fail:
         stats->events = e.events;
         stats->failed_devices = e.failed_devices;
         stats->rerun = e.rerun;
+        stats->live_splits = e.live_splits;
+        stats->chunks = e.chunks;
     }
     engine_free(&e);
     hs_graph_free(&own);

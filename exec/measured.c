@@ -26,15 +26,10 @@ static int by_task_part(const void *a, const void *b)
     return (x->part > y->part) - (x->part < y->part);
 }
 
-/* The placement of part `part` of task t, or HS_NONE; part < 0: the part
- * of t that ended last (the one whose end made its result whole). */
-static long find(const place_index *ix, long t, int part)
+/* Where task t's placements begin in ix->by. */
+static size_t first_of(const place_index *ix, long t)
 {
-    const hs_schedule *s = ix->s;
-    size_t lo = 0, hi = s->nplacements;
-    long best = HS_NONE;
-    if (t < 0)
-        return HS_NONE;
+    size_t lo = 0, hi = ix->s->nplacements;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
         if (ix->by[mid].task < (size_t)t)
@@ -42,12 +37,51 @@ static long find(const place_index *ix, long t, int part)
         else
             hi = mid;
     }
+    return lo;
+}
+
+/* The placement of part `part` of task t, or HS_NONE; part < 0: the part
+ * of t that ended last (the one whose end made its result whole). */
+static long find(const place_index *ix, long t, int part)
+{
+    const hs_schedule *s = ix->s;
+    size_t lo;
+    long best = HS_NONE;
+    if (t < 0)
+        return HS_NONE;
+    lo = first_of(ix, t);
     for (; lo < s->nplacements && ix->by[lo].task == (size_t)t; lo++) {
         size_t i = ix->by[lo].i;
         if (part >= 0 && ix->by[lo].part == part)
             return (long)i;
         if (part < 0 && (best == HS_NONE || s->placements[i].end_us > s->placements[best].end_us))
             best = (long)i;
+    }
+    return best;
+}
+
+/* The placement of task t on a device of memory m that a part's slice
+ * copied at [start, end] served: into m (in), the first to start once the
+ * copy ended; out of m, the last to end before it started.  A device runs
+ * one piece of a split task at a time, its copies around it, so this finds
+ * the piece also when the chunks of a split at run time carry no part
+ * number of their own. */
+static long served_piece(const place_index *ix, const hs_workload *w, long t, int m, int in,
+                         double start, double end)
+{
+    const hs_schedule *s = ix->s;
+    const double tol = 1e-3; /* µs: what the JSON carries */
+    long best = HS_NONE;
+    size_t lo = first_of(ix, t);
+    for (; lo < s->nplacements && ix->by[lo].task == (size_t)t; lo++) {
+        const hs_placement *p = &s->placements[ix->by[lo].i];
+        if (w->platform.devices[p->device].memory != m)
+            continue;
+        if (in ? p->start_us >= end - tol &&
+                     (best == HS_NONE || p->start_us < s->placements[best].start_us)
+               : p->end_us <= start + tol &&
+                     (best == HS_NONE || p->end_us > s->placements[best].end_us))
+            best = (long)ix->by[lo].i;
     }
     return best;
 }
@@ -94,9 +128,13 @@ int hs_run_measured_schedule(const hs_workload *w, const char *backend, const hs
             continue; /* not a move between memories of the run */
         t.from_placement = find(&ix, c->datum, -1);
         t.to_placement = served ? find(&ix, c->consumer, c->part) : HS_NONE;
-        if (c->kind == HS_COPY_PART && c->from != HS_HOST_MEMORY) {
-            t.from_placement = find(&ix, c->consumer, c->part); /* a part's slice out */
+        if (c->kind == HS_COPY_PART && c->from != HS_HOST_MEMORY) { /* a slice out */
+            t.from_placement = served_piece(&ix, w, c->consumer, c->from, 0, c->start_us,
+                                            c->end_us);
             t.to_placement = HS_NONE;
+        } else if (c->kind == HS_COPY_PART) { /* a slice in */
+            t.to_placement = served_piece(&ix, w, c->consumer, c->to, 1, c->start_us,
+                                          c->end_us);
         }
         t.from_device = device_on(w, s, t.from_placement, c->from);
         t.to_device = device_on(w, s, t.to_placement, c->to);

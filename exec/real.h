@@ -26,6 +26,8 @@
  * hs_run_report or NULL (exec/data.h).  HS_EINPUT for a bad HETSCHED_DEPTH. */
 int hs__real_init(hs_backend *b, const hs_workload *w, const hs_graph *g, hs__real_mode mode,
                   hs_error *err);
+int hs__real_start_chunk(hs_backend *b, size_t t, int d, size_t begin, size_t end,
+                         double earliest_us, hs_error *err);
 int hs__real_start_task(hs_backend *b, size_t t, int d, double earliest_us, hs_error *err);
 int hs__real_wait(hs_backend *b, hs_completion *c, hs_error *err);
 int hs__real_poll(hs_backend *b, hs_completion *c, hs_error *err);
@@ -47,6 +49,7 @@ void hs__real_fini(hs_backend *b);
     const hs_backend_ops var = {.name = name_,                                                 \
                                 .init = var##_init,                                            \
                                 .start_task = hs__real_start_task,                             \
+                                .start_chunk = hs__real_start_chunk,                           \
                                 .wait = hs__real_wait,                                         \
                                 .poll = hs__real_poll,                                         \
                                 .now = hs__real_now,                                           \

@@ -100,6 +100,9 @@ typedef struct hs_split_options {
                                 hs_split_wave below [0: off] */
     int hdss_plain;          /* hdss: our additions to turn off, a mask of
                                 HS_HDSS_* (7: the paper's rules only) [0] */
+    int no_takeback;         /* the caller never loses a device within a chunk
+                                (the engine, which has its own failure path):
+                                no chunk is taken back, however late [0] */
 } hs_split_options;
 
 enum { HS_CORETSAR_SPLIT = 0, HS_CORETSAR_STATIC, HS_CORETSAR_ADAPTIVE, HS_CORETSAR_QUICK };

@@ -51,7 +51,7 @@ static int boyer_start(const hs_split_kernel *k, const hs_split_device *dev, int
                             "boyer: beta must be in (0, 1], delta >= 1, gamma >= 1");
     if (!(s = calloc(1, sizeof *s)))
         return hs_error_set(err, HS_ENOMEM, "out of memory");
-    if ((rc = hs__split_core_init(&s->core, k, dev, ndev, 1, err)) != HS_OK) {
+    if ((rc = hs__split_core_init(&s->core, k, dev, ndev, !(opt && opt->no_takeback), err)) != HS_OK) {
         free(s);
         return rc;
     }
@@ -116,8 +116,10 @@ static hs_split_answer boyer_next(void *state, int d, double now, hs_split_grant
         double size = ceil(s->beta * (double)c->items * pow(s->delta, (double)s->grown[d]) -
                            1e-9);
         want = size >= (double)left ? left : (size_t)size;
-        if (want >= left) { /* d claims all the rest: Sec. 4.2 */
-            for (int e = 0; e < c->ndev; e++)
+        if (want >= left) { /* d claims all the rest: Sec. 4.2 (and takes back
+                               the first chunks of the others, unless its
+                               caller never loses a chunk: no_takeback) */
+            for (int e = 0; e < c->ndev && c->survive; e++)
                 if (e != d && c->d[e].busy && c->d[e].nfinished == 0)
                     hs__split_revoke(c, e);
             want = hs__split_left(c);

@@ -318,7 +318,7 @@ int hs__selfsched_start(const hs_split_kernel *k, const hs_split_device *dev, in
     int rc;
     if (!s)
         return hs_error_set(err, HS_ENOMEM, "out of memory");
-    if ((rc = hs__split_core_init(&s->core, k, dev, ndev, 1, err)) != HS_OK) {
+    if ((rc = hs__split_core_init(&s->core, k, dev, ndev, !(opt && opt->no_takeback), err)) != HS_OK) {
         free(s);
         return rc;
     }

@@ -170,7 +170,7 @@ static int coretsar_start(const hs_split_kernel *k, const hs_split_device *dev, 
         return hs_error_set(err, HS_EINPUT, "coretsar: bad schedule, div or backoff");
     if (!(s = calloc(1, sizeof *s)))
         return hs_error_set(err, HS_ENOMEM, "out of memory");
-    if ((rc = hs__split_core_init(&s->core, k, dev, ndev, 1, err)) != HS_OK) {
+    if ((rc = hs__split_core_init(&s->core, k, dev, ndev, !(opt && opt->no_takeback), err)) != HS_OK) {
         free(s);
         return rc;
     }

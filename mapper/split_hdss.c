@@ -219,7 +219,7 @@ static int hdss_start(const hs_split_kernel *k, const hs_split_device *dev, int 
                             "hdss: adaptive_max must be in (0, 1], min_change_rate > 0");
     if (!(s = calloc(1, sizeof *s)))
         return hs_error_set(err, HS_ENOMEM, "out of memory");
-    if ((rc = hs__split_core_init(&s->core, k, dev, ndev, 1, err)) != HS_OK) {
+    if ((rc = hs__split_core_init(&s->core, k, dev, ndev, !(opt && opt->no_takeback), err)) != HS_OK) {
         free(s);
         return rc;
     }

@@ -181,7 +181,7 @@ static int kass_start(const hs_split_kernel *k, const hs_split_device *dev, int 
         return hs_error_set(err, HS_EINPUT, "kass: kass_delta must be in [0, 0.4], theta >= 0");
     if (!(s = calloc(1, sizeof *s)))
         return hs_error_set(err, HS_ENOMEM, "out of memory");
-    if ((rc = hs__split_core_init(&s->core, k, dev, ndev, 1, err)) != HS_OK) {
+    if ((rc = hs__split_core_init(&s->core, k, dev, ndev, !(opt && opt->no_takeback), err)) != HS_OK) {
         free(s);
         return rc;
     }

@@ -70,6 +70,22 @@ for f in tests/cases/bad-*.yaml; do
     check "bad input $f message" "$tmp/err" "^hetsched: $f(:[0-9]+:[0-9]+)?: error: "
     empty "bad input $f stdout" "$tmp/out"
 done
+# every bundled workload loads (typed-example with the model it is written
+# for; workloads/paper/ is tests/test_paper.sh's); a cg names the buffers
+# its edges feed, and info loads it
+for f in workloads/*.yaml; do
+    if [ "$f" = workloads/typed-example.yaml ]; then
+        expect 0 "bundled $f loads" -- "$H" map -a heft "$f" --model workloads/models/example.json
+    else
+        expect 0 "bundled $f loads" -- "$H" info "$f"
+    fi
+done
+expect 0 "gen cg" -- "$H" gen benchmark cg --size small -o "$tmp/cg.yaml"
+check "gen cg names buffers" "$tmp/cg.yaml" \
+    "^  - \{from: dot_pq_0, to: axpy_x_0, bytes: 4, buffer: den\}$"
+check "gen cg: A only orders" "$tmp/cg.yaml" \
+    "^  - \{from: gemv_0, to: gemv_1, bytes: 4194304, buffer: none\}$"
+expect 0 "gen cg loads" -- "$H" info "$tmp/cg.yaml"
 expect 2 "missing file" -- "$H" info /nonexistent.yaml
 check "missing file named" "$tmp/err" "/nonexistent.yaml"
 expect 2 "extra argument" -- "$H" info "$W" extra
@@ -425,6 +441,27 @@ expect 2 "run --fail bad" -- "$H" run -a heft "$RW" --fail gpu0
 check "run --fail bad: why" "$tmp/err" "fail wants DEVICE:after=N \(N >= 1\), not 'gpu0'"
 expect 2 "run --fail unknown device" -- "$H" run -a heft "$RW" --fail gpu9:after=1
 check "run --fail unknown device: why" "$tmp/err" "no device 'gpu9'"
+# splitting at run time: every item once (full checks), the schedule valid;
+# the fractions fixed before the run (planned) as well
+SW=workloads/split-small.yaml
+expect 0 "run --split live" -- "$H" run -a heft "$SW" --split hdss --check full --json "$tmp/run-s.json"
+check "run --split live: all checked" "$tmp/out" '^checked 3 of 3 typed kernels \(full, '
+check "run --split live: said" "$tmp/out" '^split at run time by hdss: 4 kernels in [0-9]+ chunks$'
+expect 0 "run --split live: the schedule validates" -- "$H" validate "$SW" "$tmp/run-s.json"
+expect 0 "run --split live, throttled cpu" -- "$H" run -a heft "$SW" --split hdss --backend cpu --devices cpu0,cpu1 --throttle cpu1:3 --check full
+check "run --throttle: said" "$tmp/out" '^device cpu1 ran 3 times slower \(--throttle\)$'
+expect 0 "run --split planned" -- "$H" run -a heft "$SW" --split hdss --split-mode planned --check full --json "$tmp/run-p.json"
+expect 0 "run --split planned: the schedule validates" -- "$H" validate "$SW" "$tmp/run-p.json"
+expect 2 "run --split-mode alone" -- "$H" run -a heft "$SW" --split-mode planned
+check "run --split-mode alone: why" "$tmp/err" "split-mode applies to --split only"
+expect 2 "run --split-mode bad" -- "$H" run -a heft "$SW" --split hdss --split-mode later
+expect 2 "run --split live with --fail" -- "$H" run -a heft "$SW" --split hdss --fail cpu0:after=1
+check "run --split live with --fail: why" "$tmp/err" "fail does not apply to a split at run time"
+expect 2 "run --split unknown" -- "$H" run -a heft "$SW" --split nosuch
+expect 2 "run --throttle bad" -- "$H" run -a heft "$SW" --throttle cpu1:0.5
+check "run --throttle bad: why" "$tmp/err" "throttle wants DEVICE:FACTOR with a FACTOR above 1"
+expect 2 "run --throttle a gpu" -- "$H" run -a heft "$SW" --throttle gpu0:2
+check "run --throttle a gpu: why" "$tmp/err" "no cpu device 'gpu0'"
 expect 2 "run --check bad" -- "$H" run -a heft "$RW" --check some
 check "run --check bad: why" "$tmp/err" "check wants sample, full or none, not 'some'"
 check "run trace" "$tmp/run.json" '"traceEvents"'

@@ -37,6 +37,14 @@ typedef struct hs_map_options {
      * serves every later reader there.  The schedule's transfers are those
      * copies and its model "executor".  NULL: the delay model. */
     const int *executor_depth;
+    /* Splits at run time: every kernel marked splittable that the policy
+     * gives a device runs as chunks that this splitter (mapper/split.h)
+     * decides from the chunks' measured times, on every device that is
+     * idle (the policy is told it ran whole on the device it chose);
+     * options may be NULL.  Needs a backend that runs chunks (start_chunk:
+     * sim, cpu, emu, cuda).  NULL: none. */
+    const struct hs_splitter *live_split;
+    const struct hs_split_options *live_split_options;
 } hs_map_options;
 
 typedef struct hs_map_stats {
@@ -45,6 +53,8 @@ typedef struct hs_map_stats {
     size_t events;          /* engine events processed */
     int failed_devices;     /* devices that failed during a real run */
     size_t rerun;           /* tasks a failed device held, run elsewhere */
+    size_t live_splits;     /* tasks split at run time (live_split) */
+    size_t chunks;          /* ... in this many chunks in all */
 } hs_map_stats;
 
 typedef struct hs_policy hs_policy; /* mapper/policy.h */
