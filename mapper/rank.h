@@ -105,19 +105,59 @@ typedef struct hs__plan {
     double *start, *end;
 } hs__plan;
 
-/* List scheduling with insertion (HEFT's second phase): repeatedly takes
- * the ready task of largest prio (ties: lower index), computes for each
- * device the time its inputs arrive (delay model) and the earliest idle gap
- * there, and places it on the device minimising finish + bonus[t * m + d]
- * (bonus NULL: plain EFT; PEFT passes its OCT).  Costs are the graph's. */
-int hs__plan_compute(const hs_graph *g, const hs_platform *pf, const double *prio,
-                     const double *bonus, hs__plan *plan, hs_error *err);
+/* Allocates a plan of n tasks (contents undefined); HS_ENOMEM. */
+int hs__plan_alloc(hs__plan *plan, size_t n, hs_error *err);
 void hs__plan_free(hs__plan *plan);
 
+/* What a static policy computes before the run (hs_policy.plan). */
+typedef int (*hs__plan_fn)(const hs_graph *g, const hs_platform *pf, const hs_map_options *opt,
+                           hs__plan *out, hs_error *err);
+
+/* A list scheduler's state while it places tasks one by one: the plan so
+ * far (device -1 for a task not placed yet) and each device's busy
+ * intervals. */
+typedef struct hs__planner {
+    const hs_graph *g;
+    const hs_platform *pf;
+    hs__plan plan;
+    hs__slots *slots;  /* [ndevices] */
+} hs__planner;
+
+/* Time at which the inputs of t can be in device d's memory (delay model):
+ * its host input from time 0 and the data of every placed predecessor from
+ * that predecessor's end; predecessors not placed yet are left out (what
+ * lookahead wants for a child whose other parents wait). */
+double hs__planner_data_ready(const hs__planner *p, size_t t, int d);
+/* Earliest start of t on d with insertion: the first idle stretch of d, at
+ * or after the data are ready, long enough for t's cost there. */
+double hs__planner_start(const hs__planner *p, size_t t, int d);
+
+/* Chooses the device of task t, whose predecessors are all placed; est[d]
+ * is hs__planner_start(p, t, d) for each device d.  Returns the device. */
+typedef int (*hs__choose_fn)(void *ctx, const hs__planner *p, size_t t, const double *est);
+
+/* List scheduling with insertion (HEFT's second phase and its relatives):
+ * repeatedly takes the ready task of largest prio (ties: lower index), asks
+ * `choose` for its device and places it there at est[device].  Costs are
+ * the graph's.  HS_EINPUT on a cycle, HS_ENOMEM. */
+int hs__plan_list(const hs_graph *g, const hs_platform *pf, const double *prio,
+                  hs__choose_fn choose, void *ctx, hs__plan *plan, hs_error *err);
+
+/* hs__plan_list choosing the device that minimises finish + bonus[t * m + d]
+ * (bonus NULL: plain EFT, HEFT's rule; PEFT passes its OCT), ties to the
+ * lower index. */
+int hs__plan_compute(const hs_graph *g, const hs_platform *pf, const double *prio,
+                     const double *bonus, hs__plan *plan, hs_error *err);
+
 /* Policy state that executes a plan: pick(d) returns d's next task in
- * planned-start order once it is ready, else HS_NO_TASK.  Takes ownership of
- * the plan (freed on error too). */
+ * planned order (start, then end, then topological order, so that tasks of
+ * no duration at one instant keep their precedence) once it is ready, else
+ * HS_NO_TASK.  Takes ownership of the plan (freed on error too). */
 int hs__planned_new(hs_engine *e, hs__plan *plan, void **state, hs_error *err);
+/* The init of a static policy: computes plan_fn's plan for the engine's
+ * graph and platform, then executes it as hs__planned_new does. */
+int hs__planned_init(hs_engine *e, const hs_map_options *opt, hs__plan_fn plan_fn,
+                     void **state, hs_error *err);
 void hs__planned_ready(void *state, hs_engine *e, size_t task);
 long hs__planned_pick(void *state, hs_engine *e, int device);
 void hs__planned_fini(void *state);

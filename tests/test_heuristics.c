@@ -901,6 +901,22 @@ static void random_invariants(void **state)
     }
 }
 
+/* Tasks of no duration at one instant keep their precedence in a plan: b is
+ * declared before a (so it has the lower index) but depends on it, and
+ * both cost 0 everywhere, so heft plans both at [0, 0] on cpu0.  The device
+ * must run a before b (ordered by start, end, then topological position, not
+ * by index), or it would wait for b forever. */
+static void plan_keeps_zero_cost_chain(void **state)
+{
+    static const kern_spec ks[] = {{"b", {0, 0}, 0, 0}, {"a", {0, 0}, 0, 0}};
+    static const edge_spec es[] = {{"a", "b", 0}};
+    hs_workload *w = build(cpu_gpu, 2, 1.0, 0.0, ks, 2, es, 1);
+    (void)state;
+    assert_float_equal(makespan(w, "heft", 0), 0, 0);
+    assert_float_equal(makespan(w, "peft", 0), 0, 0);
+    hs_workload_free(w);
+}
+
 /* ------------------------------------------------------------- refusals */
 
 static void bad_options(void **state)
@@ -956,6 +972,7 @@ int main(void)
         cmocka_unit_test(ad_part_model_parts),
         cmocka_unit_test(ad_part_model_floor),
         cmocka_unit_test(random_invariants),
+        cmocka_unit_test(plan_keeps_zero_cost_chain),
         cmocka_unit_test(bad_options),
         cmocka_unit_test(one_device),
     };
