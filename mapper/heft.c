@@ -14,24 +14,14 @@
  * earliest gap that fits is O(log k) expected for k intervals, not a scan of
  * every gap; placing all n tasks costs O((n + e) m + n m log n) for m
  * devices and e edges. */
-#include <stdlib.h>
-
 #include "mapper/policy.h"
 #include "mapper/rank.h"
 
 static int heft_plan(const hs_graph *g, const hs_platform *pf, const hs_map_options *opt,
                      hs__plan *out, hs_error *err)
 {
-    double *rank = malloc((g->ntasks ? g->ntasks : 1) * sizeof *rank);
-    int rc;
     (void)opt;
-    if (!rank)
-        return hs_error_set(err, HS_ENOMEM, "out of memory");
-    rc = hs__upward_rank(g, pf, rank, err);
-    if (rc == HS_OK)
-        rc = hs__plan_compute(g, pf, rank, NULL, out, err);
-    free(rank);
-    return rc;
+    return hs__plan_ranked(g, pf, hs__upward_rank, out, err);
 }
 
 static int heft_init(hs_engine *e, const hs_map_options *opt, void **state, hs_error *err)

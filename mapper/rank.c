@@ -128,6 +128,122 @@ int hs__upward_rank(const hs_graph *g, const hs_platform *pf, double *rank, hs_e
     return HS_OK;
 }
 
+/* The speed weights of task t (mapper/rank.h, hs__weighted_upward_rank)
+ * into p[0 .. m). */
+static void speed_weights(const hs_graph *g, size_t t, double *p)
+{
+    int m = g->ndevices, zeros = 0;
+    double sum = 0.0;
+    for (int d = 0; d < m; d++)
+        zeros += g->tasks[t].cost_us[d] <= 0.0;
+    for (int d = 0; d < m; d++) {
+        double c = g->tasks[t].cost_us[d];
+        p[d] = zeros ? (c <= 0.0 ? 1.0 : 0.0) : 1.0 / c;
+        sum += p[d];
+    }
+    for (int d = 0; d < m; d++)
+        p[d] /= sum;
+}
+
+/* McSweeney et al., eq. (6)-(7) generalised to any devices, then eq. (3). */
+int hs__weighted_upward_rank(const hs_graph *g, const hs_platform *pf, double *rank,
+                             hs_error *err)
+{
+    int m = g->ndevices;
+    size_t *order = topo(g, err);
+    double *p;
+    if (!order)
+        return err ? err->code : HS_ENOMEM;
+    if (!(p = malloc(at_least_1(g->ntasks * (size_t)m) * sizeof *p))) {
+        free(order);
+        return nomem(err);
+    }
+    for (size_t t = 0; t < g->ntasks; t++)
+        speed_weights(g, t, &p[t * (size_t)m]);
+    for (size_t i = g->ntasks; i-- > 0;) {
+        size_t t = order[i];
+        const double *pt = &p[t * (size_t)m];
+        double mean = 0.0, best = 0.0;
+        const hs_edge *e;
+        for (int d = 0; d < m; d++)
+            mean += pt[d] * g->tasks[t].cost_us[d];
+        HS_GRAPH_SUCC_FOREACH(g, t, e)
+        {
+            const double *ps = &p[e->to * (size_t)m];
+            double c = 0.0;
+            for (int a = 0; a < m && e->bytes > 0; a++)
+                for (int b = 0; b < m; b++) {
+                    int ma = pf->devices[a].memory, mb = pf->devices[b].memory;
+                    if (ma != mb && pt[a] > 0 && ps[b] > 0)
+                        c += pt[a] * ps[b] * hs_transfer_us(pf, ma, mb, e->bytes);
+                }
+            if (c + rank[e->to] > best)
+                best = c + rank[e->to];
+        }
+        rank[t] = mean + best;
+    }
+    free(p);
+    free(order);
+    return HS_OK;
+}
+
+/* Topcuoglu et al., eq. (9): predecessors are ranked before their
+ * successors by walking a topological order forwards. */
+int hs__downward_rank(const hs_graph *g, const hs_platform *pf, double *rank, hs_error *err)
+{
+    size_t *order = topo(g, err);
+    if (!order)
+        return err ? err->code : HS_ENOMEM;
+    for (size_t i = 0; i < g->ntasks; i++) {
+        size_t t = order[i];
+        double best = 0.0;
+        const hs_edge *e;
+        HS_GRAPH_PRED_FOREACH(g, t, e)
+        {
+            double v = rank[e->from] + hs__mean_cost(g, e->from) +
+                       hs__mean_transfer(pf, e->bytes, 1);
+            if (v > best)
+                best = v;
+        }
+        rank[t] = best;
+    }
+    free(order);
+    return HS_OK;
+}
+
+/* McSweeney et al., eq. (8), forwards through a topological order. */
+int hs__oft(const hs_graph *g, const hs_platform *pf, double *oft, hs_error *err)
+{
+    int m = g->ndevices;
+    size_t *order = topo(g, err);
+    if (!order)
+        return err ? err->code : HS_ENOMEM;
+    for (size_t i = 0; i < g->ntasks; i++) {
+        size_t t = order[i];
+        const hs_task *task = &g->tasks[t];
+        for (int d = 0; d < m; d++) {
+            int md = pf->devices[d].memory;
+            double ready = hs_transfer_us(pf, HS_HOST_MEMORY, md, task->input_bytes);
+            const hs_edge *e;
+            HS_GRAPH_PRED_FOREACH(g, t, e)
+            {
+                const double *row = &oft[e->from * (size_t)m];
+                double best = HUGE_VAL;
+                for (int a = 0; a < m; a++) {
+                    double v = row[a] + hs_transfer_us(pf, pf->devices[a].memory, md, e->bytes);
+                    if (v < best)
+                        best = v;
+                }
+                if (best > ready)
+                    ready = best;
+            }
+            oft[t * (size_t)m + d] = ready + task->cost_us[d];
+        }
+    }
+    free(order);
+    return HS_OK;
+}
+
 /* Arabnejad & Barbosa, eq. (6)-(7): OCT(t, p) is, over t's successors, the
  * worst of the best way to finish that successor's remaining path if t runs
  * on p.  The transfer term counts where the successor's device has another
@@ -640,6 +756,20 @@ int hs__plan_compute(const hs_graph *g, const hs_platform *pf, const double *pri
                      const double *bonus, hs__plan *plan, hs_error *err)
 {
     return hs__plan_list(g, pf, prio, earliest_finish, (void *)bonus, plan, err);
+}
+
+int hs__plan_ranked(const hs_graph *g, const hs_platform *pf, hs__rank_fn rank_fn,
+                    hs__plan *plan, hs_error *err)
+{
+    double *rank = malloc(at_least_1(g->ntasks) * sizeof *rank);
+    int rc;
+    if (!rank)
+        return nomem(err);
+    rc = rank_fn(g, pf, rank, err);
+    if (rc == HS_OK)
+        rc = hs__plan_compute(g, pf, rank, NULL, plan, err);
+    free(rank);
+    return rc;
 }
 
 typedef struct planned {

@@ -52,6 +52,31 @@ int hs__upward_rank(const hs_graph *g, const hs_platform *pf, double *rank, hs_e
 int hs__oct(const hs_graph *g, const hs_platform *pf, double *oct, double *rank,
             hs_error *err);
 
+/* HEFT-WM's weighted means (McSweeney, Walton & Zounon, ICCS 2020, eq.
+ * (6)-(7)): a task is taken to run on device d with a probability
+ * proportional to d's speed for it, 1 / C[t][d] (uniform over the devices
+ * where it costs 0, if any), which for P_C CPUs and P_G GPUs is the paper's
+ * weighting by the acceleration ratio r = w_C / w_G.  rank(t) = sum_d p_d C
+ * + max over successors s of (sum_{a,b} p_a(t) p_b(s) transfer(a -> b) +
+ * rank(s)), a transfer between devices sharing a memory counting 0.
+ * HS_EINPUT on a cycle, HS_ENOMEM. */
+int hs__weighted_upward_rank(const hs_graph *g, const hs_platform *pf, double *rank,
+                             hs_error *err);
+
+/* CPoP's downward rank (Topcuoglu et al. 2002, eq. (9)): 0 for a source,
+ * else the largest over predecessors u of rank_d(u) + mean cost of u + c-bar
+ * of the edge (the means of hs__upward_rank).  HS_EINPUT on a cycle,
+ * HS_ENOMEM. */
+int hs__downward_rank(const hs_graph *g, const hs_platform *pf, double *rank, hs_error *err);
+
+/* HOFT's optimistic finish time table (McSweeney et al. 2020, eq. (8)), by
+ * device rather than by device type: oft[t * m + d] = C[t][d] + the latest,
+ * over t's host input (its transfer to d's memory) and its predecessors u, of
+ * min over devices e of (oft(u, e) + transfer of the edge from e's memory to
+ * d's): the earliest t could end on d if nothing ever waited for a device.
+ * HS_EINPUT on a cycle, HS_ENOMEM. */
+int hs__oft(const hs_graph *g, const hs_platform *pf, double *oft, hs_error *err);
+
 /* ------------------------------------------------ threshold dispatcher */
 
 /* Default of hs_map_options.thr for m devices (see rank.c for why). */
@@ -148,6 +173,15 @@ int hs__plan_list(const hs_graph *g, const hs_platform *pf, const double *prio,
  * lower index. */
 int hs__plan_compute(const hs_graph *g, const hs_platform *pf, const double *prio,
                      const double *bonus, hs__plan *plan, hs_error *err);
+
+/* A rank function (hs__upward_rank, hs__weighted_upward_rank, ...). */
+typedef int (*hs__rank_fn)(const hs_graph *g, const hs_platform *pf, double *rank,
+                           hs_error *err);
+
+/* HEFT's two phases with the priority `rank_fn` gives: hs__plan_compute
+ * without bonus. */
+int hs__plan_ranked(const hs_graph *g, const hs_platform *pf, hs__rank_fn rank_fn,
+                    hs__plan *plan, hs_error *err);
 
 /* Policy state that executes a plan: pick(d) returns d's next task in
  * planned order (start, then end, then topological order, so that tasks of

@@ -28,7 +28,11 @@ typedef struct hs_map_options {
     struct hs_split_graph *split; /* --split: every splittable kernel is split
                                   across the devices by a chunk splitter
                                   (mapper/split_graph.h); NULL = none */
+    double budget_ms;       /* best: time for its portfolio and local search, in
+                               ms, at most HS_MAX_BUDGET_MS; 0 = 100 */
 } hs_map_options;
+
+#define HS_MAX_BUDGET_MS 3.6e6 /* one hour */
 
 typedef struct hs_map_stats {
     double mapping_seconds; /* CPU time spent inside the policy's hooks */
