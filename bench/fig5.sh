@@ -170,8 +170,8 @@ for c in ${comps//,/ }; do
     echo "composition $c ($(basename "$w"): $(sed -n 's/^# \([0-9]* tasks\).*/\1/p' "$w")," \
         "devices $(sed -n 's/^  - {name: \([a-z0-9]*\), kind:.*/\1/p' "$w" | paste -sd, -)," \
         "backend ${used:-${backend:-?}})"
-    printf '%-10s %14s %14s %8s %8s %8s\n' policy "measured us" "predicted us" ratio speedup \
-        pred.sp
+    printf '%-10s %14s %14s %8s %8s %8s  %s\n' policy "measured us" "predicted us" ratio speedup \
+        pred.sp "busy% / idle holding work% per device (last run)"
     base="" pbase=""
     for p in $plist; do
         why="" meas="" pred=""
@@ -196,11 +196,14 @@ for c in ${comps//,/ }; do
         if [ "$p" = cpu-only ]; then
             base=$meas pbase=$pred
         fi
-        awk -v p="$p" -v m="$meas" -v q="$pred" -v b="$base" -v pb="$pbase" 'BEGIN {
+        # "  gpu0   gpu  busy   251938.321 us   67.3%  3146 tasks; idle holding work ... (31.8%)"
+        busy=$(sed -n 's/^  \([^ ]*\) .* busy .* \([0-9.]*\)%  [0-9]* tasks; idle holding work .*(\([0-9.]*\)%)$/\1 \2\/\3/p' \
+            "$log" | paste -sd' ' -)
+        awk -v p="$p" -v m="$meas" -v q="$pred" -v b="$base" -v pb="$pbase" -v busy="$busy" 'BEGIN {
             ratio = q > 0 ? m / q : 0
             sp = b != "" && m > 0 ? sprintf("%.3f", b / m) : "-"
             psp = pb != "" && q > 0 ? sprintf("%.3f", pb / q) : "-"
-            printf "%-10s %14.1f %14.1f %8.3f %8s %8s\n", p, m, q, ratio, sp, psp }'
+            printf "%-10s %14.1f %14.1f %8.3f %8s %8s  %s\n", p, m, q, ratio, sp, psp, busy }'
     done
 done
 [ -z "$keep" ] || echo "run outputs kept in $keep" >&2

@@ -55,6 +55,12 @@ const hs_cli_cmd hs_cmd_run = {
              "  --split SPLITTER      split every kernel marked splittable across the\n"
              "                        devices with a chunk splitter (as `map --split`)\n"
              "  --split-option K=V    an option of that splitter (repeatable)\n"
+             "  --predict MODEL       the simulator's model for the predicted makespan:\n"
+             "                        executor (default) runs the policy as the backend\n"
+             "                        does (each device holds as many started tasks, a\n"
+             "                        task's input copies start when it is started and\n"
+             "                        queue on their link, outputs go back to host on\n"
+             "                        theirs); delay is the delay model of map and optimal\n"
              "  --check MODE          which typed kernels are checked against their\n"
              "                        reference, after the run (never on a device's\n"
              "                        path): sample (default) the first of each type\n"
@@ -199,7 +205,7 @@ out:
 static int run_main(int argc, char **argv)
 {
     enum { OPT_JSON = 256, OPT_GANTT, OPT_TRACE, OPT_SEED, OPT_MODEL, OPT_BACKEND,
-           OPT_DEVICES, OPT_DEVMEM, OPT_SPLIT, OPT_SPLIT_OPTION, OPT_CHECK, OPT_UPDATE_MODEL };
+           OPT_DEVICES, OPT_DEVMEM, OPT_SPLIT, OPT_SPLIT_OPTION, OPT_CHECK, OPT_PREDICT, OPT_UPDATE_MODEL };
     static const char *const check_modes[] = {"sample", "full", "none"};
     static const struct option longopts[] = {
         {"algorithm", required_argument, NULL, 'a'},
@@ -215,6 +221,7 @@ static int run_main(int argc, char **argv)
         {"split", required_argument, NULL, OPT_SPLIT},
         {"split-option", required_argument, NULL, OPT_SPLIT_OPTION},
         {"check", required_argument, NULL, OPT_CHECK},
+        {"predict", required_argument, NULL, OPT_PREDICT},
         {NULL, 0, NULL, 0},
     };
     const char *algo = NULL, *bname = NULL, *model_path = NULL, *devices = NULL;
@@ -224,7 +231,8 @@ static int run_main(int argc, char **argv)
     const hs_policy *pol;
     hs_cli_outputs out = {0};
     hs_perfmodel *model = NULL, *update = NULL;
-    hs_map_options opt = {0};
+    hs_map_options opt = {0}, popt = {0};
+    int *depth = NULL, predict_executor = 1;
     const char *split = NULL;
     hs_split_options sopt = {0};
     hs_schedule *s = NULL, *pred = NULL;
@@ -247,6 +255,12 @@ static int run_main(int argc, char **argv)
         case OPT_UPDATE_MODEL: update_path = optarg; break;
         case OPT_DEVICES: devices = optarg; break;
         case OPT_SPLIT: split = optarg; break;
+        case OPT_PREDICT:
+            if (strcmp(optarg, "executor") != 0 && strcmp(optarg, "delay") != 0)
+                return hs_cli_usage_error(&hs_cmd_run, "--predict wants executor or delay, not "
+                                          "'%s'", optarg);
+            predict_executor = strcmp(optarg, "executor") == 0;
+            break;
         case OPT_CHECK: {
             int k = 0;
             while (k < 3 && strcmp(optarg, check_modes[k]) != 0)
@@ -318,8 +332,18 @@ static int run_main(int argc, char **argv)
     b.ops = ops;
     b.state = &report;
     report.device_memory = devmem;
+    if (rc == HS_OK && predict_executor) {
+        /* the prediction: the same policy in the simulator, under the
+         * executor's model with the backend's depths */
+        if (!(depth = calloc((size_t)w->platform.ndevices + 1, sizeof *depth)))
+            rc = hs_error_set(&err, HS_ENOMEM, "out of memory");
+        else if ((rc = hs_run_depths(w, ops, depth, &err)) == HS_OK)
+            popt.executor_depth = depth;
+    }
+    popt = (hs_map_options){.seed = opt.seed, .thr = opt.thr, .perfmodel = opt.perfmodel,
+                            .split = opt.split, .executor_depth = popt.executor_depth};
     if (rc == HS_OK)
-        rc = hs_map(w, algo, &opt, &pred, NULL, &err);
+        rc = hs_map(w, algo, &popt, &pred, NULL, &err);
     if (rc == HS_OK)
         rc = hs_engine_run(w, pol, &opt, &b, &s, NULL, &err);
     if (rc == HS_OK && (rc = hs_run_measured_schedule(w, ops->name, &report, s, &err)) == HS_OK)
@@ -328,8 +352,8 @@ static int run_main(int argc, char **argv)
         FILE *o = hs_cli_outputs_use_stdout(&out) ? stderr : stdout;
         fprintf(o, "policy %s on %s, backend %s: measured makespan %.3f us\n", algo,
                 argv[optind], ops->name, s->makespan_us);
-        fprintf(o, "predicted makespan %.3f us (measured / predicted %.3f)\n",
-                pred->makespan_us,
+        fprintf(o, "predicted makespan %.3f us (%s model; measured / predicted %.3f)\n",
+                pred->makespan_us, predict_executor ? "executor" : "delay",
                 pred->makespan_us > 0 ? s->makespan_us / pred->makespan_us : 0.0);
         fprintf(o, "checked %zu of %zu typed kernels (%s, %.3f ms after the run); %zu "
                 "cost-only tasks slept their cost\n", report.checked, report.typed,
@@ -349,6 +373,7 @@ static int run_main(int argc, char **argv)
     hs_run_report_free(&report);
     hs_schedule_free(s);
     hs_schedule_free(pred);
+    free(depth);
     hs_workload_free(w);
     hs_perfmodel_free(model);
     hs_perfmodel_free(update);

@@ -1735,9 +1735,30 @@ int hs__data_launch(hs__data *dm, size_t t, int d, double issued_us, hs__launch 
     return l->rc;
 }
 
+int hs__data_fits(hs__data *dm, size_t t, int d)
+{
+    const dtask *task = &dm->t[dm->rg->tasks[t].origin];
+    int m = mem_of(dm, d), fits;
+    size_t need = 0;
+    if (!task->typed || dm->cap[m] == SIZE_MAX)
+        return 1;
+    pthread_mutex_lock(&dm->mu);
+    for (int i = 0; i < task->c.nbufs; i++) {
+        const hs_kbuf *b = &task->c.bufs[i];
+        size_t bytes = b->bytes ? b->bytes : 1;
+        if (task->fed[i]) /* the replica when it is not there, a private copy to update */
+            need += (dm->t[task->feed[i]].rep[m].p ? 0 : bytes) + (b->mode == HS_KREAD ? 0 : bytes);
+        else if (!task->pf_buf[i])
+            need += bytes;
+    }
+    fits = need <= dm->cap[m] && dm->used[m] <= dm->cap[m] - need;
+    pthread_mutex_unlock(&dm->mu);
+    return fits;
+}
+
 int hs__data_enqueues(const hs__data *dm, int d)
 {
-    return dm->mode == HS__REAL_CUDA && !dm->host_side[mem_of(dm, d)];
+    return !dm->host_side[mem_of(dm, d)];
 }
 
 int hs__data_complete(hs__data *dm, hs__launch *l)

@@ -236,6 +236,11 @@ extern const hs_backend_ops hs_backend_cuda;
 /* Number of CUDA devices found (0 without CUDA, or when none works). */
 int hs_cuda_device_count(void);
 
+/* How many started tasks each device of w holds on real backend ops
+ * (depth[0 .. ndevices)): what hs_map_options.executor_depth wants for the
+ * run's prediction.  HS_EINPUT for a bad HETSCHED_DEPTH. */
+int hs_run_depths(const hs_workload *w, const hs_backend_ops *ops, int *depth, hs_error *err);
+
 /* The backend called `name` ("sim", "cpu", "emu", "cuda"), or NULL. */
 const hs_backend_ops *hs_backend_find(const char *name);
 
@@ -296,8 +301,13 @@ typedef struct hs__launch {
  * result, release).  Launches on one device complete in launch order.
  * Both return l->rc, with its message in l->err. */
 int hs__data_launch(hs__data *dm, size_t t, int d, double issued_us, hs__launch *l);
-/* 1 when device d's kernels are enqueued and run while its worker goes on
- * (a GPU's under cuda; emu runs its devices' kernels in the launch). */
+/* 1 when task t's buffers fit on device d's memory beside what it holds
+ * now, without evicting anything: a worker launches a task ahead of those
+ * in flight only then (their buffers stay until they complete). */
+int hs__data_fits(hs__data *dm, size_t t, int d);
+/* 1 when device d's kernels are enqueued (a GPU's under cuda; an emulated
+ * gpu's under emu, whose kernels run in the launch, so that CI takes the
+ * same path): its worker launches every task it holds. */
 int hs__data_enqueues(const hs__data *dm, int d);
 int hs__data_complete(hs__data *dm, hs__launch *l);
 

@@ -66,6 +66,13 @@ struct hs_engine {
     size_t batch_cap;       /* the sum of the depths */
     size_t *newly_ready;    /* [ntasks] */
     size_t *ready_off;      /* [batch_cap + 1] */
+    /* the executor's model (hs_map_options.executor_depth) */
+    const int *exec_depth;  /* NULL: the delay model */
+    double *link_free;      /* [nmemories^2]: when each link's queue is empty */
+    double *arrive;         /* [ntasks][nmemories]: when its data are there */
+    long *placement_of;     /* [ntasks]: its placement in s, or -1 */
+    hs_transfer *copies;    /* from/to placement fields hold task indices until the end */
+    size_t ncopies, capcopies;
     /* accounting */
     size_t ndone, events;
     int stepped;            /* drive: the first step (the sources) is done */
@@ -236,6 +243,128 @@ static int policy_bug(hs_engine *e, hs_error *err)
     return hs_error_set(err, HS_EINTERNAL, "%s", e->bug);
 }
 
+/* ------------------------------------------------- the executor's model */
+
+/* Queues a copy of `bytes` from memory `from` to memory `to` on that link,
+ * once `after` has passed, for task `to_task` (or -1) of data of
+ * `from_task` (or -1: a kernel's input from host); returns its end. */
+static double queue_copy(hs_engine *e, long from_task, long to_task, int from, int to,
+                         double bytes, double after)
+{
+    size_t link = (size_t)from * (size_t)e->pf->nmemories + (size_t)to;
+    double start = after > e->link_free[link] ? after : e->link_free[link];
+    double end = start + hs_transfer_us(e->pf, from, to, bytes);
+    hs_transfer *c;
+    e->link_free[link] = end;
+    if (e->ncopies == e->capcopies) {
+        size_t cap = e->capcopies ? 2 * e->capcopies : 256;
+        hs_transfer *n = realloc(e->copies, cap * sizeof *n);
+        if (!n) {
+            snprintf(e->bug, sizeof e->bug, "out of memory for the executor model's copies");
+            return end;
+        }
+        e->copies = n;
+        e->capcopies = cap;
+    }
+    c = &e->copies[e->ncopies++];
+    *c = (hs_transfer){.from_placement = from_task, .to_placement = to_task,
+                       .from_device = from, .to_device = to, .bytes = bytes,
+                       .start_us = start, .end_us = end};
+    return end;
+}
+
+/* When t's inputs are on device d's memory under the executor's model:
+ * its input from host, and each predecessor's data that no earlier copy
+ * brought there (from host when host holds it, else from where the
+ * predecessor ran), copied from now on, each queued on its link. */
+static double executor_ready(hs_engine *e, size_t t, int d)
+{
+    const hs_graph *g = e->g;
+    const hs_edge *ed;
+    int m = memory_of(e, d);
+    size_t nm = (size_t)e->pf->nmemories;
+    double ready = e->now;
+    if (g->tasks[t].input_bytes > 0 && m != HS_HOST_MEMORY)
+        ready = queue_copy(e, -1, (long)t, HS_HOST_MEMORY, m, g->tasks[t].input_bytes, e->now);
+    HS_GRAPH_PRED_FOREACH(g, t, ed)
+    {
+        size_t u = ed->from;
+        double at;
+        if (ed->bytes <= 0)
+            continue;
+        if (!has_copy(e, u, m)) {
+            int src = has_copy(e, u, HS_HOST_MEMORY) ? HS_HOST_MEMORY : memory_of(e, e->device[u]);
+            double after = e->now > e->arrive[u * nm + (size_t)src] ? e->now
+                                                                    : e->arrive[u * nm + (size_t)src];
+            e->arrive[u * nm + (size_t)m] = queue_copy(e, (long)u, (long)t, src, m, ed->bytes, after);
+            set_copy(e, u, m);
+        }
+        at = e->arrive[u * nm + (size_t)m];
+        if (at > ready)
+            ready = at;
+    }
+    return ready;
+}
+
+/* After task t ended on memory m at `end` (executor's model): its data are
+ * there, and its output goes back to host on that link. */
+static void executor_done(hs_engine *e, size_t t, int m, double end)
+{
+    size_t nm = (size_t)e->pf->nmemories;
+    e->arrive[t * nm + (size_t)m] = end;
+    if (e->g->tasks[t].output_bytes > 0 && m != HS_HOST_MEMORY) {
+        e->arrive[t * nm + HS_HOST_MEMORY] =
+            queue_copy(e, (long)t, -1, m, HS_HOST_MEMORY, e->g->tasks[t].output_bytes, end);
+        set_copy(e, t, HS_HOST_MEMORY);
+    }
+}
+
+/* The device of memory m for a copy of placement p: p's device when it
+ * computes on m, else the first device of m; HS_HOST_DEVICE for host. */
+static int copy_device(const hs_engine *e, long p, int m)
+{
+    if (p != HS_NONE && memory_of(e, e->s->placements[p].device) == m)
+        return e->s->placements[p].device;
+    if (m == HS_HOST_MEMORY)
+        return HS_HOST_DEVICE;
+    for (int d = 0; d < e->pf->ndevices; d++)
+        if (memory_of(e, d) == m)
+            return d;
+    return HS_HOST_DEVICE;
+}
+
+/* The executor's model's copies become the schedule's transfers (task
+ * indices to placements, memories to devices); its makespan is the end of
+ * the last task or copy. */
+static int executor_schedule(hs_engine *e, hs_error *err)
+{
+    hs_schedule *s = e->s;
+    char *model = strdup("executor");
+    double makespan = 0;
+    if (!model)
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    free(s->model);
+    s->model = model;
+    s->ntransfers = 0;
+    for (size_t i = 0; i < s->nplacements; i++)
+        if (s->placements[i].end_us > makespan)
+            makespan = s->placements[i].end_us;
+    for (size_t k = 0; k < e->ncopies; k++) {
+        hs_transfer t = e->copies[k];
+        int from = t.from_device, to = t.to_device;
+        t.from_placement = t.from_placement >= 0 ? e->placement_of[t.from_placement] : HS_NONE;
+        t.to_placement = t.to_placement >= 0 ? e->placement_of[t.to_placement] : HS_NONE;
+        t.from_device = copy_device(e, t.from_placement, from);
+        t.to_device = copy_device(e, t.to_placement, to);
+        if (hs_schedule_add_transfer(s, &t, err) < 0)
+            return HS_ENOMEM;
+        if (t.end_us > makespan)
+            makespan = t.end_us;
+    }
+    s->makespan_us = makespan;
+    return HS_OK;
+}
+
 /* Starts task t on device d, which has room: predicted to run once its
  * inputs are there and what d holds has ended (an idle device: at the
  * inputs' arrival or now, as before depths existed).  Records where its
@@ -248,7 +377,8 @@ static int start(hs_engine *e, size_t t, int d, hs_error *err)
     double ready, begin;
     if (e->assigned[t] >= 0)
         unqueue(e, t);
-    ready = hs_engine_data_ready(e, t, d); /* exact: every producer has ended */
+    /* exact: every producer has ended */
+    ready = e->exec_depth ? executor_ready(e, t, d) : hs_engine_data_ready(e, t, d);
     begin = ready > e->now ? ready : e->now;
     if (e->held[d] > 0 && e->run_end[d] > begin)
         begin = e->run_end[d];
@@ -264,7 +394,7 @@ static int start(hs_engine *e, size_t t, int d, hs_error *err)
         if (ed->bytes > 0)
             set_copy(e, ed->from, m);
     }
-    return e->b->ops->start_task(e->b, t, d, ready, err);
+    return e->b->ops->start_task(e->b, t, d, begin, err);
 }
 
 /* Asks every device with room, in index order, for a task and starts it;
@@ -357,8 +487,10 @@ static int book(hs_engine *e, const hs_completion *c, size_t *nready, hs_error *
     p = (hs_placement){.task = task->origin, .part = task->part, .nparts = task->nparts,
                        .fraction = task->fraction, .device = d, .start_us = c->start_us,
                        .end_us = c->end_us};
-    if (hs_schedule_add_placement(e->s, &p, err) < 0)
+    if ((e->placement_of[t] = hs_schedule_add_placement(e->s, &p, err)) < 0)
         return HS_ENOMEM;
+    if (e->exec_depth)
+        executor_done(e, t, memory_of(e, d), c->end_us);
     e->state[t] = T_DONE;
     e->end[t] = c->end_us;
     e->fifo_head[d] = (e->fifo_head[d] + 1) % HS_BACKEND_MAX_DEPTH;
@@ -577,6 +709,10 @@ static void engine_free(hs_engine *e)
     free(e->batch);
     free(e->newly_ready);
     free(e->ready_off);
+    free(e->link_free);
+    free(e->arrive);
+    free(e->placement_of);
+    free(e->copies);
 }
 
 /* Allocates the per-task and per-device state for graph g. */
@@ -603,10 +739,16 @@ static int engine_alloc(hs_engine *e, hs_error *err)
     e->batch = calloc(nd * HS_BACKEND_MAX_DEPTH, sizeof *e->batch);
     e->newly_ready = malloc(n * sizeof *e->newly_ready);
     e->ready_off = calloc(nd * HS_BACKEND_MAX_DEPTH + 1, sizeof *e->ready_off);
+    e->placement_of = malloc(n * sizeof *e->placement_of);
+    if (e->exec_depth) {
+        size_t nm = (size_t)e->pf->nmemories;
+        e->link_free = calloc(nm * nm, sizeof *e->link_free);
+        e->arrive = calloc(n * nm, sizeof *e->arrive);
+    }
     if (!e->waiting || !e->state || !e->device || !e->assigned || !e->end || !e->valid ||
         !e->depth || !e->held || !e->fifo || !e->fifo_head || !e->declined || !e->run_end ||
         !e->tail || !e->queued || !e->nqueued || !e->batch || !e->newly_ready ||
-        !e->ready_off)
+        !e->ready_off || !e->placement_of || (e->exec_depth && (!e->link_free || !e->arrive)))
         return hs_error_set(err, HS_ENOMEM, "out of memory for an engine of %zu tasks", n);
     for (size_t t = 0; t < e->g->ntasks; t++) {
         e->waiting[t] = e->g->pred_off[t + 1] - e->g->pred_off[t];
@@ -621,7 +763,7 @@ static int backend_depths(hs_engine *e, hs_error *err)
     const hs_backend_ops *ops = e->b->ops;
     e->batch_cap = 0;
     for (int d = 0; d < e->pf->ndevices; d++) {
-        e->depth[d] = ops->depth ? ops->depth(e->b, d) : 1;
+        e->depth[d] = e->exec_depth ? e->exec_depth[d] : ops->depth ? ops->depth(e->b, d) : 1;
         if (e->depth[d] < 1 || e->depth[d] > HS_BACKEND_MAX_DEPTH)
             return hs_error_set(err, HS_EINTERNAL, "backend '%s' gives device %d a depth of "
                                 "%d, not 1..%d", ops->name, d, e->depth[d],
@@ -650,6 +792,7 @@ int hs_engine_run(hs_workload *w, const hs_policy *policy, const hs_map_options 
     e.g = &w->graph;
     e.policy = policy;
     e.b = backend;
+    e.exec_depth = opt->executor_depth;
     t0 = seconds();
     if (policy->transform) {
         rc = policy->transform(w, opt, &own, err);
@@ -688,7 +831,12 @@ int hs_engine_run(hs_workload *w, const hs_policy *policy, const hs_map_options 
         rc = backend->ops->finish(backend, err);
     if (rc != 0)
         goto fail;
-    if ((rc = hs_schedule_derive_transfers(w, e.s, err)) != 0)
+    if (e.bug[0]) {
+        rc = policy_bug(&e, err);
+        goto fail;
+    }
+    if ((rc = e.exec_depth ? executor_schedule(&e, err)
+                           : hs_schedule_derive_transfers(w, e.s, err)) != 0)
         goto fail;
 fail:
     if (inited && policy->fini) {

@@ -12,9 +12,14 @@
  * during the kernel and a worker finds work while another thread runs the
  * engine's step; no more, so that a policy's late decisions (eager's central
  * queue) still place most tasks.  Deeper queues did not measure faster on
- * empty tasks (bench/overhead_bench.c).  The environment variable
- * HETSCHED_DEPTH (1..HS_BACKEND_MAX_DEPTH) overrides it. */
+ * empty tasks (bench/overhead_bench.c).  A device whose kernels are
+ * enqueued (a GPU's) holds HS__REAL_DEPTH_ENQUEUED, all of them launched:
+ * its worker completes one task, runs the engine's step and launches the
+ * next (about 10 µs on an H100 host) while those ahead keep the device busy,
+ * which tiny kernels (pi: 7 µs) need.  The environment variable
+ * HETSCHED_DEPTH (1..HS_BACKEND_MAX_DEPTH) sets every device's. */
 #define HS__REAL_DEPTH 2
+#define HS__REAL_DEPTH_ENQUEUED 4
 
 /* Starts one worker per device; HS__REAL_CPU runs every device in host
  * memory and refuses gpu devices.  b->state on entry: the caller's

@@ -90,8 +90,10 @@ static int member(portfolio *p, hs_engine *e, const hs_policy *pol, const hs_map
         }
     } else if (!pol->transform && g == &w->graph) {
         /* the workload's own graph: hs_map runs the member on it, and hs_map
-         * changes nothing in the workload */
+         * changes nothing in the workload; under the delay model, which the
+         * retimer follows */
         inner.split = NULL;
+        inner.executor_depth = NULL;
         rc = hs_map((hs_workload *)w, pol->name, &inner, &s, NULL, &why);
         if (rc == HS_OK && plan_of(s, g->ntasks, plan) == 0)
             consider(p, plan);

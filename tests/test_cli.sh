@@ -238,9 +238,13 @@ check "optimal --model makespan" "$tmp/out" '^makespan +[0-9]+\.[0-9]+ us'
 RW=workloads/run-small.yaml
 expect 0 "run emu" -- "$H" run -a heft "$RW" --trace "$tmp/run.json"
 check "run measured" "$tmp/out" '^policy heft on .*, backend (emu|cuda): measured makespan [0-9.]+ us$'
-check "run predicted" "$tmp/out" '^predicted makespan [0-9.]+ us \(measured / predicted [0-9.]+\)$'
+check "run predicted" "$tmp/out" '^predicted makespan [0-9.]+ us \(executor model; measured / predicted [0-9.]+\)$'
 check "run checked" "$tmp/out" '^checked 3 of 6 typed kernels \(sample, [0-9.]+ ms after the run\); 2 cost-only tasks'
 check "run buffers" "$tmp/out" '^buffers: [0-9]+ reused, [0-9]+ made during the run, [0-9]+ made ahead$'
+expect 0 "run --predict delay" -- "$H" run -a heft "$RW" --backend emu --predict delay
+check "run --predict delay" "$tmp/out" '^predicted makespan 990.000 us \(delay model; '
+expect 2 "run --predict bad" -- "$H" run -a heft "$RW" --predict nope
+check "run --predict bad: why" "$tmp/err" "predict wants executor or delay, not 'nope'"
 expect 0 "run --check none" -- "$H" run -a heft "$RW" --backend emu --check none
 check "run --check none: nothing checked" "$tmp/out" '^checked 0 of 6 typed kernels \(none, '
 expect 0 "run --check full" -- "$H" run -a heft "$RW" --backend emu --check full --json "$tmp/run-m.json"

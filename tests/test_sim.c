@@ -704,10 +704,67 @@ static void cpu_only_needs_a_cpu(void **state)
     hs_workload_free(w);
 }
 
+/* The executor's model by hand.  cpu0 + gpu0, links 1 GB/s and 10 us both
+ * ways (T(100000 B) = 110 us); two independent tasks a, b: cpu 10000,
+ * gpu 100, 100000 B in from host and out to host each.  HEFT puts both on
+ * gpu0, a first.
+ *   delay model (a device takes a task when idle): a's input arrives at
+ *     110, a runs 110..210; b's arrived at 110 too, b runs 210..310;
+ *     outputs back at 320 and 420: makespan 420.
+ *   executor's model, gpu0 holding 2: both start at 0, their inputs queue
+ *     on host -> gpu0 (0..110, 110..220); a runs 110..210, b 220..320; the
+ *     outputs queue on gpu0 -> host (210..320, 320..430): makespan 430,
+ *     and those four copies are the schedule's transfers. */
+static void executor_model(void **state)
+{
+    hs_workload *w = hs_workload_new();
+    hs_error err = {0};
+    hs_schedule *s;
+    const int depth[] = {2, 2};
+    hs_map_options opt = {.executor_depth = depth};
+    static const double copies[][2] = {{0, 110}, {110, 220}, {210, 320}, {320, 430}};
+    int a;
+    (void)state;
+    assert_int_equal(hs_platform_add_device(w, "cpu0", HS_DEVICE_CPU, "host", 4, &err), 0);
+    assert_int_equal(hs_platform_add_device(w, "gpu0", HS_DEVICE_GPU, "gpu0", 0, &err), 1);
+    assert_int_equal(hs_platform_add_link(w, "host", "gpu0", 1.0, 10.0, &err), 0);
+    assert_int_equal(hs_platform_add_link(w, "gpu0", "host", 1.0, 10.0, &err), 1);
+    a = hs_workload_add_app(w, "p", 1, &err);
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(hs_app_add_kernel(w, a, k ? "b" : "a", &err), k);
+        assert_int_equal(hs_kernel_set_cost(w, a, k, "cpu", 10000, &err), 0);
+        assert_int_equal(hs_kernel_set_cost(w, a, k, "gpu", 100, &err), 0);
+        assert_int_equal(hs_kernel_set_bytes(w, a, k, 100000, 100000, &err), 0);
+    }
+    assert_int_equal(hs_workload_finalize(w, &err), 0);
+    assert_int_equal(hs_map(w, "heft", NULL, &s, NULL, &err), 0);
+    expect_at(s, 0, 1, 110, 210);
+    expect_at(s, 1, 1, 210, 310);
+    assert_true(fabs(s->makespan_us - 420) < EPS);
+    hs_schedule_free(s);
+    assert_int_equal(hs_map(w, "heft", &opt, &s, NULL, &err), 0);
+    expect_at(s, 0, 1, 110, 210);
+    expect_at(s, 1, 1, 220, 320);
+    assert_true(fabs(s->makespan_us - 430) < EPS);
+    assert_string_equal(s->model, "executor");
+    assert_int_equal(s->ntransfers, 4);
+    for (size_t k = 0; k < 4; k++) {
+        const hs_transfer *t = &s->transfers[k];
+        assert_true(fabs(t->start_us - copies[k][0]) < EPS && fabs(t->end_us - copies[k][1]) < EPS);
+        assert_true(t->bytes == 100000);
+        assert_int_equal(k < 2 ? t->to_device : t->from_device, 1);
+        assert_int_equal(k < 2 ? t->from_device : t->to_device, HS_HOST_DEVICE);
+        assert_int_equal(s->placements[k < 2 ? t->to_placement : t->from_placement].task, k % 2);
+    }
+    hs_schedule_free(s);
+    hs_workload_free(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(tri_eager),
+        cmocka_unit_test(executor_model),
         cmocka_unit_test(tri_cpu_only),
         cmocka_unit_test(tri_app_level),
         cmocka_unit_test(tri_dmda),

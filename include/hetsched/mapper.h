@@ -28,6 +28,15 @@ typedef struct hs_map_options {
     struct hs_split_graph *split; /* --split: every splittable kernel is split
                                   across the devices by a chunk splitter
                                   (mapper/split_graph.h); NULL = none */
+    /* The executor's model instead of the delay model (DESIGN.md §1), as
+     * `run` predicts itself: device d holds up to executor_depth[d] started
+     * tasks and runs them in order; a task's input copies start when it is
+     * started on its device and queue on their link (one copy at a time per
+     * ordered pair of memories), and an output's copy back to host queues
+     * on its link after the task's end; a result copied to a memory once
+     * serves every later reader there.  The schedule's transfers are those
+     * copies and its model "executor".  NULL: the delay model. */
+    const int *executor_depth;
     double budget_ms;       /* best: time for its portfolio and local search, in
                                ms, at most HS_MAX_BUDGET_MS; 0 = 100 */
 } hs_map_options;

@@ -82,14 +82,21 @@ int hs_krun_cuda(const hs_kconf *c, void *const *dbufs, size_t begin, size_t end
         return 0; /* nothing to launch (an empty grid is an error) */
     if ((rc = hs__kcuda_ok(cudaSetDevice(ctx->device), c, "cudaSetDevice", err)) != 0)
         return rc;
-    ctx->stream = stream;
-    if ((rc = hs__kcublas_ok(cublasSetStream(ctx->blas, stream), c, "cublasSetStream", err)) !=
-            0 ||
-        (rc = hs__kcublas_ok(cublasSetPointerMode(ctx->blas, CUBLAS_POINTER_MODE_HOST), c,
-                             "cublasSetPointerMode", err)) != 0)
-        return rc;
-    if ((rc = hs__kcusolver_ok(cusolverDnSetStream(ctx->solver, stream), c,
-                               "cusolverDnSetStream", err)) != 0)
-        return rc;
-    return c->type->run_cuda(c, dbufs, begin, end, ctx, err);
+    /* a worker runs its kernels on one stream: set the handles up once
+     * (three library calls a launch, a few µs of a tiny kernel's dispatch) */
+    if (!ctx->bound || ctx->stream != stream) {
+        ctx->stream = stream;
+        ctx->bound = 0;
+        if ((rc = hs__kcublas_ok(cublasSetStream(ctx->blas, stream), c, "cublasSetStream",
+                                 err)) != 0 ||
+            (rc = hs__kcublas_ok(cublasSetPointerMode(ctx->blas, CUBLAS_POINTER_MODE_HOST), c,
+                                 "cublasSetPointerMode", err)) != 0 ||
+            (rc = hs__kcusolver_ok(cusolverDnSetStream(ctx->solver, stream), c,
+                                   "cusolverDnSetStream", err)) != 0)
+            return rc;
+        ctx->bound = 1;
+    }
+    if ((rc = c->type->run_cuda(c, dbufs, begin, end, ctx, err)) != 0)
+        ctx->bound = 0; /* it may have left cuBLAS in another mode */
+    return rc;
 }

@@ -16,6 +16,8 @@ extern "C" {
 struct hs_kcuda {
     int device;
     cudaStream_t stream;        /* of the run in progress (hs_krun_cuda) */
+    int bound;                  /* the handles are on `stream`, cuBLAS in host
+                                   pointer mode (every kernel leaves it so) */
     cublasHandle_t blas;
     cusolverDnHandle_t solver;
 };
