@@ -184,10 +184,13 @@ int main(int argc, char **argv)
            instances, seed, done, limit, unproven ? "; the others left out" : "");
     printf("%-11s %9s %9s %10s %8s %10s\n", "policy", "mean/opt", "worst/opt", "within 2%",
            "optimal", "map ms");
-    for (size_t k = 0; k < npol && done; k++)
-        printf("%-10s%s %9.4f %9.4f %6d/%-3d %5d/%-3d %10.3f\n", hs_policy_name(pol[k]),
-               t[k].split ? "*" : " ", t[k].sum / t[k].runs, t[k].worst, t[k].within,
-               t[k].runs, t[k].exact, t[k].runs, 1e3 * t[k].map_s / t[k].runs);
+    for (size_t k = 0; k < npol && done; k++) {
+        char label[64];
+        snprintf(label, sizeof label, "%s%s", hs_policy_name(pol[k]), t[k].split ? "*" : "");
+        printf("%-11s %9.4f %9.4f %6d/%-3d %5d/%-3d %10.3f\n", label, t[k].sum / t[k].runs,
+               t[k].worst, t[k].within, t[k].runs, t[k].exact, t[k].runs,
+               1e3 * t[k].map_s / t[k].runs);
+    }
     printf("* split tasks across devices on some instances: the optimum is over whole\n"
            "  tasks, so its ratios may fall below 1 there\n");
     printf("best worse than app-level on %d instances, than the best single device on %d\n",

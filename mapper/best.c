@@ -11,10 +11,10 @@
  * read as a device per task and a running order per device, and retimed as
  * the engine would run it (mapper/local_search.h), which never makes it
  * longer.  The shortest is then improved by iterated local search
- * (mapper/local_search.h: moves of a task to another device and place in
- * the order, exchanges of devices between tasks and of all tasks between
- * two devices, random kicks), each neighbour retimed, until it stops
- * improving or the budget is spent; the run follows the result as heft
+ * (mapper/local_search.h: moves of a task, alone or with a neighbour, to
+ * another device and place in the order, exchanges of devices between
+ * tasks and of all tasks between two devices, random kicks), each
+ * neighbour retimed, until it stops improving or the budget is spent; the run follows the result as heft
  * follows its plan.  Its makespan is thus never above any member's, in
  * particular above the best single device's or app-level's.
  *

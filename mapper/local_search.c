@@ -372,6 +372,42 @@ static int try_places(search *x, size_t t)
     return 0;
 }
 
+/* t and u, the two ends of an edge, both to device d: a heavy edge makes
+ * each alone lose on any device the other is not on. */
+static int try_pair(search *x, size_t t, size_t u, int d)
+{
+    int dt = x->s->dev[t], du = x->s->dev[u];
+    if (dt == d && du == d)
+        return 0;
+    x->s->dev[t] = d;
+    x->s->dev[u] = d;
+    if (better(x, x->pos[t] < x->pos[u] ? x->pos[t] : x->pos[u]))
+        return 1;
+    x->s->dev[t] = dt;
+    x->s->dev[u] = du;
+    return 0;
+}
+
+/* t with each of its neighbours, to every device. */
+static int try_pairs(search *x, size_t t)
+{
+    const hs_graph *g = x->r->g;
+    const hs_edge *e;
+    HS_GRAPH_PRED_FOREACH(g, t, e)
+    {
+        for (int d = 0; d < g->ndevices && !x->out_of_time; d++)
+            if (try_pair(x, t, e->from, d))
+                return 1;
+    }
+    HS_GRAPH_SUCC_FOREACH(g, t, e)
+    {
+        for (int d = 0; d < g->ndevices && !x->out_of_time; d++)
+            if (try_pair(x, t, e->to, d))
+                return 1;
+    }
+    return 0;
+}
+
 /* t and u exchange devices. */
 static int try_swap(search *x, size_t t, size_t u)
 {
@@ -438,6 +474,8 @@ void hs__local_search(hs__retimer *r, hs__seq_sched *s, double deadline)
                     improved |= try_device(&x, t, d);
             if (x.critical[t])
                 improved |= try_places(&x, t);
+            if (x.critical[t])
+                improved |= try_pairs(&x, t);
             for (size_t j = 0; j < n && !x.out_of_time && x.critical[t]; j++)
                 if (s->seq[j] != t)
                     improved |= try_swap(&x, t, s->seq[j]);
@@ -471,12 +509,29 @@ int hs__iterated_search(hs__retimer *r, hs__seq_sched *s, unsigned long seed, in
         return HS_OK;
     if ((rc = hs__seq_sched_alloc(&cur, n, err)) != HS_OK)
         return rc;
-    while (quiet < stall && hs__seconds() < deadline) {
+    for (long kick = 0; quiet < stall && hs__seconds() < deadline; kick++) {
+        size_t t = (size_t)(next_random(&x) % n);
+        int d = (int)(next_random(&x) % (uint64_t)m);
         hs__seq_sched_copy(&cur, s, n);
-        for (int k = 0; k < 2; k++) {
-            size_t t = (size_t)(next_random(&x) % n);
-            int d = (int)(next_random(&x) % (uint64_t)(m - 1));
-            cur.dev[t] = d >= cur.dev[t] ? d + 1 : d;
+        if (kick % 2 == 0) {
+            /* two tasks, each to another device */
+            size_t u = (size_t)(next_random(&x) % n);
+            int du = (int)(next_random(&x) % (uint64_t)(m - 1));
+            cur.dev[t] = d != cur.dev[t] ? d : (d + 1) % m;
+            cur.dev[u] = du >= cur.dev[u] ? du + 1 : du;
+        } else {
+            /* a task and all its neighbours to one device: a cluster joined
+             * by heavy edges moves only as a whole */
+            const hs_edge *e;
+            cur.dev[t] = d;
+            HS_GRAPH_PRED_FOREACH(r->g, t, e)
+            {
+                cur.dev[e->from] = d;
+            }
+            HS_GRAPH_SUCC_FOREACH(r->g, t, e)
+            {
+                cur.dev[e->to] = d;
+            }
         }
         hs__local_search(r, &cur, deadline);
         if (cur.makespan < s->makespan) {

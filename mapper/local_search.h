@@ -85,16 +85,17 @@ void hs__seq_to_plan(hs__retimer *r, const hs__seq_sched *s, hs__plan *plan);
  * of devices); then, for each critical task in seq order (one whose delay
  * would delay the end: no other move can shorten the schedule), to another
  * device, to another place in seq (between its last predecessor and its
- * first successor) on any device, and exchanging devices with another
+ * first successor) on any device, together with a neighbour (the other end
+ * of one of its edges) to any device, and exchanging devices with another
  * task.  Deterministic while the
  * deadline is not reached.  s->makespan is set (s is timed first). */
 void hs__local_search(hs__retimer *r, hs__seq_sched *s, double deadline);
 
 /* Iterated local search (Lourenco, Martin & Stutzle, "Iterated local
  * search", 2003): hs__local_search from s, then, from the best schedule
- * found, kicks (`kick` tasks, 2 by default, each to a random other device)
- * each followed by hs__local_search, keeping the result when it is
- * shorter; stops after `stall` kicks in a row that found nothing shorter,
+ * found, kicks (in turn: two random tasks, each to another device; a
+ * random task and all its neighbours to one device), each followed by
+ * hs__local_search, keeping the result when it is shorter; stops after `stall` kicks in a row that found nothing shorter,
  * or at the deadline.  Random choices come from `seed`.  O(1) memory beyond
  * two schedules. */
 int hs__iterated_search(hs__retimer *r, hs__seq_sched *s, unsigned long seed, int stall,
