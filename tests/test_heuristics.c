@@ -1230,6 +1230,50 @@ static void retime_matches_engine(void **state)
     }
 }
 
+/* The local search from a given schedule, on cpu0 + gpu0 at 1 GB/s without
+ * latency, where no single task can move alone: an edge of 1 MB costs
+ * 1000 us between the devices.
+ * Pair: a -> b (1 MB), each cpu 100, gpu 10; z: cpu 1000, gpu 100.  From a
+ *   and b on cpu0 and z on gpu0 (seq a, b, z; makespan 200), a or b alone
+ *   to gpu0 waits 1000 for the edge, z to cpu0 takes 1000, exchanging a or
+ *   b with z does both, moving all of cpu0 onto gpu0 and back puts z on
+ *   cpu0: only a and b together to gpu0 helps, [0, 10], [10, 20], z [20,
+ *   120]: 120, the optimum (z on gpu0 takes a and b with it, else 200).
+ * Exchange: a -> b -> c (1 MB each), each cpu 100, gpu 10, all on cpu0
+ *   (300): any one or two of them on gpu0 pay an edge; all three: 30. */
+static void local_search_moves(void **state)
+{
+    static const kern_spec pair[] = {
+        {"a", {100, 10}, 0, 0}, {"b", {100, 10}, 0, 0}, {"z", {1000, 100}, 0, 0}};
+    static const edge_spec pair_e[] = {{"a", "b", 1e6}};
+    static const kern_spec chain[] = {
+        {"a", {100, 10}, 0, 0}, {"b", {100, 10}, 0, 0}, {"c", {100, 10}, 0, 0}};
+    static const edge_spec chain_e[] = {{"a", "b", 1e6}, {"b", "c", 1e6}};
+    (void)state;
+    for (int k = 0; k < 2; k++) {
+        hs_workload *w = k ? build(cpu_gpu, 2, 1.0, 0.0, chain, 3, chain_e, 2)
+                           : build(cpu_gpu, 2, 1.0, 0.0, pair, 3, pair_e, 1);
+        hs__retimer r;
+        hs__seq_sched s;
+        hs_error err = {0};
+        ok(hs__retimer_init(&r, &w->graph, &w->platform, &err), &err);
+        ok(hs__seq_sched_alloc(&s, 3, &err), &err);
+        for (size_t t = 0; t < 3; t++) {
+            s.seq[t] = t;
+            s.dev[t] = k == 0 && t == 2;
+        }
+        s.makespan = hs__retime(&r, s.dev, s.seq, HUGE_VAL);
+        assert_float_equal(s.makespan, k ? 300 : 200, 0);
+        hs__local_search(&r, &s, HUGE_VAL);
+        assert_float_equal(s.makespan, k ? 30 : 120, EPS);
+        for (size_t t = 0; t < 3; t++)
+            assert_int_equal(s.dev[t], 1);
+        hs__seq_sched_free(&s);
+        hs__retimer_free(&r);
+        hs_workload_free(w);
+    }
+}
+
 /* Every task on device d one after the other in topological order, inputs
  * from host and outputs back (the delay model). */
 static double on_one_device(const hs_workload *w, int d)
@@ -1381,6 +1425,7 @@ int main(void)
         cmocka_unit_test(random_invariants),
         cmocka_unit_test(plan_keeps_zero_cost_chain),
         cmocka_unit_test(retime_matches_engine),
+        cmocka_unit_test(local_search_moves),
         cmocka_unit_test(best_never_worse),
         cmocka_unit_test(best_topcuoglu),
         cmocka_unit_test(bad_options),
