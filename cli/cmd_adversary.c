@@ -90,7 +90,8 @@ static int write_worst(const hs_adversary_options *o, const hs_adversary_result 
     int rc;
     if (!f)
         return hs_error_set(err, HS_EIO, "cannot write %s: %s", path, strerror(errno));
-    fprintf(f, "# hetsched adversary -a %s --against %s --seed %lu: ratio %.6f (%.3f us / %.3f us)\n",
+    fprintf(f, "# hetsched adversary -a %s --against %s --seed %lu: ratio %.6f (%.3f us / "
+               "%.3f us)\n",
             o->policy, o->against ? o->against : "optimal", o->seed, r->ratio, r->policy_us,
             r->against_us);
     rc = hs_workload_write_yaml(r->worst, f, err);

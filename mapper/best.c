@@ -7,16 +7,16 @@
  * run of its own in the simulator (only on the workload's own graph, not
  * on one that --split built; policies that split tasks, such as ad-part,
  * are left out: the search moves whole tasks); so does every task on one
- * device in topological order, for each device.  Each schedule is
- * read as a device per task and a running order per device, and retimed as
- * the engine would run it (mapper/local_search.h), which never makes it
- * longer.  The shortest is then improved by iterated local search
- * (mapper/local_search.h: moves of a task, alone or with a neighbour, to
- * another device and place in the order, exchanges of devices between
- * tasks and of all tasks between two devices, random kicks), each
- * neighbour retimed, until it stops improving or the budget is spent; the run follows the result as heft
- * follows its plan.  Its makespan is thus never above any member's, in
- * particular above the best single device's or app-level's.
+ * device in topological order, for each device.  Each schedule is read as
+ * a device per task and a running order per device, and retimed as the
+ * engine would run it (mapper/local_search.h), which never makes it
+ * longer.  The shortest is then improved by iterated local search (moves
+ * of a task, alone or with a neighbour, to another device and place in the
+ * order, exchanges of devices between tasks and of all tasks between two
+ * devices, random kicks), each neighbour retimed, until it stops improving
+ * or the budget is spent; the run follows the result as heft follows its
+ * plan.  Its makespan is thus never above any member's, in particular
+ * above the best single device's or app-level's.
  *
  * The budget bounds the portfolio too: the static members map first, and
  * once the budget is spent no further member maps, except that the first

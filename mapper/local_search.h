@@ -95,9 +95,9 @@ void hs__local_search(hs__retimer *r, hs__seq_sched *s, double deadline);
  * search", 2003): hs__local_search from s, then, from the best schedule
  * found, kicks (in turn: two random tasks, each to another device; a
  * random task and all its neighbours to one device), each followed by
- * hs__local_search, keeping the result when it is shorter; stops after `stall` kicks in a row that found nothing shorter,
- * or at the deadline.  Random choices come from `seed`.  O(1) memory beyond
- * two schedules. */
+ * hs__local_search, keeping the result when it is shorter; stops after
+ * `stall` kicks in a row that found nothing shorter, or at the deadline.
+ * Random choices come from `seed`.  Memory: one more schedule. */
 int hs__iterated_search(hs__retimer *r, hs__seq_sched *s, unsigned long seed, int stall,
                         double deadline, hs_error *err);
 
