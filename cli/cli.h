@@ -1,6 +1,7 @@
 /* hetsched command line — one struct per subcommand, a registry in main.c.
  * Exit statuses: 0 success, 1 failure while working, 2 bad usage or input.
- * Data goes to stdout, diagnostics to stderr. */
+ * Data goes to stdout, diagnostics to stderr.  Every output file is written
+ * through graph/output.h; main checks standard output before it exits. */
 #ifndef HS_CLI_H
 #define HS_CLI_H
 
@@ -36,11 +37,20 @@ int hs_cli_parse_budget(const hs_cli_cmd *cmd, const char *s, double *out);
 typedef struct hs_cli_outputs {
     const char *json, *dot, *gantt, *trace;
 } hs_cli_outputs;
-/* Writes s to every file asked for; stops at the first failure. */
+/* Writes s to every file asked for (graph/output.h: never a half-written
+ * file); stops at the first failure. */
 int hs_cli_write_outputs(const hs_workload *w, const hs_schedule *s, const hs_cli_outputs *o,
                          hs_error *err);
 /* 1 when one of the outputs is stdout: the summary then goes to stderr. */
 int hs_cli_outputs_use_stdout(const hs_cli_outputs *o);
+/* 0, or the usage error (status 2) when two outputs would share standard
+ * output ('-'): those of o, and `extra` (an option of the command, e.g.
+ * "--write-lp", NULL for none) with its value extra_path. */
+int hs_cli_outputs_check(const hs_cli_cmd *cmd, const hs_cli_outputs *o, const char *extra,
+                         const char *extra_path);
+/* The workload (and s, may be NULL) as DOT at `path` ('-': stdout). */
+int hs_cli_write_dot(const hs_workload *w, const hs_schedule *s, const char *path,
+                     hs_error *err);
 /* Loads a workload or prints the error; returns NULL on failure and sets
  * *status to the exit status. */
 hs_workload *hs_cli_load(const char *path, int *status);

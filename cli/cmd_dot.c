@@ -1,8 +1,6 @@
 /* hetsched dot — the kernel graph of a workload, and optionally a schedule of
  * it, as DOT for Graphviz (hs_dot_write). */
-#include <errno.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 
@@ -55,7 +53,6 @@ static int dot_main(int argc, char **argv)
     hs_workload *w = NULL;
     hs_schedule *s = NULL;
     hs_error err = {0};
-    FILE *out = stdout;
     int status = 0;
     for (int i = 1; i < argc; i++) {
         const char *v;
@@ -85,18 +82,8 @@ static int dot_main(int argc, char **argv)
         hs_workload_free(w);
         return err.code == HS_ENOMEM ? 1 : 2;
     }
-    if (output && strcmp(output, "-") != 0 && !(out = fopen(output, "w"))) {
-        hs_error_set(&err, HS_EIO, "cannot write %s: %s", output, strerror(errno));
+    if (hs_cli_write_dot(w, s, output ? output : "-", &err) != HS_OK)
         status = hs_cli_fail(&err);
-    } else if (hs_dot_write(w, s, out, &err) != HS_OK) {
-        status = hs_cli_fail(&err);
-    }
-    if (out && out != stdout && fclose(out) != 0 && status == 0) {
-        hs_error_set(&err, HS_EIO, "cannot write %s: %s", output, strerror(errno));
-        status = hs_cli_fail(&err);
-    }
-    if (status != 0 && out && out != stdout)
-        unlink(output); /* no half-written file left behind */
     hs_schedule_free(s);
     hs_workload_free(w);
     return status;

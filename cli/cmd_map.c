@@ -44,7 +44,8 @@ const hs_cli_cmd hs_cmd_map = {
              "                        split -o help`)\n"
              "  -h, --help            this text\n"
              "\n"
-             "When a file goes to stdout, the summary goes to stderr.\n",
+             "When a file goes to stdout, the summary goes to stderr (one file at most may\n"
+             "go there).  A file is written whole or not at all.\n",
     .main = map_main,
 };
 
@@ -168,12 +169,15 @@ static int map_main(int argc, char **argv)
     }
     if (!algo)
         return hs_cli_usage_error(&hs_cmd_map, "no policy: give -a ALGO (-a help lists them)");
+    if ((status = hs_cli_outputs_check(&hs_cmd_map, &out, NULL, NULL)) != 0)
+        return status;
     if (strcmp(algo, "help") == 0) {
         list_policies();
         return 0;
     }
     if (!hs_policy_find(algo)) {
-        fprintf(stderr, "hetsched map: unknown policy '%s' (see hetsched map -a help)\n", algo);
+        hs_error_set(&err, HS_EUSAGE, "unknown policy '%s' (see hetsched map -a help)", algo);
+        fprintf(stderr, "hetsched map: %s\n", err.msg);
         return 2;
     }
     if (opt.budget_ms > 0 && strcmp(algo, "best") != 0)

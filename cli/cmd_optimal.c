@@ -41,6 +41,7 @@ const hs_cli_cmd hs_cmd_optimal = {
              "  --gantt FILE        draw a Gantt chart, FILE.png or FILE.svg\n"
              "  --trace FILE        write a Chrome trace (opens in Perfetto; '-' for stdout)\n"
              "  --write-lp FILE     write the model in CPLEX LP format before solving\n"
+             "                      ('-' for stdout)\n"
              "  --model FILE        performance model (JSON): costs of typed kernels\n"
              "                      without cost_us\n"
              "  --disable LIST      for experiments: switch off parts of the compact model,\n"
@@ -49,7 +50,8 @@ const hs_cli_cmd hs_cmd_optimal = {
              "  -h, --help          this text\n"
              "\n"
              "Exit status: 0 with a schedule (optimal or feasible), 1 without one, 2 for bad\n"
-             "usage or input.  When a file goes to stdout, the summary goes to stderr.\n",
+             "usage or input.  When a file goes to stdout, the summary goes to stderr (one\n"
+             "file at most may go there).  A file is written whole or not at all.\n",
     .main = optimal_main,
 };
 
@@ -185,6 +187,8 @@ static int optimal_main(int argc, char **argv)
     if (optind != argc - 1)
         return hs_cli_usage_error(&hs_cmd_optimal, "expected one WORKLOAD, got %d arguments",
                                   argc - optind);
+    if ((status = hs_cli_outputs_check(&hs_cmd_optimal, &outputs, "--write-lp", opt.lp_file)))
+        return status;
     opt.features &= ~off;
     if (opt.solver == HS_MILP_CBC && !HS_HAVE_CBC) {
         fprintf(stderr, "hetsched: the CBC solver is not built in (install coinor-libcbc-dev "
@@ -193,7 +197,7 @@ static int optimal_main(int argc, char **argv)
     }
     if (!(w = hs_cli_load_model(argv[optind], model_path, &model, &status)))
         return status;
-    if (hs_cli_outputs_use_stdout(&outputs))
+    if (hs_cli_outputs_use_stdout(&outputs) || (opt.lp_file && strcmp(opt.lp_file, "-") == 0))
         out = stderr;
     if (hs_milp_solve(w, &opt, &res, &err) != HS_OK) {
         status = hs_cli_fail(&err);

@@ -61,6 +61,11 @@ const hs_cli_cmd hs_cmd_run = {
              "                        task's input copies start when it is started and\n"
              "                        queue on their link, outputs go back to host on\n"
              "                        theirs); delay is the delay model of map and optimal\n"
+             "  --fail DEVICE:after=N the device fails when it is about to run its N-th\n"
+             "                        task: it runs nothing more, the tasks it held run on\n"
+             "                        the others (each where it is predicted to end first),\n"
+             "                        and the results only its memory held are saved to\n"
+             "                        host first (a test of surviving a device's loss)\n"
              "  --check MODE          which typed kernels are checked against their\n"
              "                        reference, after the run (never on a device's\n"
              "                        path): sample (default) the first of each type\n"
@@ -76,7 +81,8 @@ const hs_cli_cmd hs_cmd_run = {
              "that reads it, an output or an evicted replica to host), and the makespan\n"
              "is the end of the last kernel or copy.  A device holds up to 2 started\n"
              "tasks (the next one's inputs are prefetched while the current one runs);\n"
-             "the environment variable HETSCHED_DEPTH (1..16) changes that.\n",
+             "the environment variable HETSCHED_DEPTH (1..16) changes that.  When a file\n"
+             "goes to stdout, the summary goes to stderr (one file at most may go there).\n",
     .main = run_main,
 };
 
@@ -205,7 +211,7 @@ out:
 static int run_main(int argc, char **argv)
 {
     enum { OPT_JSON = 256, OPT_GANTT, OPT_TRACE, OPT_SEED, OPT_MODEL, OPT_BACKEND,
-           OPT_DEVICES, OPT_DEVMEM, OPT_SPLIT, OPT_SPLIT_OPTION, OPT_CHECK, OPT_PREDICT, OPT_UPDATE_MODEL };
+           OPT_DEVICES, OPT_DEVMEM, OPT_SPLIT, OPT_SPLIT_OPTION, OPT_CHECK, OPT_PREDICT, OPT_UPDATE_MODEL, OPT_FAIL };
     static const char *const check_modes[] = {"sample", "full", "none"};
     static const struct option longopts[] = {
         {"algorithm", required_argument, NULL, 'a'},
@@ -222,6 +228,7 @@ static int run_main(int argc, char **argv)
         {"split-option", required_argument, NULL, OPT_SPLIT_OPTION},
         {"check", required_argument, NULL, OPT_CHECK},
         {"predict", required_argument, NULL, OPT_PREDICT},
+        {"fail", required_argument, NULL, OPT_FAIL},
         {NULL, 0, NULL, 0},
     };
     const char *algo = NULL, *bname = NULL, *model_path = NULL, *devices = NULL;
@@ -232,6 +239,8 @@ static int run_main(int argc, char **argv)
     hs_cli_outputs out = {0};
     hs_perfmodel *model = NULL, *update = NULL;
     hs_map_options opt = {0}, popt = {0};
+    hs_map_stats stats = {0};
+    char *fail_name = NULL;
     int *depth = NULL, predict_executor = 1;
     const char *split = NULL;
     hs_split_options sopt = {0};
@@ -255,6 +264,16 @@ static int run_main(int argc, char **argv)
         case OPT_UPDATE_MODEL: update_path = optarg; break;
         case OPT_DEVICES: devices = optarg; break;
         case OPT_SPLIT: split = optarg; break;
+        case OPT_FAIL: {
+            const char *at = strstr(optarg, ":after=");
+            if (!at || at == optarg ||
+                hs_cli_parse_whole(at + 7, 1, ULONG_MAX, &v) != 0)
+                return hs_cli_usage_error(&hs_cmd_run, "--fail wants DEVICE:after=N (N >= 1), "
+                                          "not '%s'", optarg);
+            fail_name = strndup(optarg, (size_t)(at - optarg));
+            report.fail_after = (size_t)v;
+            break;
+        }
         case OPT_PREDICT:
             if (strcmp(optarg, "executor") != 0 && strcmp(optarg, "delay") != 0)
                 return hs_cli_usage_error(&hs_cmd_run, "--predict wants executor or delay, not "
@@ -295,8 +314,11 @@ static int run_main(int argc, char **argv)
     }
     if (!algo)
         return hs_cli_usage_error(&hs_cmd_run, "no policy: give -a ALGO");
+    if ((status = hs_cli_outputs_check(&hs_cmd_run, &out, NULL, NULL)) != 0)
+        return status;
     if (!hs_policy_find(algo)) {
-        fprintf(stderr, "hetsched run: unknown policy '%s' (see hetsched map -a help)\n", algo);
+        hs_error_set(&err, HS_EUSAGE, "unknown policy '%s' (see hetsched map -a help)", algo);
+        fprintf(stderr, "hetsched run: %s\n", err.msg);
         return 2;
     }
     if (bname && (!(ops = hs_backend_find(bname)) || ops == &hs_backend_sim))
@@ -332,6 +354,9 @@ static int run_main(int argc, char **argv)
     b.ops = ops;
     b.state = &report;
     report.device_memory = devmem;
+    if (rc == HS_OK && fail_name &&
+        (report.fail_device = hs_platform_find_device(&w->platform, fail_name)) < 0)
+        rc = hs_error_set(&err, HS_EINPUT, "--fail: the platform has no device '%s'", fail_name);
     if (rc == HS_OK && predict_executor) {
         /* the prediction: the same policy in the simulator, under the
          * executor's model with the backend's depths */
@@ -345,7 +370,7 @@ static int run_main(int argc, char **argv)
     if (rc == HS_OK)
         rc = hs_map(w, algo, &popt, &pred, NULL, &err);
     if (rc == HS_OK)
-        rc = hs_engine_run(w, pol, &opt, &b, &s, NULL, &err);
+        rc = hs_engine_run(w, pol, &opt, &b, &s, &stats, &err);
     if (rc == HS_OK && (rc = hs_run_measured_schedule(w, ops->name, &report, s, &err)) == HS_OK)
         rc = hs_cli_write_outputs(w, s, &out, &err);
     if (rc == HS_OK) {
@@ -365,6 +390,11 @@ static int run_main(int argc, char **argv)
                     report.writebacks);
         fprintf(o, "buffers: %zu reused, %zu made during the run, %zu made ahead\n",
                 report.pool_hits, report.pool_misses, report.pool_reserved);
+        if (fail_name)
+            fprintf(o, "device %s failed at its task %zu (--fail): %s; %zu task%s it held ran "
+                    "elsewhere\n", fail_name, report.fail_after,
+                    stats.failed_devices ? "it ran nothing more" : "it never got that far",
+                    stats.rerun, stats.rerun == 1 ? "" : "s");
         if (rc == HS_OK && update)
             status = hs_cli_model_update(update_path, update, w, s, o);
     }
@@ -374,6 +404,7 @@ static int run_main(int argc, char **argv)
     hs_schedule_free(s);
     hs_schedule_free(pred);
     free(depth);
+    free(fail_name);
     hs_workload_free(w);
     hs_perfmodel_free(model);
     hs_perfmodel_free(update);

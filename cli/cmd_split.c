@@ -4,7 +4,6 @@
  * percent imbalance and Boyer's efficiency; optionally a plot of block size
  * against time (HDSS Fig. 6).  Without --sim the kernel runs for real on
  * the CPU and CUDA GPUs (exec/split_real.h), several splitters in one go. */
-#include <errno.h>
 #include <float.h>
 #include <getopt.h>
 #include <limits.h>
@@ -16,6 +15,7 @@
 #include "cli.h"
 #include "exec/split_real.h"
 #include "exec/split_sim.h"
+#include "graph/output.h"
 #include "mapper/split.h"
 
 static int split_main(int argc, char **argv);
@@ -721,6 +721,7 @@ static int split_main(int argc, char **argv)
     hs_split_memory mem = {0};
     hs_split_result res = {0};
     const hs_splitter *sp = NULL;
+    hs__output chunks_out;
     hs_error err = {0};
     real_args ra;
     int sim_only = 0; /* a --sim-only option was given */
@@ -833,14 +834,20 @@ static int split_main(int argc, char **argv)
         ra.best = best;
         ra.plot = plot;
         if (chunks) {
-            if (!(ra.chunks = fopen(chunks, "w")))
-                return hs_cli_usage_error(&hs_cmd_split, "--chunks: cannot write '%s': %s",
-                                          chunks, strerror(errno));
+            /* the report goes to stdout: the chunks need a file of their own */
+            if (strcmp(chunks, "-") == 0)
+                return hs_cli_usage_error(&hs_cmd_split, "--chunks wants a file name, not "
+                                          "'-' (the report goes to standard output)");
+            if (hs__output_open(&chunks_out, chunks, &err) != HS_OK)
+                return hs_cli_fail(&err);
+            ra.chunks = chunks_out.f;
             fprintf(ra.chunks, "splitter,device,begin,end,start_us,end_us,accepted\n");
         }
         status = real_main(&ra);
-        if (ra.chunks && fclose(ra.chunks) != 0 && status == 0)
-            status = hs_cli_usage_error(&hs_cmd_split, "--chunks: cannot write '%s'", chunks);
+        /* kept only when every splitter ran */
+        if (chunks && hs__output_close(&chunks_out, status == 0 ? HS_OK : HS_EIO, &err) != HS_OK &&
+            status == 0)
+            status = hs_cli_fail(&err);
         return status;
     } else if (ra.nparams || ra.cpu_threads || ra.repeat != 1 || chunks)
         status = hs_cli_usage_error(&hs_cmd_split, "-P, --params, --cpu-threads, --repeat and "

@@ -10,13 +10,27 @@ const hs_cli_cmd hs_cmd_validate = {
     .usage = "usage: hetsched validate WORKLOAD SCHEDULE\n"
              "\n"
              "Checks SCHEDULE (the JSON that map, optimal and run write with --json; '-' reads\n"
-             "it from stdin) against WORKLOAD: every task placed once or as parts whose\n"
-             "fractions sum to 1, durations equal to costs (a part: at least its fraction of\n"
-             "the cost), one task at a time per device, no task starting before its input\n"
-             "data can arrive, the listed transfers possible, and the makespan recomputed.\n"
+             "it from stdin) against WORKLOAD: its \"model\" is \"delay\" and its \"workload\"\n"
+             "names WORKLOAD's file (the same file, or the same file name when it cannot be\n"
+             "found from here), every task placed once or as parts whose fractions sum to 1,\n"
+             "durations equal to costs (a part: at least its fraction of the cost), one task\n"
+             "at a time per device, no task starting before its input data can arrive, the\n"
+             "listed transfers possible and carrying the bytes the model sends, and the\n"
+             "makespan recomputed.  A real run's schedule (run --json: \"model\":\n"
+             "\"measured\") took the times its devices took: it is checked for the tasks\n"
+             "and devices as above, one task at a time per device, each task after every\n"
+             "predecessor, each copy leaving after the task whose data it moves and ending\n"
+             "before the task it served, and the makespan at the end of the last task or\n"
+             "copy.\n"
+             "\n"
+             "Two times agree when they differ by at most 0.001 us or 1e-9 of the larger\n"
+             "(what a schedule printed with 3 decimals still carries); byte counts within\n"
+             "half a byte or 1e-9; the fractions of a task within 1e-9 of 1.\n"
              "\n"
              "Prints 'valid: makespan M us (N tasks, T transfers)' and exits 0, or names the\n"
-             "first constraint that fails and exits 1.  Unreadable or malformed files exit 2.\n",
+             "first constraint that fails and exits 1.  A file that cannot be read or parsed\n"
+             "exits 2 (JSON files over 256 MiB are refused; the environment variable\n"
+             "HETSCHED_JSON_MAX_MIB changes the limit).\n",
     .main = validate_main,
 };
 

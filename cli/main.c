@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "graph/output.h"
 #include "mapper/perfmodel.h"
 
 /* The registry: one line per subcommand, in the order `--help` lists them. */
@@ -33,12 +34,16 @@ int hs_cli_fail(const hs_error *err)
 
 int hs_cli_usage_error(const hs_cli_cmd *cmd, const char *fmt, ...)
 {
+    char text[HS_ERROR_MSG_MAX];
+    hs_error line;
     va_list ap;
-    fprintf(stderr, "hetsched %s: ", cmd->name);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\nTry 'hetsched %s --help'.\n", cmd->name);
+    /* what the user typed may hold control characters: one printable line */
+    hs_error_set(&line, HS_EUSAGE, "%s", text);
+    fprintf(stderr, "hetsched %s: %s\nTry 'hetsched %s --help'.\n", cmd->name, line.msg,
+            cmd->name);
     return 2;
 }
 
@@ -100,18 +105,33 @@ int hs_cli_outputs_use_stdout(const hs_cli_outputs *o)
     return is_stdout(o->json) || is_stdout(o->dot) || is_stdout(o->trace);
 }
 
-/* DOT goes through a FILE (hs_dot_write); the others take a path. */
-static int write_dot(const hs_workload *w, const hs_schedule *s, const char *path,
+int hs_cli_outputs_check(const hs_cli_cmd *cmd, const hs_cli_outputs *o, const char *extra,
+                         const char *extra_path)
+{
+    const char *option[] = {"--json", "--dot", "--trace", extra};
+    const char *path[] = {o->json, o->dot, o->trace, extra ? extra_path : NULL};
+    const char *first = NULL;
+    for (int i = 0; i < 4; i++) {
+        if (!is_stdout(path[i]))
+            continue;
+        if (first)
+            return hs_cli_usage_error(cmd, "%s and %s both go to standard output ('-'); give "
+                                      "one of them a file", first, option[i]);
+        first = option[i];
+    }
+    return 0;
+}
+
+int hs_cli_write_dot(const hs_workload *w, const hs_schedule *s, const char *path,
                      hs_error *err)
 {
-    FILE *f = is_stdout(path) ? stdout : fopen(path, "w");
-    int rc;
-    if (!f)
-        return hs_error_set(err, HS_EIO, "cannot write %s: %s", path, strerror(errno));
-    rc = hs_dot_write(w, s, f, err);
-    if (f != stdout && fclose(f) != 0 && rc == HS_OK)
-        rc = hs_error_set(err, HS_EIO, "cannot write %s: %s", path, strerror(errno));
-    return rc;
+    hs__output o;
+    int rc = hs__output_open(&o, path, err);
+    if (rc != HS_OK)
+        return rc;
+    if ((rc = hs_dot_write(w, s, o.f, err)) == HS_EIO)
+        rc = hs__output_error(&o, err); /* the message names the file */
+    return hs__output_close(&o, rc, err);
 }
 
 int hs_cli_write_outputs(const hs_workload *w, const hs_schedule *s, const hs_cli_outputs *o,
@@ -121,7 +141,7 @@ int hs_cli_write_outputs(const hs_workload *w, const hs_schedule *s, const hs_cl
     if (rc == HS_OK && o->json)
         rc = hs_schedule_write_json(w, s, o->json, err);
     if (rc == HS_OK && o->dot)
-        rc = write_dot(w, s, o->dot, err);
+        rc = hs_cli_write_dot(w, s, o->dot, err);
     if (rc == HS_OK && o->gantt)
         rc = hs_gantt_write(w, s, o->gantt, err);
     if (rc == HS_OK && o->trace)
@@ -178,7 +198,7 @@ static void usage(FILE *out)
           out);
 }
 
-int main(int argc, char **argv)
+static int run_command(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
@@ -200,7 +220,33 @@ int main(int argc, char **argv)
             return commands[i]->main(argc - 1, argv + 1);
         }
     }
-    fprintf(stderr, "hetsched: unknown command '%s'\n", argv[1]);
+    {
+        hs_error err;
+        hs_error_set(&err, HS_EUSAGE, "unknown command '%s'", argv[1]);
+        hs_cli_fail(&err);
+    }
     usage(stderr);
     return 2;
+}
+
+/* What went to standard output (the summaries, --help) must have got there:
+ * a full disk is a failure (1), not a success.  A command that failed
+ * already keeps its status and message. */
+static int close_stdout(int status)
+{
+    int failed;
+    errno = 0;
+    failed = fflush(stdout) != 0 || ferror(stdout);
+    failed |= fclose(stdout) != 0;
+    if (failed && status == 0) {
+        fprintf(stderr, "hetsched: cannot write standard output: %s\n",
+                errno ? strerror(errno) : "write error");
+        status = 1;
+    }
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    return close_stdout(run_command(argc, argv));
 }

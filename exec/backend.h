@@ -18,6 +18,9 @@ typedef struct hs_completion {
     size_t task;
     int device;
     double start_us, end_us; /* when it really ran (virtual under sim) */
+    int failed;              /* the device failed: the task did not run, and the
+                                device runs nothing more (the engine runs the
+                                task elsewhere) */
 } hs_completion;
 
 typedef struct hs_backend_ops {

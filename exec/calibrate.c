@@ -9,6 +9,7 @@
 
 #include "exec/calibrate.h"
 #include "exec/data.h"
+#include "graph/output.h"
 
 #define MIB (1024.0 * 1024.0)
 #define MAX_SIZES HS_CALIB_MAX_SIZES /* explicit sizes accepted */
@@ -750,14 +751,16 @@ fail:
 
 int hs_calib_write_platform(const hs_calib_result *r, const char *path, hs_error *err)
 {
-    FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
     const hs_platform *p = &r->platform->platform;
     char when[64] = "";
     time_t now = time(NULL);
     struct tm tm;
+    hs__output o;
+    FILE *f;
     int rc;
-    if (!f)
-        return hs_error_set(err, HS_EIO, "cannot write %s", path);
+    if ((rc = hs__output_open(&o, path, err)) != HS_OK)
+        return rc;
+    f = o.f;
     if (gmtime_r(&now, &tm))
         strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", &tm);
     fprintf(f, "# The platform of this machine, measured by `hetsched calibrate` (%s).\n"
@@ -773,10 +776,6 @@ int hs_calib_write_platform(const hs_calib_result *r, const char *path, hs_error
         fprintf(f, "# Links: bandwidth of %u MiB copies (pinned host memory), latency of "
                    "1-byte copies.\n", (unsigned)(COPY_BYTES >> 20));
     fprintf(f, "# Complete it with `applications:` (DESIGN.md section 3).\n");
-    rc = hs_platform_write_yaml(p, f, err);
-    if (f != stdout && fclose(f) != 0 && rc == HS_OK)
-        rc = hs_error_set(err, HS_EIO, "cannot write %s", path);
-    if (rc != HS_OK && err)
-        snprintf(err->msg, sizeof err->msg, "cannot write %s", path);
-    return rc;
+    rc = hs_platform_write_yaml(p, f, err) == HS_OK ? HS_OK : hs__output_error(&o, err);
+    return hs__output_close(&o, rc, err);
 }

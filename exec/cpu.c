@@ -313,21 +313,32 @@ static void launch(worker *wk, size_t head, size_t tail, hs__launch *l)
         fail(rb, &l->err);
 }
 
+/* Whether the device fails at the task it is about to take, its
+ * `taken`-th (hs_run_report's fail_device and fail_after). */
+static int fails_now(const worker *wk, size_t taken)
+{
+    const hs_run_report *r = wk->rb->report;
+    return r && r->fail_after && r->fail_device == wk->device && taken >= r->fail_after;
+}
+
 /* Runs the tasks handed to this device in order and posts each completion
  * (a failure's too).  On a device whose kernels are enqueued (a GPU's), it
  * launches the next queued task before it waits for the one in flight, so
  * that the device runs them back to back while this thread completes one
- * and runs the engine's step; elsewhere one task at a time. */
+ * and runs the engine's step; elsewhere one task at a time.  A device that
+ * fails completes what it launched, saves its memory's data to host, and
+ * then hands back, unrun, every task it gets (hs_completion.failed). */
 static void *work(void *arg)
 {
     worker *wk = arg;
     real *rb = wk->rb;
-    size_t head = 0, posted = 0;
+    size_t head = 0, posted = 0, taken = 0;
     int ahead = hs__data_enqueues(rb->dm, wk->device) ? wk->depth : 1, nfl = 0, first = 0;
+    int dying = 0, dead = 0;
     hs__launch fl[RING]; /* in flight: fl[first], then the next nfl - 1 in turn */
     for (;;) {
         hs_completion c = {.device = wk->device};
-        while (nfl < ahead) { /* launch what is queued; wait only with nothing in flight */
+        while (nfl < ahead && !dying) { /* launch what is queued; wait only with nothing in flight */
             want q = {wk, head};
             size_t tail;
             if (nfl == 0)
@@ -338,15 +349,30 @@ static void *work(void *arg)
             if (tail == head ||
                 (nfl > 0 && !hs__data_fits(rb->dm, wk->task[head % RING], wk->device)))
                 break; /* nothing queued, or no room before those in flight complete */
+            if ((dying = fails_now(wk, ++taken)) != 0)
+                break;
             launch(wk, head++, tail, &fl[(first + nfl++) % RING]);
         }
-        if (hs__data_complete(rb->dm, &fl[first]) != 0)
-            fail(rb, &fl[first].err);
-        c.task = fl[first].t;
-        c.start_us = fl[first].start_us;
-        c.end_us = fl[first].end_us;
-        first = (first + 1) % RING;
-        nfl--;
+        if (nfl == 0) { /* dying, with nothing in flight: hand the next task back */
+            want q = {wk, head};
+            hs_error err = {0};
+            if (!dead && hs__data_device_lost(rb->dm, wk->device, &err) != 0)
+                fail(rb, &err);
+            dead = 1;
+            await(&wk->park, task_or_stop, &q);
+            if (atomic_load_explicit(&rb->stop, memory_order_relaxed))
+                goto out;
+            c.task = wk->task[head++ % RING];
+            c.failed = 1;
+        } else {
+            if (hs__data_complete(rb->dm, &fl[first]) != 0)
+                fail(rb, &fl[first].err);
+            c.task = fl[first].t;
+            c.start_us = fl[first].start_us;
+            c.end_us = fl[first].end_us;
+            first = (first + 1) % RING;
+            nfl--;
+        }
         wk->done[posted % RING] = c;
         atomic_store(&wk->done_tail, ++posted);
         /* with kernels still in flight, a GPU's worker leaves the step to

@@ -753,6 +753,8 @@ int hs__data_new(const hs_workload *w, const hs_graph *g, hs__real_mode mode,
     dm->r.device_memory = in ? in->device_memory : 0; /* the report keeps what it was asked */
     dm->r.check = dm->check;
     dm->r.check_budget = dm->budget;
+    dm->r.fail_device = in ? in->fail_device : 0;
+    dm->r.fail_after = in ? in->fail_after : 0;
     dm->r.link_bytes = calloc(nm * nm, sizeof *dm->r.link_bytes);
     dm->r.link_us = calloc(nm * nm, sizeof *dm->r.link_us);
     dm->r.link_copies = calloc(nm * nm, sizeof *dm->r.link_copies);
@@ -1844,6 +1846,30 @@ int hs__data_prefetch(hs__data *dm, size_t t, int d, hs_error *err)
             task->pf_buf[i] = 1;
             dm->r.prefetched++;
         }
+    }
+    pthread_mutex_unlock(&dm->mu);
+    return rc;
+}
+
+int hs__data_device_lost(hs__data *dm, int d, hs_error *err)
+{
+    const hs_platform *pf = &dm->w->platform;
+    int m = mem_of(dm, d), rc = HS_OK;
+    for (int o = 0; o < pf->ndevices; o++)
+        if (o != d && mem_of(dm, o) == m)
+            return HS_OK; /* another device computes there: nothing is lost */
+    pthread_mutex_lock(&dm->mu);
+    cancel_prefetches(dm, m);
+    for (size_t t = 0; t < dm->g->ntasks && rc == HS_OK && m != HS_HOST_MEMORY; t++) {
+        dtask *u = &dm->t[t];
+        int other = 0;
+        if (!u->typed || !u->rep[m].p)
+            continue;
+        for (int s = 0; s < dm->nmem; s++)
+            other |= s != m && u->rep[s].p != NULL;
+        if (!other && (rc = fetch(dm, u, HS_HOST_MEMORY, 0, -1, HS_COPY_WRITEBACK, d, err)) ==
+                          HS_OK)
+            rc = dm->ops->sync(dm->mctx, u->rep[HS_HOST_MEMORY].ev, err);
     }
     pthread_mutex_unlock(&dm->mu);
     return rc;

@@ -185,6 +185,10 @@ typedef struct hs_run_report {
                                 emu and cuda (0: the backend's default, see above) */
     hs_check_mode check;
     size_t check_budget;     /* bytes full checks may hold (0: HS_CHECK_BUDGET) */
+    int fail_device;         /* with fail_after > 0: this device fails when it is */
+    size_t fail_after;       /* about to run its fail_after-th task (a test of
+                                survival: it runs nothing more, what it held runs
+                                elsewhere, its memory's data are saved to host) */
     /* out: */
     int nmemories;
     double *link_bytes;      /* [from * nmemories + to]: bytes copied */
@@ -325,6 +329,12 @@ int hs__data_prefetch(hs__data *dm, size_t t, int d, hs_error *err);
  * on every processor (outside the run's makespan).  HS_ECHECK naming the
  * first kernel whose check failed. */
 int hs__data_verify(hs__data *dm, hs_error *err);
+
+/* Device d failed: every result whose only valid replica is on d's memory
+ * (when no other device computes there) is copied to host, so that the
+ * tasks it held can run elsewhere; prefetches onto that memory are
+ * dropped.  HS_EIO when a copy fails (the data are then lost). */
+int hs__data_device_lost(hs__data *dm, int d, hs_error *err);
 
 /* Moves the counters, copies, events and outputs into *r (which must be
  * zeroed). */

@@ -73,6 +73,12 @@ struct hs_engine {
     long *placement_of;     /* [ntasks]: its placement in s, or -1 */
     hs_transfer *copies;    /* from/to placement fields hold task indices until the end */
     size_t ncopies, capcopies;
+    /* failed devices (hs_completion.failed): their work goes to the others */
+    unsigned char *dead;    /* [ndevices] */
+    long *orphan_next;      /* [ntasks]: next task of its device's orphan list */
+    long *orphan_head, *orphan_tail; /* [ndevices]: tasks it runs first */
+    int failed_devices;
+    size_t rerun;
     /* accounting */
     size_t ndone, events;
     int stepped;            /* drive: the first step (the sources) is done */
@@ -150,6 +156,8 @@ double hs_engine_data_ready(const hs_engine *e, size_t t, int d)
 double hs_engine_device_available(const hs_engine *e, int d)
 {
     double a = e->now;
+    if (e->dead[d])
+        return HUGE_VAL; /* failed: no policy should choose it */
     if (e->held[d] > 0 && e->run_end[d] > a)
         a = e->run_end[d];
     if (e->nqueued[d] > 0) {
@@ -412,22 +420,90 @@ static int may_ask(const hs_engine *e, int d)
            (e->held[d] == 0 || e->nqueued[d] > 0);
 }
 
+/* ------------------------------------------------------ failed devices
+ * A device that failed (its completions say so) runs nothing more.  What it
+ * held, and whatever the policy still gives it (a static plan does), the
+ * engine runs elsewhere itself: each such "orphan" goes to the live device
+ * where it is predicted to finish first, which runs its orphans before
+ * asking the policy.  The policy is told of an orphan only when it ends
+ * (done, on the device it ran on); no policy needs to know about failures,
+ * and one that picks by predicted finish times avoids a failed device,
+ * whose availability is infinite. */
+
+/* Queues ready task t on the live device of earliest predicted finish. */
+static int orphan(hs_engine *e, size_t t, hs_error *err)
+{
+    int best = -1;
+    double best_f = HUGE_VAL;
+    for (int d = 0; d < e->pf->ndevices; d++) {
+        double f;
+        if (e->dead[d])
+            continue;
+        f = hs_engine_finish_time(e, t, d);
+        if (best < 0 || f < best_f) {
+            best = d;
+            best_f = f;
+        }
+    }
+    if (best < 0)
+        return hs_error_set(err, HS_EIO, "every device failed with %zu of %zu tasks left",
+                            e->g->ntasks - e->ndone, e->g->ntasks);
+    if (e->assigned[t] >= 0)
+        unqueue(e, t);
+    hs_engine_assign(e, t, best); /* counted in its availability until it starts */
+    e->orphan_next[t] = -1;
+    if (e->orphan_tail[best] >= 0)
+        e->orphan_next[e->orphan_tail[best]] = (long)t;
+    else
+        e->orphan_head[best] = (long)t;
+    e->orphan_tail[best] = (long)t;
+    return HS_OK;
+}
+
+/* Takes what the policy gives failed device d and queues it elsewhere. */
+static int drain_dead(hs_engine *e, int d, hs_error *err)
+{
+    long t;
+    int rc;
+    while ((t = e->policy->pick(e->pstate, e, d)) != HS_NO_TASK) {
+        e->events++;
+        if (e->bug[0])
+            return policy_bug(e, err);
+        if (t < 0 || (size_t)t >= e->g->ntasks || e->state[t] != T_READY)
+            return hs_error_set(err, HS_EINTERNAL,
+                                "policy '%s' gave task %ld to device '%s', but that task is "
+                                "not ready or was given before",
+                                e->policy->name, t, e->pf->devices[d].name);
+        if ((rc = orphan(e, (size_t)t, err)) != 0)
+            return rc;
+    }
+    return HS_OK;
+}
+
 static int pick_round(hs_engine *e, hs_error *err)
 {
     const hs_graph *g = e->g;
-    int more = 1;
+    int more = 1, rc;
     memset(e->declined, 0, (size_t)e->pf->ndevices);
+    for (int d = 0; d < e->pf->ndevices && e->failed_devices; d++)
+        if (e->dead[d] && (rc = drain_dead(e, d, err)) != 0)
+            return rc;
     while (more) {
         more = 0;
         for (int d = 0; d < e->pf->ndevices; d++) {
             long t;
-            int rc;
-            if (!may_ask(e, d))
+            if (e->dead[d] || !may_ask(e, d))
                 continue;
-            t = e->policy->pick(e->pstate, e, d);
-            e->events++;
-            if (e->bug[0])
-                return policy_bug(e, err);
+            if (e->orphan_head[d] >= 0) { /* what a failed device left, first */
+                t = e->orphan_head[d];
+                if ((e->orphan_head[d] = e->orphan_next[t]) < 0)
+                    e->orphan_tail[d] = -1;
+            } else {
+                t = e->policy->pick(e->pstate, e, d);
+                e->events++;
+                if (e->bug[0])
+                    return policy_bug(e, err);
+            }
             if (t == HS_NO_TASK) {
                 e->declined[d] = 1;
                 continue;
@@ -483,6 +559,18 @@ static int book(hs_engine *e, const hs_completion *c, size_t *nready, hs_error *
                             "backend '%s' reported task %zu done on device %d, which the engine "
                             "did not start there or not next",
                             e->b->ops->name, t, d);
+    if (c->failed) { /* t did not run: the device is dead, t goes elsewhere */
+        e->fifo_head[d] = (e->fifo_head[d] + 1) % HS_BACKEND_MAX_DEPTH;
+        e->held[d]--;
+        e->state[t] = T_READY;
+        e->device[t] = -1;
+        if (!e->dead[d]) {
+            e->dead[d] = 1;
+            e->failed_devices++;
+        }
+        e->rerun++;
+        return orphan(e, t, err);
+    }
     task = &g->tasks[t];
     p = (hs_placement){.task = task->origin, .part = task->part, .nparts = task->nparts,
                        .fraction = task->fraction, .device = d, .start_us = c->start_us,
@@ -515,6 +603,8 @@ static int tell(hs_engine *e, size_t n)
     const hs_policy *pol = e->policy;
     for (size_t i = 0; i < n; i++) {
         const hs_completion *c = &e->batch[i];
+        if (c->failed)
+            continue; /* it did not run (its successors were not made ready) */
         if (pol->done) {
             pol->done(e->pstate, e, c->task, c->device, c->end_us - c->start_us);
             e->events++;
@@ -713,6 +803,10 @@ static void engine_free(hs_engine *e)
     free(e->arrive);
     free(e->placement_of);
     free(e->copies);
+    free(e->dead);
+    free(e->orphan_next);
+    free(e->orphan_head);
+    free(e->orphan_tail);
 }
 
 /* Allocates the per-task and per-device state for graph g. */
@@ -740,6 +834,10 @@ static int engine_alloc(hs_engine *e, hs_error *err)
     e->newly_ready = malloc(n * sizeof *e->newly_ready);
     e->ready_off = calloc(nd * HS_BACKEND_MAX_DEPTH + 1, sizeof *e->ready_off);
     e->placement_of = malloc(n * sizeof *e->placement_of);
+    e->dead = calloc(nd, 1);
+    e->orphan_next = malloc(n * sizeof *e->orphan_next);
+    e->orphan_head = malloc(nd * sizeof *e->orphan_head);
+    e->orphan_tail = malloc(nd * sizeof *e->orphan_tail);
     if (e->exec_depth) {
         size_t nm = (size_t)e->pf->nmemories;
         e->link_free = calloc(nm * nm, sizeof *e->link_free);
@@ -748,8 +846,11 @@ static int engine_alloc(hs_engine *e, hs_error *err)
     if (!e->waiting || !e->state || !e->device || !e->assigned || !e->end || !e->valid ||
         !e->depth || !e->held || !e->fifo || !e->fifo_head || !e->declined || !e->run_end ||
         !e->tail || !e->queued || !e->nqueued || !e->batch || !e->newly_ready ||
-        !e->ready_off || !e->placement_of || (e->exec_depth && (!e->link_free || !e->arrive)))
+        !e->ready_off || !e->placement_of || (e->exec_depth && (!e->link_free || !e->arrive)) ||
+        !e->dead || !e->orphan_next || !e->orphan_head || !e->orphan_tail)
         return hs_error_set(err, HS_ENOMEM, "out of memory for an engine of %zu tasks", n);
+    for (size_t d = 0; d < nd; d++)
+        e->orphan_head[d] = e->orphan_tail[d] = -1;
     for (size_t t = 0; t < e->g->ntasks; t++) {
         e->waiting[t] = e->g->pred_off[t + 1] - e->g->pred_off[t];
         e->device[t] = e->assigned[t] = -1;
@@ -850,6 +951,8 @@ fail:
         stats->mapping_seconds = e.hook_seconds;
         stats->busy_us_total = e.busy_us;
         stats->events = e.events;
+        stats->failed_devices = e.failed_devices;
+        stats->rerun = e.rerun;
     }
     engine_free(&e);
     hs_graph_free(&own);

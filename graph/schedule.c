@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "hetsched/schedule.h"
 #include "graph/schedule_int.h"
@@ -217,6 +218,22 @@ int hs__placement_id(const hs_workload *w, const hs_placement *p, char *buf, siz
     t.part = p->part;
     t.nparts = p->nparts;
     return hs_task_id(w, &t, buf, size);
+}
+
+static const char *file_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+int hs__same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (strcmp(a, b) == 0)
+        return 1;
+    if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    return strcmp(file_name(a), file_name(b)) == 0;
 }
 
 /* ------------------------------------------------------------------- model */

@@ -1,7 +1,8 @@
 /* hetsched — internal helpers shared by schedule.c, validate.c and
  * schedule_json.c: the placements of each task in CSR form (so that
- * derive_transfers, the validator and the JSON reader visit a task's
- * placements without scanning the whole schedule), and placement ids. */
+ * derive_transfers and the validator visit a task's placements without
+ * scanning the whole schedule), placement ids, and whether two paths name
+ * the same workload. */
 #ifndef HS_GRAPH_SCHEDULE_INT_H
 #define HS_GRAPH_SCHEDULE_INT_H
 
@@ -23,6 +24,11 @@ void hs__plindex_free(hs__plindex *ix);
 /* The id of placement p (`APP#I/KERNEL`, or `APP#I/KERNEL[k/n]` for a part);
  * snprintf-like: returns the length it needed.  p->task must be < ntasks. */
 int hs__placement_id(const hs_workload *w, const hs_placement *p, char *buf, size_t size);
+
+/* Do two paths name the same workload file?  The same path, or the same
+ * file on disk; when one of them cannot be found from here (a schedule made
+ * in another directory), the same file name. */
+int hs__same_file(const char *a, const char *b);
 
 #define HS__PLINDEX_FOREACH(ix, t, p)                                                              \
     for (size_t hs__j = (ix)->off[t], hs__jend = (ix)->off[(t) + 1];                               \

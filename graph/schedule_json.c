@@ -9,17 +9,17 @@
  *
  * Reading is strict: every key known and present, every value of the right
  * type and range, every task id and device known to the workload.  Errors
- * read `FILE: error: PATH: WHAT` with the JSON path of the bad item, or
- * `FILE:LINE:COL: error: WHAT` for JSON syntax. */
-#include <errno.h>
+ * read `FILE:LINE:COL: error: PATH: WHAT` with the JSON path of the bad item,
+ * or `FILE:LINE:COL: error: WHAT` for JSON syntax (graph/json_read.h). */
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
 #include "hetsched/schedule.h"
+#include "graph/json_read.h"
+#include "graph/output.h"
 #include "graph/schedule_int.h"
 
 /* ----------------------------------------------------------------- writing */
@@ -243,156 +243,37 @@ static int write_all(const hs_workload *w, const hs_schedule *s, FILE *f)
     return rc;
 }
 
-/* Writes the JSON of DESIGN.md §4 to `path` ("-": stdout).  HS_EUSAGE when
- * s refers to tasks or devices w does not have, HS_EIO when the file cannot
- * be written. */
+/* Writes the JSON of DESIGN.md §4 to `path` (graph/output.h: "-" is
+ * stdout).  HS_EUSAGE when s refers to tasks or devices w does not have,
+ * HS_EIO when the file cannot be written. */
 int hs_schedule_write_json(const hs_workload *w, const hs_schedule *s, const char *path,
                            hs_error *err)
 {
-    int to_stdout = strcmp(path, "-") == 0, rc;
-    FILE *f;
-    if ((rc = check_refs(w, s, err)) != 0)
+    hs__output o;
+    int rc;
+    if ((rc = check_refs(w, s, err)) != 0 || (rc = hs__output_open(&o, path, err)) != 0)
         return rc;
-    if (!(f = to_stdout ? stdout : fopen(path, "w")))
-        return hs_error_set(err, HS_EIO, "%s: cannot open for writing: %s", path, strerror(errno));
-    rc = write_all(w, s, f);
-    if (to_stdout ? fflush(f) != 0 : fclose(f) != 0)
-        rc = -1;
-    if (rc != 0)
-        return hs_error_set(err, HS_EIO, "%s: cannot write the schedule: %s",
-                            to_stdout ? "<stdout>" : path, strerror(errno));
-    return HS_OK;
+    rc = write_all(w, s, o.f) == 0 ? HS_OK : hs__output_error(&o, err);
+    return hs__output_close(&o, rc, err);
 }
 
 /* ----------------------------------------------------------------- reading */
 
 typedef struct reader {
-    const char *name; /* file name for messages */
+    const hs__json_doc *doc; /* the text, for located messages */
     hs_workload *w;
     hs_schedule *s;
     hs_error *err;
 } reader;
 
-/* HS_EINPUT with "NAME: error: PATH: WHAT"; err->path keeps PATH. */
-static int bad(reader *r, const char *path, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int bad(reader *r, const char *path, const char *fmt, ...)
-{
-    if (r->err) {
-        char what[HS_ERROR_MSG_MAX];
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(what, sizeof what, fmt, ap);
-        va_end(ap);
-        if (*path)
-            hs_error_set(r->err, HS_EINPUT, "%s: error: %s: %s", r->name, path, what);
-        else
-            hs_error_set(r->err, HS_EINPUT, "%s: error: %s", r->name, what);
-        for (char *c = r->err->msg; *c; c++) /* a key or id may hold a newline: one line */
-            if ((unsigned char)*c < 0x20)
-                *c = '?';
-        snprintf(r->err->path, sizeof r->err->path, "%s", path);
-    }
-    return HS_EINPUT;
-}
-
-static const char *type_name(const json_t *v)
-{
-    switch (json_typeof(v)) {
-    case JSON_OBJECT:
-        return "an object";
-    case JSON_ARRAY:
-        return "an array";
-    case JSON_STRING:
-        return "a string";
-    case JSON_INTEGER:
-    case JSON_REAL:
-        return "a number";
-    case JSON_TRUE:
-    case JSON_FALSE:
-        return "a boolean";
-    case JSON_NULL:
-        break;
-    }
-    return "null";
-}
-
-/* `v` at `path` is an object whose keys are exactly `keys` (NULL-ended);
- * `what` names the item in messages ("a task"). */
-static int check_keys(reader *r, const json_t *v, const char *path, const char *const *keys,
-                      const char *what)
-{
-    char list[256] = "", sub[128];
-    const char *key;
-    json_t *val;
-    for (int i = 0; keys[i]; i++)
-        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", keys[i]);
-    if (!json_is_object(v))
-        return *path ? bad(r, path, "must be an object (%s), not %s", what, type_name(v))
-                     : bad(r, "", "a schedule is a JSON object, not %s", type_name(v));
-    json_object_foreach((json_t *)v, key, val)
-    {
-        int known = 0;
-        for (int i = 0; keys[i] && !known; i++)
-            known = strcmp(key, keys[i]) == 0;
-        if (!known) {
-            snprintf(sub, sizeof sub, "%s%s%.64s", path, *path ? "." : "", key);
-            return bad(r, sub, "unknown key (%s has %s)", what, list);
-        }
-    }
-    for (int i = 0; keys[i]; i++)
-        if (!json_object_get(v, keys[i]))
-            return *path ? bad(r, path, "missing key '%s' (%s has %s)", keys[i], what, list)
-                         : bad(r, "", "missing key '%s' (%s has %s)", keys[i], what, list);
-    return HS_OK;
-}
-
-enum range { TIME, BYTES, FRACTION };
-
-/* A number at obj.key in its range: times and bytes finite and >= 0,
- * fractions in (0, 1]. */
-static int get_number(reader *r, const json_t *obj, const char *key, const char *path,
-                      enum range range, double *out)
-{
-    const json_t *v = json_object_get(obj, key);
-    char sub[128];
-    double x;
-    snprintf(sub, sizeof sub, "%s%s%s", path, *path ? "." : "", key);
-    if (!json_is_number(v))
-        return bad(r, sub, "must be a number, not %s", type_name(v));
-    x = json_number_value(v);
-    if (range == FRACTION && !(x > 0 && x <= 1))
-        return bad(r, sub, "must be a number in (0, 1], not %.17g", x);
-    if (range != FRACTION && !(isfinite(x) && x >= 0))
-        return bad(r, sub, "must be a finite number >= 0, not %.17g", x);
-    *out = x;
-    return HS_OK;
-}
-
-/* A string at obj.key, or NULL for JSON null when `nullable`. */
-static int get_string(reader *r, const json_t *obj, const char *key, const char *path, int nullable,
-                      const char **out)
-{
-    const json_t *v = json_object_get(obj, key);
-    char sub[128];
-    snprintf(sub, sizeof sub, "%s%s%s", path, *path ? "." : "", key);
-    if (nullable && json_is_null(v)) {
-        *out = NULL;
-        return HS_OK;
-    }
-    if (!json_is_string(v))
-        return bad(r, sub, "must be a string%s, not %s", nullable ? " or null" : "", type_name(v));
-    *out = json_string_value(v);
-    return HS_OK;
-}
+#define PATH_MAX_LEN 256
 
 static int get_device(reader *r, const json_t *obj, const char *key, const char *path, int host_ok,
                       int *out)
 {
     const char *name;
-    char sub[128];
-    int rc = get_string(r, obj, key, path, 0, &name);
+    char sub[PATH_MAX_LEN];
+    int rc = hs__json_string(r->doc, r->err, obj, key, path, 0, &name);
     if (rc != HS_OK)
         return rc;
     if (host_ok && strcmp(name, "host") == 0) {
@@ -401,8 +282,8 @@ static int get_device(reader *r, const json_t *obj, const char *key, const char 
     }
     if ((*out = hs_platform_find_device(&r->w->platform, name)) < 0) {
         snprintf(sub, sizeof sub, "%s.%s", path, key);
-        return bad(r, sub, "no device '%.200s' in the workload%s", name,
-                   host_ok ? " (nor 'host')" : "");
+        return hs__json_error(r->doc, r->err, sub, "no device '%.200s' in the workload%s", name,
+                              host_ok ? " (nor 'host')" : "");
     }
     return HS_OK;
 }
@@ -413,72 +294,116 @@ static const char *const task_keys[] = {"id", "device", "start_us", "end_us", "f
 static const char *const transfer_keys[] = {"from_task", "to_task",  "from_device", "to_device",
                                             "bytes",     "start_us", "end_us",      NULL};
 
+/* The task (and part) an id names, located at `path` when there is none;
+ * the message then says when the schedule is of another workload file. */
+static int parse_id(reader *r, const char *id, const char *path, size_t *task, int *part,
+                    int *nparts)
+{
+    const char *sw = r->s->workload, *ww = r->w->path;
+    hs_error perr = {0};
+    if (hs_task_parse_id(r->w, id, task, part, nparts, &perr) == HS_OK)
+        return HS_OK;
+    if (perr.code != HS_EINPUT)
+        return hs_error_set(r->err, perr.code, "%s", perr.msg);
+    if (sw && ww && !hs__same_file(sw, ww))
+        return hs__json_error(r->doc, r->err, path, "%s (the schedule is of workload %.300s, "
+                              "not %.300s)", perr.msg, sw, ww);
+    return hs__json_error(r->doc, r->err, path, "%s", perr.msg);
+}
+
 static int read_task(reader *r, const json_t *v, size_t i)
 {
     hs_placement p = {0};
-    hs_error perr = {0};
     const char *id;
     char path[64], sub[72];
     int rc;
     snprintf(path, sizeof path, "tasks[%zu]", i);
     snprintf(sub, sizeof sub, "%s.id", path);
-    if ((rc = check_keys(r, v, path, task_keys, "a task")) != HS_OK ||
-        (rc = get_string(r, v, "id", path, 0, &id)) != HS_OK)
-        return rc;
-    if (hs_task_parse_id(r->w, id, &p.task, &p.part, &p.nparts, &perr) != HS_OK)
-        return perr.code == HS_EINPUT ? bad(r, sub, "%s", perr.msg)
-                                      : hs_error_set(r->err, perr.code, "%s", perr.msg);
-    if ((rc = get_device(r, v, "device", path, 0, &p.device)) != HS_OK ||
-        (rc = get_number(r, v, "start_us", path, TIME, &p.start_us)) != HS_OK ||
-        (rc = get_number(r, v, "end_us", path, TIME, &p.end_us)) != HS_OK ||
-        (rc = get_number(r, v, "fraction", path, FRACTION, &p.fraction)) != HS_OK)
+    if ((rc = hs__json_keys(r->doc, r->err, v, path, task_keys, "a task")) != HS_OK ||
+        (rc = hs__json_string(r->doc, r->err, v, "id", path, 0, &id)) != HS_OK ||
+        (rc = parse_id(r, id, sub, &p.task, &p.part, &p.nparts)) != HS_OK ||
+        (rc = get_device(r, v, "device", path, 0, &p.device)) != HS_OK ||
+        (rc = hs__json_number(r->doc, r->err, v, "start_us", path, HS__JSON_NONNEG,
+                              &p.start_us)) != HS_OK ||
+        (rc = hs__json_number(r->doc, r->err, v, "end_us", path, HS__JSON_NONNEG,
+                              &p.end_us)) != HS_OK ||
+        (rc = hs__json_number(r->doc, r->err, v, "fraction", path, HS__JSON_FRACTION,
+                              &p.fraction)) != HS_OK)
         return rc;
     return hs_schedule_add_placement(r->s, &p, r->err) < 0 ? HS_ENOMEM : HS_OK;
 }
 
+/* A placement by task and part, to find the one a transfer's id names. */
+typedef struct part_key {
+    size_t task;
+    int nparts, part;
+    long i;
+} part_key;
+
+static int by_part_key(const void *a, const void *b)
+{
+    const part_key *x = a, *y = b;
+    if (x->task != y->task)
+        return x->task < y->task ? -1 : 1;
+    if (x->nparts != y->nparts)
+        return x->nparts < y->nparts ? -1 : 1;
+    if (x->part != y->part)
+        return x->part < y->part ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
 /* The placement a transfer's task id names: the first placement of that
- * task with the same part (the validator complains about duplicates). */
-static int find_placement(reader *r, const hs__plindex *ix, const json_t *v, const char *key,
+ * task with the same part (the validator complains about duplicates),
+ * found by binary search in `keys` (every placement, sorted by part_key). */
+static int find_placement(reader *r, const part_key *keys, const json_t *v, const char *key,
                           const char *path, long *out)
 {
     const char *id;
-    hs_error perr = {0};
+    part_key want = {.i = -1};
+    size_t lo = 0, hi = r->s->nplacements;
     char sub[72];
-    size_t task, j;
-    int part, nparts, rc = get_string(r, v, key, path, 1, &id);
+    int rc = hs__json_string(r->doc, r->err, v, key, path, 1, &id);
     if (rc != HS_OK)
         return rc;
     *out = HS_NONE;
     if (!id)
         return HS_OK;
     snprintf(sub, sizeof sub, "%s.%s", path, key);
-    if (hs_task_parse_id(r->w, id, &task, &part, &nparts, &perr) != HS_OK)
-        return perr.code == HS_EINPUT ? bad(r, sub, "%s", perr.msg)
-                                      : hs_error_set(r->err, perr.code, "%s", perr.msg);
-    HS__PLINDEX_FOREACH(ix, task, j)
-    {
-        if (r->s->placements[j].part == part && r->s->placements[j].nparts == nparts) {
-            *out = (long)j;
-            return HS_OK;
-        }
+    if ((rc = parse_id(r, id, sub, &want.task, &want.part, &want.nparts)) != HS_OK)
+        return rc;
+    while (lo < hi) { /* the first key not below `want` (i = -1 sorts first) */
+        size_t mid = lo + (hi - lo) / 2;
+        if (by_part_key(&keys[mid], &want) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    return bad(r, sub, "task '%.200s' is not in this schedule's tasks", id);
+    if (lo < r->s->nplacements && keys[lo].task == want.task &&
+        keys[lo].nparts == want.nparts && keys[lo].part == want.part) {
+        *out = keys[lo].i;
+        return HS_OK;
+    }
+    return hs__json_error(r->doc, r->err, sub, "task '%.200s' is not in this schedule's tasks",
+                          id);
 }
 
-static int read_transfer(reader *r, const hs__plindex *ix, const json_t *v, size_t k)
+static int read_transfer(reader *r, const part_key *keys, const json_t *v, size_t k)
 {
     hs_transfer t = {0};
     char path[64];
     int rc;
     snprintf(path, sizeof path, "transfers[%zu]", k);
-    if ((rc = check_keys(r, v, path, transfer_keys, "a transfer")) != HS_OK ||
-        (rc = find_placement(r, ix, v, "from_task", path, &t.from_placement)) != HS_OK ||
-        (rc = find_placement(r, ix, v, "to_task", path, &t.to_placement)) != HS_OK ||
+    if ((rc = hs__json_keys(r->doc, r->err, v, path, transfer_keys, "a transfer")) != HS_OK ||
+        (rc = find_placement(r, keys, v, "from_task", path, &t.from_placement)) != HS_OK ||
+        (rc = find_placement(r, keys, v, "to_task", path, &t.to_placement)) != HS_OK ||
         (rc = get_device(r, v, "from_device", path, 1, &t.from_device)) != HS_OK ||
         (rc = get_device(r, v, "to_device", path, 1, &t.to_device)) != HS_OK ||
-        (rc = get_number(r, v, "bytes", path, BYTES, &t.bytes)) != HS_OK ||
-        (rc = get_number(r, v, "start_us", path, TIME, &t.start_us)) != HS_OK ||
-        (rc = get_number(r, v, "end_us", path, TIME, &t.end_us)) != HS_OK)
+        (rc = hs__json_number(r->doc, r->err, v, "bytes", path, HS__JSON_NONNEG, &t.bytes)) !=
+            HS_OK ||
+        (rc = hs__json_number(r->doc, r->err, v, "start_us", path, HS__JSON_NONNEG,
+                              &t.start_us)) != HS_OK ||
+        (rc = hs__json_number(r->doc, r->err, v, "end_us", path, HS__JSON_NONNEG, &t.end_us)) !=
+            HS_OK)
         return rc;
     return hs_schedule_add_transfer(r->s, &t, r->err) < 0 ? HS_ENOMEM : HS_OK;
 }
@@ -497,73 +422,79 @@ static int read_doc(reader *r, const json_t *root)
 {
     const json_t *tasks, *transfers;
     const char *workload, *algorithm, *model;
-    hs__plindex ix;
+    part_key *keys;
     int rc;
-    if ((rc = check_keys(r, root, "", top_keys, "the top level")) != HS_OK ||
-        (rc = get_string(r, root, "workload", "", 1, &workload)) != HS_OK ||
-        (rc = get_string(r, root, "algorithm", "", 1, &algorithm)) != HS_OK ||
-        (rc = get_string(r, root, "model", "", 0, &model)) != HS_OK ||
-        (rc = get_number(r, root, "makespan_us", "", TIME, &r->s->makespan_us)) != HS_OK)
+    if (!json_is_object(root))
+        return hs__json_error(r->doc, r->err, "", "a schedule is a JSON object, not %s",
+                              hs__json_type_name(root));
+    if ((rc = hs__json_keys(r->doc, r->err, root, "", top_keys, "the top level")) != HS_OK ||
+        (rc = hs__json_string(r->doc, r->err, root, "workload", "", 1, &workload)) != HS_OK ||
+        (rc = hs__json_string(r->doc, r->err, root, "algorithm", "", 1, &algorithm)) != HS_OK ||
+        (rc = hs__json_string(r->doc, r->err, root, "model", "", 0, &model)) != HS_OK ||
+        (rc = hs__json_number(r->doc, r->err, root, "makespan_us", "", HS__JSON_NONNEG,
+                              &r->s->makespan_us)) != HS_OK ||
+        (rc = hs__json_array(r->doc, r->err, root, "tasks", "", &tasks)) != HS_OK ||
+        (rc = hs__json_array(r->doc, r->err, root, "transfers", "", &transfers)) != HS_OK)
         return rc;
     if ((rc = set_string(r, &r->s->workload, workload)) != HS_OK ||
         (rc = set_string(r, &r->s->algorithm, algorithm)) != HS_OK ||
         (rc = set_string(r, &r->s->model, model)) != HS_OK)
         return rc;
-    tasks = json_object_get(root, "tasks");
-    transfers = json_object_get(root, "transfers");
-    if (!json_is_array(tasks))
-        return bad(r, "tasks", "must be an array, not %s", type_name(tasks));
-    if (!json_is_array(transfers))
-        return bad(r, "transfers", "must be an array, not %s", type_name(transfers));
     for (size_t i = 0; i < json_array_size(tasks); i++)
         if ((rc = read_task(r, json_array_get(tasks, i), i)) != HS_OK)
             return rc;
-    if ((rc = hs__plindex_build(r->s, r->w->graph.ntasks, &ix, r->err)) != HS_OK)
-        return rc;
+    if (!(keys = malloc((r->s->nplacements ? r->s->nplacements : 1) * sizeof *keys)))
+        return hs_error_set(r->err, HS_ENOMEM, "out of memory");
+    for (size_t i = 0; i < r->s->nplacements; i++) {
+        const hs_placement *p = &r->s->placements[i];
+        keys[i] = (part_key){.task = p->task, .nparts = p->nparts, .part = p->part, .i = (long)i};
+    }
+    qsort(keys, r->s->nplacements, sizeof *keys, by_part_key);
     for (size_t k = 0; k < json_array_size(transfers) && rc == HS_OK; k++)
-        rc = read_transfer(r, &ix, json_array_get(transfers, k), k);
-    hs__plindex_free(&ix);
+        rc = read_transfer(r, keys, json_array_get(transfers, k), k);
+    free(keys);
     return rc;
 }
 
-/* Reads the JSON of DESIGN.md §4 from `path` ("-": stdin) into a new
- * schedule of w's tasks.  HS_EINPUT for anything malformed and for a file
- * that cannot be opened (a bad path is bad input); *out is set only on
- * success. */
-int hs_schedule_read_json(hs_workload *w, const char *path, hs_schedule **out, hs_error *err)
+/* Reads the parsed document into a new schedule of w's tasks. */
+static int read_schedule(hs_workload *w, const hs__json_doc *doc, hs_schedule **out,
+                         hs_error *err)
 {
-    int from_stdin = strcmp(path, "-") == 0, rc = HS_OK;
-    reader r = {.name = from_stdin ? "<stdin>" : path, .w = w, .err = err};
-    json_error_t je;
-    json_t *root;
-    FILE *f;
-    if (!w->finalized)
-        return hs_error_set(err, HS_EUSAGE, "the workload is not finalized");
-    if (!(f = from_stdin ? stdin : fopen(path, "rb")))
-        return hs_error_set(err, HS_EINPUT, "%s: cannot read: %s", path, strerror(errno));
-    root = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
-    if (!root && ferror(f))
-        rc = hs_error_set(err, HS_EIO, "%s: cannot read: %s", r.name, strerror(errno));
-    if (!from_stdin)
-        fclose(f);
-    if (!root && rc != HS_OK)
-        return rc;
-    if (!root) {
-        if (json_error_code(&je) == json_error_out_of_memory)
-            return hs_error_set(err, HS_ENOMEM, "%s: out of memory", r.name);
-        return hs_error_set(err, HS_EINPUT, "%s:%d:%d: error: %s", r.name, je.line, je.column,
-                            je.text);
-    }
-    if (!(r.s = hs_schedule_new(NULL, NULL))) {
-        json_decref(root);
+    reader r = {.doc = doc, .w = w, .err = err};
+    int rc;
+    if (!(r.s = hs_schedule_new(NULL, NULL)))
         return hs_error_set(err, HS_ENOMEM, "out of memory");
-    }
-    rc = read_doc(&r, root);
-    json_decref(root);
-    if (rc != HS_OK) {
+    if ((rc = read_doc(&r, doc->root)) != HS_OK) {
         hs_schedule_free(r.s);
         return rc;
     }
     *out = r.s;
     return HS_OK;
+}
+
+int hs_schedule_read_json(hs_workload *w, const char *path, hs_schedule **out, hs_error *err)
+{
+    hs__json_doc doc;
+    int rc;
+    if (!w->finalized)
+        return hs_error_set(err, HS_EUSAGE, "the workload is not finalized");
+    if ((rc = hs__json_read_file(path, &doc, err)) != HS_OK)
+        return rc;
+    rc = read_schedule(w, &doc, out, err);
+    hs__json_doc_free(&doc);
+    return rc;
+}
+
+int hs_schedule_read_json_buffer(hs_workload *w, const char *name, const char *data, size_t len,
+                                 hs_schedule **out, hs_error *err)
+{
+    hs__json_doc doc;
+    int rc;
+    if (!w->finalized)
+        return hs_error_set(err, HS_EUSAGE, "the workload is not finalized");
+    if ((rc = hs__json_read_buffer(name, data, len, &doc, err)) != HS_OK)
+        return rc;
+    rc = read_schedule(w, &doc, out, err);
+    hs__json_doc_free(&doc);
+    return rc;
 }

@@ -10,7 +10,6 @@
  * transfers in flight at once.  A real run's activities (waits, buffers
  * made, evictions, checks) get a worker thread per device, and the checks,
  * which run in parallel, as many as they need. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +18,7 @@
 
 #include "hetsched/export.h"
 #include "graph/export_util.h"
+#include "graph/output.h"
 #include "graph/schedule_int.h"
 #include "graph/utf8.h"
 
@@ -292,7 +292,8 @@ static int spans(json_t *arr, const hs_workload *w, const hs_schedule *s, const 
 
 int hs_trace_write(const hs_workload *w, const hs_schedule *s, const char *path, hs_error *err)
 {
-    int nm = w->platform.nmemories, nlanes, rc, wr;
+    int nm = w->platform.nmemories, nlanes, rc;
+    hs__output o;
     int *lane_of_pair = NULL;
     tracks k = {0}, ka = {0};
     json_t *root = NULL, *arr = NULL;
@@ -326,15 +327,12 @@ int hs_trace_write(const hs_workload *w, const hs_schedule *s, const char *path,
                           "that is not UTF-8");
         goto out;
     }
-    errno = 0;
-    if (strcmp(path, "-") == 0)
-        wr = json_dumpf(root, stdout, flags) == 0 && fputc('\n', stdout) != EOF &&
-                     fflush(stdout) == 0 ? 0 : -1;
-    else
-        wr = json_dump_file(root, path, flags);
-    rc = wr == 0 ? HS_OK
-                 : hs_error_set(err, HS_EIO, "cannot write %s: %s", path,
-                                errno ? strerror(errno) : "write error");
+    if ((rc = hs__output_open(&o, path, err)) == HS_OK)
+        rc = hs__output_close(&o,
+                              json_dumpf(root, o.f, flags) == 0 && fputc('\n', o.f) != EOF
+                                  ? HS_OK
+                                  : hs__output_error(&o, err),
+                              err);
 out:
     tracks_free(&k);
     tracks_free(&ka);

@@ -11,6 +11,12 @@
  * given; 0 otherwise.  *cp gets its code point. */
 size_t hs__utf8_char(const char *s, size_t n, unsigned *cp);
 
+/* Is code point cp printable: not a C0 or C1 control character, nor DEL? */
+static inline int hs__utf8_printable(unsigned cp)
+{
+    return cp >= 0x20 && cp != 0x7f && !(cp >= 0x80 && cp < 0xa0);
+}
+
 /* Shortens s in place by the bytes of an incomplete character at its end,
  * what snprintf leaves when it cuts a string in the middle of one. */
 void hs__utf8_cut(char *s);

@@ -1,13 +1,18 @@
 /* hetsched — the schedule validator: checks a schedule against the delay
  * model of DESIGN.md §1, the constraints of Zhou & Liu's MIP (eq. (1), (4),
  * (5), (6), (7)) extended with split tasks and host input/output
- * (include/hetsched/schedule.h).
+ * (include/hetsched/schedule.h); and a real run's measured schedule against
+ * the rules it must keep (below, "a real run's schedule").
  *
  * The checks run in a fixed order and stop at the first failure, so that a
- * broken schedule always gets the same, most basic complaint: placement of
- * every task, devices, times, durations, device overlaps, data arrival,
- * makespan, then the listed transfers.  Whole-task schedules cost
- * O((n + e) log n): one counting sort by task, one sort by device and time. */
+ * broken schedule always gets the same, most basic complaint: the workload
+ * and model it names, placement of every task, devices, times, durations,
+ * device overlaps, data arrival, makespan, then the listed transfers.  The
+ * cost is O((n + e) log n) for n placements and e edges: one counting sort by
+ * task, one sort by device and time, and for split tasks an upper envelope of
+ * each predecessor's parts (see "data arrival" below), so that a task split
+ * in 100000 parts feeding another costs no more than whole tasks. */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,10 +25,23 @@
 #define INVALID(...) hs_error_set(c->err, HS_EINVALID, __VA_ARGS__)
 #define NUM_MAX 48
 
-/* Times agree within 1e-6 relative to the larger of 1 and the reference. */
-static double tol(double x)
+/* Two times a and b (us) agree when they differ by at most
+ * HS_VALIDATE_TOL_US or HS_VALIDATE_TOL_REL of the larger: what a schedule
+ * printed with 3 decimals, or with 9 significant digits, still carries.  It
+ * follows the times compared, never the costs: a 0.001 us task that starts
+ * at 1e11 us is as exact as times of that size can be.  A few units in the
+ * last place more absorb the rounding of the doubles themselves, so that
+ * 485.337 - 485.336 (0.0010000000000332 in binary) counts as 0.001. */
+static double tol(double a, double b)
 {
-    return 1e-6 * fmax(1.0, fabs(x));
+    double big = fmax(fabs(a), fabs(b));
+    return fmax(HS_VALIDATE_TOL_US, HS_VALIDATE_TOL_REL * big) + 16 * DBL_EPSILON * big;
+}
+
+/* Does `t` come earlier than `ref` by more than the tolerance? */
+static int before(double t, double ref)
+{
+    return t < ref - tol(t, ref);
 }
 
 /* Writes x with `dec` decimals, trailing zeros dropped (526.667, 500). */
@@ -47,21 +65,28 @@ static const char *num(char *buf, double x, int dec)
     return buf;
 }
 
-/* Decimals (3 to 12) that show a and b as different numbers when they
- * differ, so a message never reads "starts at 10 us, before ... 10 us". */
+/* Decimals (3 to 12) that show a and b further apart than the tolerance
+ * when they are, so a message never reads "starts at 10 us, before ...
+ * 10 us", nor "runs 60.001 us, but its cost is 60 us". */
 static int decimals(double a, double b)
 {
     char sa[NUM_MAX], sb[NUM_MAX];
     int dec = 3;
-    while (dec < 12 && strcmp(num(sa, a, dec), num(sb, b, dec)) == 0)
+    while (dec < 12 && !(fabs(strtod(num(sa, a, dec), NULL) - strtod(num(sb, b, dec), NULL)) >
+                         tol(a, b)))
         dec++;
     return dec;
 }
+
+struct envelope;
 
 typedef struct ctx {
     const hs_workload *w;
     const hs_schedule *s;
     hs__plindex ix;
+    struct envelope *env; /* per task, built when a successor needs it */
+    struct edge_key *edges; /* the graph's edges by (from, to), for the transfers */
+    int measured;           /* a real run's schedule ("model": "measured") */
     hs_error *err;
 } ctx;
 
@@ -79,6 +104,23 @@ static const char *dev_name(const ctx *c, int d)
 static int mem_of(const ctx *c, int d)
 {
     return d == HS_HOST_DEVICE ? HS_HOST_MEMORY : c->w->platform.devices[d].memory;
+}
+
+/* ------------------------------------------------- the workload and model */
+
+/* The schedule is of this workload (when both name a file) and of a model
+ * the validator checks: the delay model, or a real run's measurements. */
+static int check_names(ctx *c)
+{
+    const char *sw = c->s->workload, *ww = c->w->path;
+    c->measured = c->s->model && strcmp(c->s->model, "measured") == 0;
+    if (c->s->model && strcmp(c->s->model, "delay") != 0 && !c->measured)
+        return INVALID("the schedule's model is '%.200s', not 'delay' or 'measured' (the "
+                       "models the validator checks)",
+                       c->s->model);
+    if (sw && ww && !hs__same_file(sw, ww))
+        return INVALID("the schedule is of workload %.300s, not %.300s", sw, ww);
+    return HS_OK;
 }
 
 /* ------------------------------------------------- every task placed, eq. (1) */
@@ -172,7 +214,7 @@ static int check_tasks(const ctx *c)
             }
             sum += f;
         }
-        if (rc == HS_OK && !(fabs(sum - 1.0) <= 1e-9)) {
+        if (rc == HS_OK && !(fabs(sum - 1.0) <= HS_VALIDATE_TOL_FRACTION)) {
             hs_task_id(c->w, &g->tasks[t], a, sizeof a);
             rc = s->placements[c->ix.idx[c->ix.off[t]]].nparts == 1
                      ? INVALID("%s is placed whole with fraction %.12g, not 1", a, sum)
@@ -231,15 +273,16 @@ static int check_durations(const ctx *c)
         const char *dev = dev_name(c, p->device);
         double cost = c->w->graph.tasks[p->task].cost_us[p->device];
         double dur = p->end_us - p->start_us, need = p->fraction * cost;
+        double due = p->start_us + cost; /* a whole task's end */
         int dec;
-        if (p->nparts == 1 && !(fabs(dur - cost) <= tol(cost))) {
+        if (p->nparts == 1 && (before(p->end_us, due) || before(due, p->end_us))) {
             dec = decimals(dur, cost);
             return INVALID("%s on %s runs %s us (%s to %s us), but its cost on %s is "
                            "%s us",
                            pl_id(c, i, a), dev, num(x, dur, dec), num(y, p->start_us, dec),
                            num(z, p->end_us, dec), dev, num(q, cost, dec));
         }
-        if (p->nparts > 1 && dur < need - tol(need)) {
+        if (p->nparts > 1 && before(p->end_us, p->start_us + need)) {
             dec = decimals(dur, need);
             return INVALID("%s on %s runs %s us (%s to %s us), less than its fraction "
                            "%g of its cost on %s (%g x %g = %s us)",
@@ -292,7 +335,7 @@ static int check_overlaps(const ctx *c)
             last = k;
             continue;
         }
-        if (v[k].start < v[last].end - tol(v[last].end)) {
+        if (before(v[k].start, v[last].end)) {
             int dec = decimals(v[k].start, v[last].end);
             rc = INVALID("%s and %s overlap on %s: %s runs %s to %s us, %s %s to %s us",
                          pl_id(c, v[last].i, a), pl_id(c, v[k].i, b), dev_name(c, v[k].device), a,
@@ -309,10 +352,144 @@ static int check_overlaps(const ctx *c)
 
 /* ------------------------------------------------- data arrival, eq. (4) */
 
+/* A predecessor split in many parts is first checked through the upper
+ * envelope of its parts, so that a task of P parts feeding one of Q parts
+ * costs O((P + Q) log P) instead of P x Q.  Part i on memory q sends
+ * bytes x f_i x f_j to placement j on memory r != q, which arrives at
+ * end_i + latency + f_i z with z = bytes x f_j / (bandwidth x 1000): a line
+ * in z for each part.  The parts on one memory make one envelope (the upper
+ * hull of their lines, slopes increasing), and the latest of their arrivals
+ * at any z is a binary search on it; on r itself, or for an edge without
+ * data, it is their latest end.  That bound is never below the latest
+ * arrival, so a placement that starts after it is done with that edge; one
+ * that does not is checked part by part, which finds the first part whose
+ * data come too late, as for a predecessor of few parts. */
+#define ENVELOPE_MIN_PARTS 8
+
+typedef struct line {
+    double f, end; /* arrival - latency = end + f z */
+} line;
+
+typedef struct hull {
+    int memory;
+    double latest_end;
+    size_t n; /* lines on the envelope, slopes increasing */
+    line *l;
+} hull;
+
+typedef struct envelope {
+    int nhulls; /* 0: not built */
+    hull *h;
+    line *lines; /* storage of every hull's lines */
+} envelope;
+
+typedef struct part_line {
+    int memory;
+    line l;
+} part_line;
+
+static int by_memory_slope(const void *a, const void *b)
+{
+    const part_line *x = a, *y = b;
+    if (x->memory != y->memory)
+        return x->memory < y->memory ? -1 : 1;
+    if (x->l.f != y->l.f)
+        return x->l.f < y->l.f ? -1 : 1;
+    return (x->l.end > y->l.end) - (x->l.end < y->l.end);
+}
+
+/* Is m (between l and r, slopes increasing) below max(l, r) everywhere? */
+static int useless(const line *l, const line *m, const line *r)
+{
+    return (l->end - r->end) * (m->f - l->f) <= (l->end - m->end) * (r->f - l->f);
+}
+
+/* Builds the envelopes of task t's placements (at least one), one hull per
+ * memory; HS_ENOMEM on failure. */
+static int build_envelope(const ctx *c, size_t t, envelope *e)
+{
+    size_t n = c->ix.off[t + 1] - c->ix.off[t], k = 0, i;
+    part_line *pl = malloc(n * sizeof *pl);
+    e->lines = malloc(n * sizeof *e->lines);
+    e->h = malloc(n * sizeof *e->h);
+    if (!pl || !e->lines || !e->h) {
+        free(pl);
+        return hs_error_set(c->err, HS_ENOMEM, "out of memory");
+    }
+    HS__PLINDEX_FOREACH(&c->ix, t, i)
+    {
+        const hs_placement *p = &c->s->placements[i];
+        pl[k++] = (part_line){.memory = c->w->platform.devices[p->device].memory,
+                              .l = {.f = p->fraction, .end = p->end_us}};
+    }
+    qsort(pl, n, sizeof *pl, by_memory_slope);
+    for (k = 0; k < n; k++) {
+        hull *h;
+        if (k == 0 || pl[k].memory != pl[k - 1].memory)
+            e->h[e->nhulls++] =
+                (hull){.memory = pl[k].memory, .latest_end = -HUGE_VAL, .l = e->lines + k};
+        h = &e->h[e->nhulls - 1];
+        h->latest_end = fmax(h->latest_end, pl[k].l.end);
+        /* equal slopes: the later end (sorted last) wins */
+        while (h->n >= 1 && h->l[h->n - 1].f == pl[k].l.f)
+            h->n--;
+        while (h->n >= 2 && useless(&h->l[h->n - 2], &h->l[h->n - 1], &pl[k].l))
+            h->n--;
+        h->l[h->n++] = pl[k].l;
+    }
+    free(pl);
+    return HS_OK;
+}
+
+static void free_envelopes(ctx *c)
+{
+    for (size_t t = 0; c->env && t < c->w->graph.ntasks; t++) {
+        free(c->env[t].h);
+        free(c->env[t].lines);
+    }
+    free(c->env);
+}
+
+/* max over the hull's lines of end + f z, z >= 0. */
+static double hull_max(const hull *h, double z)
+{
+    size_t lo = 0, hi = h->n - 1;
+    while (lo < hi) { /* along the hull, end + f z rises, then falls */
+        size_t mid = lo + (hi - lo) / 2;
+        if (h->l[mid].end + h->l[mid].f * z < h->l[mid + 1].end + h->l[mid + 1].f * z)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return h->l[lo].end + h->l[lo].f * z;
+}
+
+/* An upper bound (up to rounding) of the latest arrival of edge e's data at
+ * placement pv from every placement of e->from, whose envelope is `env`. */
+static double latest_arrival(const ctx *c, const envelope *env, const hs_edge *e,
+                             const hs_placement *pv)
+{
+    const hs_platform *pf = &c->w->platform;
+    int r = pf->devices[pv->device].memory;
+    double latest = -HUGE_VAL;
+    for (int k = 0; k < env->nhulls; k++) {
+        const hull *h = &env->h[k];
+        const hs_link *l = &pf->links[h->memory * pf->nmemories + r];
+        if (h->memory == r || e->bytes <= 0)
+            latest = fmax(latest, h->latest_end);
+        else if (!l->present)
+            return HUGE_VAL;
+        else
+            latest = fmax(latest, l->latency_us + hull_max(h, e->bytes * pv->fraction /
+                                                                 (l->bandwidth_gbps * 1000.0)));
+    }
+    return latest;
+}
+
 /* Placement j starts no earlier than its input from host (leaving at time 0)
  * and than the data of every placement i of every predecessor: i's end plus
  * the transfer of bytes x f_i x f_j between their memories. */
-static int check_arrivals(const ctx *c)
+static int check_arrivals(ctx *c)
 {
     const hs_graph *g = &c->w->graph;
     const hs_platform *pf = &c->w->platform;
@@ -324,7 +501,7 @@ static int check_arrivals(const ctx *c)
         double in =
             hs_transfer_us(pf, HS_HOST_MEMORY, r, g->tasks[pv->task].input_bytes * pv->fraction);
         const hs_edge *e;
-        if (pv->start_us < in - tol(in)) {
+        if (before(pv->start_us, in)) {
             dec = decimals(pv->start_us, in);
             return INVALID("%s on %s starts at %s us, before its input from host "
                            "arrives at %s us",
@@ -334,12 +511,22 @@ static int check_arrivals(const ctx *c)
         HS_GRAPH_PRED_FOREACH(g, pv->task, e)
         {
             size_t i;
+            if (c->ix.off[e->from + 1] - c->ix.off[e->from] >= ENVELOPE_MIN_PARTS) {
+                envelope *env;
+                if (!c->env && !(c->env = calloc(g->ntasks, sizeof *c->env)))
+                    return hs_error_set(c->err, HS_ENOMEM, "out of memory");
+                env = &c->env[e->from];
+                if (env->nhulls == 0 && build_envelope(c, e->from, env) != HS_OK)
+                    return HS_ENOMEM;
+                if (!before(pv->start_us, latest_arrival(c, env, e, pv)))
+                    continue;
+            }
             HS__PLINDEX_FOREACH(&c->ix, e->from, i)
             {
                 const hs_placement *pu = &pl[i];
                 double arrive = pu->end_us + hs_transfer_us(pf, mem_of(c, pu->device), r,
                                                             e->bytes * pu->fraction * pv->fraction);
-                if (pv->start_us < arrive - tol(arrive)) {
+                if (before(pv->start_us, arrive)) {
                     dec = decimals(pv->start_us, arrive);
                     return INVALID("%s on %s starts at %s us, before its input from "
                                    "%s on %s arrives at %s us",
@@ -362,7 +549,7 @@ static int check_makespan(const ctx *c)
     char a[ID_MAX], x[NUM_MAX], y[NUM_MAX], z[NUM_MAX];
     size_t arg = 0;
     int dec;
-    if (fabs(got - m) <= tol(m))
+    if (!before(got, m) && !before(m, got))
         return HS_OK;
     dec = decimals(got, m);
     for (size_t i = 0; i < c->s->nplacements; i++) {
@@ -400,6 +587,67 @@ static const char *end_name(const ctx *c, long placement, char *buf)
     return buf;
 }
 
+typedef struct edge_key {
+    size_t from, to;
+    const hs_edge *e;
+} edge_key;
+
+static int by_ends(const void *a, const void *b)
+{
+    const edge_key *x = a, *y = b;
+    if (x->from != y->from)
+        return x->from < y->from ? -1 : 1;
+    return (x->to > y->to) - (x->to < y->to);
+}
+
+/* The edge from task u to task v, or NULL (binary search in c->edges). */
+static const hs_edge *find_edge(const ctx *c, size_t u, size_t v)
+{
+    edge_key key = {.from = u, .to = v};
+    const edge_key *k = bsearch(&key, c->edges, c->w->graph.nedges, sizeof key, by_ends);
+    return k ? k->e : NULL;
+}
+
+/* Transfer t carries the bytes the model sends between its ends (written
+ * into `why` like transfer_problem's when it does not): a kernel's input or
+ * output times its fraction, an edge's bytes times both fractions. */
+static const char *bytes_problem(const ctx *c, const hs_transfer *t, char *why, size_t size)
+{
+    const hs_graph *g = &c->w->graph;
+    const hs_placement *pu = t->from_placement == HS_NONE ? NULL
+                                                           : &c->s->placements[t->from_placement];
+    const hs_placement *pv = t->to_placement == HS_NONE ? NULL
+                                                         : &c->s->placements[t->to_placement];
+    char how[160], a[ID_MAX], b[ID_MAX];
+    double want;
+    if (!pu) {
+        want = g->tasks[pv->task].input_bytes * pv->fraction;
+        snprintf(how, sizeof how, "input_bytes %.15g x fraction %.15g",
+                 g->tasks[pv->task].input_bytes, pv->fraction);
+    } else if (!pv) {
+        want = g->tasks[pu->task].output_bytes * pu->fraction;
+        snprintf(how, sizeof how, "output_bytes %.15g x fraction %.15g",
+                 g->tasks[pu->task].output_bytes, pu->fraction);
+    } else {
+        const hs_edge *e = find_edge(c, pu->task, pv->task);
+        if (!e) {
+            hs_task_id(c->w, &g->tasks[pu->task], a, sizeof a);
+            hs_task_id(c->w, &g->tasks[pv->task], b, sizeof b);
+            snprintf(why, size, ": the workload has no edge from %s to %s", a, b);
+            return why;
+        }
+        want = e->bytes * pu->fraction * pv->fraction;
+        snprintf(how, sizeof how, "the edge's %.15g bytes x fractions %.15g and %.15g", e->bytes,
+                 pu->fraction, pv->fraction);
+    }
+    if (fabs(t->bytes - want) <=
+        fmax(HS_VALIDATE_TOL_BYTES, HS_VALIDATE_TOL_REL * fmax(t->bytes, want)))
+        return NULL;
+    snprintf(why, size, " carries %.15g bytes, but the model sends %.15g (%s)", t->bytes, want,
+             how);
+    return why;
+}
+
 /* What is wrong with transfer t (whose ends exist), written into `why` as the
  * rest of a sentence that starts "transfer K from A to B"; NULL if nothing. */
 static const char *transfer_problem(const ctx *c, const hs_transfer *t, char *why, size_t size)
@@ -430,9 +678,11 @@ static const char *transfer_problem(const ctx *c, const hs_transfer *t, char *wh
                  t->bytes, t->start_us, t->end_us);
         return why;
     }
+    if (bytes_problem(c, t, why, size))
+        return why;
     if (t->from_placement != HS_NONE) {
         double ready = c->s->placements[t->from_placement].end_us;
-        if (t->start_us < ready - tol(ready)) {
+        if (before(t->start_us, ready)) {
             dec = decimals(t->start_us, ready);
             snprintf(why, size, " leaves at %s us, before its producer ends at %s us",
                      num(x, t->start_us, dec), num(y, ready, dec));
@@ -440,7 +690,7 @@ static const char *transfer_problem(const ctx *c, const hs_transfer *t, char *wh
         }
     }
     need = hs_transfer_us(pf, mem_of(c, t->from_device), mem_of(c, t->to_device), t->bytes);
-    if (took < need - tol(need)) {
+    if (before(t->end_us, t->start_us + need)) {
         dec = decimals(took, need);
         snprintf(why, size,
                  " takes %s us (%s to %s us), less than the %s us that %.17g bytes "
@@ -455,11 +705,21 @@ static const char *transfer_problem(const ctx *c, const hs_transfer *t, char *wh
 
 /* The listed transfers are informative (arrival uses the model), but they
  * must be possible: ends that exist and match their placements' devices,
- * leaving after the producer ends, taking at least the model's time. */
-static int check_transfers(const ctx *c)
+ * the model's bytes over an edge of the workload, leaving after the
+ * producer ends, taking at least the model's time. */
+static int check_transfers(ctx *c)
 {
+    const hs_graph *g = &c->w->graph;
     long np = (long)c->s->nplacements;
     char a[2 * ID_MAX], b[2 * ID_MAX], why[HS_ERROR_MSG_MAX];
+    if (c->s->ntransfers > 0) {
+        if (!(c->edges = malloc((g->nedges ? g->nedges : 1) * sizeof *c->edges)))
+            return hs_error_set(c->err, HS_ENOMEM, "out of memory");
+        for (size_t k = 0; k < g->nedges; k++)
+            c->edges[k] = (edge_key){.from = g->edges[k].from, .to = g->edges[k].to,
+                                     .e = &g->edges[k]};
+        qsort(c->edges, g->nedges, sizeof *c->edges, by_ends);
+    }
     for (size_t k = 0; k < c->s->ntransfers; k++) {
         const hs_transfer *t = &c->s->transfers[k];
         int from_ok = t->from_placement >= HS_NONE && t->from_placement < np;
@@ -475,6 +735,95 @@ static int check_transfers(const ctx *c)
     return HS_OK;
 }
 
+/* ------------------------------------------------ a real run's schedule
+ * A measured schedule ("model": "measured", what `hetsched run --json`
+ * writes) took the times the devices took, so durations are not compared
+ * with costs; what must hold is the order of the graph (a task starts once
+ * every part of each predecessor has ended), data present before use (each
+ * copy the run made leaves after the task whose result it moves and ends
+ * before the task it served starts), and the makespan: the end of the last
+ * task or copy. */
+
+static int check_order(const ctx *c)
+{
+    const hs_graph *g = &c->w->graph;
+    const hs_placement *pl = c->s->placements;
+    char a[ID_MAX], b[ID_MAX], x[NUM_MAX], y[NUM_MAX];
+    for (size_t j = 0; j < c->s->nplacements; j++) {
+        const hs_edge *e;
+        HS_GRAPH_PRED_FOREACH(g, pl[j].task, e)
+        {
+            size_t i;
+            HS__PLINDEX_FOREACH(&c->ix, e->from, i)
+            {
+                int dec;
+                if (!before(pl[j].start_us, pl[i].end_us))
+                    continue;
+                dec = decimals(pl[j].start_us, pl[i].end_us);
+                return INVALID("%s on %s starts at %s us, before its predecessor %s on %s "
+                               "ends at %s us",
+                               pl_id(c, j, a), dev_name(c, pl[j].device),
+                               num(x, pl[j].start_us, dec), pl_id(c, i, b),
+                               dev_name(c, pl[i].device), num(y, pl[i].end_us, dec));
+            }
+        }
+    }
+    return HS_OK;
+}
+
+static int check_copies(const ctx *c)
+{
+    long np = (long)c->s->nplacements;
+    char a[2 * ID_MAX], b[2 * ID_MAX], x[NUM_MAX], y[NUM_MAX];
+    for (size_t k = 0; k < c->s->ntransfers; k++) {
+        const hs_transfer *t = &c->s->transfers[k];
+        int from_ok = t->from_placement >= HS_NONE && t->from_placement < np, dec;
+        if (!from_ok || t->to_placement < HS_NONE || t->to_placement >= np)
+            return INVALID("transfer %zu names placement %ld; the schedule has %ld", k,
+                           from_ok ? t->to_placement : t->from_placement, np);
+        if (!isfinite(t->bytes) || t->bytes < 0 || !isfinite(t->start_us) ||
+            !isfinite(t->end_us) || t->start_us < 0 || before(t->end_us, t->start_us))
+            return INVALID("transfer %zu has bytes %g, start %g us and end %g us; they must "
+                           "be finite, >= 0, and end >= start",
+                           k, t->bytes, t->start_us, t->end_us);
+        if (t->from_placement != HS_NONE &&
+            before(t->start_us, c->s->placements[t->from_placement].end_us)) {
+            double ready = c->s->placements[t->from_placement].end_us;
+            dec = decimals(t->start_us, ready);
+            return INVALID("transfer %zu from %s to %s leaves at %s us, before its producer "
+                           "ends at %s us",
+                           k, end_name(c, t->from_placement, a), end_name(c, t->to_placement, b),
+                           num(x, t->start_us, dec), num(y, ready, dec));
+        }
+        if (t->to_placement != HS_NONE &&
+            before(c->s->placements[t->to_placement].start_us, t->end_us)) {
+            double start = c->s->placements[t->to_placement].start_us;
+            dec = decimals(start, t->end_us);
+            return INVALID("transfer %zu from %s to %s ends at %s us, after its consumer "
+                           "started at %s us",
+                           k, end_name(c, t->from_placement, a), end_name(c, t->to_placement, b),
+                           num(x, t->end_us, dec), num(y, start, dec));
+        }
+    }
+    return HS_OK;
+}
+
+static int check_measured_makespan(const ctx *c)
+{
+    double m = 0, got = c->s->makespan_us;
+    char x[NUM_MAX], y[NUM_MAX];
+    int dec;
+    for (size_t i = 0; i < c->s->nplacements; i++)
+        m = fmax(m, c->s->placements[i].end_us);
+    for (size_t k = 0; k < c->s->ntransfers; k++)
+        m = fmax(m, c->s->transfers[k].end_us);
+    if (!before(got, m) && !before(m, got))
+        return HS_OK;
+    dec = decimals(got, m);
+    return INVALID("makespan_us is %s us, but its last task or copy ends at %s us",
+                   num(x, got, dec), num(y, m, dec));
+}
+
 int hs_schedule_validate(const hs_workload *w, const hs_schedule *s, hs_error *err)
 {
     ctx c = {.w = w, .s = s, .err = err};
@@ -483,12 +832,20 @@ int hs_schedule_validate(const hs_workload *w, const hs_schedule *s, hs_error *e
         return hs_error_set(err, HS_EUSAGE, "the workload is not finalized");
     if ((rc = hs__plindex_build(s, w->graph.ntasks, &c.ix, err)) != 0)
         return rc;
-    if ((rc = check_tasks(&c)) == HS_OK && (rc = check_devices(&c)) == HS_OK &&
-        (rc = check_times(&c)) == HS_OK && (rc = check_durations(&c)) == HS_OK &&
-        (rc = check_overlaps(&c)) == HS_OK && (rc = check_arrivals(&c)) == HS_OK &&
-        (rc = check_makespan(&c)) == HS_OK)
-        rc = check_transfers(&c);
+    if ((rc = check_names(&c)) == HS_OK && (rc = check_tasks(&c)) == HS_OK &&
+        (rc = check_devices(&c)) == HS_OK && (rc = check_times(&c)) == HS_OK) {
+        if (c.measured) {
+            if ((rc = check_overlaps(&c)) == HS_OK && (rc = check_order(&c)) == HS_OK &&
+                (rc = check_copies(&c)) == HS_OK)
+                rc = check_measured_makespan(&c);
+        } else if ((rc = check_durations(&c)) == HS_OK && (rc = check_overlaps(&c)) == HS_OK &&
+                   (rc = check_arrivals(&c)) == HS_OK && (rc = check_makespan(&c)) == HS_OK) {
+            rc = check_transfers(&c);
+        }
+    }
     hs__plindex_free(&c.ix);
+    free_envelopes(&c);
+    free(c.edges);
     if (rc == HS_OK && err) {
         err->code = HS_OK;
         err->msg[0] = err->path[0] = '\0';

@@ -1,5 +1,6 @@
 /* hetsched — performance models: the history table and the a*D^b+c
  * regression (mapper/perfmodel.h). */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +12,10 @@
 #include <gsl/gsl_statistics_double.h>
 #include <jansson.h>
 
+#include "graph/json_read.h"
+#include "graph/output.h"
 #include "graph/strmap.h"
+#include "graph/utf8.h"
 #include "mapper/perfmodel.h"
 #include "workloads/kernels/kernel.h"
 
@@ -30,6 +34,7 @@ typedef struct fit_entry {
 } fit_entry;
 
 struct hs_perfmodel {
+    char *path;                      /* the file it was loaded from, for messages */
     entry *entries;
     size_t nentries, cap;
     hs__strmap *index;               /* history key -> entry */
@@ -93,6 +98,7 @@ void hs_perfmodel_free(hs_perfmodel *m)
     free(m->fits);
     hs__strmap_free(m->index);
     hs__strmap_free(m->fit_index);
+    free(m->path);
     free(m);
 }
 
@@ -686,6 +692,7 @@ int hs_perfmodel_predict(const hs_perfmodel *m, const char *type, const char *pa
 int hs_perfmodel_save(const hs_perfmodel *m, const char *path, hs_error *err)
 {
     json_t *root = json_object(), *hist = json_array(), *fits = json_array();
+    hs__output o;
     int rc = HS_OK, ok = root && hist && fits;
     ok = ok && json_object_set_new(root, FORMAT_KEY, json_integer(FORMAT_VERSION)) == 0;
     for (size_t i = 0; ok && i < m->nentries; i++) {
@@ -714,16 +721,12 @@ int hs_perfmodel_save(const hs_perfmodel *m, const char *path, hs_error *err)
     }
     if (!ok) {
         rc = nomem(err);
-    } else {
-        size_t flags = JSON_INDENT(2) | JSON_REAL_PRECISION(17);
-        int bad;
-        if (strcmp(path, "-") == 0)
-            bad = json_dumpf(root, stdout, flags) != 0 || fputc('\n', stdout) == EOF ||
-                  fflush(stdout) != 0;
-        else
-            bad = json_dump_file(root, path, flags) != 0;
-        if (bad)
-            rc = hs_error_set(err, HS_EIO, "%s: cannot write the performance model", path);
+    } else if ((rc = hs__output_open(&o, path, err)) == HS_OK) {
+        rc = json_dumpf(root, o.f, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) == 0 &&
+                     fputc('\n', o.f) != EOF
+                 ? HS_OK
+                 : hs__output_error(&o, err);
+        rc = hs__output_close(&o, rc, err);
     }
     json_decref(hist);
     json_decref(fits);
@@ -731,122 +734,195 @@ int hs_perfmodel_save(const hs_perfmodel *m, const char *path, hs_error *err)
     return rc;
 }
 
-/* Reads one history entry; `at` names it in messages. */
-static int load_entry(hs_perfmodel *m, const char *path, const char *at, json_t *o,
+/* Reading: every key known and present, every value of its type and range,
+ * each message "FILE:LINE:COL: error: PATH: WHAT" (graph/json_read.h). */
+
+/* Counts of samples up to 2^53: exact as doubles (the running mean divides
+ * by them), and count + rejected cannot overflow. */
+#define MAX_COUNT 9007199254740992LL
+
+static const char *const top_keys[] = {FORMAT_KEY, "history", "fits", NULL};
+static const char *const entry_keys[] = {"type",    "?params",   "size",  "device",
+                                         "mean_us", "stddev_us", "count", "rejected",
+                                         "samples", NULL};
+static const char *const fit_keys[] = {"type", "device", "a", "b", "c", "points", "rms_rel",
+                                       NULL};
+
+/* Is s printable UTF-8 (what model show prints to a terminal)? */
+static int printable(const char *s)
+{
+    size_t n = strlen(s), len;
+    unsigned cp;
+    for (size_t i = 0; i < n; i += len)
+        if (!(len = hs__utf8_char(s + i, n - i, &cp)) || !hs__utf8_printable(cp))
+            return 0;
+    return 1;
+}
+
+/* Text at obj.key: printable UTF-8, not empty unless `may_be_empty`. */
+static int get_text(const hs__json_doc *doc, hs_error *err, const json_t *obj, const char *key,
+                    const char *at, int may_be_empty, const char **out)
+{
+    char sub[96];
+    int rc = hs__json_string(doc, err, obj, key, at, 0, out);
+    if (rc != HS_OK || ((**out || may_be_empty) && printable(*out)))
+        return rc;
+    snprintf(sub, sizeof sub, "%s.%s", at, key);
+    return hs__json_error(doc, err, sub, "must be %sprintable UTF-8 text, not '%.200s'",
+                          may_be_empty ? "" : "non-empty ", *out);
+}
+
+/* An error of the model's own checks (err_in) located at `at`. */
+static int located(const hs__json_doc *doc, hs_error *err, const char *at, const hs_error *in)
+{
+    if (in->code != HS_EINPUT)
+        return hs_error_set(err, in->code, "%s", in->msg);
+    return hs__json_error(doc, err, at, "%s", in->msg);
+}
+
+/* Reads one history entry, history[i] at `at`. */
+static int load_entry(hs_perfmodel *m, const hs__json_doc *doc, const char *at, const json_t *o,
                       hs_error *err)
 {
     const char *type, *params = "", *device;
     double size, mean, sd;
-    json_int_t count, rejected;
-    json_t *samples, *s;
-    json_error_t je;
-    hs_error bad = {0};
+    long long count, rejected;
+    const json_t *samples, *s;
+    hs_error in = {0};
+    char sub[96];
     entry *e;
     size_t k;
     int rc;
-    if (json_unpack_ex(o, &je, JSON_STRICT, "{s:s, s?s, s:F, s:s, s:F, s:F, s:I, s:I, s:o}",
-                       "type", &type, "params", &params, "size", &size, "device", &device,
-                       "mean_us", &mean, "stddev_us", &sd, "count", &count, "rejected",
-                       &rejected, "samples", &samples) != 0)
-        return hs_error_set(err, HS_EINPUT, "%s: %s: %s", path, at, je.text);
-    if (check_args(type, params, size, device, &bad) != 0)
-        return hs_error_set(err, HS_EINPUT, "%s: %s: %s", path, at, bad.msg);
-    if (!isfinite(mean) || mean < 0 || !isfinite(sd) || sd < 0 || count < 0 || rejected < 0 ||
-        !json_is_array(samples) || json_array_size(samples) > HS_PERF_WINDOW ||
-        (json_int_t)json_array_size(samples) > count + rejected)
-        return hs_error_set(err, HS_EINPUT, "%s: %s: mean, stddev, counts must be >= 0 and "
-                            "samples a list of at most min(count + rejected, %d) numbers",
-                            path, at, HS_PERF_WINDOW);
-    if (find_entry(m, type, params, size, device))
-        return hs_error_set(err, HS_EINPUT, "%s: %s: duplicate entry for %s%s%s of size %g on "
-                            "%s", path, at, type, *params ? " " : "", params, size, device);
-    if ((rc = get_entry(m, type, params, size, device, &e, err)) != 0)
+    if ((rc = hs__json_keys(doc, err, o, at, entry_keys, "a history entry")) != HS_OK ||
+        (rc = get_text(doc, err, o, "type", at, 0, &type)) != HS_OK ||
+        (json_object_get(o, "params") &&
+         (rc = get_text(doc, err, o, "params", at, 1, &params)) != HS_OK) ||
+        (rc = hs__json_number(doc, err, o, "size", at, HS__JSON_POSITIVE, &size)) != HS_OK ||
+        (rc = get_text(doc, err, o, "device", at, 0, &device)) != HS_OK ||
+        (rc = hs__json_number(doc, err, o, "mean_us", at, HS__JSON_NONNEG, &mean)) != HS_OK ||
+        (rc = hs__json_number(doc, err, o, "stddev_us", at, HS__JSON_NONNEG, &sd)) != HS_OK ||
+        (rc = hs__json_whole(doc, err, o, "count", at, 0, MAX_COUNT, &count)) != HS_OK ||
+        (rc = hs__json_whole(doc, err, o, "rejected", at, 0, MAX_COUNT, &rejected)) != HS_OK ||
+        (rc = hs__json_array(doc, err, o, "samples", at, &samples)) != HS_OK)
         return rc;
+    /* the window holds retained and rejected samples */
+    snprintf(sub, sizeof sub, "%s.samples", at);
+    if (json_array_size(samples) > HS_PERF_WINDOW ||
+        (long long)json_array_size(samples) > count + rejected)
+        return hs__json_error(doc, err, sub, "holds %zu samples, more than count + rejected "
+                              "(%lld) or than the %d a window keeps",
+                              json_array_size(samples), count + rejected, HS_PERF_WINDOW);
+    json_array_foreach(samples, k, s) {
+        if (!json_is_number(s) || !isfinite(json_number_value(s)) || json_number_value(s) < 0) {
+            snprintf(sub, sizeof sub, "%s.samples[%zu]", at, k);
+            return hs__json_error(doc, err, sub, "must be a finite number >= 0");
+        }
+    }
+    if (find_entry(m, type, params, size, device))
+        return hs__json_error(doc, err, at, "a second entry for %s%s%s of size %g on %s", type,
+                              *params ? " " : "", params, size, device);
+    if ((rc = get_entry(m, type, params, size, device, &e, &in)) != 0)
+        return located(doc, err, at, &in);
     e->count = (long)count;
     e->rejected = (long)rejected;
     e->mean = mean;
     e->m2 = count > 1 ? sd * sd * (double)(count - 1) : 0.0;
-    json_array_foreach(samples, k, s) {
-        if (!json_is_number(s) || !isfinite(json_number_value(s)) || json_number_value(s) < 0)
-            return hs_error_set(err, HS_EINPUT, "%s: %s.samples[%zu]: not a number >= 0", path,
-                                at, k);
+    json_array_foreach(samples, k, s)
         e->window[e->nwin++] = json_number_value(s);
-    }
     e->next = e->nwin % HS_PERF_WINDOW;
     return HS_OK;
 }
 
-static int load_fit(hs_perfmodel *m, const char *path, const char *at, json_t *o,
+/* Reads one fit, fits[i] at `at`. */
+static int load_fit(hs_perfmodel *m, const hs__json_doc *doc, const char *at, const json_t *o,
                     hs_error *err)
 {
     const char *type, *device;
     hs_perf_fit f;
-    json_error_t je;
-    if (json_unpack_ex(o, &je, JSON_STRICT, "{s:s, s:s, s:F, s:F, s:F, s:i, s:F}", "type",
-                       &type, "device", &device, "a", &f.a, "b", &f.b, "c", &f.c, "points",
-                       &f.npoints, "rms_rel", &f.rms_rel) != 0)
-        return hs_error_set(err, HS_EINPUT, "%s: %s: %s", path, at, je.text);
-    if (bad_name(type) || bad_name(device) || !isfinite(f.a) || !isfinite(f.b) ||
-        !isfinite(f.c) || f.npoints < 3 || !isfinite(f.rms_rel) || f.rms_rel < 0)
-        return hs_error_set(err, HS_EINPUT, "%s: %s: needs names, finite a, b, c, rms_rel >= 0 "
-                            "and points >= 3", path, at);
+    long long points;
+    hs_error in = {0};
+    int rc;
+    if ((rc = hs__json_keys(doc, err, o, at, fit_keys, "a fit")) != HS_OK ||
+        (rc = get_text(doc, err, o, "type", at, 0, &type)) != HS_OK ||
+        (rc = get_text(doc, err, o, "device", at, 0, &device)) != HS_OK ||
+        (rc = hs__json_number(doc, err, o, "a", at, HS__JSON_FINITE, &f.a)) != HS_OK ||
+        (rc = hs__json_number(doc, err, o, "b", at, HS__JSON_FINITE, &f.b)) != HS_OK ||
+        (rc = hs__json_number(doc, err, o, "c", at, HS__JSON_FINITE, &f.c)) != HS_OK ||
+        (rc = hs__json_whole(doc, err, o, "points", at, 3, INT_MAX, &points)) != HS_OK ||
+        (rc = hs__json_number(doc, err, o, "rms_rel", at, HS__JSON_NONNEG, &f.rms_rel)) != HS_OK)
+        return rc;
+    f.npoints = (int)points;
     if (hs_perfmodel_get_fit(m, type, device, &(hs_perf_fit){0}))
-        return hs_error_set(err, HS_EINPUT, "%s: %s: duplicate fit for %s on %s", path, at,
-                            type, device);
-    return put_fit(m, type, device, &f, err);
+        return hs__json_error(doc, err, at, "a second fit for %s on %s", type, device);
+    if ((rc = put_fit(m, type, device, &f, &in)) != HS_OK)
+        return located(doc, err, at, &in);
+    return HS_OK;
 }
 
-int hs_perfmodel_load(const char *path, hs_perfmodel **out, hs_error *err)
+/* Reads a parsed document into a new model. */
+static int load_doc(const hs__json_doc *doc, hs_perfmodel **out, hs_error *err)
 {
-    json_error_t je;
-    json_t *root, *hist, *fits, *o;
-    json_int_t version;
+    const json_t *root = doc->root, *hist, *fits, *o;
+    long long version;
     hs_perfmodel *m;
     size_t i;
-    int rc = HS_OK;
+    int rc;
     char at[48];
-    *out = NULL;
-    root = strcmp(path, "-") == 0 ? json_loadf(stdin, 0, &je) : json_load_file(path, 0, &je);
-    if (!root) {
-        if (je.line <= 0) /* could not open it: a bad path is bad input */
-            return hs_error_set(err, HS_EINPUT, "%s: %s", path, je.text);
-        return hs_error_set(err, HS_EINPUT, "%s:%d:%d: error: %s", path, je.line, je.column,
-                            je.text);
-    }
-    if (json_unpack_ex(root, &je, JSON_STRICT, "{s:I, s:o, s:o}", FORMAT_KEY, &version,
-                       "history", &hist, "fits", &fits) != 0) {
-        json_decref(root);
-        return hs_error_set(err, HS_EINPUT, "%s: not a hetsched performance model: %s", path,
-                            je.text);
-    }
-    if (version < 1 || version > FORMAT_VERSION || !json_is_array(hist) ||
-        !json_is_array(fits)) {
-        json_decref(root);
-        return hs_error_set(err, HS_EINPUT, "%s: expected %s 1 to %d with lists history and "
-                            "fits", path, FORMAT_KEY, FORMAT_VERSION);
-    }
-    if (!(m = hs_perfmodel_new())) {
-        json_decref(root);
+    if (!json_is_object(root))
+        return hs__json_error(doc, err, "", "a performance model is a JSON object, not %s",
+                              hs__json_type_name(root));
+    if ((rc = hs__json_keys(doc, err, root, "", top_keys, "a performance model")) != HS_OK ||
+        (rc = hs__json_whole(doc, err, root, FORMAT_KEY, "", 1, FORMAT_VERSION, &version)) !=
+            HS_OK ||
+        (rc = hs__json_array(doc, err, root, "history", "", &hist)) != HS_OK ||
+        (rc = hs__json_array(doc, err, root, "fits", "", &fits)) != HS_OK)
+        return rc;
+    if (!(m = hs_perfmodel_new()) || !(m->path = strdup(doc->name))) {
+        hs_perfmodel_free(m);
         return nomem(err);
     }
     json_array_foreach(hist, i, o) {
         snprintf(at, sizeof at, "history[%zu]", i);
-        if ((rc = load_entry(m, path, at, o, err)) != 0)
+        if ((rc = load_entry(m, doc, at, o, err)) != HS_OK)
             break;
     }
     if (rc == HS_OK)
         json_array_foreach(fits, i, o) {
             snprintf(at, sizeof at, "fits[%zu]", i);
-            if ((rc = load_fit(m, path, at, o, err)) != 0)
+            if ((rc = load_fit(m, doc, at, o, err)) != HS_OK)
                 break;
         }
-    json_decref(root);
     if (rc != HS_OK) {
         hs_perfmodel_free(m);
         return rc;
     }
     *out = m;
     return HS_OK;
+}
+
+int hs_perfmodel_load(const char *path, hs_perfmodel **out, hs_error *err)
+{
+    hs__json_doc doc;
+    int rc;
+    *out = NULL;
+    if ((rc = hs__json_read_file(path, &doc, err)) != HS_OK)
+        return rc;
+    rc = load_doc(&doc, out, err);
+    hs__json_doc_free(&doc);
+    return rc;
+}
+
+int hs_perfmodel_load_buffer(const char *name, const char *data, size_t len, hs_perfmodel **out,
+                             hs_error *err)
+{
+    hs__json_doc doc;
+    int rc;
+    *out = NULL;
+    if ((rc = hs__json_read_buffer(name, data, len, &doc, err)) != HS_OK)
+        return rc;
+    rc = load_doc(&doc, out, err);
+    hs__json_doc_free(&doc);
+    return rc;
 }
 
 /* ------------------------------------------------------- typed kernels */
@@ -906,6 +982,9 @@ static int predict_on(const hs_perfmodel *m, const char *type, const char *param
         hs_perfmodel_predict(m, type, params, size, hs_device_kind_name(d->kind), us, src,
                              NULL) == HS_OK)
         return HS_OK;
+    if (m->path)
+        return hs_error_set(err, HS_EINPUT, "no performance model for %s on %s in %s (run "
+                            "hetsched calibrate)", type, d->name, m->path);
     return hs_error_set(err, HS_EINPUT, "no performance model for %s on %s (run hetsched "
                         "calibrate)", type, d->name);
 }

@@ -185,7 +185,8 @@ int hs_perfmodel_kernel_size(const hs_kernel *k, double *size, hs_error *err);
  * kernel) on device d: hs_perfmodel_predict by the device's name, else by
  * its kind ("cpu", "gpu": a model file may record kinds to cover every
  * device of that kind), else HS_EINPUT "no performance model for TYPE on
- * DEVICE (run hetsched calibrate)". */
+ * DEVICE in FILE (run hetsched calibrate)" (without "in FILE" for a model
+ * that was not loaded from a file). */
 int hs_perfmodel_predict_device(const hs_perfmodel *m, const char *type, double size,
                                 const hs_device *d, double *us, hs_error *err);
 
@@ -221,13 +222,21 @@ typedef struct hs_perf_added {
 int hs_perfmodel_add_run(hs_perfmodel *m, const hs_workload *w, const hs_schedule *s,
                          hs_perf_added *added, hs_error *err);
 
-/* JSON with jansson; `path` "-" is stdout.  The file holds the history
- * (each entry with its params and window, so a reload predicts and flags
- * outliers as before) and the fits.  Loading checks every field and also
- * reads files of format 1 (entries without params); HS_EINPUT naming the
- * file (and the bad item, if it could be read); saving fails with HS_EIO. */
+/* JSON with jansson; `path` "-" is stdout / stdin.  The file holds the
+ * history (each entry with its params and window, so a reload predicts and
+ * flags outliers as before) and the fits.  Loading checks every key and
+ * value and also reads files of format 1 (entries without params): HS_EINPUT
+ * with one line "FILE:LINE:COL: error: PATH: WHAT" (PATH the JSON path of
+ * the bad item, e.g. history[2].size), also for a file that cannot be read
+ * or is over the size cap of graph/json_read.h (256 MiB; the environment
+ * variable HETSCHED_JSON_MAX_MIB changes it).  A loaded model names its file
+ * in hs_perfmodel_predict_device's messages.  Saving goes through
+ * graph/output.h and fails with HS_EIO. */
 int hs_perfmodel_save(const hs_perfmodel *m, const char *path, hs_error *err);
 int hs_perfmodel_load(const char *path, hs_perfmodel **out, hs_error *err);
+/* The same from `len` bytes at `data`; `name` stands for the file name. */
+int hs_perfmodel_load_buffer(const char *name, const char *data, size_t len, hs_perfmodel **out,
+                             hs_error *err);
 
 /* Draws each kernel type's history as a log-log picture of time against D,
  * one panel per type: every sample of the windows as a dot, each entry's

@@ -31,6 +31,10 @@ typedef struct hs__minst {
                              not built */
 } hs__minst;
 
+/* Writes lp as a CPLEX LP file at `path` (graph/output.h: "-" is stdout);
+ * HS_EIO "cannot write PATH: WHY" (milp/write_lp.c). */
+int hs__milp_write_lp(glp_prob *lp, const char *path, hs_error *err);
+
 /* Transfer time of edge e's data from device q to device d. */
 double hs__edge_us(const hs__minst *I, const hs_edge *e, int q, int d);
 /* Cost of task t on device d. */

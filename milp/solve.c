@@ -358,10 +358,8 @@ static int build_and_solve(search *S, hs_error *err)
         rc = hs__build_compact(&S->M, S->I, S->best.makespan, o->features, err);
     if (rc != HS_OK)
         goto out;
-    if (o->lp_file && glp_write_lp(S->M.lp, NULL, o->lp_file) != 0) {
-        rc = hs_error_set(err, HS_EIO, "%s: cannot write the model", o->lp_file);
+    if (o->lp_file && (rc = hs__milp_write_lp(S->M.lp, o->lp_file, err)) != HS_OK)
         goto out;
-    }
     if (o->features & HS_MILP_USE_INCUMBENT) {
         hs__sched canon;
         char why[160];

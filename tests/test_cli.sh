@@ -109,8 +109,49 @@ PY
     check "validate broken says why" "$tmp/err" 'invalid schedule'
     echo '{"workload": 3' >"$tmp/junk.json"
     expect 2 "validate junk" -- "$H" validate "$W" "$tmp/junk.json"
+    check "validate junk located" "$tmp/err" "^hetsched: $tmp/junk.json:1:15: error: "
+    # what cannot be read is bad input (2), not an invalid schedule (1)
+    expect 2 "validate a directory" -- "$H" validate "$W" "$tmp"
+    check "validate a directory: why" "$tmp/err" "^hetsched: $tmp: cannot read: Is a directory"
+    expect 2 "validate a missing file" -- "$H" validate "$W" "$tmp/none.json"
+    expect 2 "validate over the size cap" -- env HETSCHED_JSON_MAX_MIB=1 "$H" validate "$W" \
+        <(head -c 1100000 /dev/zero)
+    check "validate over the size cap: why" "$tmp/err" \
+        "error: the file is larger than 1 MiB \(the environment variable HETSCHED_JSON_MAX_MIB"
+    expect 2 "validate bad HETSCHED_JSON_MAX_MIB" -- env HETSCHED_JSON_MAX_MIB=0 "$H" validate \
+        "$W" "$tmp/s.json"
+    # every time printed with 3 decimals (what another tool may write): still
+    # valid within the tolerance
+    python3 - "$tmp/s.json" "$tmp/s3.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+for item in s["tasks"] + s["transfers"]:
+    for k in ("start_us", "end_us"):
+        item[k] = float("%.3f" % item[k])
+s["makespan_us"] = float("%.3f" % s["makespan_us"])
+json.dump(s, open(sys.argv[2], "w"))
+PY
+    expect 0 "validate 3 decimals" -- "$H" validate "$W" "$tmp/s3.json"
+    # the schedule of another workload file (a copy), of one without its
+    # tasks, and of another model
+    cp "$W" "$tmp/copy.yaml"
+    expect 1 "validate another workload" -- "$H" validate "$tmp/copy.yaml" "$tmp/s.json"
+    check "validate another workload: why" "$tmp/err" \
+        "^hetsched: invalid schedule: the schedule is of workload $W, not $tmp/copy.yaml$"
+    expect 2 "validate another workload's tasks" -- "$H" validate workloads/tiny.yaml "$tmp/s.json"
+    check "validate another workload's tasks: why" "$tmp/err" \
+        "s.json:7:12: error: tasks\[0\].id: no task 'xgemm#0/cd' in the workload \(the schedule is of workload $W, not workloads/tiny.yaml\)$"
+    sed 's/"model": "delay"/"model": "executor"/' "$tmp/s.json" >"$tmp/executor.json"
+    expect 1 "validate another model" -- "$H" validate "$W" "$tmp/executor.json"
+    check "validate another model: why" "$tmp/err" \
+        "the schedule's model is 'executor', not 'delay' or 'measured'"
     expect 2 "map unknown policy" -- "$H" map -a nope "$W"
     check "map unknown policy named" "$tmp/err" "unknown policy 'nope'"
+    # what the user typed reaches the terminal escaped
+    expect 2 "map policy with an escape code" -- "$H" map -a "$(printf '\033[2J')" "$W"
+    check "map policy with an escape code: escaped" "$tmp/err" "unknown policy '\\\\x1b\\[2J'"
+    expect 2 "option value with a newline" -- "$H" map -a heft --seed "$(printf '1\n2')" "$W"
+    check "option value with a newline: one line" "$tmp/err" "not '1\\\\n2'$"
     expect 0 "map -a help" -- "$H" map -a help
     check "map -a help lists heft" "$tmp/out" 'heft'
 fi
@@ -165,6 +206,61 @@ expect 0 "adversary --against best --budget-ms" -- "$H" adversary -a heft --agai
     --budget-ms 20 --iterations 5
 expect 1 "adversary unwritable output" -- "$H" adversary -a heft --iterations 2 -o /nonexistent/x.yaml
 check "adversary unwritable output: why" "$tmp/err" 'cannot write /nonexistent/x.yaml'
+
+# outputs: written whole or not at all, never removing what the command did
+# not create; /dev/full is written directly, the failure reported (exit 1),
+# the device left in place; standard output is checked too
+chardev() {
+    if [ -c "$2" ]; then pass=$((pass + 1)); else
+        fail=$((fail + 1))
+        echo "FAIL: $1: $2 is no longer a character device"
+    fi
+}
+for out in "map -a heft $W --json /dev/full" "map -a heft $W --dot /dev/full" \
+    "map -a heft $W --trace /dev/full" "dot $W -o /dev/full" "gen random -o /dev/full" \
+    "optimal $W --write-lp /dev/full" \
+    "adversary -a heft --iterations 2 -o /dev/full"; do
+    # shellcheck disable=SC2086 # word splitting of $out is wanted
+    expect 1 "$out" -- "$H" $out
+    check "$out: why" "$tmp/err" '^hetsched: cannot write /dev/full: No space left on device$'
+    chardev "$out" /dev/full
+done
+if "$H" map -a heft "$W" --gantt "$tmp/g.png" >/dev/null 2>&1; then
+    ln -s /dev/full "$tmp/full.png"
+    expect 1 "map --gantt to /dev/full" -- "$H" map -a heft "$W" --gantt "$tmp/full.png"
+    check "map --gantt to /dev/full: why" "$tmp/err" "cannot write $tmp/full.png: No space left"
+    chardev "map --gantt to /dev/full" /dev/full
+fi
+expect 1 "summary to a full disk" -- bash -c "\"\$1\" map -a heft \"\$2\" >/dev/full" _ "$H" "$W"
+check "summary to a full disk: why" "$tmp/err" \
+    '^hetsched: cannot write standard output: No space left on device$'
+expect 1 "--help to a full disk" -- bash -c "\"\$1\" map --help >/dev/full" _ "$H"
+expect 2 "two outputs on stdout" -- "$H" map -a heft "$W" --json - --trace -
+check "two outputs on stdout: why" "$tmp/err" \
+    "^hetsched map: --json and --trace both go to standard output \('-'\); give one of them a file$"
+expect 2 "run: two outputs on stdout" -- "$H" run -a heft "$W" --json - --trace -
+expect 2 "optimal: two outputs on stdout" -- "$H" optimal "$W" --dot - --write-lp -
+check "optimal: two outputs on stdout: why" "$tmp/err" "--dot and --write-lp both go to"
+expect 0 "optimal --write-lp -" -- "$H" optimal "$W" --write-lp - --time-limit 30
+check "optimal --write-lp -: the model on stdout" "$tmp/out" '^Minimize'
+check "optimal --write-lp -: the summary on stderr" "$tmp/err" '^makespan +[0-9.]+ us'
+expect 2 "split --chunks -" -- "$H" split -p hdss va --chunks -
+# a file replaced keeps its permissions, and no temporary file is left
+echo old >"$tmp/keep.json"
+chmod 640 "$tmp/keep.json"
+mkdir "$tmp/outdir"
+expect 0 "map --json over a file" -- "$H" map -a heft "$W" --json "$tmp/outdir/s.json" \
+    --trace "$tmp/outdir/t.json"
+cp -p "$tmp/keep.json" "$tmp/outdir/s.json"
+expect 0 "map --json over a file again" -- "$H" map -a heft "$W" --json "$tmp/outdir/s.json"
+check "map --json over a file: replaced" "$tmp/outdir/s.json" '"algorithm": "heft"'
+stat -c %a "$tmp/outdir/s.json" >"$tmp/mode"
+check "map --json over a file: permissions kept" "$tmp/mode" '^640$'
+ls -A "$tmp/outdir" >"$tmp/listing"
+check "no temporary file left" "$tmp/listing" '^s\.json$'
+check "no temporary file left (2)" "$tmp/listing" '^t\.json$'
+[ "$(wc -l <"$tmp/listing")" -eq 2 ] && pass=$((pass + 1)) ||
+    { fail=$((fail + 1)); echo "FAIL: outdir holds more than s.json and t.json"; }
 
 # dot: loads in Graphviz
 expect 0 "dot" -- "$H" dot "$W"
@@ -228,6 +324,14 @@ expect 2 "typed workload without --model" -- "$H" map -a ad-part "$TW"
 check "typed workload without --model: why" "$tmp/err" \
     "kernel 'ab' of type 'gemm' has no cost_us and no performance model is loaded"
 expect 2 "map --model unreadable" -- "$H" map -a heft "$TW" --model "$tmp/none.json"
+echo '{"hetsched_perfmodel": 1, "history": [], "fits": []}' >"$tmp/empty-model.json"
+expect 2 "map --model without the kernel" -- "$H" map -a heft "$TW" --model "$tmp/empty-model.json"
+check "map --model without the kernel: names the model" "$tmp/err" \
+    "kernel 'ab': no performance model for gemm on cpu0 in $tmp/empty-model.json \(run hetsched"
+printf '{"hetsched_perfmodel": 1,\n "history": [], "fits": [], "\\u001b[2J": 1}' >"$tmp/esc-model.json"
+expect 2 "map --model with an escape code" -- "$H" map -a heft "$TW" --model "$tmp/esc-model.json"
+check "map --model with an escape code: escaped, located" "$tmp/err" \
+    "^hetsched: $tmp/esc-model.json:2:42: error: \\\\x1b\\[2J: unknown key"
 expect 0 "compare --model" -- "$H" compare "$TW" --model "$TM"
 check "compare --model ad-part row" "$tmp/out" '^ad-part\*? +[0-9]+\.[0-9]+ '
 expect 2 "compare --random --model" -- "$H" compare --random 2 --model "$TM"
@@ -250,6 +354,16 @@ check "run --check none: nothing checked" "$tmp/out" '^checked 0 of 6 typed kern
 expect 0 "run --check full" -- "$H" run -a heft "$RW" --backend emu --check full --json "$tmp/run-m.json"
 check "run --check full: all checked" "$tmp/out" '^checked 6 of 6 typed kernels \(full, '
 check "run --json: measured" "$tmp/run-m.json" '"model": "measured"'
+expect 0 "validate a run's schedule" -- "$H" validate "$RW" "$tmp/run-m.json"
+check "validate a run's schedule: valid" "$tmp/out" '^valid: makespan [0-9.]+ us \(8 tasks, [0-9]+ transfers\)$'
+expect 0 "run --fail" -- "$H" run -a heft "$RW" --backend emu --fail gpu0:after=2 --check full --json "$tmp/run-f.json"
+check "run --fail: all checked" "$tmp/out" '^checked 6 of 6 typed kernels \(full, '
+check "run --fail: said" "$tmp/out" '^device gpu0 failed at its task 2 \(--fail\): it ran nothing more; [1-9][0-9]* tasks? it held ran elsewhere$'
+expect 0 "run --fail: the schedule validates" -- "$H" validate "$RW" "$tmp/run-f.json"
+expect 2 "run --fail bad" -- "$H" run -a heft "$RW" --fail gpu0
+check "run --fail bad: why" "$tmp/err" "fail wants DEVICE:after=N \(N >= 1\), not 'gpu0'"
+expect 2 "run --fail unknown device" -- "$H" run -a heft "$RW" --fail gpu9:after=1
+check "run --fail unknown device: why" "$tmp/err" "no device 'gpu9'"
 expect 2 "run --check bad" -- "$H" run -a heft "$RW" --check some
 check "run --check bad: why" "$tmp/err" "check wants sample, full or none, not 'some'"
 check "run trace" "$tmp/run.json" '"traceEvents"'

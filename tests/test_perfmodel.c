@@ -523,68 +523,110 @@ static void save_load_round_trip(void **state)
     unlink(path);
 }
 
+/* Loads `json` as a file and expects HS_EINPUT with "FILE" + `msg`. */
+static void expect_load_error(const char *json, const char *msg)
+{
+    hs_perfmodel *m = (hs_perfmodel *)&m;
+    hs_error err = {0};
+    char path[64], want[512];
+    temp_path(path, sizeof path);
+    write_file(path, json);
+    assert_int_equal(hs_perfmodel_load(path, &m, &err), HS_EINPUT);
+    assert_null(m);
+    snprintf(want, sizeof want, "%s%s", path, msg);
+    assert_string_equal(err.msg, want);
+    unlink(path);
+}
+
+#define ENTRY(type, size, samples)                                                                 \
+    "{\"type\": \"" type "\", \"size\": " size ", \"device\": \"cpu0\", \"mean_us\": 5, "          \
+    "\"stddev_us\": 0, \"count\": 2, \"rejected\": 0, \"samples\": " samples "}"
+
+#define ENTRY2(params)                                                                             \
+    "{\"type\": \"va\", \"params\": \"" params "\", \"size\": 4, \"device\": \"cpu0\", "         \
+    "\"mean_us\": 1, \"stddev_us\": 0, \"count\": 1, \"rejected\": 0, \"samples\": [1]}"
+
 static void load_refusals(void **state)
 {
     hs_perfmodel *m = NULL;
     hs_error err = {0};
-    char path[64], want[256];
     (void)state;
-    temp_path(path, sizeof path);
-
-    write_file(path, "{\"hetsched_perfmodel\": 1, \"history\": [}\n");
-    assert_int_equal(hs_perfmodel_load(path, &m, &err), HS_EINPUT);
-    assert_null(m);
-    /* the '}' is the 39th character of the line */
-    snprintf(want, sizeof want, "%s:1:39: error: unexpected token near '}'", path);
-    assert_string_equal(err.msg, want);
-
-    write_file(path, "{\"hetsched_perfmodel\": 3, \"history\": [], \"fits\": []}");
-    assert_int_equal(hs_perfmodel_load(path, &m, &err), HS_EINPUT);
-    snprintf(want, sizeof want, "%s: expected hetsched_perfmodel 1 to 2 with lists history and "
-             "fits", path);
-    assert_string_equal(err.msg, want);
-
-    write_file(path, "{\"hetsched_perfmodel\": 1, \"history\": [{\"type\": \"gemm\"}], "
-                     "\"fits\": []}");
-    assert_int_equal(hs_perfmodel_load(path, &m, &err), HS_EINPUT);
-    snprintf(want, sizeof want, "%s: history[0]: Object item not found: size", path);
-    assert_string_equal(err.msg, want);
-
-    write_file(path, "{\"hetsched_perfmodel\": 1, \"history\": [], \"fits\": [{\"type\": "
-                     "\"gemm\", \"device\": \"gpu0\", \"a\": 1, \"b\": 2, \"c\": 3, "
-                     "\"points\": 2, \"rms_rel\": 0}]}");
-    assert_int_equal(hs_perfmodel_load(path, &m, &err), HS_EINPUT);
-    snprintf(want, sizeof want, "%s: fits[0]: needs names, finite a, b, c, rms_rel >= 0 and "
-             "points >= 3", path);
-    assert_string_equal(err.msg, want);
-    assert_null(m);
-
-    /* format 2: more samples than were recorded, a duplicate with params */
-    write_file(path, "{\"hetsched_perfmodel\": 2, \"history\": [{\"type\": \"va\", "
-                     "\"params\": \"n=4\", \"size\": 4, \"device\": \"cpu0\", \"mean_us\": 1, "
-                     "\"stddev_us\": 0, \"count\": 1, \"rejected\": 1, \"samples\": [1, 2, 3]}], "
-                     "\"fits\": []}");
-    assert_int_equal(hs_perfmodel_load(path, &m, &err), HS_EINPUT);
-    snprintf(want, sizeof want, "%s: history[0]: mean, stddev, counts must be >= 0 and samples "
-             "a list of at most min(count + rejected, 32) numbers", path);
-    assert_string_equal(err.msg, want);
-    write_file(path, "{\"hetsched_perfmodel\": 2, \"history\": [{\"type\": \"va\", "
-                     "\"params\": \"n=4\", \"size\": 4, \"device\": \"cpu0\", \"mean_us\": 1, "
-                     "\"stddev_us\": 0, \"count\": 1, \"rejected\": 0, \"samples\": [1]}, "
-                     "{\"type\": \"va\", \"params\": \"n=4\", \"size\": 4, \"device\": \"cpu0\", "
-                     "\"mean_us\": 1, \"stddev_us\": 0, \"count\": 1, \"rejected\": 0, "
-                     "\"samples\": [1]}], \"fits\": []}");
-    assert_int_equal(hs_perfmodel_load(path, &m, &err), HS_EINPUT);
-    snprintf(want, sizeof want, "%s: history[1]: duplicate entry for va n=4 of size 4 on cpu0",
-             path);
-    assert_string_equal(err.msg, want);
-    assert_null(m);
-    unlink(path);
-
+    /* syntax: the '}' is the 39th character of the line */
+    expect_load_error("{\"hetsched_perfmodel\": 1, \"history\": [}\n",
+                      ":1:39: error: unexpected token near '}'");
+    expect_load_error("[]", ":1:1: error: a performance model is a JSON object, not an array");
+    expect_load_error("{\"hetsched_perfmodel\": 3, \"history\": [], \"fits\": []}",
+                      ":1:24: error: hetsched_perfmodel: must be a whole number from 1 to 2, "
+                      "not 3");
+    expect_load_error("{\"hetsched_perfmodel\": 1, \"history\": []}",
+                      ":1:1: error: missing key 'fits' (a performance model has "
+                      "hetsched_perfmodel, history, fits)");
+    /* entries, each item located by line and column */
+    expect_load_error("{\"hetsched_perfmodel\": 1,\n \"history\": [{\"type\": \"gemm\"}], "
+                      "\"fits\": []}",
+                      ":2:14: error: history[0]: missing key 'size' (a history entry has type, "
+                      "params, size, device, mean_us, stddev_us, count, rejected, samples)");
+    expect_load_error("{\"hetsched_perfmodel\": 1, \"history\": [\n" ENTRY("va", "-1", "[5]")
+                      "], \"fits\": []}",
+                      ":2:24: error: history[0].size: must be a finite number > 0, not -1");
+    expect_load_error("{\"hetsched_perfmodel\": 1, \"history\": [\n" ENTRY("va", "1", "[5, 5, 5]")
+                      "], \"fits\": []}",
+                      ":2:113: error: history[0].samples: holds 3 samples, more than count + "
+                      "rejected (2) or than the 32 a window keeps");
+    expect_load_error("{\"hetsched_perfmodel\": 1, \"history\": [\n" ENTRY("va", "1", "[5, -5]")
+                      "], \"fits\": []}",
+                      ":2:117: error: history[0].samples[1]: must be a finite number >= 0");
+    expect_load_error("{\"hetsched_perfmodel\": 1, \"history\": [\n" ENTRY("va", "1", "[5]") ",\n"
+                      ENTRY("va", "1.0", "[5]") "], \"fits\": []}",
+                      ":3:1: error: history[1]: a second entry for va of size 1 on cpu0");
+    expect_load_error("{\"hetsched_perfmodel\": 1, \"history\": [], \"fits\": [{\"type\": "
+                      "\"gemm\", \"device\": \"gpu0\", \"a\": 1, \"b\": 2, \"c\": 3, "
+                      "\"points\": 2, \"rms_rel\": 0}]}",
+                      ":1:120: error: fits[0].points: must be a whole number from 3 to "
+                      "2147483647, not 2");
+    /* names and keys reach the terminal escaped: a newline, an escape sequence */
+    expect_load_error("{\"hetsched_perfmodel\": 1, \"history\": [\n" ENTRY("v\\na", "1", "[5]")
+                      "], \"fits\": []}",
+                      ":2:10: error: history[0].type: must be non-empty printable UTF-8 text, "
+                      "not 'v\\na'");
+    expect_load_error("{\"hetsched_perfmodel\": 1, \"history\": [\n" ENTRY("\\u009b2J", "1",
+                      "[5]") "], \"fits\": []}",
+                      ":2:10: error: history[0].type: must be non-empty printable UTF-8 text, "
+                      "not '\\u009b2J'");
+    expect_load_error("{\"hetsched_perfmodel\": 1, \"history\": [], \"fits\": [], "
+                      "\"\\u001b[2J\": 0}",
+                      ":1:67: error: \\x1b[2J: unknown key (a performance model has "
+                      "hetsched_perfmodel, history, fits)");
+    /* format 2: entries with params, bad params, a duplicate with params */
+    expect_load_error("{\"hetsched_perfmodel\": 2, \"history\": [\n" ENTRY2("n=4") ",\n"
+                      ENTRY2("n=4") "], \"fits\": []}",
+                      ":3:1: error: history[1]: a second entry for va n=4 of size 4 on cpu0");
+    expect_load_error("{\"hetsched_perfmodel\": 2, \"history\": [\n" ENTRY2("n=4\\t") "], "
+                      "\"fits\": []}",
+                      ":2:26: error: history[0].params: must be printable UTF-8 text, not "
+                      "'n=4\\t'");
+    /* counts up to 2^53 (exact doubles; their sum cannot overflow), no more */
+    {
+        const char *big = "{\"hetsched_perfmodel\": 2, \"history\": [{\"type\": \"va\", "
+                          "\"size\": 4, \"device\": \"cpu0\", \"mean_us\": 1, "
+                          "\"stddev_us\": 0, \"count\": 9007199254740992, \"rejected\": "
+                          "9007199254740992, \"samples\": [1]}], \"fits\": []}";
+        assert_int_equal(hs_perfmodel_load_buffer("big.json", big, strlen(big), &m, &err), HS_OK);
+        hs_perfmodel_free(m);
+        m = NULL;
+    }
+    expect_load_error("{\"hetsched_perfmodel\": 2, \"history\": [{\"type\": \"va\", "
+                      "\"size\": 4, \"device\": \"cpu0\", \"mean_us\": 1, \"stddev_us\": 0, "
+                      "\"count\": 9007199254740993, \"rejected\": 0, \"samples\": []}], "
+                      "\"fits\": []}",
+                      ":1:122: error: history[0].count: must be a whole number from 0 to "
+                      "9007199254740992, not 9007199254740993");
+    /* a file that is not there is bad input too */
     assert_int_equal(hs_perfmodel_load("/nonexistent/model.json", &m, &err), HS_EINPUT);
+    assert_string_equal(err.msg, "/nonexistent/model.json: cannot read: No such file or "
+                                 "directory");
     assert_null(m);
 }
-
 
 /* ------------------------------------------------ the model as cost provider */
 
@@ -610,12 +652,8 @@ static hs_perfmodel *load_model(void)
 {
     hs_perfmodel *m = NULL;
     hs_error err = {0};
-    char path[64];
-    temp_path(path, sizeof path);
-    write_file(path, model_json);
-    if (hs_perfmodel_load(path, &m, &err) != HS_OK)
+    if (hs_perfmodel_load_buffer("model.json", model_json, strlen(model_json), &m, &err) != HS_OK)
         fail_msg("%s", err.msg);
-    unlink(path);
     return m;
 }
 
@@ -709,7 +747,8 @@ static void typed_cost_missing(void **state)
     /* gemm has a fit on gpu0 only: cpu0 is missing, by name and by kind */
     assert_int_equal(hs_workload_finalize(w, &err), HS_EINPUT);
     assert_string_equal(err.msg, "applications[0].kernels[1].cost_us: kernel 'mm': no "
-                                 "performance model for gemm on cpu0 (run hetsched calibrate)");
+                                 "performance model for gemm on cpu0 in model.json (run "
+                                 "hetsched calibrate)");
     assert_string_equal(err.path, "applications[0].kernels[1].cost_us");
     /* giving the cpu cost fills the gap; gpu0 still comes from the model */
     assert_int_equal(hs_kernel_set_cost(w, a, k, "cpu0", 123, &err), HS_OK);
@@ -766,8 +805,8 @@ static void kernel_size_and_kind(void **state)
     assert_int_equal(hs_perfmodel_predict_device(m, "va", 500, &gpu7, &us, &err), HS_OK);
     assert_float_equal(us, 15, 1e-12);
     assert_int_equal(hs_perfmodel_predict_device(m, "va", 500, &cpu1, &us, &err), HS_EINPUT);
-    assert_string_equal(err.msg, "no performance model for va on cpu1 (run hetsched "
-                                 "calibrate)");
+    assert_string_equal(err.msg, "no performance model for va on cpu1 in model.json (run "
+                                 "hetsched calibrate)");
     hs_perfmodel_free(m);
 }
 

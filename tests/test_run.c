@@ -228,6 +228,9 @@ static void every_policy_cpu_and_emu(void **state)
             if (rc != 0)
                 fail_msg("%s on %s: %s", name, k ? "emu" : "cpu", err.msg);
             nsplit += s->nplacements > w->graph.ntasks;
+            assert_int_equal(hs_run_measured_schedule(w, k ? "emu" : "cpu", &r, s, &err), 0);
+            if (hs_schedule_validate(w, s, &err) != HS_OK) /* the measured rules */
+                fail_msg("%s on %s: measured schedule: %s", name, k ? "emu" : "cpu", err.msg);
             assert_int_equal(r.typed, 10);
             assert_int_equal(r.checked, 10);
             check_structure(w, s);
@@ -397,6 +400,52 @@ static void failing_kernel_fails_the_run(void **state)
     hs_workload_free(w);
 }
 
+/* A device fails mid-run on emu, for every policy: gpu0 at its 2nd task
+ * (its memory's results saved to host), or cpu0 at its 3rd (host memory,
+ * nothing lost); the run completes on the others with every kernel checked
+ * and the outputs byte-exact, no placement on the failed device after the
+ * failure, and the engine counts the failure when the device got that far. */
+static void device_fails_every_policy(void **state)
+{
+    hs_workload *w = mixed(PF_CPU_GPU2), *wc = mixed(PF_CPU);
+    void **ref = reference(wc);
+    const hs_policy *const *pol = hs_policy_list();
+    int failures = 0;
+    (void)state;
+    for (size_t i = 0; pol[i]; i++)
+        for (int k = 0; k < 2; k++) {
+            hs_backend b;
+            hs_map_options opt = {0};
+            hs_map_stats st = {0};
+            hs_schedule *s = NULL;
+            hs_run_report r = {.check = HS_CHECK_FULL, .fail_device = k ? 0 : 1,
+                               .fail_after = k ? 3 : 2};
+            hs_error err = {0};
+            size_t on_failed = 0;
+            b = (hs_backend){.ops = &hs_backend_emu, .state = &r};
+            if (hs_engine_run(w, pol[i], &opt, &b, &s, &st, &err) != 0)
+                fail_msg("%s, device %d failing: %s", hs_policy_name(pol[i]), r.fail_device,
+                         err.msg);
+            assert_int_equal(r.typed, 10);
+            assert_int_equal(r.checked, 10);
+            check_structure(w, s);
+            check_outputs(w, &r, ref);
+            for (size_t p = 0; p < s->nplacements; p++)
+                on_failed += s->placements[p].device == (k ? 0 : 1);
+            assert_true(on_failed < (size_t)(k ? 3 : 2)); /* at most what it ran before */
+            assert_true(st.failed_devices <= 1);
+            if (st.failed_devices)
+                assert_true(st.rerun >= 1);
+            failures += st.failed_devices;
+            hs_schedule_free(s);
+            hs_run_report_free(&r);
+        }
+    assert_true(failures > 0);
+    free_results(wc, ref);
+    hs_workload_free(w);
+    hs_workload_free(wc);
+}
+
 /* The latest end of a kernel in r's events. */
 static double last_kernel_end(const hs_run_report *r)
 {
@@ -506,6 +555,7 @@ int main(void)
         cmocka_unit_test(cpu_refuses_gpus),
         cmocka_unit_test(untyped_tasks_sleep),
         cmocka_unit_test(failing_kernel_fails_the_run),
+        cmocka_unit_test(device_fails_every_policy),
         cmocka_unit_test(checks_after_the_run),
         cmocka_unit_test(full_checks_over_budget),
         cmocka_unit_test(wrong_result_fails_after_the_run),

@@ -47,6 +47,8 @@ typedef struct hs_map_stats {
     double mapping_seconds; /* CPU time spent inside the policy's hooks */
     double busy_us_total;
     size_t events;          /* engine events processed */
+    int failed_devices;     /* devices that failed during a real run */
+    size_t rerun;           /* tasks a failed device held, run elsewhere */
 } hs_map_stats;
 
 typedef struct hs_policy hs_policy; /* mapper/policy.h */

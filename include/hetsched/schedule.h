@@ -103,19 +103,44 @@ double hs_schedule_makespan(const hs_workload *w, const hs_schedule *s);
  * data is ready, and sets s->makespan_us.  For schedulers that only place. */
 int hs_schedule_derive_transfers(const hs_workload *w, hs_schedule *s, hs_error *err);
 
-/* Checks s against the model; returns HS_OK or HS_EINVALID with a message
- * naming the task(s), device and the constraint that fails, e.g.
+/* Two times a and b agree for the validator when |a - b| is at most
+ * HS_VALIDATE_TOL_US or HS_VALIDATE_TOL_REL x max(|a|, |b|), whichever is
+ * larger (plus a few units in the last place of the doubles): what a
+ * schedule printed with 3 decimals, or 9 significant digits, still carries.
+ * The tolerance follows the times compared (a start and an arrival, an end
+ * and start + cost), never the costs.  Byte counts agree
+ * within HS_VALIDATE_TOL_BYTES or HS_VALIDATE_TOL_REL of the larger, and the
+ * fractions of a split task sum to 1 within HS_VALIDATE_TOL_FRACTION. */
+#define HS_VALIDATE_TOL_US 1e-3
+#define HS_VALIDATE_TOL_REL 1e-9
+#define HS_VALIDATE_TOL_BYTES 0.5
+#define HS_VALIDATE_TOL_FRACTION 1e-9
+
+/* Checks s against w and the model; returns HS_OK or HS_EINVALID with a
+ * message naming the task(s), device and the constraint that fails, e.g.
  * "va#0/scale on cpu0 starts at 500 us, before its input from va#0/add
- * arrives at 526.7 us". */
+ * arrives at 526.7 us".  Before the model: s->model, when set, must be
+ * "delay"; s->workload, when set and w->path too, must name the same file
+ * (the same path, or the same file on disk; when s->workload does not exist
+ * from here, the same file name); every listed transfer carries the bytes
+ * the model sends (a kernel's input_bytes or output_bytes x its fraction, an
+ * edge's bytes x both fractions) over an edge of the workload. */
 int hs_schedule_validate(const hs_workload *w, const hs_schedule *s, hs_error *err);
 
 /* JSON of DESIGN.md §4, with jansson.  `path` "-" is stdout / stdin.
  * Reading checks the JSON's shape and that every id and device exists
- * (HS_EINPUT, with the file name and the JSON path of the bad item); it does
- * not check the model: call hs_schedule_validate for that. */
+ * (HS_EINPUT, one line "FILE:LINE:COL: error: PATH: WHAT" with the JSON path
+ * of the bad item); it does not check the model: call hs_schedule_validate
+ * for that.  A file that cannot be read is HS_EINPUT too, and so is one over
+ * 256 MiB (the environment variable HETSCHED_JSON_MAX_MIB, a whole number of
+ * MiB, changes the limit). */
 int hs_schedule_write_json(const hs_workload *w, const hs_schedule *s, const char *path,
                            hs_error *err);
 int hs_schedule_read_json(hs_workload *w, const char *path, hs_schedule **out, hs_error *err);
+/* The same from `len` bytes at `data`; `name` stands for the file name in
+ * messages. */
+int hs_schedule_read_json_buffer(hs_workload *w, const char *name, const char *data, size_t len,
+                                 hs_schedule **out, hs_error *err);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,96 @@
+/* What the fuzz targets of the JSON readers (fuzz_schedule.c, fuzz_model.c)
+ * and their replay in tests/test_corpus.c share: the workload the schedules
+ * are read against, and the contract every error message keeps. */
+#ifndef HS_TESTS_FUZZ_UTIL_H
+#define HS_TESTS_FUZZ_UTIL_H
+
+#include <stddef.h>
+#include <string.h>
+
+#include "hetsched/hetsched.h"
+
+/* Three devices on three memories, two instances of three kernels (add may
+ * be split): enough for whole tasks, parts, transfers between every pair of
+ * memories.  Its schedules (hetsched map --json, any policy) seed
+ * tests/fuzz-corpus-schedule/. */
+static const char fuzz_workload_yaml[] =
+    "platform:\n"
+    "  devices:\n"
+    "    - {name: cpu0, kind: cpu, memory: host}\n"
+    "    - {name: gpu0, kind: gpu, memory: gpu0}\n"
+    "    - {name: gpu1, kind: gpu, memory: gpu1}\n"
+    "  links:\n"
+    "    - {from: host, to: gpu0, bandwidth_gbps: 10, latency_us: 10}\n"
+    "    - {from: gpu0, to: host, bandwidth_gbps: 8, latency_us: 5}\n"
+    "    - {from: host, to: gpu1, bandwidth_gbps: 10, latency_us: 10}\n"
+    "    - {from: gpu1, to: host, bandwidth_gbps: 8, latency_us: 5}\n"
+    "    - {from: gpu0, to: gpu1, bandwidth_gbps: 20, latency_us: 2}\n"
+    "    - {from: gpu1, to: gpu0, bandwidth_gbps: 20, latency_us: 2}\n"
+    "applications:\n"
+    "  - name: va\n"
+    "    instances: 2\n"
+    "    kernels:\n"
+    "      - {name: add, cost_us: {cpu: 500, gpu: 100}, input_bytes: 200000, splittable: true,\n"
+    "         items: 1000}\n"
+    "      - {name: scale, cost_us: {cpu: 300, gpu: 60}, output_bytes: 80000}\n"
+    "      - {name: norm, cost_us: {cpu: 40, gpu: 20}, output_bytes: 8000}\n"
+    "    edges:\n"
+    "      - {from: add, to: scale, bytes: 160000}\n"
+    "      - {from: add, to: norm, bytes: 40000}\n";
+
+static inline hs_workload *fuzz_workload(void)
+{
+    hs_workload *w = NULL;
+    hs_error err;
+    if (hs_workload_load_buffer("fuzz.yaml", fuzz_workload_yaml, sizeof fuzz_workload_yaml - 1,
+                                &w, &err) != HS_OK)
+        return NULL;
+    return w;
+}
+
+/* Length of the printable UTF-8 character at s, 0 for anything else: a
+ * control character (C0, DEL, C1), a stray, overlong or cut-short sequence. */
+static inline size_t fuzz_printable(const unsigned char *s)
+{
+    size_t len = s[0] < 0x80 ? 1 : s[0] >= 0xc2 && s[0] <= 0xdf ? 2 : s[0] >= 0xe0 && s[0] <= 0xef ? 3
+                 : s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : 0;
+    if (len == 1)
+        return s[0] >= 0x20 && s[0] != 0x7f;
+    for (size_t k = 1; k < len; k++)
+        if ((s[k] & 0xc0) != 0x80)
+            return 0;
+    if (len == 0 || (s[0] == 0xc2 && s[1] < 0xa0) || (s[0] == 0xe0 && s[1] < 0xa0) ||
+        (s[0] == 0xed && s[1] > 0x9f) || (s[0] == 0xf0 && s[1] < 0x90) ||
+        (s[0] == 0xf4 && s[1] > 0x8f))
+        return 0;
+    return len;
+}
+
+/* Is msg one line of printable UTF-8? */
+static inline int fuzz_one_line(const char *msg)
+{
+    size_t len;
+    for (const unsigned char *s = (const unsigned char *)msg; *s; s += len)
+        if (!(len = fuzz_printable(s)))
+            return 0;
+    return 1;
+}
+
+/* The contract of a refusal of a buffer named `name`: one printable line
+ * that starts "NAME:LINE:COL: error: " (bad input, located) or "NAME: " (out
+ * of memory). */
+static inline int fuzz_message_ok(const hs_error *err, const char *name)
+{
+    const char *at = err->msg + strlen(name);
+    int colons = 0;
+    if (strncmp(err->msg, name, strlen(name)) != 0 || !fuzz_one_line(err->msg))
+        return 0;
+    if (err->code != HS_EINPUT)
+        return at[0] == ':' && at[1] == ' ';
+    for (; at[0] == ':' && at[1] >= '0' && at[1] <= '9'; colons++) /* ":LINE:COL" */
+        for (at++; *at >= '0' && *at <= '9'; at++)
+            ;
+    return colons == 2 && strncmp(at, ": error: ", 9) == 0;
+}
+
+#endif

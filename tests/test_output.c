@@ -1,0 +1,219 @@
+/* Tests of graph/output.c, the one way output files are written: a new or
+ * replaced regular file appears whole or not at all and keeps its
+ * permissions, a failed write leaves the old file and no temporary one, a
+ * symbolic link stays a link, and what is not a regular file (/dev/full, a
+ * FIFO) is written directly and never removed; then the library's writers
+ * through it (schedule JSON, trace, performance model) on /dev/full. */
+#include <dirent.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "graph/output.h"
+#include "hetsched/hetsched.h"
+#include "mapper/perfmodel.h"
+
+static char tmpdir[64];
+
+static int make_tmpdir(void **state)
+{
+    (void)state;
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/hs_test_output_XXXXXX");
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int remove_tmpdir(void **state)
+{
+    char cmd[128];
+    (void)state;
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static const char *tmp_path(const char *name)
+{
+    static char path[4][128]; /* four names in use at once */
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(path[k], sizeof path[k], "%s/%s", tmpdir, name);
+    return path[k];
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    assert_int_equal(fputs(text, f) >= 0, 1);
+    assert_int_equal(fclose(f), 0);
+}
+
+static void expect_text(const char *path, const char *text)
+{
+    char buf[256] = "";
+    FILE *f = fopen(path, "r");
+    size_t n;
+    assert_non_null(f);
+    n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    assert_string_equal(buf, text);
+}
+
+/* The files of tmpdir, joined by spaces in name order (no temporary left). */
+static const char *listing(void)
+{
+    static char names[1024];
+    struct dirent **list;
+    int n = scandir(tmpdir, &list, NULL, alphasort);
+    names[0] = '\0';
+    assert_true(n >= 0);
+    for (int i = 0; i < n; i++) {
+        if (list[i]->d_name[0] != '.' || (strcmp(list[i]->d_name, ".") != 0 &&
+                                          strcmp(list[i]->d_name, "..") != 0))
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+                     names[0] ? " " : "", list[i]->d_name);
+        free(list[i]);
+    }
+    free(list);
+    return names;
+}
+
+/* Writes `text` to path through hs__output; the writer "fails" with rc. */
+static int put(const char *path, const char *text, int rc, hs_error *err)
+{
+    hs__output o;
+    int orc = hs__output_open(&o, path, err);
+    if (orc != HS_OK)
+        return orc;
+    assert_true(fputs(text, o.f) >= 0);
+    return hs__output_close(&o, rc, err);
+}
+
+static void regular_files(void **state)
+{
+    const char *a = tmp_path("a.txt");
+    hs_error err = {0};
+    char want[256];
+    struct stat st;
+    (void)state;
+    /* a new file: 0666 less the umask, no temporary left */
+    umask(022);
+    assert_int_equal(put(a, "one\n", HS_OK, &err), HS_OK);
+    expect_text(a, "one\n");
+    assert_int_equal(stat(a, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0644);
+    assert_string_equal(listing(), "a.txt");
+    /* replaced: the new text, the old permissions */
+    assert_int_equal(chmod(a, 0640), 0);
+    assert_int_equal(put(a, "two\n", HS_OK, &err), HS_OK);
+    expect_text(a, "two\n");
+    assert_int_equal(stat(a, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0640);
+    /* a writer that fails leaves the old file as it was, and no temporary */
+    assert_int_equal(put(a, "three\n", HS_EIO, &err), HS_EIO);
+    expect_text(a, "two\n");
+    assert_string_equal(listing(), "a.txt");
+    /* nor does a failed write create the file */
+    assert_int_equal(put(tmp_path("b.txt"), "x", HS_EINPUT, &err), HS_EINPUT);
+    assert_string_equal(listing(), "a.txt");
+    /* a directory that is not there */
+    assert_int_equal(put(tmp_path("none/c.txt"), "x", HS_OK, &err), HS_EIO);
+    snprintf(want, sizeof want, "cannot write %s/none/c.txt: No such file or directory", tmpdir);
+    assert_string_equal(err.msg, want);
+}
+
+static void links_and_special_files(void **state)
+{
+    const char *target = tmp_path("target.txt"), *link = tmp_path("link.txt");
+    const char *fifo = tmp_path("fifo");
+    char buf[16] = "";
+    hs_error err = {0};
+    struct stat st;
+    int fd;
+    (void)state;
+    /* through a symbolic link: the file it points at is replaced, the link
+     * stays a link */
+    write_text(target, "old\n");
+    assert_int_equal(symlink("target.txt", link), 0);
+    assert_int_equal(put(link, "new\n", HS_OK, &err), HS_OK);
+    assert_int_equal(lstat(link, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    expect_text(target, "new\n");
+    /* /dev/full: written directly, the failure reported, the device kept */
+    assert_int_equal(put("/dev/full", "x\n", HS_OK, &err), HS_EIO);
+    assert_string_equal(err.msg, "cannot write /dev/full: No space left on device");
+    assert_int_equal(stat("/dev/full", &st), 0);
+    assert_true(S_ISCHR(st.st_mode));
+    /* a FIFO: written directly (a reader is already there), never replaced */
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    assert_true((fd = open(fifo, O_RDWR | O_NONBLOCK)) >= 0);
+    assert_int_equal(put(fifo, "piped\n", HS_OK, &err), HS_OK);
+    assert_int_equal(read(fd, buf, sizeof buf - 1), 6);
+    assert_string_equal(buf, "piped\n");
+    close(fd);
+    assert_int_equal(stat(fifo, &st), 0);
+    assert_true(S_ISFIFO(st.st_mode));
+    unlink(fifo);
+    unlink(link);
+    unlink(target);
+}
+
+/* The library's writers go through it: on /dev/full each fails with the
+ * file's name, and /dev/full is still the device. */
+static void library_writers(void **state)
+{
+    const char *yaml = "platform:\n"
+                       "  devices:\n"
+                       "    - {name: cpu0, kind: cpu, memory: host}\n"
+                       "applications:\n"
+                       "  - name: a\n"
+                       "    kernels:\n"
+                       "      - {name: k, cost_us: {cpu: 5}}\n";
+    const char *good = tmp_path("s.json");
+    hs_workload *w = NULL;
+    hs_schedule *s = NULL;
+    hs_perfmodel *m = hs_perfmodel_new();
+    hs_map_options opt = {0};
+    hs_error err = {0};
+    struct stat st;
+    (void)state;
+    assert_int_equal(hs_workload_load_buffer("w.yaml", yaml, strlen(yaml), &w, &err), HS_OK);
+    assert_int_equal(hs_map(w, "heft", &opt, &s, NULL, &err), HS_OK);
+    assert_int_equal(hs_schedule_write_json(w, s, "/dev/full", &err), HS_EIO);
+    assert_string_equal(err.msg, "cannot write /dev/full: No space left on device");
+    assert_int_equal(hs_trace_write(w, s, "/dev/full", &err), HS_EIO);
+    assert_string_equal(err.msg, "cannot write /dev/full: No space left on device");
+    assert_int_equal(hs_perfmodel_save(m, "/dev/full", &err), HS_EIO);
+    assert_string_equal(err.msg, "cannot write /dev/full: No space left on device");
+    assert_int_equal(stat("/dev/full", &st), 0);
+    assert_true(S_ISCHR(st.st_mode));
+    /* a good write, then a failing one of the same file keeps the good one */
+    assert_int_equal(hs_schedule_write_json(w, s, good, &err), HS_OK);
+    s->placements[0].end_us = -1.0 / 0.0; /* refused before a byte is written */
+    assert_int_equal(hs_schedule_write_json(w, s, good, &err), HS_EUSAGE);
+    assert_int_equal(stat(good, &st), 0);
+    assert_true(st.st_size > 0);
+    unlink(good);
+    hs_perfmodel_free(m);
+    hs_schedule_free(s);
+    hs_workload_free(w);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(regular_files),
+        cmocka_unit_test(links_and_special_files),
+        cmocka_unit_test(library_writers),
+    };
+    return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
+}
