@@ -30,6 +30,10 @@ int hs_cli_parse_whole(const char *s, unsigned long long min, unsigned long long
                        unsigned long long *out);
 /* Parses a finite number in [lo, hi]; 0, or -1 if `s` is not one. */
 int hs_cli_parse_real(const char *s, double lo, double hi, double *out);
+/* Parses --budget-ms (best's time budget, hs_map_options.budget_ms): a
+ * number of ms above 0 and at most HS_MAX_BUDGET_MS; 0, or prints the usage
+ * error of cmd and returns 2. */
+int hs_cli_parse_budget(const hs_cli_cmd *cmd, const char *s, double *out);
 /* The files a schedule is written to (NULL: not asked for; "-": stdout). */
 typedef struct hs_cli_outputs {
     const char *json, *dot, *gantt, *trace;
@@ -93,5 +97,6 @@ extern const hs_cli_cmd hs_cmd_split;
 extern const hs_cli_cmd hs_cmd_run;
 extern const hs_cli_cmd hs_cmd_calibrate;
 extern const hs_cli_cmd hs_cmd_model;
+extern const hs_cli_cmd hs_cmd_adversary;
 
 #endif

@@ -172,6 +172,57 @@ PY
     check "map -a help lists heft" "$tmp/out" 'heft'
 fi
 
+# best's budget: only for best, a number of ms above 0
+expect 0 "map -a best --budget-ms" -- "$H" map -a best "$W" --budget-ms 50
+check "map -a best: the optimum of the case study" "$tmp/out" 'makespan 6390\.208 us'
+expect 2 "map --budget-ms for heft" -- "$H" map -a heft "$W" --budget-ms 50
+check "map --budget-ms for heft: why" "$tmp/err" \
+    '^hetsched map: --budget-ms applies to policy best only, not to heft$'
+for b in 0 -5 x 1e9; do
+    expect 2 "map --budget-ms $b" -- "$H" map -a best "$W" --budget-ms "$b"
+    check "map --budget-ms $b: why" "$tmp/err" "--budget-ms wants a number of milliseconds above 0"
+done
+
+# adversary: the worst workload found reads back to the same ratio in
+# compare; the search is the same for the same seed
+expect 0 "adversary" -- "$H" adversary -a heft --iterations 60 --seed 2 -o "$tmp/adv.yaml"
+check "adversary summary" "$tmp/out" '^adversary heft against optimal: 60 steps in '
+check "adversary ratio" "$tmp/out" '^worst ratio [0-9]+\.[0-9]{4}: heft [0-9.]+ us, optimal [0-9.]+ us$'
+check "adversary wrote" "$tmp/out" "^wrote $tmp/adv.yaml\$"
+ratio=$(awk '/^worst ratio/ {sub(":", "", $3); print $3}' "$tmp/out")
+expect 0 "adversary: compare reads it" -- "$H" compare "$tmp/adv.yaml" --optimal
+awk -v r="$ratio" '$1 == "heft" {d = $7 - r; print (d < 0.00051 && d > -0.00051) ? "ok" : "differs " $7}' \
+    "$tmp/out" >"$tmp/adv-check"
+check "adversary: compare gives the same ratio" "$tmp/adv-check" '^ok$'
+expect 0 "adversary to stdout" -- "$H" adversary -a heft --iterations 60 --seed 2
+grep -v '^adversary heft' "$tmp/out" | grep -v '^wrote' >"$tmp/adv2.txt"
+check "adversary to stdout: YAML" "$tmp/adv2.txt" '^applications:'
+grep -v '^#' "$tmp/adv.yaml" >"$tmp/adv-a.yaml"
+sed -n '/^platform:/,$p' "$tmp/adv2.txt" >"$tmp/adv-b.yaml"
+expect 0 "adversary: same seed, same workload" -- cmp "$tmp/adv-a.yaml" "$tmp/adv-b.yaml"
+expect 0 "adversary --against" -- "$H" adversary -a eager --against heft --iterations 30 \
+    --tasks 4-6 --devices 3 -o "$tmp/adv3.yaml"
+check "adversary --against: ratio" "$tmp/out" '^worst ratio [0-9.]+: eager [0-9.]+ us, heft [0-9.]+ us$'
+check "adversary --against: 3 devices" "$tmp/out" '^worst workload: [4-6] tasks, [0-9]+ edges, 3 devices$'
+expect 2 "adversary without -a" -- "$H" adversary
+check "adversary without -a: why" "$tmp/err" 'no policy: give -a POLICY'
+expect 2 "adversary unknown policy" -- "$H" adversary -a nope --iterations 5
+check "adversary unknown policy: why" "$tmp/err" "unknown policy 'nope'"
+expect 2 "adversary unknown --against" -- "$H" adversary -a heft --against nope --iterations 5
+expect 2 "adversary --tasks 5-3" -- "$H" adversary -a heft --tasks 5-3
+check "adversary --tasks 5-3: why" "$tmp/err" "--tasks wants MIN-MAX within 1-12, not '5-3'"
+expect 2 "adversary --tasks 13" -- "$H" adversary -a heft --tasks 13
+expect 2 "adversary --devices 0-2" -- "$H" adversary -a heft --devices 0-2
+expect 2 "adversary --iterations 0" -- "$H" adversary -a heft --iterations 0
+expect 2 "adversary --time-limit -1" -- "$H" adversary -a heft --time-limit -1
+expect 2 "adversary a workload" -- "$H" adversary -a heft "$W"
+expect 2 "adversary --budget-ms without best" -- "$H" adversary -a heft --budget-ms 10
+check "adversary --budget-ms without best: why" "$tmp/err" '--budget-ms applies to policy best only'
+expect 0 "adversary --against best --budget-ms" -- "$H" adversary -a heft --against best \
+    --budget-ms 20 --iterations 5
+expect 1 "adversary unwritable output" -- "$H" adversary -a heft --iterations 2 -o /nonexistent/x.yaml
+check "adversary unwritable output: why" "$tmp/err" 'cannot write /nonexistent/x.yaml'
+
 # outputs: written whole or not at all, never removing what the command did
 # not create; /dev/full is written directly, the failure reported (exit 1),
 # the device left in place; standard output is checked too
@@ -183,7 +234,8 @@ chardev() {
 }
 for out in "map -a heft $W --json /dev/full" "map -a heft $W --dot /dev/full" \
     "map -a heft $W --trace /dev/full" "dot $W -o /dev/full" "gen random -o /dev/full" \
-    "optimal $W --write-lp /dev/full"; do
+    "optimal $W --write-lp /dev/full" \
+    "adversary -a heft --iterations 2 -o /dev/full"; do
     # shellcheck disable=SC2086 # word splitting of $out is wanted
     expect 1 "$out" -- "$H" $out
     check "$out: why" "$tmp/err" '^hetsched: cannot write /dev/full: No space left on device$'
