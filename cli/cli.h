@@ -5,6 +5,7 @@
 #ifndef HS_CLI_H
 #define HS_CLI_H
 
+#include <signal.h>
 #include <stdio.h>
 
 #include "hetsched/hetsched.h"
@@ -29,6 +30,10 @@ int hs_cli_parse_whole(const char *s, unsigned long long min, unsigned long long
                        unsigned long long *out);
 /* Parses a finite number in [lo, hi]; 0, or -1 if `s` is not one. */
 int hs_cli_parse_real(const char *s, double lo, double hi, double *out);
+/* Parses --budget-ms (best's time budget, hs_map_options.budget_ms): a
+ * number of ms above 0 and at most HS_MAX_BUDGET_MS; 0, or prints the usage
+ * error of cmd and returns 2. */
+int hs_cli_parse_budget(const hs_cli_cmd *cmd, const char *s, double *out);
 /* The files a schedule is written to (NULL: not asked for; "-": stdout). */
 typedef struct hs_cli_outputs {
     const char *json, *dot, *gantt, *trace;
@@ -117,6 +122,14 @@ hs_workload *hs_cli_load_model(const char *path, const hs_cli_source *src,
 hs_workload *hs_cli_load_opts(const char *path, const hs_cli_source *src, hs_load_options *lo,
                               int *status);
 
+/* Interrupting a search (cli/interrupt.c): between hs_cli_catch_interrupt
+ * and hs_cli_release_interrupt the first SIGINT sets hs_cli_stop (reset to 0
+ * by hs_cli_catch_interrupt) and says on stderr that the search stops; a
+ * second one kills the process (status 130).  Outside, SIGINT kills at once. */
+extern volatile sig_atomic_t hs_cli_stop;
+void hs_cli_catch_interrupt(void);
+void hs_cli_release_interrupt(void);
+
 /* Performance models (cli/cmd_model.c).  The table of `hetsched model
  * show`: each history entry beside its fit, then the fits; 0, or 1 when out
  * of memory (said on stderr). */
@@ -142,5 +155,6 @@ extern const hs_cli_cmd hs_cmd_split;
 extern const hs_cli_cmd hs_cmd_run;
 extern const hs_cli_cmd hs_cmd_calibrate;
 extern const hs_cli_cmd hs_cmd_model;
+extern const hs_cli_cmd hs_cmd_adversary;
 
 #endif

@@ -33,6 +33,8 @@ const hs_cli_cmd hs_cmd_map = {
              "  --seed N              seed of the `random` policy (default 0)\n"
              "  --thr N               dispatch threshold of h-ratio and d-rank\n"
              "                        (default: the policy's)\n"
+             "  --budget-ms MS        time best may spend on its portfolio and local\n"
+             "                        search (default 100; -a best only)\n"
              "  --model FILE          performance model (JSON): costs of typed kernels\n"
              "                        without cost_us, and ad-part's part costs\n"
              "  --split SPLITTER      split every kernel marked splittable across the\n"
@@ -100,7 +102,7 @@ static int summarise(FILE *out, const hs_workload *w, const char *algo, const ch
 static int map_main(int argc, char **argv)
 {
     enum { OPT_JSON = 256, OPT_DOT, OPT_GANTT, OPT_TRACE, OPT_SEED, OPT_THR, OPT_MODEL,
-           OPT_SPLIT, OPT_SPLIT_OPTION };
+           OPT_SPLIT, OPT_SPLIT_OPTION, OPT_BUDGET };
     static const struct option longopts[] = {
         {"algorithm", required_argument, NULL, 'a'},
         {"json", required_argument, NULL, OPT_JSON},
@@ -112,6 +114,7 @@ static int map_main(int argc, char **argv)
         {"model", required_argument, NULL, OPT_MODEL},
         {"split", required_argument, NULL, OPT_SPLIT},
         {"split-option", required_argument, NULL, OPT_SPLIT_OPTION},
+        {"budget-ms", required_argument, NULL, OPT_BUDGET},
         HS_CLI_SOURCE_OPTIONS,
         {NULL, 0, NULL, 0},
     };
@@ -161,6 +164,10 @@ static int map_main(int argc, char **argv)
                                           "not '%s'", optarg);
             opt.thr = (int)v;
             break;
+        case OPT_BUDGET:
+            if (hs_cli_parse_budget(&hs_cmd_map, optarg, &opt.budget_ms) != 0)
+                return 2;
+            break;
         case ':':
             return hs_cli_usage_error(&hs_cmd_map, "option '%s' needs a value",
                                       argv[optind - 1]);
@@ -181,6 +188,9 @@ static int map_main(int argc, char **argv)
         fprintf(stderr, "hetsched map: %s\n", err.msg);
         return 2;
     }
+    if (opt.budget_ms > 0 && strcmp(algo, "best") != 0)
+        return hs_cli_usage_error(&hs_cmd_map, "--budget-ms applies to policy best only, not "
+                                  "to %s", algo);
     if (argc - optind != 1)
         return hs_cli_usage_error(&hs_cmd_map, "expected one WORKLOAD, got %d arguments",
                                   argc - optind);

@@ -17,6 +17,7 @@ static const hs_cli_cmd *const commands[] = {
     &hs_cmd_run,
     &hs_cmd_compare,
     &hs_cmd_optimal,
+    &hs_cmd_adversary,
     &hs_cmd_validate,
     &hs_cmd_dot,
     &hs_cmd_gen,
@@ -85,6 +86,14 @@ int hs_cli_parse_real(const char *s, double lo, double hi, double *out)
     if (!s[0] || *end || errno || !isfinite(v) || v < lo || v > hi)
         return -1;
     *out = v;
+    return 0;
+}
+
+int hs_cli_parse_budget(const hs_cli_cmd *cmd, const char *s, double *out)
+{
+    if (hs_cli_parse_real(s, 0, HS_MAX_BUDGET_MS, out) != 0 || *out <= 0)
+        return hs_cli_usage_error(cmd, "--budget-ms wants a number of milliseconds above 0 and "
+                                  "at most %g, not '%s'", HS_MAX_BUDGET_MS, s);
     return 0;
 }
 

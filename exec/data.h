@@ -3,19 +3,26 @@
  * §6.
  *
  * Which edge feeds which kernel buffer (the rule every real backend and the
- * tests follow):
+ * tests follow; finalizing a workload resolves it into each edge's `feeds`
+ * and refuses, at the edge, a workload it does not fit: graph/binding.c):
  *   - A typed task's *result* is its last buffer that the kernel writes
  *     (mode HS_KWRITE or HS_KRW): `c` of gemm, `a` of potrf, `b` of trsm, ...
- *   - Take task t's incoming edges that carry data (bytes > 0), in the order
- *     the workload declares them, and t's readable buffers (HS_KREAD or
- *     HS_KRW), in the type's buffer order.  The k-th such edge, from task u,
- *     feeds the k-th readable buffer when u is typed and u's result has
- *     exactly that buffer's size; the edge's own `bytes` are not looked at
- *     (they are the cost model's, not the data's).
+ *   - An edge that names a buffer (`buffer: num`) feeds that buffer of its
+ *     consumer: one the kernel reads (HS_KREAD or HS_KRW), no other edge
+ *     feeds, of exactly the size of the producer's result (the producer is
+ *     typed); the edge carries data (bytes > 0).
+ *   - An edge with `buffer: none`, an edge of 0 bytes and an edge into an
+ *     untyped task only order.
+ *   - The other edges into typed task t (bytes > 0, no `buffer`), in the
+ *     order the workload declares them, feed t's readable buffers that no
+ *     edge names, in the type's buffer order: the k-th such edge the k-th
+ *     such buffer.  Its producer must be typed, with a result of exactly
+ *     that buffer's size, and a buffer must be left for it.
+ *   - An edge's own `bytes` are the cost model's, not the data's: they are
+ *     not compared with the sizes.
  *   - Every readable buffer no edge feeds comes from the type's
  *     deterministic input generator (hs_kfill) with seed = whole-task index
- *     + 1.  Edges of 0 bytes, extra edges and edges from untyped tasks only
- *     order.
+ *     + 1.
  *   - The *outputs* of a run are the results of the typed tasks without
  *     successors: they end on host memory, byte-exact.
  *
@@ -196,6 +203,14 @@ typedef struct hs_run_report {
                                 adapting to a slow device) */
     double throttle;
     /* out: */
+    int threads;             /* threads that compute or drive during the run: each
+                                cpu device's kernel threads (its `cores`, or the
+                                processors left after a core per GPU worker and
+                                one for the engine, shared by the cpu devices), a
+                                worker per GPU and the engine's */
+    int processors;          /* online processors: more threads than these slow
+                                the kernels down (OpenBLAS waits on preempted
+                                threads) */
     int nmemories;
     double *link_bytes;      /* [from * nmemories + to]: bytes copied */
     double *link_us;         /* time spent copying on that link */

@@ -4,18 +4,19 @@
  * Layout of the output: one cluster `cluster_APP#I` per application
  * instance, one box per task named by its task id, one edge per task-graph
  * edge labelled with its bytes in human units (exact bytes in the `bytes`
- * attribute and the tooltip), a kernel's inputs and outputs as the last line
- * of its label.  What the DOT reader (graph/read_dot.c) needs to give back
- * the same workload goes in attributes, numbers exact: a node's cost per
- * device (`cost_us="cpu0=568,gpu0=422"`), input_bytes, output_bytes, type,
- * params, splittable and items; an edge's place in its application's list
- * of edges (`order`: cgraph writes edges grouped by their tail, and the
- * order of edges decides ties in some policies).  With a schedule, nodes are filled with their device's
- * colour (hs__palette_hex by device index) and labelled `kernel\ndevice
- * start-end us`, and a `legend` node lists the devices.  A task placed as
- * several parts (a split task) stays one node: its label lists the parts one
- * per line and its fill is striped by device in proportion to the parts'
- * fractions. */
+ * attribute and the tooltip; the buffer an edge is bound to, as the workload
+ * writes it, in the `buffer` attribute), a kernel's inputs and outputs as
+ * the last line of its label.  What the DOT reader (graph/read_dot.c) needs
+ * to give back the same workload goes in attributes, numbers exact: a
+ * node's cost per device (`cost_us="cpu0=568,gpu0=422"`), input_bytes,
+ * output_bytes, type, params, splittable and items; an edge's place in its
+ * application's list of edges (`order`: cgraph writes edges grouped by their
+ * tail, and the order of edges decides ties in some policies).  With a
+ * schedule, nodes are filled with their device's colour (hs__palette_hex by
+ * device index) and labelled `kernel\ndevice start-end us`, and a `legend`
+ * node lists the devices.  A task placed as several parts (a split task)
+ * stays one node: its label lists the parts one per line and its fill is
+ * striped by device in proportion to the parts' fractions. */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -256,6 +257,7 @@ static void declare_attributes(Agraph_t *g, int scheduled)
     agattr(g, AGEDGE, "style", "");
     agattr(g, AGEDGE, "bytes", "0");
     agattr(g, AGEDGE, "order", "");
+    agattr(g, AGEDGE, "buffer", "");
     for (size_t i = 0; i < sizeof kernel_attrs / sizeof *kernel_attrs; i++)
         agattr(g, AGNODE, (char *)kernel_attrs[i], "");
 }
@@ -492,6 +494,7 @@ static int build(Agraph_t *g, const hs_workload *w, const hs_schedule *s, const 
     }
     for (size_t e = 0, order = 0; e < gr->nedges; e++, order++) {
         const hs_edge *edge = &gr->edges[e];
+        const hs_kernel_edge *origin = hs_edge_origin(w, gr, edge);
         Agedge_t *a = agedge(g, nodes[edge->from], nodes[edge->to], NULL, 1);
         const hs_task *tail = &gr->tasks[edge->from];
         if (!a)
@@ -510,8 +513,14 @@ static int build(Agraph_t *g, const hs_workload *w, const hs_schedule *s, const 
         sb_printf(b, " -> ");
         hs_task_id(w, &gr->tasks[edge->to], id, sizeof id);
         sb_name(b, id);
+        if (origin && origin->buffer)
+            agset(a, "buffer", origin->buffer);
         if (edge->bytes > 0) {
             sb_printf(b, ": %.0f bytes", edge->bytes);
+            if (origin && origin->buffer && strcmp(origin->buffer, HS_BUFFER_NONE) == 0)
+                sb_printf(b, ", order only");
+            else if (origin && origin->buffer)
+                sb_printf(b, " into buffer %s", origin->buffer);
             agset(a, "tooltip", sb_text(b));
             hs__human_bytes(edge->bytes, h, sizeof h);
             agset(a, "label", h);

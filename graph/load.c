@@ -84,7 +84,7 @@ typedef struct y_kernel {
 } y_kernel;
 
 typedef struct y_edge {
-    char *from, *to, *bytes;
+    char *from, *to, *bytes, *buffer;
 } y_edge;
 
 typedef struct y_app {
@@ -162,6 +162,7 @@ static const cyaml_schema_field_t edge_fields[] = {
     STR("from", 0, y_edge, from),
     STR("to", 0, y_edge, to),
     STR("bytes", OPT, y_edge, bytes),
+    STR("buffer", OPT, y_edge, buffer),
     CYAML_FIELD_END,
 };
 static const cyaml_schema_value_t edge_schema = {
@@ -1017,7 +1018,8 @@ static int build_apps(loader *L, const y_top *yt, hs_workload *w)
             snprintf(path, sizeof path, "applications[%u].edges[%u].bytes", i, e);
             if ((rc = to_number(L, path, ye->bytes, 0, 1, &bytes)) != 0)
                 return rc;
-            if ((rc = hs_app_add_edge(w, a, ye->from, ye->to, bytes, L->err)) < 0)
+            if ((rc = hs_app_add_edge(w, a, ye->from, ye->to, bytes, L->err)) < 0 ||
+                (ye->buffer && (rc = hs_edge_set_buffer(w, a, rc, ye->buffer, L->err)) != 0))
                 return rc;
         }
     }

@@ -8,7 +8,9 @@
  * set's one cost, microseconds, each device's derived as load.h says) or
  * `cost_us` (costs per device name or kind, "cpu0=568,gpu=422", as YAML's
  * cost_us), `input_bytes`, `output_bytes`, `type` and `params` ("n=1024")
- * of a real kernel, `splittable` and `items`; edge attribute `bytes`.
+ * of a real kernel, `splittable` and `items`; edge attributes `bytes`,
+ * `order` (its place among its application's edges) and `buffer` (the
+ * consumer's buffer it feeds, hs_edge_set_buffer).
  * Attributes the reader does not know (labels, colours) are left alone.
  *
  * A node named as a task id, `APP#I/KERNEL`, is kernel KERNEL of
@@ -513,6 +515,7 @@ static size_t node_index(const dot *d, Agnode_t *n)
 typedef struct dedge {
     size_t tail, head, seq;
     double bytes, order; /* order: HUGE_VAL when not given */
+    const char *buffer;  /* the `buffer` attribute (cgraph's string), or "" */
 } dedge;
 
 static int by_order(const void *a, const void *b)
@@ -578,7 +581,8 @@ static int read_edges(dot *d)
                     break;
                 d->app[tn->app].ecount[tn->instance]++;
                 if (pass == 0) {
-                    e0[n0++] = (dedge){t, h, seq++, bytes, order};
+                    const char *buffer = agget(ed, "buffer");
+                    e0[n0++] = (dedge){t, h, seq++, bytes, order, buffer ? buffer : ""};
                     continue;
                 }
                 snprintf(key, sizeof key, "%d>%d>%d>%d", tn->app, tn->k, hn->k, tn->instance);
@@ -608,7 +612,10 @@ static int read_edges(dot *d)
                 if (hs__strmap_get(d->edge_ix, key, &old)) {
                     rc = hs__set_fail(d->s, &at, "a second edge between these nodes");
                 } else if ((rc = hs_app_add_edge(d->s->w, d->app[tn->app].index, tn->kernel,
-                                                 hn->kernel, e0[i].bytes, d->s->err)) < 0) {
+                                                 hn->kernel, e0[i].bytes, d->s->err)) < 0 ||
+                           (e0[i].buffer[0] &&
+                            (rc = hs_edge_set_buffer(d->s->w, d->app[tn->app].index, rc,
+                                                     e0[i].buffer, d->s->err)) != HS_OK)) {
                     rc = hs__set_failed(d->s, rc, &at);
                 } else {
                     rc = HS_OK;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "hetsched/graph.h"
+#include "graph/binding.h"
 #include "graph/strmap.h"
 #include "graph/utf8.h"
 
@@ -151,6 +152,8 @@ void hs_workload_free(hs_workload *w)
         for (int k = 0; k < app->nkernels; k++)
             free_kernel(&app->kernels[k]);
         free(app->kernels);
+        for (int e = 0; e < app->nedges; e++)
+            free(app->edges[e].buffer);
         free(app->edges);
         free(app->name);
         hs__strmap_free(app->kernel_index);
@@ -472,8 +475,37 @@ int hs_app_add_edge(hs_workload *w, int app, const char *from, const char *to, d
     if (GROW(a->edges, a->nedges) != 0 ||
         hs__strmap_put(a->kernel_index, key, (size_t)a->nedges) < 0)
         return nomem(err);
-    a->edges[a->nedges] = (hs_kernel_edge){.from = f, .to = t, .bytes = bytes};
+    a->edges[a->nedges] = (hs_kernel_edge){.from = f, .to = t, .bytes = bytes, .feeds = -1};
     return a->nedges++;
+}
+
+int hs_edge_set_buffer(hs_workload *w, int app, int edge, const char *buffer, hs_error *err)
+{
+    hs_app *a = app_at(w, app);
+    char path[128], *copy = NULL;
+    if (!a || edge < 0 || edge >= a->nedges || w->finalized)
+        return hs_error_set(err, HS_EUSAGE, "no edge %d in application %d", edge, app);
+    snprintf(path, sizeof path, "applications[%d].edges[%d].buffer", app, edge);
+    if (buffer && (!*buffer || strlen(buffer) > HS_NAME_MAX))
+        return hs_error_at(err, HS_EINPUT, path, "a buffer name is 1 to %d bytes long, not %zu",
+                           HS_NAME_MAX, strlen(buffer));
+    if (buffer && !(copy = strdup(buffer)))
+        return nomem(err);
+    free(a->edges[edge].buffer);
+    a->edges[edge].buffer = copy;
+    return HS_OK;
+}
+
+const hs_kernel_edge *hs_edge_origin(const hs_workload *w, const hs_graph *g, const hs_edge *e)
+{
+    const hs_task *from = &g->tasks[e->from], *to = &g->tasks[e->to];
+    const hs_app *a = &w->apps[to->app];
+    char key[32];
+    size_t idx;
+    if (from->app != to->app || !a->kernel_index)
+        return NULL;
+    snprintf(key, sizeof key, "#%d>%d", from->kernel, to->kernel);
+    return hs__strmap_get(a->kernel_index, key, &idx) ? &a->edges[idx] : NULL;
 }
 
 /* ---------------------------------------------------------------- finalize */
@@ -742,7 +774,7 @@ int hs_workload_finalize(hs_workload *w, hs_error *err)
         for (int k = 0; k < w->apps[a].nkernels; k++)
             if ((rc = resolve_costs(w, a, k, err)) != 0)
                 return rc;
-        if ((rc = find_cycle(&w->apps[a], a, err)) != 0)
+        if ((rc = find_cycle(&w->apps[a], a, err)) != 0 || (rc = hs__bind_edges(w, a, err)) != 0)
             return rc;
         ntasks += (size_t)w->apps[a].instances * (size_t)w->apps[a].nkernels;
         nedges += (size_t)w->apps[a].instances * (size_t)w->apps[a].nedges;

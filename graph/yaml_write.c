@@ -194,6 +194,8 @@ static void write_app(writer *W, const hs_app *a)
             key_str(W, "from", a->kernels[a->edges[e].from].name);
             key_str(W, "to", a->kernels[a->edges[e].to].name);
             key_num(W, "bytes", a->edges[e].bytes);
+            if (a->edges[e].buffer)
+                key_str(W, "buffer", a->edges[e].buffer);
             map_end(W);
         }
         seq_end(W);

@@ -14,27 +14,19 @@
  * earliest gap that fits is O(log k) expected for k intervals, not a scan of
  * every gap; placing all n tasks costs O((n + e) m + n m log n) for m
  * devices and e edges. */
-#include <stdlib.h>
-
 #include "mapper/policy.h"
 #include "mapper/rank.h"
 
+static int heft_plan(const hs_graph *g, const hs_platform *pf, const hs_map_options *opt,
+                     hs__plan *out, hs_error *err)
+{
+    (void)opt;
+    return hs__plan_ranked(g, pf, hs__upward_rank, out, err);
+}
+
 static int heft_init(hs_engine *e, const hs_map_options *opt, void **state, hs_error *err)
 {
-    const hs_graph *g = hs_engine_graph(e);
-    double *rank = malloc((g->ntasks ? g->ntasks : 1) * sizeof *rank);
-    hs__plan plan;
-    int rc;
-    (void)opt;
-    if (!rank)
-        return hs_error_set(err, HS_ENOMEM, "out of memory");
-    rc = hs__upward_rank(g, hs_engine_platform(e), rank, err);
-    if (rc == HS_OK)
-        rc = hs__plan_compute(g, hs_engine_platform(e), rank, NULL, &plan, err);
-    free(rank);
-    if (rc != HS_OK)
-        return rc;
-    return hs__planned_new(e, &plan, state, err);
+    return hs__planned_init(e, opt, heft_plan, state, err);
 }
 
 const hs_policy hs__policy_heft = {
@@ -45,4 +37,5 @@ const hs_policy hs__policy_heft = {
     .ready = hs__planned_ready,
     .pick = hs__planned_pick,
     .fini = hs__planned_fini,
+    .plan = heft_plan,
 };

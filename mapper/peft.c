@@ -12,13 +12,12 @@
 #include "mapper/policy.h"
 #include "mapper/rank.h"
 
-static int peft_init(hs_engine *e, const hs_map_options *opt, void **state, hs_error *err)
+static int peft_plan(const hs_graph *g, const hs_platform *pf, const hs_map_options *opt,
+                     hs__plan *out, hs_error *err)
 {
-    const hs_graph *g = hs_engine_graph(e);
     size_t n = g->ntasks ? g->ntasks : 1;
     double *oct = malloc(n * (size_t)(g->ndevices > 0 ? g->ndevices : 1) * sizeof *oct);
     double *rank = malloc(n * sizeof *rank);
-    hs__plan plan;
     int rc;
     (void)opt;
     if (!oct || !rank) {
@@ -26,14 +25,17 @@ static int peft_init(hs_engine *e, const hs_map_options *opt, void **state, hs_e
         free(rank);
         return hs_error_set(err, HS_ENOMEM, "out of memory");
     }
-    rc = hs__oct(g, hs_engine_platform(e), oct, rank, err);
+    rc = hs__oct(g, pf, oct, rank, err);
     if (rc == HS_OK)
-        rc = hs__plan_compute(g, hs_engine_platform(e), rank, oct, &plan, err);
+        rc = hs__plan_compute(g, pf, rank, oct, out, err);
     free(oct);
     free(rank);
-    if (rc != HS_OK)
-        return rc;
-    return hs__planned_new(e, &plan, state, err);
+    return rc;
+}
+
+static int peft_init(hs_engine *e, const hs_map_options *opt, void **state, hs_error *err)
+{
+    return hs__planned_init(e, opt, peft_plan, state, err);
 }
 
 const hs_policy hs__policy_peft = {
@@ -44,4 +46,5 @@ const hs_policy hs__policy_peft = {
     .ready = hs__planned_ready,
     .pick = hs__planned_pick,
     .fini = hs__planned_fini,
+    .plan = peft_plan,
 };

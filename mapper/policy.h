@@ -30,6 +30,12 @@
  * A policy that keeps per-device queues calls hs_engine_assign() when it
  * commits a task to a device: the engine then counts it in that device's
  * expected availability and a real backend may start fetching its inputs.
+ *
+ * A policy that fixes its whole schedule before the run (heft, peft, ...)
+ * also gives that plan as a hook of its own, `plan`, a pure function of the
+ * graph and the platform: its init follows the same plan
+ * (hs__planned_init, mapper/rank.h), and a portfolio (`best`) asks for it
+ * without a run.
  */
 #ifndef HS_MAPPER_POLICY_H
 #define HS_MAPPER_POLICY_H
@@ -40,6 +46,8 @@
 #include "hetsched/mapper.h"
 
 #define HS_NO_TASK (-1L)
+
+struct hs__plan; /* mapper/rank.h */
 
 struct hs_policy {
     const char *name;        /* as given to -a */
@@ -53,6 +61,10 @@ struct hs_policy {
     long (*pick)(void *state, hs_engine *e, int device);
     void (*done)(void *state, hs_engine *e, size_t task, int device, double measured_us);
     void (*fini)(void *state);
+    /* Optional: the plan a static policy follows, for graph g on platform pf
+     * (into *out, hs__plan_alloc'ed); the same as its init computes. */
+    int (*plan)(const hs_graph *g, const hs_platform *pf, const hs_map_options *opt,
+                struct hs__plan *out, hs_error *err);
 };
 
 /* The policy called `name`, wrapped by opt->split's splitter when that is

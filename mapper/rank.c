@@ -128,6 +128,122 @@ int hs__upward_rank(const hs_graph *g, const hs_platform *pf, double *rank, hs_e
     return HS_OK;
 }
 
+/* The speed weights of task t (mapper/rank.h, hs__weighted_upward_rank)
+ * into p[0 .. m). */
+static void speed_weights(const hs_graph *g, size_t t, double *p)
+{
+    int m = g->ndevices, zeros = 0;
+    double sum = 0.0;
+    for (int d = 0; d < m; d++)
+        zeros += g->tasks[t].cost_us[d] <= 0.0;
+    for (int d = 0; d < m; d++) {
+        double c = g->tasks[t].cost_us[d];
+        p[d] = zeros ? (c <= 0.0 ? 1.0 : 0.0) : 1.0 / c;
+        sum += p[d];
+    }
+    for (int d = 0; d < m; d++)
+        p[d] /= sum;
+}
+
+/* McSweeney et al., eq. (6)-(7) generalised to any devices, then eq. (3). */
+int hs__weighted_upward_rank(const hs_graph *g, const hs_platform *pf, double *rank,
+                             hs_error *err)
+{
+    int m = g->ndevices;
+    size_t *order = topo(g, err);
+    double *p;
+    if (!order)
+        return err ? err->code : HS_ENOMEM;
+    if (!(p = malloc(at_least_1(g->ntasks * (size_t)m) * sizeof *p))) {
+        free(order);
+        return nomem(err);
+    }
+    for (size_t t = 0; t < g->ntasks; t++)
+        speed_weights(g, t, &p[t * (size_t)m]);
+    for (size_t i = g->ntasks; i-- > 0;) {
+        size_t t = order[i];
+        const double *pt = &p[t * (size_t)m];
+        double mean = 0.0, best = 0.0;
+        const hs_edge *e;
+        for (int d = 0; d < m; d++)
+            mean += pt[d] * g->tasks[t].cost_us[d];
+        HS_GRAPH_SUCC_FOREACH(g, t, e)
+        {
+            const double *ps = &p[e->to * (size_t)m];
+            double c = 0.0;
+            for (int a = 0; a < m && e->bytes > 0; a++)
+                for (int b = 0; b < m; b++) {
+                    int ma = pf->devices[a].memory, mb = pf->devices[b].memory;
+                    if (ma != mb && pt[a] > 0 && ps[b] > 0)
+                        c += pt[a] * ps[b] * hs_transfer_us(pf, ma, mb, e->bytes);
+                }
+            if (c + rank[e->to] > best)
+                best = c + rank[e->to];
+        }
+        rank[t] = mean + best;
+    }
+    free(p);
+    free(order);
+    return HS_OK;
+}
+
+/* Topcuoglu et al., eq. (9): predecessors are ranked before their
+ * successors by walking a topological order forwards. */
+int hs__downward_rank(const hs_graph *g, const hs_platform *pf, double *rank, hs_error *err)
+{
+    size_t *order = topo(g, err);
+    if (!order)
+        return err ? err->code : HS_ENOMEM;
+    for (size_t i = 0; i < g->ntasks; i++) {
+        size_t t = order[i];
+        double best = 0.0;
+        const hs_edge *e;
+        HS_GRAPH_PRED_FOREACH(g, t, e)
+        {
+            double v = rank[e->from] + hs__mean_cost(g, e->from) +
+                       hs__mean_transfer(pf, e->bytes, 1);
+            if (v > best)
+                best = v;
+        }
+        rank[t] = best;
+    }
+    free(order);
+    return HS_OK;
+}
+
+/* McSweeney et al., eq. (8), forwards through a topological order. */
+int hs__oft(const hs_graph *g, const hs_platform *pf, double *oft, hs_error *err)
+{
+    int m = g->ndevices;
+    size_t *order = topo(g, err);
+    if (!order)
+        return err ? err->code : HS_ENOMEM;
+    for (size_t i = 0; i < g->ntasks; i++) {
+        size_t t = order[i];
+        const hs_task *task = &g->tasks[t];
+        for (int d = 0; d < m; d++) {
+            int md = pf->devices[d].memory;
+            double ready = hs_transfer_us(pf, HS_HOST_MEMORY, md, task->input_bytes);
+            const hs_edge *e;
+            HS_GRAPH_PRED_FOREACH(g, t, e)
+            {
+                const double *row = &oft[e->from * (size_t)m];
+                double best = HUGE_VAL;
+                for (int a = 0; a < m; a++) {
+                    double v = row[a] + hs_transfer_us(pf, pf->devices[a].memory, md, e->bytes);
+                    if (v < best)
+                        best = v;
+                }
+                if (best > ready)
+                    ready = best;
+            }
+            oft[t * (size_t)m + d] = ready + task->cost_us[d];
+        }
+    }
+    free(order);
+    return HS_OK;
+}
+
 /* Arabnejad & Barbosa, eq. (6)-(7): OCT(t, p) is, over t's successors, the
  * worst of the best way to finish that successor's remaining path if t runs
  * on p.  The transfer term counts where the successor's device has another
@@ -501,6 +617,17 @@ int hs__slots_insert(hs__slots *s, double start, double end)
 
 /* ========================================================= planned schedule */
 
+int hs__plan_alloc(hs__plan *plan, size_t n, hs_error *err)
+{
+    plan->device = malloc(at_least_1(n) * sizeof *plan->device);
+    plan->start = malloc(at_least_1(n) * sizeof *plan->start);
+    plan->end = malloc(at_least_1(n) * sizeof *plan->end);
+    if (plan->device && plan->start && plan->end)
+        return HS_OK;
+    hs__plan_free(plan);
+    return nomem(err);
+}
+
 void hs__plan_free(hs__plan *plan)
 {
     free(plan->device);
@@ -509,31 +636,59 @@ void hs__plan_free(hs__plan *plan)
     memset(plan, 0, sizeof *plan);
 }
 
-int hs__plan_compute(const hs_graph *g, const hs_platform *pf, const double *prio,
-                     const double *bonus, hs__plan *plan, hs_error *err)
+double hs__planner_data_ready(const hs__planner *p, size_t t, int d)
+{
+    const hs_graph *g = p->g;
+    int mem = p->pf->devices[d].memory;
+    double at = hs_transfer_us(p->pf, HS_HOST_MEMORY, mem, g->tasks[t].input_bytes);
+    const hs_edge *e;
+    HS_GRAPH_PRED_FOREACH(g, t, e)
+    {
+        int du = p->plan.device[e->from];
+        double v;
+        if (du < 0)
+            continue;
+        v = p->plan.end[e->from] +
+            hs_transfer_us(p->pf, p->pf->devices[du].memory, mem, e->bytes);
+        if (v > at)
+            at = v;
+    }
+    return at;
+}
+
+double hs__planner_start(const hs__planner *p, size_t t, int d)
+{
+    return hs__slots_earliest(&p->slots[d], hs__planner_data_ready(p, t, d),
+                              p->g->tasks[t].cost_us[d]);
+}
+
+int hs__plan_list(const hs_graph *g, const hs_platform *pf, const double *prio,
+                  hs__choose_fn choose, void *ctx, hs__plan *plan, hs_error *err)
 {
     size_t n = g->ntasks, placed = 0;
     int m = g->ndevices, rc = HS_OK;
     size_t *left = calloc(at_least_1(n), sizeof *left);
-    hs__slots *slots = calloc((size_t)(m > 0 ? m : 1), sizeof *slots);
+    double *est = malloc((size_t)(m > 0 ? m : 1) * sizeof *est);
+    hs__planner p = {.g = g, .pf = pf};
     hs__heap ready = {0};
     hs__heap_entry top;
     memset(plan, 0, sizeof *plan);
     if (m <= 0 && n > 0) {
         free(left);
-        free(slots);
+        free(est);
         return hs_error_set(err, HS_EINPUT, "the platform has no device");
     }
-    plan->device = malloc(at_least_1(n) * sizeof *plan->device);
-    plan->start = malloc(at_least_1(n) * sizeof *plan->start);
-    plan->end = malloc(at_least_1(n) * sizeof *plan->end);
-    if (!left || !slots || !plan->device || !plan->start || !plan->end) {
+    p.slots = calloc((size_t)(m > 0 ? m : 1), sizeof *p.slots);
+    if (!left || !est || !p.slots)
         rc = nomem(err);
+    else
+        rc = hs__plan_alloc(&p.plan, n, err);
+    if (rc != HS_OK)
         goto out;
-    }
     for (int d = 0; d < m; d++)
-        hs__slots_init(&slots[d]);
+        hs__slots_init(&p.slots[d]);
     for (size_t t = 0; t < n; t++) {
+        p.plan.device[t] = -1;
         left[t] = g->pred_off[t + 1] - g->pred_off[t];
         if (left[t] == 0 && hs__heap_push(&ready, -prio[t], (double)t, t) != 0) {
             rc = nomem(err);
@@ -542,33 +697,15 @@ int hs__plan_compute(const hs_graph *g, const hs_platform *pf, const double *pri
     }
     while (hs__heap_pop(&ready, &top) == 0) {
         size_t t = top.item;
-        const hs_task *task = &g->tasks[t];
         const hs_edge *e;
-        int best = -1;
-        double best_score = HUGE_VAL, best_start = 0.0;
-        for (int d = 0; d < m; d++) {
-            int mem = pf->devices[d].memory;
-            double at = hs_transfer_us(pf, HS_HOST_MEMORY, mem, task->input_bytes);
-            double start, score;
-            HS_GRAPH_PRED_FOREACH(g, t, e)
-            {
-                int umem = pf->devices[plan->device[e->from]].memory;
-                double v = plan->end[e->from] + hs_transfer_us(pf, umem, mem, e->bytes);
-                if (v > at)
-                    at = v;
-            }
-            start = hs__slots_earliest(&slots[d], at, task->cost_us[d]);
-            score = start + task->cost_us[d] + (bonus ? bonus[t * (size_t)m + d] : 0.0);
-            if (best < 0 || score < best_score) {
-                best = d;
-                best_score = score;
-                best_start = start;
-            }
-        }
-        plan->device[t] = best;
-        plan->start[t] = best_start;
-        plan->end[t] = best_start + task->cost_us[best];
-        if (hs__slots_insert(&slots[best], plan->start[t], plan->end[t]) != 0) {
+        int d;
+        for (d = 0; d < m; d++)
+            est[d] = hs__planner_start(&p, t, d);
+        d = choose(ctx, &p, t, est);
+        p.plan.device[t] = d;
+        p.plan.start[t] = est[d];
+        p.plan.end[t] = est[d] + g->tasks[t].cost_us[d];
+        if (hs__slots_insert(&p.slots[d], p.plan.start[t], p.plan.end[t]) != 0) {
             rc = nomem(err);
             goto out;
         }
@@ -585,19 +722,59 @@ int hs__plan_compute(const hs_graph *g, const hs_platform *pf, const double *pri
     if (placed != n)
         rc = hs_error_set(err, HS_EINPUT, "the task graph has a cycle");
 out:
-    for (int d = 0; slots && d < m; d++)
-        hs__slots_free(&slots[d]);
-    free(slots);
+    for (int d = 0; p.slots && d < m; d++)
+        hs__slots_free(&p.slots[d]);
+    free(p.slots);
     free(left);
+    free(est);
     hs__heap_free(&ready);
-    if (rc != HS_OK)
-        hs__plan_free(plan);
+    if (rc == HS_OK)
+        *plan = p.plan;
+    else
+        hs__plan_free(&p.plan);
+    return rc;
+}
+
+/* HEFT's device choice, plus PEFT's OCT when a bonus table is given. */
+static int earliest_finish(void *ctx, const hs__planner *p, size_t t, const double *est)
+{
+    const double *bonus = ctx;
+    const hs_task *task = &p->g->tasks[t];
+    int m = p->g->ndevices, best = 0;
+    double best_score = HUGE_VAL;
+    for (int d = 0; d < m; d++) {
+        double score = est[d] + task->cost_us[d] + (bonus ? bonus[t * (size_t)m + d] : 0.0);
+        if (d == 0 || score < best_score) {
+            best = d;
+            best_score = score;
+        }
+    }
+    return best;
+}
+
+int hs__plan_compute(const hs_graph *g, const hs_platform *pf, const double *prio,
+                     const double *bonus, hs__plan *plan, hs_error *err)
+{
+    return hs__plan_list(g, pf, prio, earliest_finish, (void *)bonus, plan, err);
+}
+
+int hs__plan_ranked(const hs_graph *g, const hs_platform *pf, hs__rank_fn rank_fn,
+                    hs__plan *plan, hs_error *err)
+{
+    double *rank = malloc(at_least_1(g->ntasks) * sizeof *rank);
+    int rc;
+    if (!rank)
+        return nomem(err);
+    rc = rank_fn(g, pf, rank, err);
+    if (rc == HS_OK)
+        rc = hs__plan_compute(g, pf, rank, NULL, plan, err);
+    free(rank);
     return rc;
 }
 
 typedef struct planned {
     hs__plan plan;
-    size_t *order;        /* tasks grouped by device, in planned-start order */
+    size_t *order;        /* tasks grouped by device, in planned order */
     size_t *off;          /* [ndevices + 1] into order */
     size_t *pos;          /* [ndevices]: next entry of order to hand out */
     unsigned char *ready; /* [ntasks] */
@@ -605,9 +782,12 @@ typedef struct planned {
 
 typedef struct plan_key {
     double start, end;
+    size_t topo;          /* position in a topological order */
     size_t task;
 } plan_key;
 
+/* Start, then end; tasks of no duration at one instant by topological
+ * position, so that a chain of them runs in its order. */
 static int by_start(const void *a, const void *b)
 {
     const plan_key *x = a, *y = b;
@@ -615,7 +795,7 @@ static int by_start(const void *a, const void *b)
         return x->start < y->start ? -1 : 1;
     if (x->end != y->end)
         return x->end < y->end ? -1 : 1;
-    return (x->task > y->task) - (x->task < y->task);
+    return (x->topo > y->topo) - (x->topo < y->topo);
 }
 
 void hs__planned_fini(void *state)
@@ -632,15 +812,22 @@ void hs__planned_fini(void *state)
 }
 
 /* Groups the tasks by planned device (a counting pass) and sorts each
- * device's group by planned start. */
+ * device's group into planned order. */
 int hs__planned_new(hs_engine *e, hs__plan *plan, void **state, hs_error *err)
 {
     const hs_graph *g = hs_engine_graph(e);
     size_t n = g->ntasks;
     int m = g->ndevices;
-    planned *s = calloc(1, sizeof *s);
-    plan_key *keys = malloc(at_least_1(n) * sizeof *keys);
-    size_t *fill = calloc((size_t)m + 1, sizeof *fill);
+    size_t *order = topo(g, err), *fill = NULL;
+    plan_key *keys = NULL;
+    planned *s = NULL;
+    if (!order) {
+        hs__plan_free(plan);
+        return err ? err->code : HS_ENOMEM;
+    }
+    s = calloc(1, sizeof *s);
+    keys = malloc(at_least_1(n) * sizeof *keys);
+    fill = calloc((size_t)m + 1, sizeof *fill);
     if (!s || !keys || !fill)
         goto fail;
     s->plan = *plan;
@@ -656,18 +843,22 @@ int hs__planned_new(hs_engine *e, hs__plan *plan, void **state, hs_error *err)
     for (int d = 0; d < m; d++)
         s->off[d + 1] += s->off[d];
     memcpy(fill, s->off, (size_t)m * sizeof *fill);
-    for (size_t t = 0; t < n; t++)
-        keys[fill[s->plan.device[t]]++] =
-            (plan_key){.start = s->plan.start[t], .end = s->plan.end[t], .task = t};
+    for (size_t k = 0; k < n; k++) {
+        size_t t = order[k];
+        keys[fill[s->plan.device[t]]++] = (plan_key){
+            .start = s->plan.start[t], .end = s->plan.end[t], .topo = k, .task = t};
+    }
     for (int d = 0; d < m; d++)
         qsort(keys + s->off[d], s->off[d + 1] - s->off[d], sizeof *keys, by_start);
     for (size_t i = 0; i < n; i++)
         s->order[i] = keys[i].task;
+    free(order);
     free(keys);
     free(fill);
     *state = s;
     return HS_OK;
 fail:
+    free(order);
     free(keys);
     free(fill);
     if (s)
@@ -675,6 +866,14 @@ fail:
     else
         hs__plan_free(plan);
     return nomem(err);
+}
+
+int hs__planned_init(hs_engine *e, const hs_map_options *opt, hs__plan_fn plan_fn,
+                     void **state, hs_error *err)
+{
+    hs__plan plan;
+    int rc = plan_fn(hs_engine_graph(e), hs_engine_platform(e), opt, &plan, err);
+    return rc != HS_OK ? rc : hs__planned_new(e, &plan, state, err);
 }
 
 /* A ready task is committed to its planned device: the engine counts it in

@@ -52,6 +52,31 @@ int hs__upward_rank(const hs_graph *g, const hs_platform *pf, double *rank, hs_e
 int hs__oct(const hs_graph *g, const hs_platform *pf, double *oct, double *rank,
             hs_error *err);
 
+/* HEFT-WM's weighted means (McSweeney, Walton & Zounon, ICCS 2020, eq.
+ * (6)-(7)): a task is taken to run on device d with a probability
+ * proportional to d's speed for it, 1 / C[t][d] (uniform over the devices
+ * where it costs 0, if any), which for P_C CPUs and P_G GPUs is the paper's
+ * weighting by the acceleration ratio r = w_C / w_G.  rank(t) = sum_d p_d C
+ * + max over successors s of (sum_{a,b} p_a(t) p_b(s) transfer(a -> b) +
+ * rank(s)), a transfer between devices sharing a memory counting 0.
+ * HS_EINPUT on a cycle, HS_ENOMEM. */
+int hs__weighted_upward_rank(const hs_graph *g, const hs_platform *pf, double *rank,
+                             hs_error *err);
+
+/* CPoP's downward rank (Topcuoglu et al. 2002, eq. (9)): 0 for a source,
+ * else the largest over predecessors u of rank_d(u) + mean cost of u + c-bar
+ * of the edge (the means of hs__upward_rank).  HS_EINPUT on a cycle,
+ * HS_ENOMEM. */
+int hs__downward_rank(const hs_graph *g, const hs_platform *pf, double *rank, hs_error *err);
+
+/* HOFT's optimistic finish time table (McSweeney et al. 2020, eq. (8)), by
+ * device rather than by device type: oft[t * m + d] = C[t][d] + the latest,
+ * over t's host input (its transfer to d's memory) and its predecessors u, of
+ * min over devices e of (oft(u, e) + transfer of the edge from e's memory to
+ * d's): the earliest t could end on d if nothing ever waited for a device.
+ * HS_EINPUT on a cycle, HS_ENOMEM. */
+int hs__oft(const hs_graph *g, const hs_platform *pf, double *oft, hs_error *err);
+
 /* ------------------------------------------------ threshold dispatcher */
 
 /* Default of hs_map_options.thr for m devices (see rank.c for why). */
@@ -105,19 +130,68 @@ typedef struct hs__plan {
     double *start, *end;
 } hs__plan;
 
-/* List scheduling with insertion (HEFT's second phase): repeatedly takes
- * the ready task of largest prio (ties: lower index), computes for each
- * device the time its inputs arrive (delay model) and the earliest idle gap
- * there, and places it on the device minimising finish + bonus[t * m + d]
- * (bonus NULL: plain EFT; PEFT passes its OCT).  Costs are the graph's. */
-int hs__plan_compute(const hs_graph *g, const hs_platform *pf, const double *prio,
-                     const double *bonus, hs__plan *plan, hs_error *err);
+/* Allocates a plan of n tasks (contents undefined); HS_ENOMEM. */
+int hs__plan_alloc(hs__plan *plan, size_t n, hs_error *err);
 void hs__plan_free(hs__plan *plan);
 
+/* What a static policy computes before the run (hs_policy.plan). */
+typedef int (*hs__plan_fn)(const hs_graph *g, const hs_platform *pf, const hs_map_options *opt,
+                           hs__plan *out, hs_error *err);
+
+/* A list scheduler's state while it places tasks one by one: the plan so
+ * far (device -1 for a task not placed yet) and each device's busy
+ * intervals. */
+typedef struct hs__planner {
+    const hs_graph *g;
+    const hs_platform *pf;
+    hs__plan plan;
+    hs__slots *slots;  /* [ndevices] */
+} hs__planner;
+
+/* Time at which the inputs of t can be in device d's memory (delay model):
+ * its host input from time 0 and the data of every placed predecessor from
+ * that predecessor's end; predecessors not placed yet are left out (what
+ * lookahead wants for a child whose other parents wait). */
+double hs__planner_data_ready(const hs__planner *p, size_t t, int d);
+/* Earliest start of t on d with insertion: the first idle stretch of d, at
+ * or after the data are ready, long enough for t's cost there. */
+double hs__planner_start(const hs__planner *p, size_t t, int d);
+
+/* Chooses the device of task t, whose predecessors are all placed; est[d]
+ * is hs__planner_start(p, t, d) for each device d.  Returns the device. */
+typedef int (*hs__choose_fn)(void *ctx, const hs__planner *p, size_t t, const double *est);
+
+/* List scheduling with insertion (HEFT's second phase and its relatives):
+ * repeatedly takes the ready task of largest prio (ties: lower index), asks
+ * `choose` for its device and places it there at est[device].  Costs are
+ * the graph's.  HS_EINPUT on a cycle, HS_ENOMEM. */
+int hs__plan_list(const hs_graph *g, const hs_platform *pf, const double *prio,
+                  hs__choose_fn choose, void *ctx, hs__plan *plan, hs_error *err);
+
+/* hs__plan_list choosing the device that minimises finish + bonus[t * m + d]
+ * (bonus NULL: plain EFT, HEFT's rule; PEFT passes its OCT), ties to the
+ * lower index. */
+int hs__plan_compute(const hs_graph *g, const hs_platform *pf, const double *prio,
+                     const double *bonus, hs__plan *plan, hs_error *err);
+
+/* A rank function (hs__upward_rank, hs__weighted_upward_rank, ...). */
+typedef int (*hs__rank_fn)(const hs_graph *g, const hs_platform *pf, double *rank,
+                           hs_error *err);
+
+/* HEFT's two phases with the priority `rank_fn` gives: hs__plan_compute
+ * without bonus. */
+int hs__plan_ranked(const hs_graph *g, const hs_platform *pf, hs__rank_fn rank_fn,
+                    hs__plan *plan, hs_error *err);
+
 /* Policy state that executes a plan: pick(d) returns d's next task in
- * planned-start order once it is ready, else HS_NO_TASK.  Takes ownership of
- * the plan (freed on error too). */
+ * planned order (start, then end, then topological order, so that tasks of
+ * no duration at one instant keep their precedence) once it is ready, else
+ * HS_NO_TASK.  Takes ownership of the plan (freed on error too). */
 int hs__planned_new(hs_engine *e, hs__plan *plan, void **state, hs_error *err);
+/* The init of a static policy: computes plan_fn's plan for the engine's
+ * graph and platform, then executes it as hs__planned_new does. */
+int hs__planned_init(hs_engine *e, const hs_map_options *opt, hs__plan_fn plan_fn,
+                     void **state, hs_error *err);
 void hs__planned_ready(void *state, hs_engine *e, size_t task);
 long hs__planned_pick(void *state, hs_engine *e, int device);
 void hs__planned_fini(void *state);

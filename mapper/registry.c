@@ -18,12 +18,19 @@ extern const hs_policy hs__policy_d_rank;
 extern const hs_policy hs__policy_ad_part;
 extern const hs_policy hs__policy_heft;
 extern const hs_policy hs__policy_peft;
+extern const hs_policy hs__policy_heft_wm;
+extern const hs_policy hs__policy_hoft;
+extern const hs_policy hs__policy_hoft_wm;
+extern const hs_policy hs__policy_cpop;
+extern const hs_policy hs__policy_lookahead;
+extern const hs_policy hs__policy_heteroprio;
 extern const hs_policy hs__policy_dmda;
 extern const hs_policy hs__policy_dmdar;
 extern const hs_policy hs__policy_eager;
 extern const hs_policy hs__policy_cpu_only;
 extern const hs_policy hs__policy_app_level;
 extern const hs_policy hs__policy_random;
+extern const hs_policy hs__policy_best;
 
 static const hs_policy *const policies[] = {
     &hs__policy_h_ratio,
@@ -31,12 +38,19 @@ static const hs_policy *const policies[] = {
     &hs__policy_ad_part,
     &hs__policy_heft,
     &hs__policy_peft,
+    &hs__policy_heft_wm,
+    &hs__policy_hoft,
+    &hs__policy_hoft_wm,
+    &hs__policy_cpop,
+    &hs__policy_lookahead,
+    &hs__policy_heteroprio,
     &hs__policy_dmda,
     &hs__policy_dmdar,
     &hs__policy_eager,
     &hs__policy_cpu_only,
     &hs__policy_app_level,
     &hs__policy_random,
+    &hs__policy_best,
     NULL,
 };
 

@@ -70,6 +70,22 @@ for f in tests/cases/bad-*.yaml; do
     check "bad input $f message" "$tmp/err" "^hetsched: $f(:[0-9]+:[0-9]+)?: error: "
     empty "bad input $f stdout" "$tmp/out"
 done
+# every bundled workload loads (typed-example with the model it is written
+# for; workloads/paper/ is tests/test_paper.sh's); a cg names the buffers
+# its edges feed, and info loads it
+for f in workloads/*.yaml; do
+    if [ "$f" = workloads/typed-example.yaml ]; then
+        expect 0 "bundled $f loads" -- "$H" map -a heft "$f" --model workloads/models/example.json
+    else
+        expect 0 "bundled $f loads" -- "$H" info "$f"
+    fi
+done
+expect 0 "gen cg" -- "$H" gen benchmark cg --size small -o "$tmp/cg.yaml"
+check "gen cg names buffers" "$tmp/cg.yaml" \
+    "^  - \{from: dot_pq_0, to: axpy_x_0, bytes: 4, buffer: den\}$"
+check "gen cg: A only orders" "$tmp/cg.yaml" \
+    "^  - \{from: gemv_0, to: gemv_1, bytes: 4194304, buffer: none\}$"
+expect 0 "gen cg loads" -- "$H" info "$tmp/cg.yaml"
 expect 2 "missing file" -- "$H" info /nonexistent.yaml
 check "missing file named" "$tmp/err" "/nonexistent.yaml"
 expect 2 "extra argument" -- "$H" info "$W" extra
@@ -156,6 +172,57 @@ PY
     check "map -a help lists heft" "$tmp/out" 'heft'
 fi
 
+# best's budget: only for best, a number of ms above 0
+expect 0 "map -a best --budget-ms" -- "$H" map -a best "$W" --budget-ms 50
+check "map -a best: the optimum of the case study" "$tmp/out" 'makespan 6390\.208 us'
+expect 2 "map --budget-ms for heft" -- "$H" map -a heft "$W" --budget-ms 50
+check "map --budget-ms for heft: why" "$tmp/err" \
+    '^hetsched map: --budget-ms applies to policy best only, not to heft$'
+for b in 0 -5 x 1e9; do
+    expect 2 "map --budget-ms $b" -- "$H" map -a best "$W" --budget-ms "$b"
+    check "map --budget-ms $b: why" "$tmp/err" "--budget-ms wants a number of milliseconds above 0"
+done
+
+# adversary: the worst workload found reads back to the same ratio in
+# compare; the search is the same for the same seed
+expect 0 "adversary" -- "$H" adversary -a heft --iterations 60 --seed 2 -o "$tmp/adv.yaml"
+check "adversary summary" "$tmp/out" '^adversary heft against optimal: 60 steps in '
+check "adversary ratio" "$tmp/out" '^worst ratio [0-9]+\.[0-9]{4}: heft [0-9.]+ us, optimal [0-9.]+ us$'
+check "adversary wrote" "$tmp/out" "^wrote $tmp/adv.yaml\$"
+ratio=$(awk '/^worst ratio/ {sub(":", "", $3); print $3}' "$tmp/out")
+expect 0 "adversary: compare reads it" -- "$H" compare "$tmp/adv.yaml" --optimal
+awk -v r="$ratio" '$1 == "heft" {d = $7 - r; print (d < 0.00051 && d > -0.00051) ? "ok" : "differs " $7}' \
+    "$tmp/out" >"$tmp/adv-check"
+check "adversary: compare gives the same ratio" "$tmp/adv-check" '^ok$'
+expect 0 "adversary to stdout" -- "$H" adversary -a heft --iterations 60 --seed 2
+grep -v '^adversary heft' "$tmp/out" | grep -v '^wrote' >"$tmp/adv2.txt"
+check "adversary to stdout: YAML" "$tmp/adv2.txt" '^applications:'
+grep -v '^#' "$tmp/adv.yaml" >"$tmp/adv-a.yaml"
+sed -n '/^platform:/,$p' "$tmp/adv2.txt" >"$tmp/adv-b.yaml"
+expect 0 "adversary: same seed, same workload" -- cmp "$tmp/adv-a.yaml" "$tmp/adv-b.yaml"
+expect 0 "adversary --against" -- "$H" adversary -a eager --against heft --iterations 30 \
+    --tasks 4-6 --devices 3 -o "$tmp/adv3.yaml"
+check "adversary --against: ratio" "$tmp/out" '^worst ratio [0-9.]+: eager [0-9.]+ us, heft [0-9.]+ us$'
+check "adversary --against: 3 devices" "$tmp/out" '^worst workload: [4-6] tasks, [0-9]+ edges, 3 devices$'
+expect 2 "adversary without -a" -- "$H" adversary
+check "adversary without -a: why" "$tmp/err" 'no policy: give -a POLICY'
+expect 2 "adversary unknown policy" -- "$H" adversary -a nope --iterations 5
+check "adversary unknown policy: why" "$tmp/err" "unknown policy 'nope'"
+expect 2 "adversary unknown --against" -- "$H" adversary -a heft --against nope --iterations 5
+expect 2 "adversary --tasks 5-3" -- "$H" adversary -a heft --tasks 5-3
+check "adversary --tasks 5-3: why" "$tmp/err" "--tasks wants MIN-MAX within 1-12, not '5-3'"
+expect 2 "adversary --tasks 13" -- "$H" adversary -a heft --tasks 13
+expect 2 "adversary --devices 0-2" -- "$H" adversary -a heft --devices 0-2
+expect 2 "adversary --iterations 0" -- "$H" adversary -a heft --iterations 0
+expect 2 "adversary --time-limit -1" -- "$H" adversary -a heft --time-limit -1
+expect 2 "adversary a workload" -- "$H" adversary -a heft "$W"
+expect 2 "adversary --budget-ms without best" -- "$H" adversary -a heft --budget-ms 10
+check "adversary --budget-ms without best: why" "$tmp/err" '--budget-ms applies to policy best only'
+expect 0 "adversary --against best --budget-ms" -- "$H" adversary -a heft --against best \
+    --budget-ms 20 --iterations 5
+expect 1 "adversary unwritable output" -- "$H" adversary -a heft --iterations 2 -o /nonexistent/x.yaml
+check "adversary unwritable output: why" "$tmp/err" 'cannot write /nonexistent/x.yaml'
+
 # outputs: written whole or not at all, never removing what the command did
 # not create; /dev/full is written directly, the failure reported (exit 1),
 # the device left in place; standard output is checked too
@@ -167,7 +234,8 @@ chardev() {
 }
 for out in "map -a heft $W --json /dev/full" "map -a heft $W --dot /dev/full" \
     "map -a heft $W --trace /dev/full" "dot $W -o /dev/full" "gen random -o /dev/full" \
-    "optimal $W --write-lp /dev/full"; do
+    "optimal $W --write-lp /dev/full" \
+    "adversary -a heft --iterations 2 -o /dev/full"; do
     # shellcheck disable=SC2086 # word splitting of $out is wanted
     expect 1 "$out" -- "$H" $out
     check "$out: why" "$tmp/err" '^hetsched: cannot write /dev/full: No space left on device$'
@@ -238,7 +306,7 @@ if "$H" map -a help >/dev/null 2>&1; then
     expect 2 "compare --time-limit without --optimal" -- "$H" compare "$W" --time-limit 5
     expect 2 "compare --random with a workload" -- "$H" compare --random 2 "$W"
 
-    expect 0 "compare --optimal" -- "$H" compare "$W" --optimal --time-limit 60
+    expect 0 "compare --optimal" -- "$H" compare "$W" --optimal --time-limit 100000
     cp "$tmp/out" "$tmp/optimal.txt"
     check "compare --optimal row" "$tmp/optimal.txt" '^optimal +[0-9]+\.[0-9]+ '
     check "compare --optimal column" "$tmp/optimal.txt" '^policy .*/optimum'
@@ -285,6 +353,119 @@ check "compare --model ad-part row" "$tmp/out" '^ad-part\*? +[0-9]+\.[0-9]+ '
 expect 2 "compare --random --model" -- "$H" compare --random 2 --model "$TM"
 expect 0 "optimal --model" -- "$H" optimal "$TW" --model "$TM" --time-limit 30
 check "optimal --model makespan" "$tmp/out" '^makespan +[0-9]+\.[0-9]+ us'
+
+# Interrupts (cli/interrupt.c).  A 60-task random workload that no solver
+# closes in minutes; the verdicts hold wherever the signal lands.
+R60=$tmp/r60.yaml
+"$H" gen random --tasks 60 --devices cpu:1,gpu:2 --seed 5 -o "$R60"
+mkfifo "$tmp/lp"
+# caught_sigint PID: whether PID has a handler for SIGINT (bit 2 of SigCgt)
+caught_sigint() {
+    local mask
+    mask=$(awk '/^SigCgt:/ {print $2}' "/proc/$1/status" 2>/dev/null)
+    [ -n "$mask" ] && (((16#$mask >> 1) & 1))
+}
+# got_status WANT DESCRIPTION: checks $got, the exit status of a command run
+# in the background
+got_status() {
+    if [ "$got" -eq "$1" ]; then pass=$((pass + 1)); else
+        fail=$((fail + 1))
+        echo "FAIL: $2: exit $got, expected $1"
+    fi
+}
+# interrupt_when_caught PID: sends SIGINT once PID has its handler, waits for
+# it and sets $got to its exit status
+interrupt_when_caught() {
+    for _ in $(seq 1 600); do
+        caught_sigint "$1" && break
+        sleep 0.05
+    done
+    kill -INT "$1"
+    wait "$1"
+    got=$?
+}
+# optimal: the first interrupt stops the search; the status line has the gap
+# and says so, every output is written.  The search starts once the model is
+# written to --write-lp, here a FIFO read to its end, so the signal lands in
+# the search (or, on a very fast machine, in the heuristics: same verdict).
+gantt=()
+"$H" map -a heft "$W" --gantt "$tmp/probe.svg" >/dev/null 2>&1 && gantt=(--gantt "$tmp/int.svg")
+solvers=glpk
+"$H" optimal "$W" --solver cbc >/dev/null 2>&1 && solvers="glpk cbc"
+for solver in $solvers; do
+    rm -f "$tmp/int".*
+    "$H" optimal "$R60" --solver "$solver" --time-limit 600 --write-lp "$tmp/lp" \
+        --json "$tmp/int.json" --dot "$tmp/int.dot" --trace "$tmp/int.trace" "${gantt[@]}" \
+        >"$tmp/out" 2>"$tmp/err" &
+    pid=$!
+    cat "$tmp/lp" >"$tmp/int.lp"
+    kill -INT $pid
+    wait $pid
+    got=$?
+    got_status 0 "optimal --solver $solver interrupted"
+    check "optimal $solver interrupted: status" "$tmp/out" \
+        '^status +feasible \(gap [0-9]+\.[0-9]+%\), interrupted$'
+    check "optimal $solver interrupted: makespan" "$tmp/out" '^makespan +[0-9]+\.[0-9]+ us$'
+    check "optimal $solver interrupted: said on stderr" "$tmp/err" \
+        '^hetsched: interrupted: stopping the search'
+    check "optimal $solver interrupted: model written first" "$tmp/int.lp" '^Minimize'
+    expect 0 "optimal $solver interrupted: json valid" -- "$H" validate "$R60" "$tmp/int.json"
+    check "optimal $solver interrupted: dot" "$tmp/int.dot" '^digraph'
+    check "optimal $solver interrupted: trace" "$tmp/int.trace" '"traceEvents"'
+    [ ${#gantt[@]} -eq 0 ] || check "optimal $solver interrupted: gantt" "$tmp/int.svg" '<svg'
+done
+# a second interrupt quits at once: here while the model is written into a
+# FIFO nobody reads, where the first one cannot end anything
+"$H" optimal "$R60" --time-limit 600 --write-lp "$tmp/lp" --json "$tmp/int2.json" \
+    >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+exec 3<"$tmp/lp" # returns once hetsched has opened the FIFO
+kill -INT $pid
+for _ in $(seq 1 600); do
+    grep -q '^hetsched: interrupted' "$tmp/err" && break
+    sleep 0.05
+done
+kill -INT $pid
+wait $pid
+got=$?
+exec 3<&-
+got_status 130 "optimal interrupted twice"
+if [ -e "$tmp/int2.json" ]; then
+    fail=$((fail + 1))
+    echo "FAIL: optimal interrupted twice wrote its JSON"
+else pass=$((pass + 1)); fi
+# compare --optimal: every policy's row, the optimal row, the note says why
+# it is not proven
+"$H" compare "$R60" --optimal --time-limit 600 >"$tmp/out" 2>"$tmp/err" &
+interrupt_when_caught $!
+got_status 0 "compare --optimal interrupted"
+for p in $("$H" map -a help | awk 'NR > 1 {print $1}') optimal; do
+    check "compare --optimal interrupted: row $p" "$tmp/out" "^$p\\*? +[0-9]+\\.[0-9]+ "
+done
+check "compare --optimal interrupted: note" "$tmp/out" \
+    '^optimal: NOT proven \(interrupted, gap [0-9]+\.[0-9]+%'
+# split --best-static: an interrupt during the runs before the search skips it
+# (ss simulates 16M one-item chunks first, seconds), during it stops it
+"$H" split -p ss va --sim --best-static >"$tmp/out" 2>"$tmp/err" &
+interrupt_when_caught $!
+got_status 0 "split --best-static interrupted"
+check "split --best-static interrupted" "$tmp/out" \
+    '^best static splits: interrupted after [0-9]+ of 202 splits$'
+check "split report before the interrupt" "$tmp/out" '^split ss on va'
+
+# large workloads: no MILP past 1000 tasks, but a schedule and a bound (the
+# LP relaxation's when it finishes in time: tests/test_milp.c checks it)
+"$H" gen random --tasks 1100 --devices cpu:1,gpu:1 --seed 2 -o "$tmp/r1100.yaml"
+expect 0 "optimal past 1000 tasks" -- "$H" optimal "$tmp/r1100.yaml" --time-limit 8 \
+    --json "$tmp/big.json"
+check "optimal past 1000 tasks: why" "$tmp/out" \
+    '^model +not built: the MILP takes at most 1000 tasks; this workload has 1100;'
+expect 0 "optimal past 1000 tasks: json valid" -- "$H" validate "$tmp/r1100.yaml" "$tmp/big.json"
+expect 0 "compare --optimal past 1000 tasks" -- "$H" compare "$tmp/r1100.yaml" --optimal \
+    --time-limit 8
+check "compare --optimal past 1000 tasks: row" "$tmp/out" '^optimal +[0-9]+\.[0-9]+ '
+check "compare --optimal past 1000 tasks: note" "$tmp/out" \
+    '^optimal: NOT proven: no MILP \(the MILP takes at most 1000 tasks'
 
 # run: real execution on worker threads (exec/data.h)
 RW=workloads/run-small.yaml

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <graphviz/cgraph.h>
 
 #include "hetsched/hetsched.h"
 #include "graph/export_util.h"
@@ -280,6 +281,68 @@ static void odd_names_and_unplaced(void **state)
     hs_workload_free(w);
 }
 
+/* The buffer a workload binds an edge to (exec/data.h) is the edge's
+ * `buffer` attribute, as written (none included), and only where it is
+ * written; cgraph reads every one back as it was. */
+static void buffer_bindings(void **state)
+{
+    static const char text[] =
+        "platform:\n"
+        "  devices: [{name: cpu0, kind: cpu, memory: host}]\n"
+        "applications:\n"
+        "  - name: app\n"
+        "    instances: 2\n"
+        "    kernels:\n"
+        "      - {name: pq, type: dot, params: {n: 100}, cost_us: {cpu: 1}}\n"
+        "      - {name: u, type: va, params: {n: 100}, cost_us: {cpu: 1}}\n"
+        "      - {name: v, type: va, params: {n: 100}, cost_us: {cpu: 1}}\n"
+        "      - {name: t, type: va, params: {n: 100}, cost_us: {cpu: 1}}\n"
+        "      - {name: ax, type: axpy, params: {n: 100, ratio: 1}, cost_us: {cpu: 1}}\n"
+        "    edges:\n"
+        "      - {from: pq, to: ax, bytes: 4, buffer: den}\n"
+        "      - {from: u, to: ax, bytes: 400}\n"
+        "      - {from: v, to: ax, bytes: 400, buffer: y}\n"
+        "      - {from: t, to: ax, bytes: 400, buffer: none}\n";
+    hs_workload *w = NULL;
+    hs_error err = {0};
+    char path[64], *dot, *st;
+    Agraph_t *g;
+    (void)state;
+    if (hs_workload_load_buffer("bind.yaml", text, sizeof text - 1, &w, &err) != HS_OK)
+        fail_msg("%s", err.msg);
+    dot = write_dot(w, NULL, path, sizeof path);
+    expect_stmt(dot, "\"app#0/pq\" -> \"app#0/ax\"", "buffer=den,");
+    expect_stmt(dot, "\"app#1/v\" -> \"app#1/ax\"", "buffer=y,");
+    expect_stmt(dot, "\"app#0/pq\" -> \"app#0/ax\"",
+                "tooltip=\"app#0/pq -> app#0/ax: 4 bytes into buffer den\"");
+    expect_stmt(dot, "\"app#0/t\" -> \"app#0/ax\"", "buffer=none,");
+    expect_stmt(dot, "\"app#0/t\" -> \"app#0/ax\"",
+                "tooltip=\"app#0/t -> app#0/ax: 400 bytes, order only\"");
+    st = statement(dot, "\"app#0/u\" -> \"app#0/ax\"");
+    assert_null(strstr(st, "buffer"));
+    free(st);
+    /* read back: each task-graph edge's attribute is its edge's buffer */
+    assert_non_null(g = agmemread(dot));
+    for (size_t e = 0; e < w->graph.nedges; e++) {
+        const hs_edge *ed = &w->graph.edges[e];
+        const hs_kernel_edge *ke = hs_edge_origin(w, &w->graph, ed);
+        char from[HS_TASK_ID_MAX], to[HS_TASK_ID_MAX];
+        Agnode_t *t, *h;
+        Agedge_t *ae;
+        hs_task_id(w, &w->graph.tasks[ed->from], from, sizeof from);
+        hs_task_id(w, &w->graph.tasks[ed->to], to, sizeof to);
+        assert_non_null(t = agnode(g, from, 0));
+        assert_non_null(h = agnode(g, to, 0));
+        assert_non_null(ae = agedge(g, t, h, NULL, 0));
+        assert_non_null(ke);
+        assert_string_equal(agget(ae, "buffer"), ke->buffer ? ke->buffer : "");
+    }
+    agclose(g);
+    unlink(path);
+    free(dot);
+    hs_workload_free(w);
+}
+
 static void refusals(void **state)
 {
     hs_workload *w = fix_workload(), *raw = hs_workload_new();
@@ -331,7 +394,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(human_bytes),   cmocka_unit_test(workload_only),
         cmocka_unit_test(with_schedule), cmocka_unit_test(odd_names_and_unplaced),
-        cmocka_unit_test(refusals),
+        cmocka_unit_test(buffer_bindings), cmocka_unit_test(refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -88,10 +88,13 @@ static int same_workload(const hs_workload *x, const hs_workload *y)
                     K->costs[i].us != L->costs[i].us)
                     return 0;
         }
-        for (int e = 0; e < A->nedges; e++)
-            if (A->edges[e].from != B->edges[e].from || A->edges[e].to != B->edges[e].to ||
-                A->edges[e].bytes != B->edges[e].bytes)
+        for (int e = 0; e < A->nedges; e++) {
+            const hs_kernel_edge *E = &A->edges[e], *F = &B->edges[e];
+            if (E->from != F->from || E->to != F->to || E->bytes != F->bytes ||
+                !E->buffer != !F->buffer || (E->buffer && strcmp(E->buffer, F->buffer) != 0) ||
+                (x->finalized && y->finalized && E->feeds != F->feeds))
                 return 0;
+        }
     }
     if (x->finalized != y->finalized)
         return 0;
@@ -530,6 +533,39 @@ static void benchmarks(void **state)
         assert_float_equal(w->graph.tasks[0].input_bytes, 80000, 0);
         assert_float_equal(w->graph.edges[0].bytes, 40000, 0);
         assert_float_equal(w->graph.tasks[0].cost_us[0], 7.0, 0);
+        round_trip(w);
+        hs_workload_free(w);
+    }
+    {
+        /* cg names the buffer each edge feeds, CG's data flow (gen.c), so
+         * that none falls back to generated input: into axpy_x_1 (x 0, y 1,
+         * num 2, den 3) p from xpay_0, the previous x, rho_1 from dot_rr_0
+         * and pq_1; A from gemv to gemv only orders.  The names read back. */
+        static const struct {
+            const char *from, *to, *buffer;
+            int feeds;
+        } want[] = {{"xpay_0", "axpy_x_1", "x", 0},        {"axpy_x_0", "axpy_x_1", "y", 1},
+                    {"dot_rr_0", "axpy_x_1", "num", 2},    {"dot_pq_1", "axpy_x_1", "den", 3},
+                    {"gemv_0", "gemv_1", HS_BUFFER_NONE, -1}, {"dot_rr_1", "xpay_1", "num", 2},
+                    {"dot_rr_0", "xpay_1", "den", 3},      {"gemv_2", "dot_pq_2", "y", 1}};
+        hs_workload *w = platform("cpu:1,gpu:1");
+        const hs_app *a;
+        size_t found = 0;
+        assert_int_equal(hs_gen_benchmark(w, "cg", HS_GEN_SMALL, 1, NULL, &err), 0);
+        finalize_ok(w);
+        a = &w->apps[0];
+        for (int e = 0; e < a->nedges; e++) {
+            const hs_kernel_edge *ke = &a->edges[e];
+            assert_non_null(ke->buffer);
+            for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+                if (strcmp(a->kernels[ke->from].name, want[i].from) == 0 &&
+                    strcmp(a->kernels[ke->to].name, want[i].to) == 0) {
+                    assert_string_equal(ke->buffer, want[i].buffer);
+                    assert_int_equal(ke->feeds, want[i].feeds);
+                    found++;
+                }
+        }
+        assert_int_equal(found, sizeof want / sizeof want[0]);
         round_trip(w);
         hs_workload_free(w);
     }

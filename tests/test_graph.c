@@ -135,6 +135,98 @@ static void finalize_refusals(void **state)
     hs_workload_free(w);
 }
 
+/* Typed kernel `name` of `type` with param n and a cost on the one cpu. */
+static int typed(hs_workload *w, int a, const char *name, const char *type, double n)
+{
+    hs_error err = {0};
+    int k = hs_app_add_kernel(w, a, name, &err);
+    assert_true(k >= 0);
+    assert_int_equal(hs_kernel_set_type(w, a, k, type, &err), HS_OK);
+    assert_int_equal(hs_kernel_add_param(w, a, k, "n", n, &err), HS_OK);
+    assert_int_equal(hs_kernel_set_cost(w, a, k, "cpu", 1, &err), HS_OK);
+    return k;
+}
+
+/* Which buffer each edge feeds (the rule of exec/data.h), by hand: into ax
+ * (axpy: x 0, y 1, num 2, den 3, 4000 bytes each but the 4-byte num and
+ * den) an explicit den and num, two implicit vectors that take x and y (the
+ * readable buffers no edge names, in order), an edge of 0 bytes and one with
+ * buffer none that only order; into an untyped kernel, an edge that only
+ * orders.  Each task-graph edge of both instances comes from its edge. */
+static void edge_bindings(void **state)
+{
+    static const struct {
+        const char *from, *to;
+        double bytes;
+        const char *buffer;
+        int feeds;
+    } edges[] = {
+        {"pq", "ax", 4, "den", 3},   {"u", "ax", 4000, NULL, 0},  {"rr", "ax", 4, "num", 2},
+        {"v", "ax", 4000, NULL, 1},  {"nap", "ax", 0, NULL, -1},  {"t", "ax", 4000, "none", -1},
+        {"u", "nap", 4000, NULL, -1},
+    };
+    hs_workload *w = hs_workload_new();
+    hs_error err = {0};
+    int a, k;
+    (void)state;
+    assert_int_equal(hs_platform_add_device(w, "cpu0", HS_DEVICE_CPU, "host", 1, &err), 0);
+    a = hs_workload_add_app(w, "cg", 2, &err);
+    typed(w, a, "pq", "dot", 1000);
+    typed(w, a, "rr", "dot", 1000);
+    typed(w, a, "u", "va", 1000);
+    typed(w, a, "v", "va", 1000);
+    typed(w, a, "t", "va", 1000);
+    k = hs_app_add_kernel(w, a, "nap", &err);
+    assert_int_equal(hs_kernel_set_cost(w, a, k, "cpu", 1, &err), HS_OK);
+    k = typed(w, a, "ax", "axpy", 1000);
+    assert_int_equal(hs_kernel_add_param(w, a, k, "ratio", 1, &err), HS_OK);
+    for (int e = 0; e < 7; e++) {
+        assert_int_equal(hs_app_add_edge(w, a, edges[e].from, edges[e].to, edges[e].bytes,
+                                         &err), e);
+        assert_int_equal(hs_edge_set_buffer(w, a, e, edges[e].buffer, &err), HS_OK);
+    }
+    /* a binding set twice keeps the last; NULL is the implicit rule again */
+    assert_int_equal(hs_edge_set_buffer(w, a, 1, "y", &err), HS_OK);
+    assert_int_equal(hs_edge_set_buffer(w, a, 1, NULL, &err), HS_OK);
+    assert_null(w->apps[a].edges[1].buffer);
+    /* refusals: no such edge, an empty or overlong name */
+    assert_int_equal(hs_edge_set_buffer(w, a, 7, "x", &err), HS_EUSAGE);
+    assert_string_equal(err.msg, "no edge 7 in application 0");
+    expect_error(hs_edge_set_buffer(w, a, 0, "", &err), &err,
+                 "applications[0].edges[0].buffer: a buffer name is 1 to 512 bytes long, not 0");
+    {
+        char longname[HS_NAME_MAX + 2];
+        memset(longname, 'b', sizeof longname - 1);
+        longname[sizeof longname - 1] = '\0';
+        expect_error(hs_edge_set_buffer(w, a, 0, longname, &err), &err,
+                     "applications[0].edges[0].buffer: a buffer name is 1 to 512 bytes long, "
+                     "not 513");
+    }
+    assert_string_equal(w->apps[a].edges[0].buffer, "den"); /* refusals change nothing */
+    assert_int_equal(hs_workload_finalize(w, &err), HS_OK);
+    for (int e = 0; e < 7; e++)
+        assert_int_equal(w->apps[a].edges[e].feeds, edges[e].feeds);
+    assert_int_equal(w->graph.nedges, 14);
+    for (size_t e = 0; e < w->graph.nedges; e++)
+        assert_ptr_equal(hs_edge_origin(w, &w->graph, &w->graph.edges[e]),
+                         &w->apps[a].edges[e % 7]);
+    assert_int_equal(hs_edge_set_buffer(w, a, 0, "x", &err), HS_EUSAGE); /* finalized */
+    hs_workload_free(w);
+
+    /* a type the registry refuses, on an edge's consumer: reported at it */
+    w = hs_workload_new();
+    assert_int_equal(hs_platform_add_device(w, "cpu0", HS_DEVICE_CPU, "host", 1, &err), 0);
+    a = hs_workload_add_app(w, "bad", 1, &err);
+    typed(w, a, "u", "va", 1000);
+    typed(w, a, "g", "gemm", 0);
+    assert_int_equal(hs_app_add_edge(w, a, "u", "g", 4000, &err), 0);
+    expect_error(hs_workload_finalize(w, &err), &err,
+                 "applications[0].kernels[1].params.n: gemm: param 'n' = 0 is out of range [1, "
+                 "65536]");
+    assert_int_equal(w->finalized, 0);
+    hs_workload_free(w);
+}
+
 static void cycle_is_named(void **state)
 {
     hs_error err = {0};
@@ -230,7 +322,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(transfer_formula),   cmocka_unit_test(builder_refusals),
-        cmocka_unit_test(finalize_refusals),  cmocka_unit_test(cycle_is_named),
+        cmocka_unit_test(finalize_refusals),  cmocka_unit_test(edge_bindings),
+        cmocka_unit_test(cycle_is_named),
         cmocka_unit_test(flatten_resolve_and_ids), cmocka_unit_test(error_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

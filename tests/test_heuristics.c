@@ -1,6 +1,9 @@
 /* Tests of the list-scheduling policies of mapper/: h-ratio, d-rank and
- * ad-part (Zhou & Liu, Sec. 4), heft (Topcuoglu et al. 2002) and peft
- * (Arabnejad & Barbosa 2014).  Priorities and the insertion slots are checked
+ * ad-part (Zhou & Liu, Sec. 4), heft and cpop (Topcuoglu et al. 2002), peft
+ * (Arabnejad & Barbosa 2014), heft-wm, hoft and hoft-wm (McSweeney et al.
+ * 2020), lookahead (Bittencourt et al. 2010), heteroprio (Agullo et al.
+ * 2016), and best with the retiming and local search under it
+ * (mapper/local_search.h).  Priorities and the insertion slots are checked
  * as pure functions; exact makespans on hand-checked cases pin each policy,
  * with the derivation beside the expected value; the paper's case study
  * (Table 2) is mapped by each; ad-part's transformed graph is checked against
@@ -18,6 +21,7 @@
 #include <cmocka.h>
 
 #include "hetsched/hetsched.h"
+#include "mapper/local_search.h"
 #include "mapper/perfmodel.h"
 #include "mapper/policy.h"
 #include "mapper/rank.h"
@@ -122,18 +126,24 @@ static hs_workload *case_study(void)
     return w;
 }
 
-/* Maps w with `algo` and checks what every schedule must satisfy: the
- * validator accepts it and its makespan is the model's. */
-static hs_schedule *run(hs_workload *w, const char *algo, int thr, double split)
+/* Maps w with `algo` and options `opt` and checks what every schedule must
+ * satisfy: the validator accepts it and its makespan is the model's. */
+static hs_schedule *run_opts(hs_workload *w, const char *algo, const hs_map_options *opt)
 {
-    hs_map_options opt = {.thr = thr, .split_threshold_us = split};
     hs_schedule *s = NULL;
     hs_error err = {0};
-    ok(hs_map(w, algo, &opt, &s, NULL, &err), &err);
+    if (hs_map(w, algo, opt, &s, NULL, &err) != HS_OK)
+        fail_msg("%s: %s", algo, err.msg);
     assert_non_null(s);
     ok(hs_schedule_validate(w, s, &err), &err);
     assert_float_equal(s->makespan_us, hs_schedule_makespan(w, s), EPS);
     return s;
+}
+
+static hs_schedule *run(hs_workload *w, const char *algo, int thr, double split)
+{
+    hs_map_options opt = {.thr = thr, .split_threshold_us = split};
+    return run_opts(w, algo, &opt);
 }
 
 static double makespan(hs_workload *w, const char *algo, int thr)
@@ -490,6 +500,208 @@ static void peft_looks_ahead(void **state)
     assert_float_equal(s->makespan_us, 22, EPS);
     placed(w, s, "g#0/s", "gpu0", 0, 12);
     placed(w, s, "g#0/t", "gpu0", 12, 22);
+    hs_schedule_free(s);
+    hs_workload_free(w);
+}
+
+/* ------------------------------------- heft-wm, hoft, lookahead, cpop */
+
+/* The ranks of heft-wm and cpop and hoft's table, on peft_chain (s -> t,
+ * 20 us between the devices; s: A 10, B 12; t: A 50, B 10):
+ *   weighted means: s runs on A with probability (1/10) / (1/10 + 1/12) =
+ *     6/11, on B 5/11: mean 6/11 x 10 + 5/11 x 12 = 120/11; t on A 1/6, on B
+ *     5/6: 100/6; the edge costs 20 when they differ: (6/11 x 5/6 + 5/11 x
+ *     1/6) x 20 = 700/66.  rank(t) = 100/6, rank(s) = 120/11 + 700/66 +
+ *     100/6 = 2520/66;
+ *   downward rank: s 0; t 0 + mean 11 + c-bar 20 = 31;
+ *   OFT: s: A 10, B 12; t on A: 50 + min(10, 12 + 20) = 60, on B: 10 +
+ *     min(10 + 20, 12) = 22. */
+static void weighted_ranks_and_oft(void **state)
+{
+    hs_workload *w = peft_chain();
+    double r[2], oft[4];
+    hs_error err = {0};
+    (void)state;
+    ok(hs__weighted_upward_rank(&w->graph, &w->platform, r, &err), &err);
+    assert_float_equal(r[1], 100.0 / 6, 1e-12);
+    assert_float_equal(r[0], 2520.0 / 66, 1e-12);
+    ok(hs__downward_rank(&w->graph, &w->platform, r, &err), &err);
+    assert_float_equal(r[0], 0, 0);
+    assert_float_equal(r[1], 31, 1e-12);
+    ok(hs__oft(&w->graph, &w->platform, oft, &err), &err);
+    assert_float_equal(oft[0], 10, 0);
+    assert_float_equal(oft[1], 12, 0);
+    assert_float_equal(oft[2], 60, 0);
+    assert_float_equal(oft[3], 22, 0);
+    hs_workload_free(w);
+}
+
+/* Where HEFT's greedy choice crosses to the slow device for a task whose
+ * child then pays for it.  cpu0 (A) and gpu0 (B), 1 GB/s, no latency:
+ *     x: A 1000, B 20        t: A 10, B 5        c: A 100, B 10, after t
+ * with 40000 bytes on t -> c (40 us between the devices).
+ * heft: ranks x 510, t 7.5 + 40 + 55 = 102.5, c 55.  x: B [0, 20].  t: A
+ *   ends 10, B 25: A [0, 10].  c: A 10 + 100 = 110, B max(20, 10 + 40) + 10
+ *   = 60: B [50, 60].  Makespan 60.
+ * heft-wm: x's mean 2 x 1000 x 20 / 1020 = 39.216; t's 20/3, c's 200/11,
+ *   the edge (1/3 x 10/11 + 2/3 x 1/11) x 40 = 160/11: rank(t) = 1300/33 =
+ *   39.394 goes first.  t: B [0, 5].  x: A 1000, B 25: B [5, 25].  c: A 5 +
+ *   40 + 100, B 25 + 10: B [25, 35].  Makespan 35.
+ * hoft: OFT x (1000, 20), ratio 50; t (10, 5), ratio 2; c: A 100 + min(10,
+ *   5 + 40) = 110, B 10 + min(10 + 40, 5) = 15, ratio 22/3; ranks x 50, t 2
+ *   + 22/3, c 22/3.  x: B [0, 20].  t: A ends 10 (p_m), B 25 (p_f, its
+ *   fastest): s_m = 15; c's fastest OFT is on B, so E(A) = 10 + 40 + 10 = 60
+ *   and E(B) = 25 + 0 + 10 = 35: 15 > 25 fails, t goes to B [20, 25]; c: B
+ *   [25, 35].  Makespan 35.  hoft-wm ranks as heft-wm: t first, on B (its
+ *   fastest device), then as heft-wm: 35.
+ * lookahead: heft's order; x (no child): B [0, 20].  t on A [0, 10]: c then
+ *   ends on B at 60 (A: 110); t on B [20, 25]: c ends on B at 35.  B;
+ *   makespan 35.
+ * cpop: priorities x 510 + 0, t 102.5 + 0, c 55 + 47.5; the critical path
+ *   is x alone, on B; t and c by EFT as in heft: 60.
+ * best: every task on B, 35, is the optimum: the chain t -> c on B takes
+ *   15 and x 20 on the same device (x on A takes 1000, c on A 100, and t on
+ *   A with c on B pays 40 of transfer after 10 of work, 60). */
+static hs_workload *crossing(void)
+{
+    static const kern_spec ks[] = {
+        {"x", {1000, 20}, 0, 0}, {"t", {10, 5}, 0, 0}, {"c", {100, 10}, 0, 0}};
+    static const edge_spec es[] = {{"t", "c", 40000}};
+    return build(cpu_gpu, 2, 1.0, 0.0, ks, 3, es, 1);
+}
+
+static void crossing_policies(void **state)
+{
+    static const char *const on_b[] = {"heft-wm", "hoft-wm"};
+    hs_workload *w = crossing();
+    double r[3];
+    hs_error err = {0};
+    hs_schedule *s;
+    (void)state;
+    ok(hs__weighted_upward_rank(&w->graph, &w->platform, r, &err), &err);
+    assert_float_equal(r[0], 40000.0 / 1020, 1e-9);
+    assert_float_equal(r[1], 1300.0 / 33, 1e-9);
+    assert_float_equal(r[2], 200.0 / 11, 1e-9);
+    for (const char *const *p = (const char *const[]){"heft", "cpop", NULL}; *p; p++) {
+        s = run(w, *p, 0, 0);
+        assert_float_equal(s->makespan_us, 60, EPS);
+        placed(w, s, "g#0/x", "gpu0", 0, 20);
+        placed(w, s, "g#0/t", "cpu0", 0, 10);
+        placed(w, s, "g#0/c", "gpu0", 50, 60);
+        hs_schedule_free(s);
+    }
+    for (int i = 0; i < 2; i++) {
+        s = run(w, on_b[i], 0, 0);
+        assert_float_equal(s->makespan_us, 35, EPS);
+        placed(w, s, "g#0/t", "gpu0", 0, 5);
+        placed(w, s, "g#0/x", "gpu0", 5, 25);
+        placed(w, s, "g#0/c", "gpu0", 25, 35);
+        hs_schedule_free(s);
+    }
+    for (const char *const *p = (const char *const[]){"hoft", "lookahead", NULL}; *p; p++) {
+        s = run(w, *p, 0, 0);
+        assert_float_equal(s->makespan_us, 35, EPS);
+        placed(w, s, "g#0/x", "gpu0", 0, 20);
+        placed(w, s, "g#0/t", "gpu0", 20, 25);
+        placed(w, s, "g#0/c", "gpu0", 25, 35);
+        hs_schedule_free(s);
+    }
+    s = run(w, "best", 0, 0);
+    assert_float_equal(s->makespan_us, 35, EPS);
+    for (size_t i = 0; i < s->nplacements; i++)
+        assert_int_equal(s->placements[i].device, 1);
+    hs_schedule_free(s);
+    hs_workload_free(w);
+}
+
+/* CPoP on Topcuoglu et al.'s example, their Fig. 3(b): makespan 86.
+ * Downward ranks n1 0, n2 31, n3 25, n4 22, n5 24, n6 27, n7 62.333, n8
+ * 66.667, n9 63.667, n10 93.333; with the upward ranks the priorities are
+ * n1 n2 n9 n10 108 (the critical path), n3 n7 105, n8 102.333, n4 102, n5
+ * 93, n6 90.333.  The path costs p1 66, p2 54, p3 63: p_CP = p2.
+ *   n1 p2 [0, 16]; n2 p2 [16, 35] (its data local);
+ *   n3: p1 16 + 12 + 11 = 39, p2 35 + 13, p3 28 + 19: p1 [28, 39];
+ *   n7: p1 39 + 7 = 46, p2 62 + 15, p3 62 + 11: p1 [39, 46];
+ *   n4: p1 46 + 13 (the gap [25, 28] is too short), p2 35 + 8, p3 25 + 17 =
+ *     42: p3 [25, 42];
+ *   n5: p1 46 + 12, p2 35 + 13 = 48, p3 42 + 10: p2 [35, 48];
+ *   n6: p1 59, p2 64, p3 42 + 9 = 51: p3 [42, 51];
+ *   n9 (path): p2, inputs at max(35, 42 + 23, 48) = 65: [65, 77];
+ *   n8: p1 max(54, 69, 66) + 5, p2 69 + 11, p3 max(35 + 19, 42, 51) + 14 =
+ *     68: p3 [54, 68];
+ *   n10 (path): p2, inputs at max(46 + 17, 68 + 11, 77) = 79: [79, 86]. */
+static void cpop_topcuoglu(void **state)
+{
+    hs_workload *w = topcuoglu();
+    double down[10];
+    hs_error err = {0};
+    hs_schedule *s = run(w, "cpop", 0, 0);
+    static const double want[10] = {0, 31, 25, 22, 24, 27, 187 / 3.0, 200 / 3.0, 191 / 3.0,
+                                    280 / 3.0};
+    (void)state;
+    ok(hs__downward_rank(&w->graph, &w->platform, down, &err), &err);
+    for (int t = 0; t < 10; t++)
+        assert_float_equal(down[t], want[t], 1e-9);
+    assert_float_equal(s->makespan_us, 86, EPS);
+    placed(w, s, "g#0/n1", "p2", 0, 16);
+    placed(w, s, "g#0/n2", "p2", 16, 35);
+    placed(w, s, "g#0/n3", "p1", 28, 39);
+    placed(w, s, "g#0/n7", "p1", 39, 46);
+    placed(w, s, "g#0/n4", "p3", 25, 42);
+    placed(w, s, "g#0/n5", "p2", 35, 48);
+    placed(w, s, "g#0/n6", "p3", 42, 51);
+    placed(w, s, "g#0/n9", "p2", 65, 77);
+    placed(w, s, "g#0/n8", "p3", 54, 68);
+    placed(w, s, "g#0/n10", "p2", 79, 86);
+    hs_schedule_free(s);
+    hs_workload_free(w);
+}
+
+/* -------------------------------------------------------------- heteroprio */
+
+/* Spoliation: a and b, independent, each cpu0 100 and gpu0 g (a) or 10
+ * (b).  At 0 the cpu takes the task it runs best relative to the mean,
+ * (100 + g) / 2 / 100: a with g = 10 ties with b and is the earlier ready;
+ * the gpu takes b, [0, 10].  At 10 the gpu is idle and nothing is ready:
+ *   g = 10: a would end on it at 20 < 100: it spoliates a, [10, 20], and the
+ *     cpu drops it.  Makespan 20.
+ *   g = 95: a would end at 105 > 100: a stays on the cpu [0, 100]. */
+static void heteroprio_spoliates(void **state)
+{
+    kern_spec ks[] = {{"a", {100, 10}, 0, 0}, {"b", {100, 10}, 0, 0}};
+    hs_workload *w = build(cpu_gpu, 2, 1.0, 0.0, ks, 2, NULL, 0);
+    hs_schedule *s = run(w, "heteroprio", 0, 0);
+    (void)state;
+    assert_float_equal(s->makespan_us, 20, EPS);
+    placed(w, s, "g#0/b", "gpu0", 0, 10);
+    placed(w, s, "g#0/a", "gpu0", 10, 20);
+    hs_schedule_free(s);
+    hs_workload_free(w);
+    ks[0].cost[1] = 95;
+    w = build(cpu_gpu, 2, 1.0, 0.0, ks, 2, NULL, 0);
+    s = run(w, "heteroprio", 0, 0);
+    assert_float_equal(s->makespan_us, 100, EPS);
+    placed(w, s, "g#0/a", "cpu0", 0, 100);
+    placed(w, s, "g#0/b", "gpu0", 0, 10);
+    hs_schedule_free(s);
+    hs_workload_free(w);
+}
+
+/* The affinity queues and a spoliation after a dependency, on crossing():
+ * affinities (mean / cost) x cpu 0.51, gpu 25.5; t 0.75, 1.5; c 0.55, 5.5.
+ * At 0 the cpu takes t (0.75 > 0.51), [0, 10]; the gpu x, [0, 20].  At 10
+ * c is ready and the cpu, idle, takes it: [10, 110].  At 20 the gpu is idle
+ * with nothing ready: c would start there when t's data arrive, 10 + 40,
+ * and end at 60 < 110, and it is faster there: spoliated, [50, 60]. */
+static void heteroprio_queues(void **state)
+{
+    hs_workload *w = crossing();
+    hs_schedule *s = run(w, "heteroprio", 0, 0);
+    (void)state;
+    assert_float_equal(s->makespan_us, 60, EPS);
+    placed(w, s, "g#0/t", "cpu0", 0, 10);
+    placed(w, s, "g#0/x", "gpu0", 0, 20);
+    placed(w, s, "g#0/c", "gpu0", 50, 60);
     hs_schedule_free(s);
     hs_workload_free(w);
 }
@@ -901,10 +1113,253 @@ static void random_invariants(void **state)
     }
 }
 
+/* Tasks of no duration at one instant keep their precedence in a plan: b is
+ * declared before a (so it has the lower index) but depends on it, and
+ * both cost 0 everywhere, so heft plans both at [0, 0] on cpu0.  The device
+ * must run a before b (ordered by start, end, then topological position, not
+ * by index), or it would wait for b forever. */
+static void plan_keeps_zero_cost_chain(void **state)
+{
+    static const kern_spec ks[] = {{"b", {0, 0}, 0, 0}, {"a", {0, 0}, 0, 0}};
+    static const edge_spec es[] = {{"a", "b", 0}};
+    hs_workload *w = build(cpu_gpu, 2, 1.0, 0.0, ks, 2, es, 1);
+    (void)state;
+    assert_float_equal(makespan(w, "heft", 0), 0, 0);
+    assert_float_equal(makespan(w, "peft", 0), 0, 0);
+    hs_workload_free(w);
+}
+
+/* --------------------------------------------------------------- best */
+
+/* A random topological order of g into seq (Kahn's, ready tasks drawn at
+ * random). */
+static void random_topo(const hs_graph *g, unsigned short x[3], size_t *seq)
+{
+    size_t n = g->ntasks, nready = 0, *ready = malloc(n * sizeof *ready);
+    size_t *left = malloc(n * sizeof *left);
+    assert_true(ready && left);
+    for (size_t t = 0; t < n; t++)
+        if ((left[t] = g->pred_off[t + 1] - g->pred_off[t]) == 0)
+            ready[nready++] = t;
+    for (size_t k = 0; k < n; k++) {
+        size_t i = (size_t)(erand48(x) * (double)nready), t;
+        const hs_edge *e;
+        assert_true(nready > 0);
+        i = i < nready ? i : nready - 1;
+        t = ready[i];
+        ready[i] = ready[--nready];
+        seq[k] = t;
+        HS_GRAPH_SUCC_FOREACH(g, t, e)
+        {
+            if (--left[e->to] == 0)
+                ready[nready++] = e->to;
+        }
+    }
+    free(ready);
+    free(left);
+}
+
+/* The retimer gives what the engine gives: every static policy's plan, read
+ * as devices and orders, retimes to the makespan of that policy's run (the
+ * run executes the same orders as early as the model lets it).  And a
+ * partial timing from position k agrees with a full one of the same
+ * schedule, whatever changed from k on. */
+static void retime_matches_engine(void **state)
+{
+    unsigned short x[3] = {4, 5, 6};
+    (void)state;
+    for (int seed = 0; seed < 40; seed++) {
+        int n = 2 + (int)(erand48(x) * 30), nd = 2 + seed % 3;
+        hs_workload *w = random_workload(x, n, nd);
+        const hs_graph *g = &w->graph;
+        hs__retimer r;
+        hs__seq_sched a, b;
+        hs_error err = {0};
+        ok(hs__retimer_init(&r, g, &w->platform, &err), &err);
+        ok(hs__seq_sched_alloc(&a, g->ntasks, &err), &err);
+        ok(hs__seq_sched_alloc(&b, g->ntasks, &err), &err);
+        for (const hs_policy *const *p = hs_policy_list(); *p; p++) {
+            hs__plan plan;
+            hs_schedule *s;
+            if (!(*p)->plan)
+                continue;
+            ok((*p)->plan(g, &w->platform, NULL, &plan, &err), &err);
+            hs__seq_from_plan(&r, &plan, &a);
+            s = run(w, hs_policy_name(*p), 0, 0);
+            if (fabs(a.makespan - s->makespan_us) > 1e-9 * s->makespan_us)
+                fail_msg("%s on workload %d: retimed %.9f, run %.9f", hs_policy_name(*p), seed,
+                         a.makespan, s->makespan_us);
+            hs_schedule_free(s);
+            hs__plan_free(&plan);
+        }
+        for (int trial = 0; trial < 20; trial++) {
+            size_t from = (size_t)(erand48(x) * (double)g->ntasks);
+            double full, part;
+            for (size_t t = 0; t < g->ntasks; t++)
+                a.dev[t] = (int)(erand48(x) * nd) % nd;
+            random_topo(g, x, a.seq);
+            hs__retime_commit(&r, a.dev, a.seq);
+            /* b: a with the tasks from `from` on moved to random devices and
+             * reordered among themselves in a topological way */
+            hs__seq_sched_copy(&b, &a, g->ntasks);
+            for (size_t k = from; k < g->ntasks; k++)
+                b.dev[b.seq[k]] = (int)(erand48(x) * nd) % nd;
+            for (size_t k = from; k + 1 < g->ntasks; k++) {
+                size_t t = b.seq[k], u = b.seq[k + 1];
+                const hs_edge *e;
+                int linked = 0;
+                HS_GRAPH_SUCC_FOREACH(g, t, e)
+                {
+                    linked |= e->to == u;
+                }
+                if (!linked && erand48(x) < 0.5) {
+                    b.seq[k] = u;
+                    b.seq[k + 1] = t;
+                }
+            }
+            part = hs__retime_from(&r, b.dev, b.seq, from, HUGE_VAL);
+            full = hs__retime(&r, b.dev, b.seq, HUGE_VAL);
+            assert_float_equal(part, full, 0);
+            /* a cutoff at or below the makespan stops the timing */
+            assert_true(isinf(hs__retime(&r, b.dev, b.seq, full)));
+        }
+        hs__seq_sched_free(&a);
+        hs__seq_sched_free(&b);
+        hs__retimer_free(&r);
+        hs_workload_free(w);
+    }
+}
+
+/* The local search from a given schedule, on cpu0 + gpu0 at 1 GB/s without
+ * latency, where no single task can move alone: an edge of 1 MB costs
+ * 1000 us between the devices.
+ * Pair: a -> b (1 MB), each cpu 100, gpu 10; z: cpu 1000, gpu 100.  From a
+ *   and b on cpu0 and z on gpu0 (seq a, b, z; makespan 200), a or b alone
+ *   to gpu0 waits 1000 for the edge, z to cpu0 takes 1000, exchanging a or
+ *   b with z does both, moving all of cpu0 onto gpu0 and back puts z on
+ *   cpu0: only a and b together to gpu0 helps, [0, 10], [10, 20], z [20,
+ *   120]: 120, the optimum (z on gpu0 takes a and b with it, else 200).
+ * Exchange: a -> b -> c (1 MB each), each cpu 100, gpu 10, all on cpu0
+ *   (300): any one or two of them on gpu0 pay an edge; all three: 30. */
+static void local_search_moves(void **state)
+{
+    static const kern_spec pair[] = {
+        {"a", {100, 10}, 0, 0}, {"b", {100, 10}, 0, 0}, {"z", {1000, 100}, 0, 0}};
+    static const edge_spec pair_e[] = {{"a", "b", 1e6}};
+    static const kern_spec chain[] = {
+        {"a", {100, 10}, 0, 0}, {"b", {100, 10}, 0, 0}, {"c", {100, 10}, 0, 0}};
+    static const edge_spec chain_e[] = {{"a", "b", 1e6}, {"b", "c", 1e6}};
+    (void)state;
+    for (int k = 0; k < 2; k++) {
+        hs_workload *w = k ? build(cpu_gpu, 2, 1.0, 0.0, chain, 3, chain_e, 2)
+                           : build(cpu_gpu, 2, 1.0, 0.0, pair, 3, pair_e, 1);
+        hs__retimer r;
+        hs__seq_sched s;
+        hs_error err = {0};
+        ok(hs__retimer_init(&r, &w->graph, &w->platform, &err), &err);
+        ok(hs__seq_sched_alloc(&s, 3, &err), &err);
+        for (size_t t = 0; t < 3; t++) {
+            s.seq[t] = t;
+            s.dev[t] = k == 0 && t == 2;
+        }
+        s.makespan = hs__retime(&r, s.dev, s.seq, HUGE_VAL);
+        assert_float_equal(s.makespan, k ? 300 : 200, 0);
+        hs__local_search(&r, &s, HUGE_VAL);
+        assert_float_equal(s.makespan, k ? 30 : 120, EPS);
+        for (size_t t = 0; t < 3; t++)
+            assert_int_equal(s.dev[t], 1);
+        hs__seq_sched_free(&s);
+        hs__retimer_free(&r);
+        hs_workload_free(w);
+    }
+}
+
+/* Every task on device d one after the other in topological order, inputs
+ * from host and outputs back (the delay model). */
+static double on_one_device(const hs_workload *w, int d)
+{
+    const hs_graph *g = &w->graph;
+    const hs_platform *pf = &w->platform;
+    int mem = pf->devices[d].memory;
+    size_t *order = malloc(g->ntasks * sizeof *order);
+    double now = 0, makespan = 0;
+    hs_error err = {0};
+    assert_non_null(order);
+    ok(hs_graph_topo_order(g, order, &err), &err);
+    for (size_t k = 0; k < g->ntasks; k++) {
+        const hs_task *t = &g->tasks[order[k]];
+        double in = hs_transfer_us(pf, HS_HOST_MEMORY, mem, t->input_bytes);
+        now = fmax(in, now) + t->cost_us[d];
+        makespan = fmax(makespan, now + hs_transfer_us(pf, mem, HS_HOST_MEMORY, t->output_bytes));
+    }
+    free(order);
+    return makespan;
+}
+
+/* On seeded random workloads, with a budget it never reaches: best is no
+ * longer than any other policy that keeps tasks whole (it starts from the
+ * shortest of them and only shortens it), nor than any single device; and
+ * two runs give the same schedule. */
+static void best_never_worse(void **state)
+{
+    unsigned short x[3] = {7, 8, 9};
+    hs_map_options opt = {.budget_ms = HS_MAX_BUDGET_MS};
+    (void)state;
+    for (int seed = 0; seed < 40; seed++) {
+        int n = 2 + (int)(erand48(x) * 30), nd = 2 + seed % 3;
+        hs_workload *w = random_workload(x, n, nd);
+        hs_schedule *b = run_opts(w, "best", &opt), *again = run_opts(w, "best", &opt);
+        for (const hs_policy *const *p = hs_policy_list(); *p; p++) {
+            hs_schedule *s;
+            if ((*p)->transform)
+                continue;
+            s = run(w, hs_policy_name(*p), 0, 0);
+            if (b->makespan_us > s->makespan_us * (1 + 1e-12))
+                fail_msg("workload %d: best %.6f, %s %.6f", seed, b->makespan_us,
+                         hs_policy_name(*p), s->makespan_us);
+            hs_schedule_free(s);
+        }
+        for (int d = 0; d < nd; d++)
+            assert_true(b->makespan_us <= on_one_device(w, d) * (1 + 1e-12));
+        assert_int_equal(b->nplacements, again->nplacements);
+        for (size_t i = 0; i < b->nplacements; i++) {
+            assert_int_equal(b->placements[i].task, again->placements[i].task);
+            assert_int_equal(b->placements[i].device, again->placements[i].device);
+            assert_float_equal(b->placements[i].start_us, again->placements[i].start_us, 0);
+        }
+        hs_schedule_free(b);
+        hs_schedule_free(again);
+        hs_workload_free(w);
+    }
+}
+
+/* Topcuoglu et al.'s example: heft 80, the best of the portfolio 76 (hoft
+ * and lookahead), and the search reaches 73, which the MILP proves
+ * optimal. */
+static void best_topcuoglu(void **state)
+{
+    hs_workload *w = topcuoglu();
+    hs_milp_options mo;
+    hs_milp_result res;
+    hs_error err = {0};
+    (void)state;
+    assert_float_equal(makespan(w, "hoft", 0), 76, EPS);
+    assert_float_equal(makespan(w, "lookahead", 0), 76, EPS);
+    assert_float_equal(makespan(w, "best", 0), 73, EPS);
+    hs_milp_options_init(&mo);
+    mo.progress = 0;
+    ok(hs_milp_solve(w, &mo, &res, &err), &err);
+    assert_int_equal(res.status, HS_MILP_OPTIMAL);
+    assert_float_equal(res.makespan_us, 73, EPS);
+    hs_milp_result_free(&res);
+    hs_workload_free(w);
+}
+
 /* ------------------------------------------------------------- refusals */
 
 static void bad_options(void **state)
 {
+    static const double budgets[] = {-1, NAN, 2 * HS_MAX_BUDGET_MS};
     hs_workload *w = case_study();
     hs_map_options opt = {.thr = -1};
     hs_schedule *s = NULL;
@@ -921,6 +1376,13 @@ static void bad_options(void **state)
     opt.split_threshold_us = NAN;
     assert_int_equal(hs_map(w, "ad-part", &opt, &s, NULL, &err), HS_EINPUT);
     assert_null(s);
+    for (int i = 0; i < 3; i++) {
+        opt = (hs_map_options){.budget_ms = budgets[i]};
+        assert_int_equal(hs_map(w, "best", &opt, &s, NULL, &err), HS_EINPUT);
+        assert_null(s);
+    }
+    assert_string_equal(err.msg, "budget_ms must be a number of ms from 0 (the default, 100) "
+                                 "to 3.6e+06, not 7.2e+06");
     hs_workload_free(w);
 }
 
@@ -950,12 +1412,22 @@ int main(void)
         cmocka_unit_test(heft_topcuoglu),
         cmocka_unit_test(heft_inserts),
         cmocka_unit_test(peft_looks_ahead),
+        cmocka_unit_test(weighted_ranks_and_oft),
+        cmocka_unit_test(crossing_policies),
+        cmocka_unit_test(cpop_topcuoglu),
+        cmocka_unit_test(heteroprio_spoliates),
+        cmocka_unit_test(heteroprio_queues),
         cmocka_unit_test(case_study_makespans),
         cmocka_unit_test(ad_part_case_study),
         cmocka_unit_test(ad_part_refuses_costly_split),
         cmocka_unit_test(ad_part_model_parts),
         cmocka_unit_test(ad_part_model_floor),
         cmocka_unit_test(random_invariants),
+        cmocka_unit_test(plan_keeps_zero_cost_chain),
+        cmocka_unit_test(retime_matches_engine),
+        cmocka_unit_test(local_search_moves),
+        cmocka_unit_test(best_never_worse),
+        cmocka_unit_test(best_topcuoglu),
         cmocka_unit_test(bad_options),
         cmocka_unit_test(one_device),
     };

@@ -312,6 +312,51 @@ static const struct bad_case {
     {"bad-params-without-type",
      "tests/cases/bad-params-without-type.yaml:12:27: error: applications[0].kernels[0].params: "
      "params without a type (give the kernel type they configure, e.g. type: gemm)"},
+    /* which buffer an edge feeds (exec/data.h) */
+    {"bad-buffer-implicit-size",
+     "tests/cases/bad-buffer-implicit-size.yaml:19:9: error: applications[0].edges[0]: 'pq' "
+     "(dot) gives 4 bytes, but the implicit rule binds this edge to buffer 'x' of 'ax' "
+     "(axpy), which holds 4000 bytes: name the buffer it feeds, buffer: num or den, or "
+     "write buffer: none if it only orders"},
+    {"bad-buffer-implicit-untyped",
+     "tests/cases/bad-buffer-implicit-untyped.yaml:19:9: error: applications[0].edges[0]: "
+     "kernel 'nap' has no type, so no result, but the implicit rule binds this edge to "
+     "buffer 'x' of 'ax' (axpy): write buffer: none if it only orders"},
+    {"bad-buffer-none-left",
+     "tests/cases/bad-buffer-none-left.yaml:21:9: error: applications[0].edges[2]: this "
+     "edge carries data, but every buffer 'pq' (dot) reads (x and y) is fed by another "
+     "edge: write buffer: none if it only orders"},
+    {"bad-buffer-unknown",
+     "tests/cases/bad-buffer-unknown.yaml:19:46: error: applications[0].edges[0].buffer: "
+     "kernel 'ax' (axpy) has no buffer 'z': name one it reads (x, y, num or den), or write "
+     "buffer: none if the edge only orders"},
+    {"bad-buffer-written",
+     "tests/cases/bad-buffer-written.yaml:19:47: error: applications[0].edges[0].buffer: "
+     "buffer 'c' of kernel 'v' (va) is written, not read, so no edge feeds it: name one it "
+     "reads (a or b)"},
+    {"bad-buffer-size",
+     "tests/cases/bad-buffer-size.yaml:19:46: error: applications[0].edges[0].buffer: 'pq' "
+     "(dot) gives 4 bytes, but buffer 'y' of 'ax' (axpy) holds 4000 bytes: name the buffer "
+     "it feeds, buffer: num or den, or write buffer: none if it only orders"},
+    {"bad-buffer-twice",
+     "tests/cases/bad-buffer-twice.yaml:21:46: error: applications[0].edges[2].buffer: "
+     "buffer 'den' of kernel 'ax' is fed twice: by edges[0] (from 'pq') and by this edge "
+     "(from 'rr')"},
+    {"bad-buffer-untyped-consumer",
+     "tests/cases/bad-buffer-untyped-consumer.yaml:19:49: error: "
+     "applications[0].edges[0].buffer: kernel 'nap' has no type, so no buffer 'a' to feed: "
+     "an edge into it only orders (drop buffer)"},
+    {"bad-buffer-untyped-producer",
+     "tests/cases/bad-buffer-untyped-producer.yaml:19:50: error: "
+     "applications[0].edges[0].buffer: kernel 'nap' has no type, so no result to feed "
+     "buffer 'x' of 'ax': write buffer: none if the edge only orders"},
+    {"bad-buffer-zero-bytes",
+     "tests/cases/bad-buffer-zero-bytes.yaml:19:46: error: applications[0].edges[0].buffer: "
+     "an edge of 0 bytes only orders: give the bytes it moves (4, the result of 'pq') to "
+     "feed buffer 'num', or write buffer: none"},
+    {"bad-buffer-empty",
+     "tests/cases/bad-buffer-empty.yaml:19:46: error: applications[0].edges[0].buffer: a "
+     "buffer name is 1 to 512 bytes long, not 0"},
     /* names */
     {"bad-name-too-long",
      "tests/cases/bad-name-too-long.yaml:12:16: error: applications[0].kernels[0].name: a name is "
@@ -425,6 +470,17 @@ static void buffer_errors(void **state)
                       "text.yaml:8:36: error: applications[0].kernels[0].cost_us: kernel 'k' of "
                       "type 'gemm' has no cost_us and no performance model is loaded (give "
                       "cost_us)");
+    /* an edge's buffer: a field of its own, one name */
+    EXPECT_TEXT_ERROR(PLATFORM "applications: [{name: a, kernels: [{name: k, cost_us: {cpu: 1, "
+                               "gpu: 1}}, {name: l, cost_us: {cpu: 1, gpu: 1}}], edges: [{from: "
+                               "k, to: l, bufer: x}]}]\n",
+                      "text.yaml:8:138: error: unknown field 'bufer' in an edge (expected from, "
+                      "to, bytes or buffer)");
+    EXPECT_TEXT_ERROR(PLATFORM "applications: [{name: a, kernels: [{name: k, cost_us: {cpu: 1, "
+                               "gpu: 1}}, {name: l, cost_us: {cpu: 1, gpu: 1}}], edges: [{from: "
+                               "k, to: l, buffer: [x]}]}]\n",
+                      "text.yaml:8:146: error: applications[0].edges[0].buffer: expected a "
+                      "single value, not a list");
 }
 
 /* Two devices and links both ways at BW GB/s and LAT us, as a string. */

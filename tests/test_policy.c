@@ -226,7 +226,9 @@ static void registry(void **state)
 {
     const hs_policy *const *p = hs_policy_list();
     static const char *const baselines[] = {"eager", "cpu-only", "app-level", "random", "dmda",
-                                            "dmdar"};
+                                            "dmdar", "heft", "peft", "heft-wm", "hoft",
+                                            "hoft-wm", "cpop", "lookahead", "heteroprio",
+                                            "best"};
     size_t n = 0;
     (void)state;
     for (; p[n]; n++) {

@@ -132,7 +132,9 @@ static double edge_bytes(hs_workload *w, const char *from, const char *to)
 
 static double makespan(hs_workload *w, const char *policy)
 {
-    hs_map_options o = {0};
+    /* best's search ends when it converges, not when its time is up: the
+     * same workload gives the same schedule on any machine */
+    hs_map_options o = {.budget_ms = HS_MAX_BUDGET_MS};
     hs_schedule *s = NULL;
     hs_error err = {0};
     double m;
@@ -546,6 +548,14 @@ static void dot_errors(void **state)
     expect_input_error("e.dot", "digraph g { a [cost=1]; b [cost=1]; a -> b [bytes=x] }",
                        "e.dot: error: edge 'a' -> 'b': bytes: expected a whole number >= 0, "
                        "not 'x'");
+    expect_input_error("e.dot", "digraph g { a [cost=1, type=axpy, params=\"n=4\"]; b [cost=1, "
+                       "type=axpy, params=\"n=4\"]; a -> b [bytes=16, buffer=zz] }", "e.dot: "
+                       "error: edge 'a' -> 'b': buffer: kernel 'b' (axpy) has no buffer 'zz': "
+                       "name one it reads (x or y), or write buffer: none if the edge only "
+                       "orders");
+    expect_input_error("e.dot", "digraph g { a [cost=1]; b [cost=1]; a -> b [buffer=zz] }",
+                       "e.dot: error: edge 'a' -> 'b': buffer: kernel 'b' has no type, so no "
+                       "buffer 'zz' to feed: an edge into it only orders (drop buffer)");
     expect_input_error("e.dot", "digraph g { a [cost=1]; b [cost=1]; a -> b; b -> a }",
                        "e.dot: error: cycle in application 'e': a -> b -> a");
     expect_input_error("e.dot", "digraph g { a [cost=1]; a -> a }", "e.dot: error: edge 'a' -> "
@@ -742,6 +752,9 @@ static void same_workload(const hs_workload *w, const hs_workload *v)
             assert_int_equal(x->edges[e].from, y->edges[e].from);
             assert_int_equal(x->edges[e].to, y->edges[e].to);
             assert_true(x->edges[e].bytes == y->edges[e].bytes);
+            assert_true(!x->edges[e].buffer == !y->edges[e].buffer);
+            if (x->edges[e].buffer)
+                assert_string_equal(x->edges[e].buffer, y->edges[e].buffer);
         }
     }
 }
@@ -764,7 +777,13 @@ static void round_trip(hs_workload *w, const char *name)
         fail_msg("%s: %s", name, err.msg);
     same_workload(w, back);
     for (size_t i = 0; p[i]; i++) {
-        double a = makespan(w, hs_policy_name(p[i])), b = makespan(back, hs_policy_name(p[i]));
+        double a, b;
+        /* best converges within seconds on small graphs only; on larger ones
+         * its budget, a time, would decide */
+        if (strcmp(hs_policy_name(p[i]), "best") == 0 && w->graph.ntasks > 64)
+            continue;
+        a = makespan(w, hs_policy_name(p[i]));
+        b = makespan(back, hs_policy_name(p[i]));
         if (a != b)
             fail_msg("%s, %s: makespan %.17g, read back %.17g", name, hs_policy_name(p[i]), a, b);
     }

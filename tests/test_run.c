@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,11 +127,25 @@ static void check_structure(const hs_workload *w, const hs_schedule *s)
     free(sum);
 }
 
+/* Copies the result of typed task `from` (res, rsize) into buffer i of c:
+ * the rule of exec/data.h lets an edge feed only a buffer of the result's
+ * size. */
+static void feed(const hs_kconf *c, void **bufs, int i, void **res, const size_t *rsize,
+                 size_t from)
+{
+    assert_non_null(res[from]);
+    assert_int_equal(rsize[from], c->bufs[i].bytes);
+    memcpy(bufs[i], res[from], rsize[from]);
+}
+
 /* The serial reference: every typed task in index order (the graph's
  * instances are built in topological order within an application), buffers
- * from the generator with seed task + 1, the k-th data edge feeding the k-th
- * readable buffer when the sizes agree; returns the results (NULL for
- * untyped tasks), which the caller frees. */
+ * from the generator with seed task + 1, fed by the rule of exec/data.h as
+ * the workload writes it (not the bindings finalize resolved): an edge
+ * naming a buffer feeds it, `none` and edges of 0 bytes only order, and the
+ * other edges feed, in declaration order, the readable buffers no edge
+ * names; returns the results (NULL for untyped tasks), which the caller
+ * frees. */
 static void **reference(const hs_workload *w)
 {
     const hs_graph *g = &w->graph;
@@ -142,7 +157,7 @@ static void **reference(const hs_workload *w)
     for (size_t t = 0; t < g->ntasks; t++) {
         const hs_kernel *k = &w->apps[g->tasks[t].app].kernels[g->tasks[t].kernel];
         void *bufs[HS_KMAX_BUFS] = {0};
-        int rb = 0, result = -1;
+        int rb = 0, result = -1, named[HS_KMAX_BUFS] = {0};
         const hs_edge *ed;
         if (!k->type)
             continue;
@@ -156,15 +171,21 @@ static void **reference(const hs_workload *w)
         hs_kfill(&c[t], bufs);
         HS_GRAPH_PRED_FOREACH(g, t, ed)
         {
-            if (ed->bytes <= 0)
+            const char *name = hs_edge_origin(w, g, ed)->buffer;
+            for (int i = 0; name && i < c[t].nbufs; i++)
+                if (strcmp(c[t].bufs[i].name, name) == 0) {
+                    feed(&c[t], bufs, i, res, rsize, ed->from);
+                    named[i] = 1;
+                }
+        }
+        HS_GRAPH_PRED_FOREACH(g, t, ed)
+        {
+            if (ed->bytes <= 0 || hs_edge_origin(w, g, ed)->buffer)
                 continue;
-            while (rb < c[t].nbufs && !(c[t].bufs[rb].mode & HS_KREAD))
+            while (rb < c[t].nbufs && (!(c[t].bufs[rb].mode & HS_KREAD) || named[rb]))
                 rb++;
-            if (rb == c[t].nbufs)
-                break;
-            if (res[ed->from] && rsize[ed->from] == c[t].bufs[rb].bytes)
-                memcpy(bufs[rb], res[ed->from], rsize[ed->from]);
-            rb++;
+            assert_true(rb < c[t].nbufs);
+            feed(&c[t], bufs, rb++, res, rsize, ed->from);
         }
         assert_int_equal(hs_krun_cpu(&c[t], bufs, 0, c[t].items, 1, &err), 0);
         for (int i = 0; i < c[t].nbufs; i++)
@@ -332,6 +353,146 @@ static void emu_heft_copies_both_ways(void **state)
     hs_schedule_free(s);
     hs_run_report_free(&r);
     hs_workload_free(w);
+}
+
+/* Edges that name their buffers (exec/data.h), on emu (cpu0 + gpu0) under
+ * every policy: into ax (axpy, ratio 1: y = (num / den) x + y) pq's dot
+ * feeds den and rr's num; u's sum feeds y, a buffer after the first, while
+ * v's, declared after it without a name, feeds x (the first readable buffer
+ * no edge names); t's edge only orders.  The one output, ax's y, is
+ * computed here by hand from that rule: each producer on its generated
+ * inputs (seed = task index + 1), then axpy on x = v, y = u, num = rr, den
+ * = pq; the run gives it byte for byte (and it is not ax on generated
+ * inputs alone). */
+static void explicit_binding_feeds_a_later_buffer(void **state)
+{
+    enum { U, V, T, PQ, RR, AX, N };
+    static const struct {
+        int from;
+        double bytes;
+        const char *buffer;
+    } edges[] = {{PQ, 4, "den"}, {U, 4000, "y"}, {V, 4000, NULL}, {RR, 4, "num"},
+                 {T, 4000, HS_BUFFER_NONE}};
+    static const char *const names[N] = {"u", "v", "t", "pq", "rr", "ax"};
+    hs_workload *w = hs_workload_new();
+    const hs_policy *const *pol = hs_policy_list();
+    void *bufs[N][HS_KMAX_BUFS] = {{0}}, *alone[HS_KMAX_BUFS] = {0};
+    hs_kconf c[N];
+    hs_error err = {0};
+    int a;
+    (void)state;
+    platform(w, PF_CPU_GPU);
+    a = hs_workload_add_app(w, "bind", 1, &err);
+    kernel(w, a, "u", "va", "n", 1000, NULL, 0, 10, 1000);
+    kernel(w, a, "v", "va", "n", 1000, NULL, 0, 1000, 10);
+    kernel(w, a, "t", "va", "n", 1000, NULL, 0, 10, 10);
+    kernel(w, a, "pq", "dot", "n", 1000, NULL, 0, 10, 1000);
+    kernel(w, a, "rr", "dot", "n", 1000, NULL, 0, 1000, 10);
+    kernel(w, a, "ax", "axpy", "n", 1000, "ratio", 1, 1000, 10);
+    for (int e = 0; e < 5; e++) {
+        assert_int_equal(hs_app_add_edge(w, a, names[edges[e].from], "ax", edges[e].bytes, &err),
+                         e);
+        assert_int_equal(hs_edge_set_buffer(w, a, e, edges[e].buffer, &err), 0);
+    }
+    finalize(w);
+    /* by hand: the producers, then ax on their results */
+    for (int t = 0; t < N; t++) {
+        const hs_kernel *k = &w->apps[a].kernels[t];
+        assert_int_equal(hs_kconf_init(&c[t], k->type, k->params, k->nparams, &err), 0);
+        c[t].seed = (uint64_t)t + 1;
+        for (int i = 0; i < c[t].nbufs; i++) {
+            assert_non_null(bufs[t][i] = calloc(1, c[t].bufs[i].bytes));
+            if (t == AX)
+                assert_non_null(alone[i] = calloc(1, c[t].bufs[i].bytes));
+        }
+        hs_kfill(&c[t], bufs[t]);
+        if (t == AX) {
+            hs_kfill(&c[t], alone);
+            assert_int_equal(hs_krun_cpu(&c[t], alone, 0, c[t].items, 1, &err), 0);
+            memcpy(bufs[AX][0], bufs[V][2], 4000); /* x = v's c */
+            memcpy(bufs[AX][1], bufs[U][2], 4000); /* y = u's c */
+            memcpy(bufs[AX][2], bufs[RR][2], 4);   /* num = rr's s */
+            memcpy(bufs[AX][3], bufs[PQ][2], 4);   /* den = pq's s */
+        }
+        assert_int_equal(hs_krun_cpu(&c[t], bufs[t], 0, c[t].items, 1, &err), 0);
+    }
+    assert_int_equal(c[AX].bufs[1].bytes, 4000);
+    assert_true(memcmp(bufs[AX][1], alone[1], 4000) != 0);
+    for (size_t p = 0; pol[p]; p++) {
+        hs_schedule *s;
+        hs_run_report r;
+        if (run(w, hs_policy_name(pol[p]), &hs_backend_emu, &s, &r, &err) != 0)
+            fail_msg("%s: %s", hs_policy_name(pol[p]), err.msg);
+        assert_int_equal(r.checked, N);
+        assert_int_equal(r.noutputs, 1);
+        assert_int_equal(r.outputs[0].task, AX);
+        assert_int_equal(r.outputs[0].bytes, 4000);
+        assert_memory_equal(r.outputs[0].data, bufs[AX][1], 4000);
+        hs_schedule_free(s);
+        hs_run_report_free(&r);
+    }
+    for (int t = 0; t < N; t++)
+        for (int i = 0; i < c[t].nbufs; i++)
+            free(bufs[t][i]);
+    for (int i = 0; i < HS_KMAX_BUFS; i++)
+        free(alone[i]);
+    hs_workload_free(w);
+}
+
+/* Runs w under policy `pol` on backend ops and compares its outputs with
+ * the serial reference ref, byte for byte; `what` names the run. */
+static void run_byte_exact(hs_workload *w, const char *pol, const hs_backend_ops *ops,
+                           void **ref, const char *what)
+{
+    hs_schedule *s;
+    hs_run_report r;
+    hs_error err = {0};
+    if (run(w, pol, ops, &s, &r, &err) != 0)
+        fail_msg("%s, %s: %s", what, pol, err.msg);
+    check_outputs(w, &r, ref);
+    hs_schedule_free(s);
+    hs_run_report_free(&r);
+}
+
+/* The paper's small benchmark files as committed (cg's edges name their
+ * buffers, `none` among them), on emu (cpu0 + gpu0) under eager and heft,
+ * and the same benchmark generated on two CPU devices on the cpu backend:
+ * the outputs are the serial reference's byte for byte, computed here from
+ * the file's edges.  Every CPU device computes on one thread, so that each
+ * kernel is called exactly as the reference calls it (a BLAS gives the same
+ * bits only for the same call). */
+static void bundled_workloads_byte_exact(void **state)
+{
+    static const char *const names[] = {"xgemm", "cg", "cholesky", "increment", "va",
+                                        "pi", "fblock"};
+    const char *root = getenv("HS_SOURCE_ROOT");
+    (void)state;
+    assert_non_null(root);
+    for (size_t b = 0; b < sizeof names / sizeof names[0]; b++) {
+        char path[4096];
+        hs_workload *w, *wc = hs_workload_new();
+        hs_error err = {0};
+        void **ref;
+        snprintf(path, sizeof path, "%s/workloads/paper/%s-small.yaml", root, names[b]);
+        if (hs_workload_load_file(path, &w, &err) != 0)
+            fail_msg("%s", err.msg);
+        for (int d = 0; d < w->platform.ndevices; d++)
+            w->platform.devices[d].cores = 1;
+        ref = reference(w);
+        run_byte_exact(w, "eager", &hs_backend_emu, ref, path);
+        run_byte_exact(w, "heft", &hs_backend_emu, ref, path);
+        free_results(w, ref);
+        hs_workload_free(w);
+        assert_non_null(wc);
+        if (hs_gen_platform(wc, "cpu:2", 1, &err) != 0 ||
+            hs_gen_benchmark(wc, names[b], HS_GEN_SMALL, 1, NULL, &err) != 0 ||
+            hs_workload_finalize(wc, &err) != 0)
+            fail_msg("%s on cpu:2: %s", names[b], err.msg);
+        ref = reference(wc);
+        run_byte_exact(wc, "heft", &hs_backend_cpu, ref, names[b]);
+        free_results(wc, ref);
+        hs_workload_free(wc);
+    }
 }
 
 /* The cpu backend refuses a gpu device with a clear message. */
@@ -653,6 +814,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_policy_cpu_and_emu),
+        cmocka_unit_test(explicit_binding_feeds_a_later_buffer),
+        cmocka_unit_test(bundled_workloads_byte_exact),
         cmocka_unit_test(emu_lone_gpu_copies_only_the_output),
         cmocka_unit_test(emu_heft_copies_both_ways),
         cmocka_unit_test(cpu_refuses_gpus),

@@ -754,6 +754,10 @@ static int bench_xgemm(hs_workload *w, int a, double n, const hs_gen_rates *r, h
  * Edges carry vectors (V), scalars (4 bytes) and A itself from one gemv to
  * the next, so A moves only when the gemvs change memory.  The first
  * iteration reads A, p, x, r and rho from host; the last x goes back.
+ * Every edge names the buffer it feeds (exec/data.h), the data flow above:
+ * the implicit rule would give scalars to vector buffers.  A is no kernel's
+ * result, so its edge only orders (each gemv's A is generated), and dot_rr
+ * reads r once (one edge, one buffer: its y is generated).
  * Fig. 4: n = 1k, 4k, 8k. */
 #define CG_ITERATIONS 3
 static int bench_cg(hs_workload *w, int a, double n, const hs_gen_rates *r, hs_error *err)
@@ -762,17 +766,22 @@ static int bench_cg(hs_workload *w, int a, double n, const hs_gen_rates *r, hs_e
     enum { GEMV, DOT_PQ, AXPY_X, AXPY_R, DOT_RR, XPAY };
     static const char *const names[] = {"gemv", "dot_pq", "axpy_x", "axpy_r", "dot_rr",
                                         "xpay"};
-    /* within an iteration, and from the previous one: {from, to, bytes} */
-    static const struct {
+    /* within an iteration, and from the previous one: {from, to, bytes,
+     * the buffer of `to` it feeds} */
+    static const struct cg_edge {
         int from, to;
         char what; /* V vector, S scalar, M the matrix */
-    } inner[] = {{GEMV, DOT_PQ, 'V'},   {GEMV, AXPY_R, 'V'},   {DOT_PQ, AXPY_X, 'S'},
-                 {DOT_PQ, AXPY_R, 'S'}, {AXPY_R, DOT_RR, 'V'}, {AXPY_R, XPAY, 'V'},
-                 {DOT_RR, XPAY, 'S'}},
-      cross[] = {{GEMV, GEMV, 'M'},     {XPAY, GEMV, 'V'},     {XPAY, DOT_PQ, 'V'},
-                 {XPAY, AXPY_X, 'V'},   {XPAY, XPAY, 'V'},     {AXPY_X, AXPY_X, 'V'},
-                 {AXPY_R, AXPY_R, 'V'}, {DOT_RR, AXPY_X, 'S'}, {DOT_RR, AXPY_R, 'S'},
-                 {DOT_RR, XPAY, 'S'}};
+        const char *buffer;
+    } inner[] = {{GEMV, DOT_PQ, 'V', "y"},   {GEMV, AXPY_R, 'V', "x"},
+                 {DOT_PQ, AXPY_X, 'S', "den"}, {DOT_PQ, AXPY_R, 'S', "den"},
+                 {AXPY_R, DOT_RR, 'V', "x"}, {AXPY_R, XPAY, 'V', "x"},
+                 {DOT_RR, XPAY, 'S', "num"}},
+      cross[] = {{GEMV, GEMV, 'M', HS_BUFFER_NONE}, {XPAY, GEMV, 'V', "x"},
+                 {XPAY, DOT_PQ, 'V', "x"},          {XPAY, AXPY_X, 'V', "x"},
+                 {XPAY, XPAY, 'V', "y"},            {AXPY_X, AXPY_X, 'V', "y"},
+                 {AXPY_R, AXPY_R, 'V', "y"},        {DOT_RR, AXPY_X, 'S', "num"},
+                 {DOT_RR, AXPY_R, 'S', "num"},      {DOT_RR, XPAY, 'S', "den"}};
+    const size_t ninner = sizeof inner / sizeof inner[0], ncross = sizeof cross / sizeof cross[0];
     char nm[6][32] = {{0}}, pv[6][32];
     for (int it = 0; it < CG_ITERATIONS; it++) {
         int first = it == 0, last = it == CG_ITERATIONS - 1, rc = 0;
@@ -794,17 +803,14 @@ static int bench_cg(hs_workload *w, int a, double n, const hs_gen_rates *r, hs_e
             (rc = add_typed(w, a, nm[XPAY], "axpy", P({"n", n}, {"ratio", 2}), 2 * n, 3 * V,
                             first ? V + S : 0, 0, r, err)) < 0)
             return rc;
-        for (size_t e = 0; e < sizeof inner / sizeof inner[0]; e++)
-            if ((rc = hs_app_add_edge(w, a, nm[inner[e].from], nm[inner[e].to],
-                                      inner[e].what == 'V' ? V : S, err)) < 0)
+        for (size_t e = 0; e < ninner + (first ? 0 : ncross); e++) {
+            const struct cg_edge *ce = e < ninner ? &inner[e] : &cross[e - ninner];
+            const char *from = e < ninner ? nm[ce->from] : pv[ce->from];
+            if ((rc = hs_app_add_edge(w, a, from, nm[ce->to],
+                                      ce->what == 'M' ? M : ce->what == 'V' ? V : S, err)) < 0 ||
+                (rc = hs_edge_set_buffer(w, a, rc, ce->buffer, err)) != 0)
                 return rc;
-        for (size_t e = 0; !first && e < sizeof cross / sizeof cross[0]; e++)
-            if ((rc = hs_app_add_edge(w, a, pv[cross[e].from], nm[cross[e].to],
-                                      cross[e].what == 'M'   ? M
-                                      : cross[e].what == 'V' ? V
-                                                             : S,
-                                      err)) < 0)
-                return rc;
+        }
     }
     return HS_OK;
 }

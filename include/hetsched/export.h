@@ -13,7 +13,9 @@ extern "C" {
 #endif
 
 /* Writes the kernel graphs as DOT with Graphviz cgraph: one cluster per
- * application instance, nodes named by task id, edges labelled with bytes.
+ * application instance, nodes named by task id, edges labelled with bytes
+ * (exact in their `bytes` attribute; a binding the workload writes, such as
+ * `buffer: num` or `buffer: none`, in their `buffer` attribute).
  * With a schedule (may be NULL) nodes are filled with their device's colour
  * and labelled with device, start and end.
  * A split task stays one node that lists its parts, striped by device.  The

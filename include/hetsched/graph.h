@@ -20,8 +20,9 @@
  *
  * Every builder call checks its own arguments; finalize checks what needs
  * the whole picture (costs for every device, edges to known kernels, links
- * between memories that exchange data, cycles).  Errors name the offending
- * item by its path in the YAML contract, e.g.
+ * between memories that exchange data, cycles, which buffer each edge
+ * feeds).  Errors name the offending item by its path in the YAML
+ * contract, e.g.
  * `applications[1].edges[0].to: no kernel 'mul' in application 'xgemm'`,
  * and set hs_error.path to that path so the loader can add FILE:LINE:COL.
  * Units: microseconds, bytes, GB/s (1 GB/s = 1000 bytes/µs).
@@ -127,9 +128,20 @@ typedef struct hs_kernel {
     double items;
 } hs_kernel;
 
+/* Which buffer of the consumer's kernel type an edge feeds (its binding):
+ * `buffer` as written, then `feeds` as finalize resolves it by the rule of
+ * exec/data.h (a name wins; `none` only orders; without either, the k-th
+ * edge with data feeds the k-th readable buffer no edge names). */
+#define HS_BUFFER_NONE "none" /* the edge only orders; its bytes stay the cost model's */
+
 typedef struct hs_kernel_edge {
     int from, to;          /* kernel indices within the application */
     double bytes;
+    char *buffer;          /* as written: a buffer name of `to`'s kernel type,
+                              HS_BUFFER_NONE, or NULL (the implicit rule) */
+    int feeds;             /* after finalize: the index, in the type's buffer
+                              order, of the buffer of `to` that `from`'s result
+                              feeds; -1 when the edge only orders */
 } hs_kernel_edge;
 
 typedef struct hs_app {
@@ -236,6 +248,11 @@ int hs_kernel_set_split(hs_workload *w, int app, int kernel, int splittable, dou
                         hs_error *err);
 int hs_app_add_edge(hs_workload *w, int app, const char *from, const char *to, double bytes,
                     hs_error *err);
+/* Binds edge `edge` of `app` (an index hs_app_add_edge returned) to buffer
+ * `buffer` of its consumer's kernel type, or makes it only order
+ * (HS_BUFFER_NONE); NULL goes back to the implicit rule.  Finalize checks
+ * the binding against the kernel types (exec/data.h). */
+int hs_edge_set_buffer(hs_workload *w, int app, int edge, const char *buffer, hs_error *err);
 
 /* Sets the cost provider finalize asks for every (kernel, device) pair of a
  * kernel with a type that its cost_us does not cover (given costs always
@@ -258,14 +275,19 @@ int hs_task_id(const hs_workload *w, const hs_task *t, char *buf, size_t size);
 int hs_task_parse_id(hs_workload *w, const char *id, size_t *task, int *part, int *nparts,
                      hs_error *err);
 
+/* The edge of w's applications that task-graph edge e of g instantiates
+ * (g: w->graph, or a graph a policy derived from it, whose tasks keep their
+ * app and kernel), or NULL when there is none. */
+const hs_kernel_edge *hs_edge_origin(const hs_workload *w, const hs_graph *g, const hs_edge *e);
+
 /* The smallest cost of task t over all devices. */
 double hs_task_min_cost(const hs_graph *g, size_t t);
 
 /* Writes w's platform and applications, as declared, in the YAML of
  * DESIGN.md §3 (libyaml's emitter): devices, links, then each application
  * with its kernels (type, params, cost_us as given, input/output bytes) and
- * edges; optional fields only where they differ from their defaults.
- * Numbers are written so that they read back to the same doubles, so the
+ * edges (bytes, and buffer where one is written); optional fields only
+ * where they differ from their defaults.  Numbers are written so that they read back to the same doubles, so the
  * loader gives back an equal workload.  HS_EIO if writing fails. */
 int hs_workload_write_yaml(const hs_workload *w, FILE *out, hs_error *err);
 

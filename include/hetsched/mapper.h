@@ -45,7 +45,11 @@ typedef struct hs_map_options {
      * sim, cpu, emu, cuda).  NULL: none. */
     const struct hs_splitter *live_split;
     const struct hs_split_options *live_split_options;
+    double budget_ms;       /* best: time for its portfolio and local search, in
+                               ms, at most HS_MAX_BUDGET_MS; 0 = 100 */
 } hs_map_options;
+
+#define HS_MAX_BUDGET_MS 3.6e6 /* one hour */
 
 typedef struct hs_map_stats {
     double mapping_seconds; /* CPU time spent inside the policy's hooks */

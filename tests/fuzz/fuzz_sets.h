@@ -24,7 +24,8 @@ static hs_workload *fuzz_sets_platform_workload(void)
 }
 
 /* 1 when w and v hold the same applications, kernels (costs on every
- * device, bytes, type, params, split) and edges, in the same order. */
+ * device, bytes, type, params, split) and edges (bytes, buffer), in the same
+ * order. */
 static int fuzz_sets_same(const hs_workload *w, const hs_workload *v)
 {
     if (w->napps != v->napps || w->graph.ntasks != v->graph.ntasks ||
@@ -52,7 +53,9 @@ static int fuzz_sets_same(const hs_workload *w, const hs_workload *v)
         }
         for (int e = 0; e < x->nedges; e++)
             if (x->edges[e].from != y->edges[e].from || x->edges[e].to != y->edges[e].to ||
-                x->edges[e].bytes != y->edges[e].bytes)
+                x->edges[e].bytes != y->edges[e].bytes ||
+                !x->edges[e].buffer != !y->edges[e].buffer ||
+                (x->edges[e].buffer && strcmp(x->edges[e].buffer, y->edges[e].buffer)))
                 return 0;
     }
     return 1;
