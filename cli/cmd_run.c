@@ -325,6 +325,7 @@ static int run_main(int argc, char **argv)
         status = 2;
         goto out;
     }
+    /* the backend's name first, then the arguments, then the rest */
     if (ro.backend && hs_run_check(algo, &(hs_run_options){.backend = ro.backend}, &err)) {
         status = hs_cli_usage_error(&hs_cmd_run, "%s", err.msg);
         goto out;
