@@ -114,6 +114,14 @@ class Run(unittest.TestCase):
         self.assertEqual(r.backend, "cpu")  # only a cpu is left
         self.assertEqual({t["device"] for t in r.tasks}, {"cpu0"})
         self.assertEqual(r.links, {})
+        # the workload given keeps both devices: a schedule of it still maps gpu0
+        s = hetsched.map(w, "heft")
+        self.assertIn("gpu0", {t["device"] for t in s.tasks})
+        d = {"platform": {"devices": [{"name": "cpu0", "kind": "cpu", "memory": "host"},
+                                      {"name": "cpu1", "kind": "cpu", "memory": "host"}]},
+             "applications": [{"name": "app", "kernels": [{"name": "a", "cost_us": {"cpu": 10}}]}]}
+        r = hetsched.run(hetsched.load(d), "eager", devices="cpu1")
+        self.assertEqual([t["device"] for t in r.tasks], ["cpu1"])
 
     def test_a_device_fails(self):
         w = hetsched.load(RUN_SMALL)
@@ -127,6 +135,10 @@ class Errors(unittest.TestCase):
         with self.assertRaisesRegex(hetsched.Error, r"^nope\.yaml: cannot read") as e:
             hetsched.load("nope.yaml")
         self.assertEqual(e.exception.code, -1)  # HS_EINPUT
+        with self.assertRaisesRegex(hetsched.Error, r"^<dict>:1:\d+: error: applications: "):
+            hetsched.load({"platform": {"devices": [{"name": "cpu0", "kind": "cpu",
+                                                     "memory": "host"}]},
+                           "applications": 3})
         w = hetsched.load(CASE)
         with self.assertRaisesRegex(hetsched.Error, r"^unknown policy 'nope' \(see hetsched "
                                     r"map -a help\)$"):

@@ -180,9 +180,10 @@ def _bytes(s):
 class Workload:
     """A finalized workload (the YAML of DESIGN.md §3), made by load()."""
 
-    def __init__(self, ptr, path):
+    def __init__(self, ptr, path, text):
         self._ptr = ptr
-        self.path = path
+        self.path = path  # the file it was loaded from, or None
+        self._text = text  # the dict it was made from, as JSON, or None
 
     def __del__(self):
         if getattr(self, "_ptr", None):
@@ -288,9 +289,16 @@ def load(source):
         text = json.dumps(source).encode()  # JSON is YAML
         _check(_load_buffer(b"<dict>", text, len(text), ctypes.byref(ptr), ctypes.byref(err)),
                err)
-        return Workload(ptr, None)
+        return Workload(ptr, None, text)
     _check(_load_file(_bytes(source), ctypes.byref(ptr), ctypes.byref(err)), err)
-    return Workload(ptr, os.fspath(source))
+    return Workload(ptr, os.fspath(source), None)
+
+
+def _load_again(workload):
+    """A workload of its own, loaded again from where workload came from."""
+    if workload._text is None:
+        return load(workload.path)
+    return load(json.loads(workload._text))
 
 
 def policies():
@@ -365,7 +373,8 @@ def run(workload, policy, backend=None, *, devices=None, check="sample", seed=0,
     and gives the measured schedule.  backend: "cpu", "emu", "cuda" or None
     (cpu when every device is a cpu, else cuda when CUDA finds a GPU, else
     emu).  Options, each as the command's option of that name: devices
-    ("cpu0,gpu0": run on these only; the workload then keeps only them),
+    ("cpu0,gpu0": run on these only; the schedules then refer to a copy of
+    the workload that has only them, and workload stays as it is),
     check ("sample", "full", "none"), seed, predict ("executor", "delay"),
     device_memory (bytes), split (a splitter's name), split_mode ("live",
     "planned"), split_options (["beta=0.5", ...]), fail ((device, n): the
@@ -385,6 +394,8 @@ def run(workload, policy, backend=None, *, devices=None, check="sample", seed=0,
         opt.fail_device, opt.fail_after = fail[0].encode(), fail[1]
     if throttle is not None:
         opt.throttle_device, opt.throttle = throttle[0].encode(), throttle[1]
+    if devices is not None:
+        workload = _load_again(workload)  # hs_run keeps only those devices in it
     res = _RunResult()
     err = _Error()
     _check(_run(workload._ptr, policy.encode(), ctypes.byref(opt), ctypes.byref(res),
