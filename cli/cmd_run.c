@@ -362,6 +362,10 @@ static int run_main(int argc, char **argv)
         fprintf(o, "checked %zu of %zu typed kernels (%s, %.3f ms after the run); %zu "
                 "cost-only tasks slept their cost\n", res.checked, res.typed,
                 check_modes[ro.check], res.check_us / 1e3, res.untyped);
+        if (res.threads > res.processors)
+            fprintf(o, "note: %d threads compute or drive on %d processors (each cpu "
+                    "device's cores, a worker per GPU, the engine): kernels may run slower "
+                    "than calibrated\n", res.threads, res.processors);
         rc = summarise(o, w, &res, &err);
         if (res.evictions || res.prefetched)
             fprintf(o, "prefetched %zu input copies; evicted %zu replicas (%zu written back "

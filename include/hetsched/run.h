@@ -88,6 +88,11 @@ typedef struct hs_run_result {
     size_t typed, checked;     /* typed tasks run; those whose check passed */
     size_t untyped;            /* cost-only tasks, run by sleeping cost_us */
     double check_us;           /* time the checks took after the run */
+    int threads;               /* threads that compute or drive during the run:
+                                  each cpu device's kernel threads, a worker
+                                  per GPU and the engine's */
+    int processors;            /* online processors: more threads than these
+                                  slow the kernels down */
     int nmemories;             /* the platform's memories */
     double *link_bytes;        /* [from * nmemories + to]: bytes copied */
     double *link_us;           /* time spent copying on that link, µs */

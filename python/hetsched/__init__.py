@@ -107,7 +107,7 @@ class _RunResult(ctypes.Structure):
                 ("predicted", ctypes.POINTER(_Schedule)), ("stats", _MapStats),
                 ("typed", ctypes.c_size_t), ("checked", ctypes.c_size_t),
                 ("untyped", ctypes.c_size_t), ("check_us", ctypes.c_double),
-                ("nmemories", ctypes.c_int), ("link_bytes", ctypes.POINTER(ctypes.c_double)),
+                ("threads", ctypes.c_int), ("processors", ctypes.c_int), ("nmemories", ctypes.c_int), ("link_bytes", ctypes.POINTER(ctypes.c_double)),
                 ("link_us", ctypes.POINTER(ctypes.c_double)),
                 ("link_copies", ctypes.POINTER(ctypes.c_size_t)),
                 ("prefetched", ctypes.c_size_t), ("evictions", ctypes.c_size_t),
