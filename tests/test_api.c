@@ -94,6 +94,8 @@ static void run_defaults_on_cpus(void **state)
     assert_true(r.schedule->makespan_us >= 250);
     assert_int_equal(r.nmemories, 1);
     assert_int_equal(r.link_copies[0], 0);
+    assert_true(r.processors >= 1);
+    assert_true(r.threads >= 2); /* a kernel thread at least on each cpu */
     hs_run_result_free(&r);
     hs_workload_free(w);
 }
