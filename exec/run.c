@@ -18,10 +18,11 @@ static int prepare(const char *policy, const hs_run_options *opt, hs_split_optio
                    hs_map_options *mopt, const hs_policy **pol, hs_error *err)
 {
     const hs_backend_ops *ops;
+    hs_error inner = {0}; /* a message that the one in *err quotes */
     int rc;
     for (const char *const *kv = opt->split_options; kv && *kv; kv++)
-        if (hs_split_option_set(sopt, *kv, err) != HS_OK)
-            return hs_error_set(err, HS_EUSAGE, "--split-option: %s", err->msg);
+        if (hs_split_option_set(sopt, *kv, &inner) != HS_OK)
+            return hs_error_set(err, HS_EUSAGE, "--split-option: %s", inner.msg);
     if (!hs_policy_find(policy))
         return hs_error_set(err, HS_EUSAGE, "unknown policy '%s' (see hetsched map -a help)",
                             policy ? policy : "(null)");
@@ -40,8 +41,8 @@ static int prepare(const char *policy, const hs_run_options *opt, hs_split_optio
         return hs_error_set(err, HS_EUSAGE, "--fail does not apply to a split at run time "
                             "(use --split-mode planned)");
     if (opt->split && opt->split_planned &&
-        hs_split_graph_new(opt->split, sopt, &mopt->split, err) != HS_OK)
-        return hs_error_set(err, HS_EUSAGE, "--split: %s", err->msg);
+        hs_split_graph_new(opt->split, sopt, &mopt->split, &inner) != HS_OK)
+        return hs_error_set(err, HS_EUSAGE, "--split: %s", inner.msg);
     if (opt->split && !opt->split_planned) {
         if (!(mopt->live_split = hs_splitter_find(opt->split)))
             return hs_error_set(err, HS_EUSAGE, "--split: unknown splitter '%s' (hetsched "
