@@ -43,8 +43,10 @@
 #                       paper_plot beside the binary's build; no charts when
 #                       it is missing or built without cairo)
 #   --keep DIR          keep every intermediate file there (default: removed)
-# Exit status 0 when every step succeeded, 1 when one failed (the report
-# and the progress lines say which), 2 on bad usage.
+# Stopped by SIGINT or SIGTERM (e.g. `timeout`), it still writes the charts
+# and the report of the steps that ended.
+# Exit status 0 when every step succeeded, 1 when one failed or the run was
+# stopped (the report and the progress lines say which), 2 on bad usage.
 set -uo pipefail
 args="$*"
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -189,11 +191,17 @@ table3() {
         rc=$?
         cat "$log" "$log.err"
         # the MILP's verdict: compare's note, or why it refused
-        note=$(awk '/^optimal: proven optimal/ { print "proven optimal"; exit }
-            /^optimal: NOT proven/ { match($0, /gap [0-9.]+%/); g = substr($0, RSTART, RLENGTH)
-                getline; match($0, /lower bound [0-9.]+ us/)
-                print "not proven: " g ", " substr($0, RSTART, RLENGTH); exit }
-            /^optimal: / { sub(/^optimal: /, ""); print; exit }' "$log")
+        note=$(awk '/^optimal: / { t = $0; on = 1; next }
+            on && /^  / { t = t " " $0; next }
+            on { exit }
+            END { if (t == "") exit
+                sub(/^optimal: /, "", t); gsub(/  +/, " ", t)
+                if (t ~ /^proven optimal/) { print "proven optimal"; exit }
+                g = match(t, /gap [0-9.]+%/) ? substr(t, RSTART, RLENGTH) : ""
+                b = match(t, /lower bound [0-9.]+ us/) ? substr(t, RSTART, RLENGTH) : ""
+                w = match(t, /no MILP \([^)]*\)/) ? substr(t, RSTART, RLENGTH) ", " : ""
+                if (t ~ /^NOT proven/ && g != "" && b != "") print "not proven: " w g " to the " b
+                else print t }' "$log")
         [ -n "$note" ] || note=$(sed 's/^hetsched: //' "$log.err" | head -1)
         [ -n "$note" ] || note="compare exit $rc"
         [ "$rc" = 0 ] || [ "$rc" = 2 ] || status=1
@@ -218,8 +226,14 @@ write_report() {
         "$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')): sizes $sizes, median of $runs" \
         "run(s), backend $used, MILP time limit $time_limit s; load $(uptime | sed 's/.*load average: //')" \
         "at the end; $((SECONDS - start)) s in all. Rows: \`$(basename "$csv")\`."
-    [ -e "$stem-fig5.png" ] && printf '\n![Fig. 5](%s-fig5.png)\n' "$name"
-    [ -e "$stem-fig4.png" ] && printf '\n![Fig. 4 benchmarks](%s-fig4.png)\n' "$name"
+    # the charts' links, also where this build could not draw them (no
+    # cairo): paper_plot draws them from the CSV on another machine
+    for f in fig5 fig4; do
+        grep -q ",$f," "$csv" || continue
+        [ -e "$stem-$f.png" ] ||
+            printf '\n(Not drawn here: `build/bench/paper_plot %s-paper.csv %s` draws it.)\n' "$name" "$name"
+        printf '\n![%s](%s-%s.png)\n' "$([ $f = fig5 ] && echo 'Fig. 5' || echo 'Fig. 4 benchmarks')" "$name" "$f"
+    done
     awk -F, '
         NR == 1 { next }
         $5 == "fig5" || $5 == "fig4" {
@@ -276,6 +290,23 @@ write_report() {
         }' "$csv"
 }
 
+# 4. The charts and the report from the rows so far; exits.
+finish() {
+    if [ -x "$plot" ]; then
+        progress "charts: $stem-fig5.png, $stem-fig4.png"
+        "$plot" "$csv" "$stem" || status=1
+    else
+        progress "no chart program at $plot: no charts"
+    fi
+    progress "report: $report"
+    write_report >"$report" || status=1
+    progress "done in $((SECONDS - start)) s (exit $status)"
+    exit $status
+}
+# Stopped (Ctrl-C, or `timeout` near a machine's time limit): the steps
+# that ended are in the CSV; chart and report them.
+trap 'progress "stopped: reporting the steps that ended"; status=1; finish' INT TERM
+
 progress "paper.sh: sizes $sizes, $runs run(s) per cell, results in $out as $date-$label-*"
 for size in ${sizes//,/ }; do
     # 1. calibration, on the mixed composition of this size (every kernel)
@@ -324,13 +355,4 @@ for size in ${sizes//,/ }; do
 done
 
 # 4. charts and the report
-if [ -x "$plot" ]; then
-    progress "charts: $stem-fig5.png, $stem-fig4.png"
-    "$plot" "$csv" "$stem" || status=1
-else
-    progress "no chart program at $plot: no charts"
-fi
-progress "report: $report"
-write_report >"$report" || status=1
-progress "done in $((SECONDS - start)) s (exit $status)"
-exit $status
+finish

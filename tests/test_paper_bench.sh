@@ -9,7 +9,8 @@
 #     MILP's proven optimum the same), the MILP's verdict on the others;
 #   - the report with its three sections, the model and platform, and (with
 #     cairo) two PNG charts;
-# and refuses bad options with exit 2 and one line.  paper_plot refuses a
+# and refuses bad options with exit 2 and one line; stopped by SIGTERM, it
+# still writes its report.  paper_plot refuses a
 # malformed CSV the same way.
 # Needs HETSCHED and HS_SOURCE_ROOT (tests/meson.build), PAPER_PLOT and
 # HS_HAVE_CAIRO (bench/meson.build).
@@ -41,11 +42,15 @@ for args in "--size huge" "--runs 0" "--backend gpu" "--benchmarks fft" "--polic
     check "paper.sh $args: the line says paper.sh" grep -q '^paper.sh: ' "$tmp/err"
 done
 
+# the paper's policies on two benchmarks; under the sanitizers (build.sh's
+# ASan run) two policies on one
+policies="h-ratio d-rank ad-part dmdar" benchmarks="va xgemm"
+[ -z "${HS_SANITIZED:-}" ] || policies="h-ratio dmdar" benchmarks=va
 out=$tmp/results
 start=$SECONDS
 bench/paper.sh --size small --runs 1 --backend emu --out "$out" --label ci \
-    --policies h-ratio,d-rank,ad-part,dmdar --benchmarks va,xgemm --time-limit 10 \
-    --hetsched "$HETSCHED" >"$tmp/log" 2>&1
+    --policies "${policies// /,}" --benchmarks "${benchmarks// /,}" \
+    --benchmark-policies "${policies// /,}" --time-limit 10 --hetsched "$HETSCHED" >"$tmp/log" 2>&1
 rc=$?
 echo "paper.sh small on emu: exit $rc in $((SECONDS - start)) s"
 check "paper.sh small: exit 0 (got $rc)" [ "$rc" = 0 ]
@@ -59,13 +64,13 @@ check "the CSV's header" [ "$(head -1 "$csv")" = \
     "date,machine,size,backend,figure,workload,policy,runs,measured_us,predicted_us,speedup,predicted_speedup,optimum_us,note" ]
 check "every row has 14 fields" awk -F, 'NF != 14 { exit 1 }' "$csv"
 
-# fig5: 3 compositions x 5 policies; fig4: 2 benchmarks x 5 policies
-for fig in "fig5 mixed compute data" "fig4 va xgemm"; do
+# fig5: 3 compositions, fig4: the benchmarks, each with cpu-only and the policies
+for fig in "fig5 mixed compute data" "fig4 $benchmarks"; do
     set -- $fig
     f=$1
     shift
     for w in "$@"; do
-        for p in cpu-only h-ratio d-rank ad-part dmdar; do
+        for p in cpu-only $policies; do
             n=$(awk -F, -v f="$f" -v w="$w" -v p="$p" '$5 == f && $6 == w && $7 == p &&
                 $2 == "ci" && $3 == "small" && $4 == "emu" && $8 == 1 && $9 > 0 && $10 > 0 &&
                 $11 > 0 && $12 > 0 && $14 == ""' "$csv" | wc -l)
@@ -127,6 +132,22 @@ if [ "${HS_HAVE_CAIRO:-0}" = 1 ]; then
     check "paper_plot: says which" grep -q "nan.csv:2: speedups must be numbers >= 0, not 'fast' and '1'" "$tmp/err"
     check "paper_plot: nothing written on bad input" [ ! -e "$tmp/p-fig5.png" ]
 fi
+
+# stopped by SIGTERM during Fig. 5 (as `timeout` stops it, the whole process
+# group): exit 1, and the report of what ended is still written
+setsid bench/paper.sh --size small --runs 1 --backend emu --out "$tmp/stop" --label ci \
+    --policies h-ratio --benchmarks none --hetsched "$HETSCHED" >"$tmp/stop.log" 2>&1 &
+pid=$!
+for _ in $(seq 600); do
+    grep -q 'Fig. 5 small' "$tmp/stop.log" && break
+    sleep 0.1
+done
+kill -TERM -- -"$pid"
+wait "$pid"
+rc=$?
+check "paper.sh stopped: exit 1 (got $rc)" [ "$rc" = 1 ]
+check "paper.sh stopped: says so" grep -q 'stopped: reporting the steps that ended' "$tmp/stop.log"
+check "paper.sh stopped: the report is written" grep -q '^# Zhou & Liu' "$tmp/stop/$d-ci-paper.md"
 
 echo "paper_bench: $pass passed, $fail failed"
 [ "$fail" = 0 ]
