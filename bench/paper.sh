@@ -27,8 +27,8 @@
 #   --backend B         cuda or emu (default: cuda when calibrate measured a
 #                       GPU, else emu)
 #   --cores N           cores of the CPU device (default: the committed
-#                       workloads' 4; on the GPU machine the cores but one,
-#                       which drives the GPU)
+#                       workloads' 4; 14 on the 16-core GPU machine, leaving
+#                       cores to the GPU's worker and the engine)
 #   --policies LIST     comma-separated (default: every policy); cpu-only
 #                       always runs
 #   --benchmarks LIST   the Fig. 4 benchmarks run alone (default: all 7;

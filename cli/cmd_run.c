@@ -446,6 +446,10 @@ static int run_main(int argc, char **argv)
         fprintf(o, "checked %zu of %zu typed kernels (%s, %.3f ms after the run); %zu "
                 "cost-only tasks slept their cost\n", report.checked, report.typed,
                 check_modes[report.check], report.check_us / 1e3, report.untyped);
+        if (report.threads > report.processors)
+            fprintf(o, "note: %d threads compute or drive on %d processors (each cpu "
+                    "device's cores, a worker per GPU, the engine): kernels may run slower "
+                    "than calibrated\n", report.threads, report.processors);
         rc = summarise(o, w, s, &report, &err);
         if (report.evictions || report.prefetched)
             fprintf(o, "prefetched %zu input copies; evicted %zu replicas (%zu written back "

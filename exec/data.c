@@ -454,15 +454,18 @@ static int open_memories(hs__data *dm, size_t devmem, hs_error *err)
 static int cpu_threads(const hs__data *dm, int d)
 {
     const hs_platform *pf = &dm->w->platform;
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
-    int ncpu = 0;
+    long online = sysconf(_SC_NPROCESSORS_ONLN), spare;
+    int ncpu = 0, ngpu = 0;
     if (pf->devices[d].kind != HS_DEVICE_CPU)
         return 1;
     if (pf->devices[d].cores > 0)
         return pf->devices[d].cores;
-    for (int i = 0; i < pf->ndevices; i++)
+    for (int i = 0; i < pf->ndevices; i++) {
         ncpu += pf->devices[i].kind == HS_DEVICE_CPU;
-    return online > ncpu ? (int)(online / ncpu) : 1;
+        ngpu += pf->devices[i].kind != HS_DEVICE_CPU && dm->mode != HS__REAL_CPU;
+    }
+    spare = online - ngpu - (ngpu > 0); /* a core per GPU worker, one for the engine */
+    return spare > ncpu ? (int)(spare / ncpu) : 1;
 }
 
 /* Runs fn(arg) on every online processor (at most 64 threads, at most
@@ -776,6 +779,16 @@ int hs__data_new(const hs_workload *w, const hs_graph *g, hs__real_mode mode,
     }
     for (size_t d = 0; d < nd; d++)
         dm->threads[d] = cpu_threads(dm, (int)d);
+    /* a cpu device's kernel threads, a GPU's worker, and the thread that
+     * runs the engine's steps while a GPU's kernels are in flight */
+    dm->r.processors = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    for (size_t d = 0; d < nd; d++)
+        dm->r.threads += dm->threads[d];
+    for (size_t d = 0; d < nd && mode != HS__REAL_CPU; d++)
+        if (w->platform.devices[d].kind != HS_DEVICE_CPU) {
+            dm->r.threads++;
+            break;
+        }
     for (size_t t = 0; t < g->ntasks; t++) {
         dm->t[t].rep = dm->rep_pool + t * nm;
         dm->t[t].pf_mem = -1;

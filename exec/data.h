@@ -203,6 +203,14 @@ typedef struct hs_run_report {
                                 adapting to a slow device) */
     double throttle;
     /* out: */
+    int threads;             /* threads that compute or drive during the run: each
+                                cpu device's kernel threads (its `cores`, or the
+                                processors left after a core per GPU worker and
+                                one for the engine, shared by the cpu devices), a
+                                worker per GPU and the engine's */
+    int processors;          /* online processors: more threads than these slow
+                                the kernels down (OpenBLAS waits on preempted
+                                threads) */
     int nmemories;
     double *link_bytes;      /* [from * nmemories + to]: bytes copied */
     double *link_us;         /* time spent copying on that link */
