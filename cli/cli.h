@@ -5,6 +5,7 @@
 #ifndef HS_CLI_H
 #define HS_CLI_H
 
+#include <signal.h>
 #include <stdio.h>
 
 #include "hetsched/hetsched.h"
@@ -62,6 +63,14 @@ hs_workload *hs_cli_load(const char *path, int *status);
 struct hs_perfmodel;
 hs_workload *hs_cli_load_model(const char *path, const char *model_path,
                                struct hs_perfmodel **model, int *status);
+
+/* Interrupting a search (cli/interrupt.c): between hs_cli_catch_interrupt
+ * and hs_cli_release_interrupt the first SIGINT sets hs_cli_stop (reset to 0
+ * by hs_cli_catch_interrupt) and says on stderr that the search stops; a
+ * second one kills the process (status 130).  Outside, SIGINT kills at once. */
+extern volatile sig_atomic_t hs_cli_stop;
+void hs_cli_catch_interrupt(void);
+void hs_cli_release_interrupt(void);
 
 /* Performance models (cli/cmd_model.c).  The table of `hetsched model
  * show`: each history entry beside its fit, then the fits; 0, or 1 when out

@@ -46,7 +46,12 @@ const hs_cli_cmd hs_cmd_compare = {
         "\n"
         "options:\n"
         "  --optimal           also solve the MILP (hetsched optimal) and add a row\n"
-        "                      `optimal` and the /optimum column\n"
+        "                      `optimal` and the /optimum column; an interrupt (Ctrl-C)\n"
+        "                      stops its search and the table shows the best schedule\n"
+        "                      found, marked interrupted, with its gap.  Over 1000\n"
+        "                      tasks (or too many rows) there is no MILP: the row is the\n"
+        "                      best heuristic schedule and /optimum divides by a bound\n"
+        "                      (LP relaxation); the note under the table says so\n"
         "  --time-limit S      seconds for the MILP (default 60; needs --optimal)\n"
         "  --seed N            seed of the `random` policy, and with --random of the\n"
         "                      workloads drawn (default 0)\n"
@@ -282,13 +287,21 @@ static void print_table(const hs_workload *w, const char *path, const outcome *r
         if (r->status == HS_MILP_OPTIMAL)
             printf("optimal: proven optimal by the MILP, %.0f nodes (its row's map ms is the "
                    "solve time)\n", r->nodes);
+        else if (r->not_built[0])
+            printf("optimal: NOT proven: no MILP (%s);\n  the row is the best heuristic "
+                   "schedule, gap %.2f%% to the lower bound %.3f us (%s),\n  by which "
+                   "/optimum divides, so it overstates each ratio by at most that gap\n",
+                   r->not_built, 100 * r->gap, r->bound_us,
+                   isfinite(r->root_bound_us) ? "LP relaxation" : "critical path and load");
         else if (r->status == HS_MILP_FEASIBLE)
-            printf("optimal: NOT proven (feasible, gap %.2f%%, %.2f s): /optimum divides by the "
+            printf("optimal: NOT proven (%s, gap %.2f%%, %.2f s): /optimum divides by the "
                    "MILP's\n  lower bound %.3f us, so it overstates each ratio by at most that "
-                   "gap\n", 100 * r->gap, r->solve_s, r->bound_us);
+                   "gap\n", r->interrupted ? "interrupted" : "feasible", 100 * r->gap,
+                   r->solve_s, r->bound_us);
         else
             printf("optimal: %s (%.2f s): /optimum divides by the MILP's lower bound "
-                   "%.3f us\n", hs_milp_status_name(r->status), r->solve_s, r->bound_us);
+                   "%.3f us\n", r->interrupted ? "interrupted" : hs_milp_status_name(r->status),
+                   r->solve_s, r->bound_us);
     }
 }
 
@@ -332,7 +345,10 @@ static int compare_one(const char *path, const char *model_path, const hs_map_op
         hs_milp_options mo;
         hs_milp_options_init(&mo);
         mo.time_limit_s = time_limit;
+        mo.stop = &hs_cli_stop;
+        hs_cli_catch_interrupt();
         milp_rc = hs_milp_solve(w, &mo, &o.res, &milp_err);
+        hs_cli_release_interrupt();
         if (milp_rc == HS_OK) {
             o.have = 1;
             o.ref_us = o.res.status == HS_MILP_OPTIMAL ? o.res.makespan_us : o.res.bound_us;

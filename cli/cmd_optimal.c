@@ -24,7 +24,15 @@ const hs_cli_cmd hs_cmd_optimal = {
              "Prints the status (optimal; feasible, with the gap to the best bound;\n"
              "infeasible; no solution within the time limit), makespan, bound, model size\n"
              "and solve time.  On a terminal a progress line on stderr shows incumbent,\n"
-             "bound, gap and nodes each second.\n"
+             "bound, gap and nodes each second.  The heuristics spend at most a quarter of\n"
+             "the time limit; the whole command keeps it.\n"
+             "\n"
+             "An interrupt (Ctrl-C) stops the search: the status says `interrupted' with\n"
+             "the gap of the best schedule found, which is written as asked; a second\n"
+             "interrupt quits at once (status 130).  A workload over 1000 tasks, or whose\n"
+             "model would need too many rows, gets no MILP: the best heuristic schedule,\n"
+             "and as bound the LP relaxation of the compact model without its ordering\n"
+             "rows (`model  not built' says why).\n"
              "\n"
              "options:\n"
              "  --formulation F     compact (default: assignment and ordering binaries,\n"
@@ -41,17 +49,19 @@ const hs_cli_cmd hs_cmd_optimal = {
              "  --gantt FILE        draw a Gantt chart, FILE.png or FILE.svg\n"
              "  --trace FILE        write a Chrome trace (opens in Perfetto; '-' for stdout)\n"
              "  --write-lp FILE     write the model in CPLEX LP format before solving\n"
-             "                      ('-' for stdout)\n"
+             "                      ('-' for stdout; nothing when the model is not built)\n"
              "  --model FILE        performance model (JSON): costs of typed kernels\n"
              "                      without cost_us\n"
-             "  --disable LIST      for experiments: switch off parts of the compact model,\n"
-             "                      a comma-separated list of incumbent, symmetry, cuts,\n"
-             "                      windows\n"
+             "  --disable LIST      for experiments: switch off parts of the model and the\n"
+             "                      search, a comma-separated list of incumbent, symmetry,\n"
+             "                      cuts, windows, search (node bounds, a heuristic at\n"
+             "                      nodes, branching on assignments first)\n"
              "  -h, --help          this text\n"
              "\n"
              "Exit status: 0 with a schedule (optimal or feasible), 1 without one, 2 for bad\n"
-             "usage or input.  When a file goes to stdout, the summary goes to stderr (one\n"
-             "file at most may go there).  A file is written whole or not at all.\n",
+             "usage or input, 130 after a second interrupt.  When a file goes to stdout, the\n"
+             "summary goes to stderr (one file at most may go there).  A file is written\n"
+             "whole or not at all.\n",
     .main = optimal_main,
 };
 
@@ -62,7 +72,8 @@ static int parse_disable(const char *list, unsigned *bits)
         const char *name;
         unsigned bit;
     } words[] = {{"incumbent", HS_MILP_USE_INCUMBENT}, {"symmetry", HS_MILP_USE_SYMMETRY},
-                 {"cuts", HS_MILP_USE_CUTS}, {"windows", HS_MILP_USE_WINDOWS}};
+                 {"cuts", HS_MILP_USE_CUTS}, {"windows", HS_MILP_USE_WINDOWS},
+                 {"search", HS_MILP_USE_SEARCH}};
     const char *p = list;
     while (*p) {
         size_t len = strcspn(p, ","), i;
@@ -79,15 +90,27 @@ static int parse_disable(const char *list, unsigned *bits)
     return 0;
 }
 
+/* The status line's words: "feasible (gap 1.234%), interrupted". */
+static void status_words(FILE *out, const hs_milp_result *r)
+{
+    if (r->status == HS_MILP_FEASIBLE)
+        fprintf(out, "feasible (gap %.3f%%)", 100 * r->gap);
+    else if (r->status == HS_MILP_NO_SOLUTION && (r->interrupted || r->not_built[0]))
+        fprintf(out, "no solution");
+    else
+        fprintf(out, "%s", hs_milp_status_name(r->status));
+    if (r->interrupted)
+        fprintf(out, ", interrupted");
+}
+
 static void summarise(FILE *out, const hs_workload *w, const char *path,
                       const hs_milp_options *o, const hs_milp_result *r)
 {
     fprintf(out, "workload %s: %zu tasks on %d devices\n", path, w->graph.ntasks,
             w->platform.ndevices);
-    if (r->status == HS_MILP_FEASIBLE)
-        fprintf(out, "status     feasible (gap %.3f%%)\n", 100 * r->gap);
-    else
-        fprintf(out, "status     %s\n", hs_milp_status_name(r->status));
+    fprintf(out, "status     ");
+    status_words(out, r);
+    fprintf(out, "\n");
     if (r->schedule)
         fprintf(out, "makespan   %.3f us\n", r->makespan_us);
     fprintf(out, "bound      %.3f us (without solving: %.3f us)\n", r->bound_us,
@@ -95,10 +118,15 @@ static void summarise(FILE *out, const hs_workload *w, const char *path,
     if (isfinite(r->incumbent_us))
         fprintf(out, "incumbent  %.3f us from %s\n", r->incumbent_us, r->incumbent_from);
     if (isfinite(r->root_bound_us))
-        fprintf(out, "root LP    %.3f us\n", r->root_bound_us);
-    fprintf(out, "model      %s (%s): %d rows, %d columns, %d binaries\n",
-            o->formulation == HS_MILP_PAPER ? "paper" : "compact",
-            o->solver == HS_MILP_CBC ? "cbc" : "glpk", r->rows, r->cols, r->binaries);
+        fprintf(out, "%s %.3f us\n", r->not_built[0] ? "LP bound  " : "root LP   ",
+                r->root_bound_us); /* without a model: the relaxation without ordering */
+    if (r->not_built[0])
+        fprintf(out, "model      not built: %s; the schedule is the heuristics' best\n",
+                r->not_built);
+    else
+        fprintf(out, "model      %s (%s): %d rows, %d columns, %d binaries\n",
+                o->formulation == HS_MILP_PAPER ? "paper" : "compact",
+                o->solver == HS_MILP_CBC ? "cbc" : "glpk", r->rows, r->cols, r->binaries);
     fprintf(out, "search     %.0f nodes, %.2f s\n", r->nodes, r->solve_s);
 }
 
@@ -129,7 +157,7 @@ static int optimal_main(int argc, char **argv)
     hs_workload *w;
     hs_error err = {0};
     unsigned off = 0;
-    int c, status = 0;
+    int c, rc, status = 0;
     FILE *out = stdout;
     hs_milp_options_init(&opt);
     opterr = 0;
@@ -174,8 +202,8 @@ static int optimal_main(int argc, char **argv)
         case OPT_DISABLE:
             if (parse_disable(optarg, &off) != 0)
                 return hs_cli_usage_error(&hs_cmd_optimal, "--disable takes a comma-separated "
-                                          "list of incumbent, symmetry, cuts, windows, not "
-                                          "'%s'", optarg);
+                                          "list of incumbent, symmetry, cuts, windows, search, "
+                                          "not '%s'", optarg);
             break;
         case ':':
             return hs_cli_usage_error(&hs_cmd_optimal, "option '%s' needs a value",
@@ -199,7 +227,11 @@ static int optimal_main(int argc, char **argv)
         return status;
     if (hs_cli_outputs_use_stdout(&outputs) || (opt.lp_file && strcmp(opt.lp_file, "-") == 0))
         out = stderr;
-    if (hs_milp_solve(w, &opt, &res, &err) != HS_OK) {
+    opt.stop = &hs_cli_stop;
+    hs_cli_catch_interrupt();
+    rc = hs_milp_solve(w, &opt, &res, &err);
+    hs_cli_release_interrupt();
+    if (rc != HS_OK) {
         status = hs_cli_fail(&err);
         hs_workload_free(w);
         hs_perfmodel_free(model);

@@ -59,7 +59,10 @@ const hs_cli_cmd hs_cmd_split = {
         "                           best one for the nominal devices and its time in this\n"
         "                           run, and the best one for this run; real: 1% steps\n"
         "                           (5% for 3 or 4 devices) run in order of a lower\n"
-        "                           bound until it cannot win\n"
+        "                           bound until it cannot win.  An interrupt (Ctrl-C)\n"
+        "                           then stops the search (or, during the runs before\n"
+        "                           it, skips it) with the best split so far; a second\n"
+        "                           one quits at once\n"
         "  --kernels                list the kernel profiles and the kernel types\n"
         "  -h, --help               this text\n"
         "simulator only:\n"
@@ -200,12 +203,17 @@ static double split_time(const hs_split_sim *sim, const int *pct)
     return worst;
 }
 
-/* Tries every way of giving devices d.. the `left` percent that remain. */
-static void search(const hs_split_sim *sim, int d, int left, int *pct, int *best, double *t)
+/* Tries every way of giving devices d.. the `left` percent that remain,
+ * until an interrupt (hs_cli_stop); *tried counts the splits timed. */
+static void search(const hs_split_sim *sim, int d, int left, int *pct, int *best, double *t,
+                   long *tried)
 {
+    if (hs_cli_stop)
+        return;
     if (d == sim->ndevices - 1) {
         double x;
         pct[d] = left;
+        (*tried)++;
         if ((x = split_time(sim, pct)) < *t) {
             *t = x;
             memcpy(best, pct, (size_t)sim->ndevices * sizeof *pct);
@@ -214,7 +222,7 @@ static void search(const hs_split_sim *sim, int d, int left, int *pct, int *best
     }
     for (int p = 0; p <= left; p++) {
         pct[d] = p;
-        search(sim, d + 1, left - p, pct, best, t);
+        search(sim, d + 1, left - p, pct, best, t, tried);
     }
 }
 
@@ -224,13 +232,24 @@ static void print_split(const hs_split_sim *sim, const int *pct)
         printf("%s%s %d%%", d ? ", " : "", sim->dev[d].name, pct[d]);
 }
 
-/* --best-static: exhaustive search over static splits in 1% steps. */
+/* The splits of 100% among k devices in 1% steps: C(100 + k - 1, k - 1). */
+static long splits_of(int k)
+{
+    long c = 1;
+    for (int i = 1; i < k; i++)
+        c = c * (100 + i) / i;
+    return c;
+}
+
+/* --best-static: exhaustive search over static splits in 1% steps; an
+ * interrupt stops it with the best split found so far. */
 static void best_static(const hs_split_sim *sim, double run_us)
 {
     static hs_split_sim nominal;
     int pct[HS_SPLIT_MAX_DEVICES], best[HS_SPLIT_MAX_DEVICES] = {0};
     int oracle[HS_SPLIT_MAX_DEVICES] = {0};
     double t_nominal = HUGE_VAL, t_oracle = HUGE_VAL, t_here;
+    long tried[2] = {0, 0}, total = splits_of(sim->ndevices);
     if (sim->ndevices > 4) {
         printf("best static split: not searched beyond 4 devices\n");
         return;
@@ -240,8 +259,15 @@ static void best_static(const hs_split_sim *sim, double run_us)
         nominal.dev[d].throttle = 0;
         nominal.dev[d].fails = 0;
     }
-    search(&nominal, 0, 100, pct, best, &t_nominal);
-    search(sim, 0, 100, pct, oracle, &t_oracle);
+    search(&nominal, 0, 100, pct, best, &t_nominal, &tried[0]);
+    search(sim, 0, 100, pct, oracle, &t_oracle, &tried[1]);
+    if (tried[1] < total)
+        printf("best static splits: interrupted after %ld of %ld splits\n",
+               tried[0] + tried[1], 2 * total);
+    if (!tried[0]) {
+        printf("best static split: none searched\n");
+        return;
+    }
     t_here = split_time(sim, best);
     printf("best static split for the nominal devices (");
     print_split(sim, best);
@@ -251,6 +277,8 @@ static void best_static(const hs_split_sim *sim, double run_us)
                100 * (run_us / t_here - 1));
     else
         printf("never finishes in this run\n");
+    if (!tried[1])
+        return;
     printf("best static split for this run (");
     print_split(sim, oracle);
     if (isfinite(t_oracle))
@@ -517,7 +545,7 @@ static int real_best_static(hs_split_real *r, int ndev, const double *alone,
     *best_us = HUGE_VAL;
     enumerate(ndev, 0, 100, step, pct, alone, all, &n);
     qsort(all, (size_t)n, sizeof *all, cmp_bound);
-    for (int i = 0; i < n && all[i].bound < *best_us; i++) {
+    for (int i = 0; i < n && all[i].bound < *best_us && !hs_cli_stop; i++) {
         double t[64], us;
         int m = repeat < 64 ? (int)repeat : 64;
         for (int j = 0; j < m; j++)
@@ -531,9 +559,17 @@ static int real_best_static(hs_split_real *r, int ndev, const double *alone,
             memcpy(best, all[i].pct, (size_t)ndev * sizeof *best);
         }
     }
-    printf("best static split (%d%% steps; %d of %d splits run, the others' lower bound "
-           "share x time alone was already slower): ",
-           step, tried, n);
+    if (hs_cli_stop)
+        printf("best static split: interrupted after %d of %d splits; the best so far ", tried,
+               n);
+    else
+        printf("best static split (%d%% steps; %d of %d splits run, the others' lower bound "
+               "share x time alone was already slower): ",
+               step, tried, n);
+    if (!tried) {
+        printf("(none)\n");
+        return HS_OK;
+    }
     for (int d = 0; d < ndev; d++)
         printf("%s%d%%", d ? "/" : "", best[d]);
     printf(" in %.3f ms\n", *best_us / 1000);
@@ -843,7 +879,10 @@ static int split_main(int argc, char **argv)
             ra.chunks = chunks_out.f;
             fprintf(ra.chunks, "splitter,device,begin,end,start_us,end_us,accepted\n");
         }
+        if (best) /* an interrupt stops (or skips) the search, not the runs */
+            hs_cli_catch_interrupt();
         status = real_main(&ra);
+        hs_cli_release_interrupt();
         /* kept only when every splitter ran */
         if (chunks && hs__output_close(&chunks_out, status == 0 ? HS_OK : HS_EIO, &err) != HS_OK &&
             status == 0)
@@ -876,6 +915,8 @@ static int split_main(int argc, char **argv)
         sim.items = (size_t)items;
     sim.noise = noise;
     sim.no_hints = no_hints;
+    if (best) /* an interrupt stops (or skips) the search, not the runs */
+        hs_cli_catch_interrupt();
     if ((sp->flags & HS_SPLIT_TRAINS) && runs == 1) {
         sim.seed = seed;
         if ((rc = hs_split_sim_run(&sim, sp, &opt, &mem, &res, &err)) != HS_OK)
@@ -898,6 +939,7 @@ static int split_main(int argc, char **argv)
     report(&sim, name, &res, "simulated");
     if (best)
         best_static(&sim, res.makespan_us);
+    hs_cli_release_interrupt();
     rc = plot ? hs_split_plot(&sim, &res, name, plot, &err) : HS_OK;
     hs_split_result_free(&res);
     return rc == HS_OK ? 0 : hs_cli_fail(&err);

@@ -1,13 +1,25 @@
 /* hetsched — heads, tails and the cheap lower bound on the makespan
  * (include/hetsched/milp.h).
  *
- * head(t,d) is a lower bound on the start of task t if it runs on device d:
- * its input must arrive from host memory, and each predecessor u must have
- * run somewhere (the cheapest choice of u's device q) and sent its data:
- *     head(t,d) = max( in(t,d), max_{u->t} min_q head(u,q) + C(u,q) + T(q,d) )
+ * head(t,d) is a lower bound on the start of task t if it runs on device d.
+ * Its input must arrive from host memory.  Each predecessor u either runs
+ * on another device q and sends its data, arriving no earlier than
+ *     off(u,d) = min_{q != d} head(u,q) + C(u,q) + T(q,d),
+ * or runs on d itself, where all such predecessors run one after the other
+ * before t: released at head(u,d), for C(u,d) each, they end no earlier
+ * than seq(A), the schedule of the set A in order of release (optimal for
+ * one machine with release dates).  So
+ *     head(t,d) = max( in(t,d), min_A max( seq(A), max_{u not in A} off(u,d) ) )
+ * and the best A keeps on d the predecessors whose data would arrive last
+ * from elsewhere: with them sorted by off descending, only the k + 1
+ * prefixes need a look.  (Each predecessor choosing alone, as if those on d
+ * ran side by side, gives max_u min(head(u,d) + C(u,d), off(u,d)): lower,
+ * it ignores that data from many predecessors arrives either late or from a
+ * queue.)
  * tail(t,d) mirrors it after t ends on d: its output goes back to the host,
- * and each successor v still has to receive its data, run and finish:
- *     tail(t,d) = max( out(t,d), max_{t->v} min_w T(d,w) + C(v,w) + tail(v,w) )
+ * and each successor v runs elsewhere after a transfer (T(d,w) + C(v,w) +
+ * tail(v,w)) or on d after t, one after the other, each ending at least
+ * tail(v,d) before the makespan (the same schedule in reverse time).
  * Any schedule with t on d has makespan >= head(t,d) + C(t,d) + tail(t,d).
  * These are the time windows of the compact model and the critical-path
  * part of hs_lower_bound_us.
@@ -18,58 +30,232 @@
 #include "hetsched/milp.h"
 #include "milp/milp_int.h"
 
-void hs__head_tail(const hs_platform *p, const hs_graph *g, const size_t *topo, double *head,
-                   double *tail)
+/* Neighbours (predecessors or successors) of a task, as seen from device d:
+ * `on` is the time the neighbour holds on d itself (its release in
+ * schedule time, or its tail in reverse time), `cost` its duration there,
+ * `off` its bound from any other device. */
+typedef struct neighbour {
+    double on, cost, off;
+} neighbour;
+
+static int by_off_desc(const void *a, const void *b)
 {
-    int m = g->ndevices;
-    for (size_t k = 0; k < g->ntasks; k++) {
-        size_t t = topo[k];
-        const hs_task *tk = &g->tasks[t];
-        const hs_edge *e;
-        for (int d = 0; d < m; d++)
-            head[t * (size_t)m + d] = hs_transfer_us(p, HS_HOST_MEMORY,
-                                                     p->devices[d].memory, tk->input_bytes);
-        HS_GRAPH_PRED_FOREACH(g, t, e)
-        {
-            size_t u = e->from;
-            for (int d = 0; d < m; d++) {
-                double best = HUGE_VAL;
-                for (int q = 0; q < m; q++) {
-                    double a = head[u * (size_t)m + q] + g->tasks[u].cost_us[q] +
-                               hs_transfer_us(p, p->devices[q].memory, p->devices[d].memory,
-                                              e->bytes);
-                    if (a < best)
-                        best = a;
-                }
-                if (best > head[t * (size_t)m + d])
-                    head[t * (size_t)m + d] = best;
+    double x = ((const neighbour *)a)->off, y = ((const neighbour *)b)->off;
+    return x > y ? -1 : x < y;
+}
+
+static int by_on(const void *a, const void *b)
+{
+    double x = ((const neighbour *)a)->on, y = ((const neighbour *)b)->on;
+    return x < y ? -1 : x > y;
+}
+
+/* Neighbours up to which gather() looks at every prefix, O(k^2 log k); a
+ * task with more takes each neighbour alone (lower, still valid). */
+#define GATHER_MAX 64
+
+/* min over prefixes A of nb (sorted by off descending here) of
+ * max(seq(A), off of the first outside A), where seq runs A on one device
+ * in order of `on`: f = max(f, on) + cost.  A neighbour that cannot run on
+ * the device has on = HUGE_VAL and must stay outside.  `tmp` has room for
+ * k entries. */
+static double gather(neighbour *nb, size_t k, neighbour *tmp)
+{
+    double best = HUGE_VAL;
+    qsort(nb, k, sizeof *nb, by_off_desc);
+    for (size_t i = 0; i <= k; i++) {
+        double f = 0, rest = i < k ? nb[i].off : 0;
+        if (i > 0 && !isfinite(nb[i - 1].on))
+            break; /* it cannot join the device: no longer prefix either */
+        for (size_t j = 0; j < i; j++)
+            tmp[j] = nb[j];
+        qsort(tmp, i, sizeof *tmp, by_on);
+        for (size_t j = 0; j < i; j++)
+            f = fmax(f, tmp[j].on) + tmp[j].cost;
+        best = fmin(best, fmax(f, rest));
+    }
+    return best;
+}
+
+/* The preemptive single-device bound of Carlier (1982): jobs with release
+ * r, processing p and delivery q on one machine need at least
+ * max over job sets S of (min_S r + sum_S p + min_S q), which the
+ * preemptive schedule that always runs the released job of largest q
+ * attains (its largest completion + q).  O(k^2) for k jobs; `left` is
+ * scratch for k values. */
+static double preemptive_bound(size_t k, const double *r, const double *p, const double *q,
+                               double *left)
+{
+    double now = 0, bound = 0;
+    size_t done = 0;
+    for (size_t j = 0; j < k; j++) {
+        left[j] = p[j];
+        if (p[j] <= 0) { /* nothing to run: only its release and delivery count */
+            bound = fmax(bound, r[j] + q[j]);
+            left[j] = -1;
+            done++;
+        }
+    }
+    while (done < k) {
+        size_t run = k;
+        double next = HUGE_VAL, until;
+        for (size_t j = 0; j < k; j++) {
+            if (left[j] < 0)
+                continue;
+            if (r[j] <= now) {
+                if (run == k || q[j] > q[run])
+                    run = j;
+            } else if (r[j] < next) {
+                next = r[j];
             }
         }
+        if (run == k) { /* idle until the next release */
+            now = next;
+            continue;
+        }
+        until = now + left[run];
+        if (until <= next) {
+            now = until;
+            left[run] = -1;
+            done++;
+            bound = fmax(bound, now + q[run]);
+        } else {
+            left[run] -= next - now;
+            now = next;
+        }
+    }
+    return bound;
+}
+
+/* The device x may run on when `allowed` leaves it only one, else -1. */
+static int only_device(const unsigned char *allowed, size_t x, size_t m)
+{
+    int only = -1;
+    if (!allowed)
+        return -1;
+    for (size_t q = 0; q < m; q++)
+        if (allowed[x * m + q]) {
+            if (only >= 0)
+                return -1;
+            only = (int)q;
+        }
+    return only;
+}
+
+/* The bound that t's predecessors (succ = 0: on its head, from their heads)
+ * or successors (succ = 1: on its tail, from their tails) put on t when it
+ * runs on device d: each neighbour x on another device q is val(x,q) +
+ * C(x,q) + the transfer between q and d away, those on d run one after the
+ * other (gather).  Neighbours that `allowed` pins to one other device q
+ * also run one after the other there: predecessors released at their
+ * heads, each followed by its transfer to d, or successors released a
+ * transfer after t and followed by their tails; their preemptive bound
+ * holds too.  `scratch` has room for 4 x GATHER_MAX values. */
+static double neighbours(const hs_platform *p, const hs_graph *g, const unsigned char *allowed,
+                         const double *val, size_t t, int d, int succ, double *scratch)
+{
+    neighbour nb[GATHER_MAX], tmp[GATHER_MAX];
+    size_t m = (size_t)g->ndevices, cnt = 0;
+    size_t lo = succ ? g->succ_off[t] : g->pred_off[t];
+    size_t hi = succ ? g->succ_off[t + 1] : g->pred_off[t + 1];
+    double alone = 0, pinned = 0, bound;
+    int md = p->devices[d].memory, any_pinned = 0;
+    for (size_t i = lo; i < hi; i++) {
+        const hs_edge *e = &g->edges[succ ? g->succ[i] : g->pred[i]];
+        size_t x = succ ? e->to : e->from;
+        neighbour v = {HUGE_VAL, g->tasks[x].cost_us[d], HUGE_VAL};
+        if (!allowed || allowed[x * m + (size_t)d])
+            v.on = val[x * m + (size_t)d];
+        for (size_t q = 0; q < m; q++) {
+            int mq = p->devices[q].memory;
+            if ((int)q == d || (allowed && !allowed[x * m + q]))
+                continue;
+            v.off = fmin(v.off, val[x * m + q] + g->tasks[x].cost_us[q] +
+                                    (succ ? hs_transfer_us(p, md, mq, e->bytes)
+                                          : hs_transfer_us(p, mq, md, e->bytes)));
+        }
+        if (cnt < GATHER_MAX)
+            nb[cnt] = v;
+        cnt++;
+        alone = fmax(alone, fmin(v.on + v.cost, v.off));
+        any_pinned |= only_device(allowed, x, m) >= 0;
+    }
+    bound = cnt && cnt <= GATHER_MAX ? gather(nb, cnt, tmp) : alone;
+    for (size_t q = 0; any_pinned && cnt <= GATHER_MAX && q < m; q++) {
+        double *r = scratch, *dur = r + GATHER_MAX, *del = dur + GATHER_MAX, *left = del + GATHER_MAX;
+        size_t k = 0;
+        int mq = p->devices[q].memory;
+        if ((int)q == d)
+            continue;
+        for (size_t i = lo; i < hi; i++) {
+            const hs_edge *e = &g->edges[succ ? g->succ[i] : g->pred[i]];
+            size_t x = succ ? e->to : e->from;
+            double tr;
+            if (only_device(allowed, x, m) != (int)q)
+                continue;
+            tr = succ ? hs_transfer_us(p, md, mq, e->bytes) : hs_transfer_us(p, mq, md, e->bytes);
+            r[k] = succ ? tr : val[x * m + q];
+            dur[k] = g->tasks[x].cost_us[q];
+            del[k] = succ ? val[x * m + q] : tr;
+            k++;
+        }
+        if (k > 1)
+            pinned = fmax(pinned, preemptive_bound(k, r, dur, del, left));
+    }
+    return fmax(bound, pinned);
+}
+
+void hs__head_tail(const hs_platform *p, const hs_graph *g, const size_t *topo,
+                   const unsigned char *allowed, double *head, double *tail)
+{
+    size_t m = (size_t)g->ndevices;
+    double scratch[4 * GATHER_MAX];
+    for (size_t k = 0; k < g->ntasks; k++) {
+        size_t t = topo[k];
+        for (size_t d = 0; d < m; d++)
+            head[t * m + d] = fmax(neighbours(p, g, allowed, head, t, (int)d, 0, scratch),
+                                   hs_transfer_us(p, HS_HOST_MEMORY, p->devices[d].memory,
+                                                  g->tasks[t].input_bytes));
     }
     for (size_t k = g->ntasks; k-- > 0;) {
         size_t t = topo[k];
-        const hs_task *tk = &g->tasks[t];
-        const hs_edge *e;
-        for (int d = 0; d < m; d++)
-            tail[t * (size_t)m + d] = hs_transfer_us(p, p->devices[d].memory, HS_HOST_MEMORY,
-                                                     tk->output_bytes);
-        HS_GRAPH_SUCC_FOREACH(g, t, e)
-        {
-            size_t v = e->to;
-            for (int d = 0; d < m; d++) {
-                double best = HUGE_VAL;
-                for (int q = 0; q < m; q++) {
-                    double a = hs_transfer_us(p, p->devices[d].memory, p->devices[q].memory,
-                                              e->bytes) +
-                               g->tasks[v].cost_us[q] + tail[v * (size_t)m + q];
-                    if (a < best)
-                        best = a;
-                }
-                if (best > tail[t * (size_t)m + d])
-                    tail[t * (size_t)m + d] = best;
-            }
-        }
+        for (size_t d = 0; d < m; d++)
+            tail[t * m + d] = fmax(neighbours(p, g, allowed, tail, t, (int)d, 1, scratch),
+                                   hs_transfer_us(p, p->devices[d].memory, HS_HOST_MEMORY,
+                                                  g->tasks[t].output_bytes));
     }
+}
+
+double hs__restricted_bound(const hs__minst *I, const unsigned char *allowed, double *scratch)
+{
+    size_t n = I->n, m = (size_t)I->m;
+    double *head = scratch, *tail = head + n * m, *r = tail + n * m, *p = r + n, *q = p + n,
+           *left = q + n, bound = 0;
+    hs__head_tail(&I->w->platform, I->g, I->topo, allowed, head, tail);
+    for (size_t t = 0; t < n; t++) {
+        double best = HUGE_VAL;
+        for (size_t d = 0; d < m; d++)
+            if (allowed[t * m + d])
+                best = fmin(best, head[t * m + d] + hs__cost(I, t, (int)d) + tail[t * m + d]);
+        bound = fmax(bound, best);
+    }
+    for (size_t d = 0; d < m; d++) {
+        size_t k = 0;
+        for (size_t t = 0; t < n; t++) {
+            size_t on = 0;
+            for (size_t e = 0; e < m; e++)
+                on += allowed[t * m + e];
+            if (on != 1 || !allowed[t * m + d])
+                continue;
+            r[k] = head[t * m + d];
+            p[k] = hs__cost(I, t, (int)d);
+            q[k] = tail[t * m + d];
+            k++;
+        }
+        if (k > 1)
+            bound = fmax(bound, preemptive_bound(k, r, p, q, left));
+    }
+    return bound;
 }
 
 double hs_lower_bound_us(const hs_workload *w)
@@ -94,7 +280,7 @@ double hs_lower_bound_us(const hs_workload *w)
                 cp = c;
         }
     } else {
-        hs__head_tail(&w->platform, g, topo, head, tail);
+        hs__head_tail(&w->platform, g, topo, NULL, head, tail);
         for (size_t t = 0; t < n; t++) {
             double best = HUGE_VAL;
             for (size_t d = 0; d < m; d++) {

@@ -52,6 +52,8 @@
 #define DEVSYM_MAX_TASKS 200
 /* Rows (e) of every pair the graph leaves unordered, at most. */
 #define COMPACT_MAX_ROWS 2000000.0
+/* Columns plus rows of the relaxation (HS__RELAXED), at most. */
+#define RELAXED_MAX_SIZE 4000000.0
 
 typedef struct cbuild {
     hs__model *M;
@@ -598,22 +600,30 @@ static void symmetry_rows(cbuild *b)
 }
 
 int hs__build_compact(hs__model *M, const hs__minst *I, double upper, unsigned features,
-                      hs_error *err)
+                      const hs__budget *budget, hs_error *err)
 {
     cbuild b = {0};
     size_t n = I->n, m = (size_t)I->m, nm;
     double lower = hs_lower_bound_us(I->w);
-    int rc = HS_OK;
-    double pairs = 0;
-    if (!I->reach)
-        return hs_error_set(err, HS_EINTERNAL, "compact model without transitive closure");
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = i + 1; j < n; j++)
-            pairs += !I->reach[i * n + j] && !I->reach[j * n + i];
-    if (pairs * 2 * (double)m > COMPACT_MAX_ROWS)
-        return hs_error_set(err, HS_EINPUT, "the compact formulation of %zu tasks on %zu "
-                            "devices needs up to %.3g ordering rows: too many", n, m,
-                            pairs * 2 * (double)m);
+    int rc = HS_OK, relaxed = (features & HS__RELAXED) != 0;
+    double pairs = 0, nmem2 = (double)I->w->platform.nmemories * I->w->platform.nmemories;
+    double size = (double)n * (double)m + 4.0 * (double)n +
+                  (double)I->g->nedges * (1 + 3 * nmem2) + (double)m;
+    if (relaxed) {
+        if (size > RELAXED_MAX_SIZE)
+            return hs_error_set(err, HS_EINPUT, "the relaxation of %zu tasks on %zu devices "
+                                "needs up to %.3g rows and columns: too many", n, m, size);
+    } else {
+        if (!I->reach)
+            return hs_error_set(err, HS_EINTERNAL, "compact model without transitive closure");
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = i + 1; j < n; j++)
+                pairs += !I->reach[i * n + j] && !I->reach[j * n + i];
+        if (pairs * 2 * (double)m > COMPACT_MAX_ROWS)
+            return hs_error_set(err, HS_EINPUT, "the compact formulation of %zu tasks on %zu "
+                                "devices needs up to %.3g ordering rows: too many", n, m,
+                                pairs * 2 * (double)m);
+    }
     b.M = M;
     b.I = I;
     b.n = n;
@@ -623,7 +633,7 @@ int hs__build_compact(hs__model *M, const hs__minst *I, double upper, unsigned f
     b.U = upper + 1e-9 * (1 + fabs(upper));
     b.win = (features & HS_MILP_USE_WINDOWS) != 0;
     b.cuts = (features & HS_MILP_USE_CUTS) != 0;
-    b.sym = (features & HS_MILP_USE_SYMMETRY) != 0;
+    b.sym = !relaxed && (features & HS_MILP_USE_SYMMETRY) != 0;
     b.allowed = calloc(n * m, 1);
     b.onmem = calloc(n * nm, 1);
     b.lo = malloc(n * sizeof *b.lo);
@@ -631,8 +641,8 @@ int hs__build_compact(hs__model *M, const hs__minst *I, double upper, unsigned f
     b.cx = calloc(n * m, sizeof *b.cx);
     b.cs = calloc(n, sizeof *b.cs);
     b.zcol = calloc(I->g->nedges * nm * nm + 1, sizeof *b.zcol);
-    b.pair = calloc(n * n, sizeof *b.pair);
-    if (hs__model_init(M, (int)(n * m + n)) != 0 || !b.allowed || !b.onmem || !b.lo || !b.hi ||
+    b.pair = calloc(relaxed ? 1 : n * n, sizeof *b.pair);
+    if (hs__model_init(M, (int)(n * m + n), budget) != 0 || !b.allowed || !b.onmem || !b.lo || !b.hi ||
         !b.cx || !b.cs || !b.zcol || !b.pair) {
         rc = hs_error_set(err, HS_ENOMEM, "out of memory for the compact model");
         goto out;
@@ -653,22 +663,25 @@ int hs__build_compact(hs__model *M, const hs__minst *I, double upper, unsigned f
     for (size_t t = 0; t < n; t++)
         for (int d = 0; d < b.m; d++)
             if (ALLOWED(&b, t, d))
-                b.cx[t * m + (size_t)d] = hs__col_add(M, HS__COL_X, (int)t, d, 0, GLP_BV, 0, 1,
+                b.cx[t * m + (size_t)d] = hs__col_add(M, HS__COL_X, (int)t, d, 0,
+                                                      relaxed ? GLP_CV : GLP_BV, 0, 1,
                                                       "x[%zu,%d]", t, d);
     for (size_t t = 0; t < n; t++)
         b.cs[t] = hs__col_add(M, HS__COL_S, (int)t, 0, 0, GLP_CV, b.lo[t], b.hi[t], "s[%zu]", t);
     edge_columns(&b);
-    pair_columns(&b);
+    if (!relaxed)
+        pair_columns(&b);
     /* rows */
     task_rows(&b);
     edge_rows(&b);
-    pair_rows(&b);
+    if (!relaxed)
+        pair_rows(&b);
     if (b.cuts)
         load_rows(&b, lower);
     if (b.sym)
         symmetry_rows(&b);
     if (M->failed)
-        rc = hs_error_set(err, HS_ENOMEM, "out of memory building the compact model");
+        rc = hs__model_failure(M, "compact", err);
 out:
     free(b.allowed);
     free(b.onmem);

@@ -202,20 +202,22 @@ static int relocate(const hs__minst *I, hs__sched *s, size_t t, size_t *tmp, dou
     return 1;
 }
 
-void hs__improve(const hs__minst *I, hs__sched *s)
+void hs__improve(const hs__minst *I, const hs__budget *budget, hs__sched *s)
 {
     size_t n = I->n;
     size_t *tmp = malloc(2 * n * sizeof *tmp);
     double *st = malloc(n * sizeof *st);
     if (!tmp || !st || !isfinite(s->makespan))
         goto out;
-    for (int pass = 0; pass < MAX_PASSES; pass++) {
+    /* the budget is checked once per task: one task's moves cost at most
+     * n x devices evaluations */
+    for (int pass = 0; pass < MAX_PASSES && !hs__budget_spent(budget); pass++) {
         int improved = 0;
         if (n <= RELOCATE_MAX_TASKS) {
-            for (size_t t = 0; t < n; t++)
+            for (size_t t = 0; t < n && !hs__budget_spent(budget); t++)
                 improved |= relocate(I, s, t, tmp, st);
         } else {
-            for (size_t t = 0; t < n; t++) {
+            for (size_t t = 0; t < n && !hs__budget_spent(budget); t++) {
                 int old = s->dev[t];
                 for (int d = 0; d < I->m; d++) {
                     double ms;
@@ -261,23 +263,46 @@ out:
 
 /* -------------------------------------------------------------- candidates */
 
-/* Improves `cand` and keeps it in `best` when it beats it. */
-static void consider(const hs__minst *I, hs__sched *cand, hs__sched *best, const char *from)
+/* The schedules local search starts from. */
+typedef struct candidates {
+    hs__sched *s;
+    size_t n, cap;
+} candidates;
+
+/* A new candidate slot (NULL when out of memory). */
+static hs__sched *slot(const hs__minst *I, candidates *c)
 {
-    snprintf(cand->from, sizeof cand->from, "%s", from);
-    if (!isfinite(cand->makespan))
-        return;
-    hs__improve(I, cand);
-    if (better(cand->makespan, best->makespan))
-        hs__sched_copy(best, cand, I->n);
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 16;
+        hs__sched *p = realloc(c->s, cap * sizeof *p);
+        if (!p)
+            return NULL;
+        c->s = p;
+        c->cap = cap;
+    }
+    if (hs__sched_alloc(&c->s[c->n], I->n) != 0)
+        return NULL;
+    return &c->s[c->n];
+}
+
+/* Keeps the slot just filled when its schedule is finite. */
+static void keep(candidates *c, const char *from)
+{
+    hs__sched *s = &c->s[c->n];
+    snprintf(s->from, sizeof s->from, "%s", from);
+    if (isfinite(s->makespan))
+        c->n++;
+    else
+        hs__sched_free(s);
 }
 
 /* A mapping policy's schedule as a candidate, when it places whole tasks. */
-static void from_policy(const hs__minst *I, const char *name, hs__sched *cand, hs__sched *best)
+static void from_policy(const hs__minst *I, const char *name, hs__sched *cand)
 {
     hs_schedule *s = NULL;
     hs_error err = {0};
     size_t seen = 0;
+    cand->makespan = HUGE_VAL;
     if (hs_map(I->w, name, NULL, &s, NULL, &err) != HS_OK || !s)
         return;
     for (size_t t = 0; t < I->n; t++)
@@ -295,40 +320,72 @@ static void from_policy(const hs__minst *I, const char *name, hs__sched *cand, h
         goto out;
     hs__order_by_start(I, cand->dev, cand->start, cand->order);
     cand->makespan = hs__eval(I, cand->dev, cand->order, cand->start);
-    consider(I, cand, best, name);
 out:
     hs_schedule_free(s);
 }
 
-int hs__heuristic(const hs__minst *I, hs__sched *best, hs_error *err)
+static int by_makespan(const void *a, const void *b)
 {
-    hs__sched cand;
+    const hs__sched *x = a, *y = b;
+    return x->makespan < y->makespan ? -1 : x->makespan > y->makespan;
+}
+
+int hs__heuristic(const hs__minst *I, const hs__budget *budget, hs__sched *best, hs_error *err)
+{
+    candidates c = {0};
     double *prio = malloc(I->n * sizeof *prio);
     const hs_policy *const *pol;
-    if (!prio || hs__sched_alloc(&cand, I->n) != 0) {
-        free(prio);
-        return hs_error_set(err, HS_ENOMEM, "out of memory");
-    }
+    hs__sched *s;
+    int rc = HS_OK;
     best->makespan = HUGE_VAL;
+    if (!prio) {
+        rc = hs_error_set(err, HS_ENOMEM, "out of memory");
+        goto out;
+    }
     for (int rule = 0; rule < NPRIO; rule++) {
         priorities(I, rule, prio);
-        if (list_schedule(I, prio, &cand) != 0)
-            continue;
-        consider(I, &cand, best, prio_name[rule]);
+        if (!(s = slot(I, &c)))
+            goto nomem;
+        if (list_schedule(I, prio, s) != 0) {
+            hs__sched_free(s);
+            goto nomem;
+        }
+        keep(&c, prio_name[rule]);
     }
     /* every task on one device, in topological order */
     for (int d = 0; d < I->m; d++) {
         char name[32];
+        if (!(s = slot(I, &c)))
+            goto nomem;
         for (size_t t = 0; t < I->n; t++)
-            cand.dev[t] = d;
-        memcpy(cand.order, I->topo, I->n * sizeof *cand.order);
-        cand.makespan = hs__eval(I, cand.dev, cand.order, cand.start);
+            s->dev[t] = d;
+        memcpy(s->order, I->topo, I->n * sizeof *s->order);
+        s->makespan = hs__eval(I, s->dev, s->order, s->start);
         snprintf(name, sizeof name, "all-on-%.20s", I->w->platform.devices[d].name);
-        consider(I, &cand, best, name);
+        keep(&c, name);
     }
-    for (pol = hs_policy_list(); pol && *pol; pol++)
-        from_policy(I, hs_policy_name(*pol), &cand, best);
+    for (pol = hs_policy_list(); pol && *pol && !hs__budget_spent(budget); pol++) {
+        if (!(s = slot(I, &c)))
+            goto nomem;
+        from_policy(I, hs_policy_name(*pol), s);
+        keep(&c, hs_policy_name(*pol));
+    }
+    /* local search from the best start first: where the budget runs out,
+     * the likeliest winners have had their turn */
+    qsort(c.s, c.n, sizeof *c.s, by_makespan);
+    for (size_t i = 0; i < c.n; i++) {
+        if (i == 0 || !hs__budget_spent(budget))
+            hs__improve(I, budget, &c.s[i]);
+        if (better(c.s[i].makespan, best->makespan))
+            hs__sched_copy(best, &c.s[i], I->n);
+    }
+    goto out;
+nomem:
+    rc = hs_error_set(err, HS_ENOMEM, "out of memory");
+out:
+    for (size_t i = 0; i < c.n; i++)
+        hs__sched_free(&c.s[i]);
+    free(c.s);
     free(prio);
-    hs__sched_free(&cand);
-    return HS_OK;
+    return rc;
 }

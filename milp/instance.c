@@ -88,9 +88,6 @@ int hs__minst_init(hs__minst *I, hs_workload *w, int with_closure, hs_error *err
         return hs_error_set(err, HS_EINPUT, "the workload is not finalized");
     if (w->graph.ntasks == 0 || w->graph.ndevices <= 0)
         return hs_error_set(err, HS_EINPUT, "the workload has no task or no device");
-    if (with_closure && w->graph.ntasks > HS__MILP_MAX_TASKS)
-        return hs_error_set(err, HS_EINPUT, "the MILP takes at most %d tasks; this workload "
-                            "has %zu", HS__MILP_MAX_TASKS, w->graph.ntasks);
     I->w = w;
     I->g = &w->graph;
     I->n = n = w->graph.ntasks;
@@ -123,7 +120,7 @@ int hs__minst_init(hs__minst *I, hs_workload *w, int with_closure, hs_error *err
     }
     for (size_t k = 0; k < n; k++)
         I->rank[I->topo[k]] = k;
-    hs__head_tail(p, I->g, I->topo, I->head, I->tail);
+    hs__head_tail(p, I->g, I->topo, NULL, I->head, I->tail);
     if (with_closure)
         closure(I);
     return HS_OK;

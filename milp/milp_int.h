@@ -14,10 +14,6 @@
 
 #include "hetsched/milp.h"
 
-/* Tasks the MILP takes at most: its compact model has a binary per
- * unordered pair, the paper's N^2 x devices position binaries. */
-#define HS__MILP_MAX_TASKS 1000
-
 typedef struct hs__minst {
     hs_workload *w;
     const hs_graph *g;
@@ -45,15 +41,23 @@ static inline double hs__cost(const hs__minst *I, size_t t, int d)
 
 /* Checks that w can be modelled (finalized, whole tasks, finite costs and
  * transfers) and fills *I; with `closure`, also the transitive closure
- * (refused above HS__MILP_MAX_TASKS tasks).  HS_EINPUT says what is wrong. */
+ * (n^2 bytes).  HS_EINPUT says what is wrong. */
 int hs__minst_init(hs__minst *I, hs_workload *w, int closure, hs_error *err);
 void hs__minst_free(hs__minst *I);
 
 /* Heads and tails (milp/bound.c) of graph g on platform p, in topological
  * order `topo`: head[t*m+d] <= start of t on d, tail[t*m+d] <= makespan -
- * end of t on d, in every schedule of whole tasks. */
-void hs__head_tail(const hs_platform *p, const hs_graph *g, const size_t *topo, double *head,
-                   double *tail);
+ * end of t on d, in every schedule of whole tasks that runs each task u on
+ * a device q with allowed[u*m+q] (NULL: any device). */
+void hs__head_tail(const hs_platform *p, const hs_graph *g, const size_t *topo,
+                   const unsigned char *allowed, double *head, double *tail);
+
+/* A lower bound on the makespan of every schedule that runs each task t on
+ * a device d with allowed[t*m+d] (at least one per task): the larger of the
+ * critical path of the heads and tails over the allowed devices, and per
+ * device the preemptive bound of the tasks that can only run there.
+ * `scratch` holds 2 n m + 4 n values. */
+double hs__restricted_bound(const hs__minst *I, const unsigned char *allowed, double *scratch);
 
 /* Append scheduling: tasks in `order` (topological) each start on dev[t] as
  * early as the device, its inputs and its predecessors' data allow.  Fills
@@ -82,14 +86,33 @@ int hs__sched_alloc(hs__sched *s, size_t n);
 void hs__sched_free(hs__sched *s);
 void hs__sched_copy(hs__sched *dst, const hs__sched *src, size_t n);
 
+/* When a part of the search must stop: a deadline on CLOCK_MONOTONIC
+ * (hs__now_s) and the caller's stop flag (NULL: none). */
+typedef struct hs__budget {
+    double deadline;
+    volatile sig_atomic_t *stop;
+} hs__budget;
+
+double hs__now_s(void);
+/* 1 when the deadline has passed or *stop is set. */
+int hs__budget_spent(const hs__budget *b);
+
+/* For tests: when set, called with the caller's stop flag (when there is
+ * one) each time the branch and bound consults it at a node (GLPK's
+ * callback, CBC's node bounds), before it is read.  A hook that sets the
+ * flag at its k-th call stops the search where an interrupt could land,
+ * the same way on any machine, where a timer would not.  NULL otherwise. */
+extern void (*hs__milp_node_hook)(volatile sig_atomic_t *stop);
+
 /* The best schedule the heuristics find: list scheduling with earliest
- * finish time under several priority rules, every registered mapping policy,
- * each improved by local search.  best->makespan is HUGE_VAL if none is
- * finite. */
-int hs__heuristic(const hs__minst *I, hs__sched *best, hs_error *err);
+ * finish time under several priority rules, every task on one device,
+ * every registered mapping policy; then local search on each, best first,
+ * until the budget is spent (the candidates themselves are always made).
+ * best->makespan is HUGE_VAL if none is finite. */
+int hs__heuristic(const hs__minst *I, const hs__budget *budget, hs__sched *best, hs_error *err);
 /* Local search: moves one task to another device or swaps two neighbours in
- * the order while the makespan drops.  Keeps s valid. */
-void hs__improve(const hs__minst *I, hs__sched *s);
+ * the order while the makespan drops and the budget lasts.  Keeps s valid. */
+void hs__improve(const hs__minst *I, const hs__budget *budget, hs__sched *s);
 
 /* ------------------------------------------------------------ the models */
 
@@ -114,7 +137,10 @@ typedef struct hs__model {
     hs__colinfo *cols;    /* [ncols + 1], 1-based as in GLPK */
     int colcap;
     int failed;           /* a row or column could not be built (memory, or a
-                             builder bug caught before GLPK would abort) */
+                             builder bug caught before GLPK would abort), or
+                             the budget ran out: no more rows are added */
+    int out_of_time;      /* the budget ran out while building */
+    const hs__budget *budget; /* looked at every 1024 rows or columns; NULL: none */
     double upper;         /* the makespan bound the model was built with */
     /* symmetry breaking of the compact model (NULL when off): the kernel
      * whose instances are ordered by start, per application (-1: none), and
@@ -129,17 +155,26 @@ typedef struct hs__model {
     int *pos;             /* [ncols + 1]: where a column sits in the row, or -1 */
 } hs__model;
 
+/* A feature bit of hs__build_compact only: the LP relaxation without the
+ * ordering binaries and their rows (x continuous, no symmetry rows), for a
+ * bound where the MILP is too large.  I->reach may then be NULL. */
+#define HS__RELAXED (1u << 16)
+
 /* Builders: fill m->lp (GLPK, under the caller's lock) for instance I with
- * makespan bound `upper` and the option features.  HS_ENOMEM, HS_EINPUT
- * (too large). */
+ * makespan bound `upper` and the option features, within the budget (may be
+ * NULL).  HS_ENOMEM, HS_EINPUT (too large, or the budget ran out: the
+ * message says which). */
 int hs__build_compact(hs__model *m, const hs__minst *I, double upper, unsigned features,
-                      hs_error *err);
+                      const hs__budget *budget, hs_error *err);
 int hs__build_paper(hs__model *m, const hs__minst *I, double upper, unsigned features,
-                    hs_error *err);
+                    const hs__budget *budget, hs_error *err);
 void hs__model_free(hs__model *m);
 
 /* Model helpers shared by the builders (milp/model.c). */
-int hs__model_init(hs__model *m, int ncols_hint);
+int hs__model_init(hs__model *m, int ncols_hint, const hs__budget *budget);
+/* The error of a builder whose m->failed is set: out of time (HS_EINPUT) or
+ * of memory. */
+int hs__model_failure(const hs__model *m, const char *what, hs_error *err);
 /* Adds a column (GLP_BV, or GLP_CV with bounds lb..ub, ub = HUGE_VAL for none)
  * and returns its index, or 0 with m->failed set. */
 int hs__col_add(hs__model *m, int kind, int a, int b, int c, int type, double lb, double ub,

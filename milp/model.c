@@ -14,15 +14,36 @@
 
 #include "milp/milp_int.h"
 
-int hs__model_init(hs__model *m, int ncols_hint)
+/* Rows or columns between two looks at the budget: each costs microseconds. */
+#define BUDGET_STEP 1024
+
+/* Sets m->failed and m->out_of_time when the budget is spent, looked at
+ * when `count` (of rows or columns so far) is a multiple of BUDGET_STEP. */
+static int out_of_budget(hs__model *m, int count)
+{
+    if (m->budget && count % BUDGET_STEP == 0 && hs__budget_spent(m->budget))
+        m->failed = m->out_of_time = 1;
+    return m->out_of_time;
+}
+
+int hs__model_init(hs__model *m, int ncols_hint, const hs__budget *budget)
 {
     memset(m, 0, sizeof *m);
+    m->budget = budget;
     if (!(m->lp = glp_create_prob()))
         return -1;
     glp_set_obj_dir(m->lp, GLP_MIN);
     m->colcap = ncols_hint > 16 ? ncols_hint : 16;
     m->cols = malloc(((size_t)m->colcap + 1) * sizeof *m->cols);
     return m->cols ? 0 : -1;
+}
+
+int hs__model_failure(const hs__model *m, const char *what, hs_error *err)
+{
+    if (m->out_of_time)
+        return hs_error_set(err, HS_EINPUT, "building the %s model took all the time left",
+                            what);
+    return hs_error_set(err, HS_ENOMEM, "out of memory building the %s model", what);
 }
 
 void hs__model_free(hs__model *m)
@@ -44,10 +65,14 @@ int hs__col_add(hs__model *m, int kind, int a, int b, int c, int type, double lb
     char name[64];
     va_list ap;
     int j;
+    if (m->failed)
+        return 0;
     if (m->pos || !isfinite(lb) || isnan(ub)) {
         m->failed = 1; /* rows have started (every column comes first), or a bug */
         return 0;
     }
+    if (out_of_budget(m, m->ncols))
+        return 0;
     if (m->ncols + 1 > m->colcap) {
         hs__colinfo *p = realloc(m->cols, ((size_t)m->colcap * 2 + 1) * sizeof *p);
         if (!p) {
@@ -122,6 +147,8 @@ int hs__row_add(hs__model *m, int type, double lb, double ub, const char *name_f
     char name[64];
     va_list ap;
     int i, len = 0;
+    if (m->failed || out_of_budget(m, m->nrows))
+        return -1;
     if (row_room(m) != 0 || (type != GLP_UP && !isfinite(lb)) ||
         ((type == GLP_UP || type == GLP_DB) && !isfinite(ub))) {
         m->failed = 1;

@@ -181,7 +181,7 @@ static void symmetry_rows(pbuild *b)
 }
 
 int hs__build_paper(hs__model *M, const hs__minst *I, double upper, unsigned features,
-                    hs_error *err)
+                    const hs__budget *budget, hs_error *err)
 {
     const hs_graph *g = I->g;
     size_t n = I->n, m = (size_t)I->m;
@@ -210,7 +210,7 @@ int hs__build_paper(hs__model *M, const hs__minst *I, double upper, unsigned fea
     b.npos = malloc(m * sizeof *b.npos);
     cw = calloc(g->nedges * m * m + 1, sizeof *cw);
     if (!b.cp || !b.cs || !b.allowed || !b.lo || !b.hi || !b.npos || !cw ||
-        hs__model_init(M, (int)(n * m * n + n + 1)) != 0) {
+        hs__model_init(M, (int)(n * m * n + n + 1), budget) != 0) {
         rc = hs_error_set(err, HS_ENOMEM, "out of memory for the paper model");
         goto out;
     }
@@ -347,7 +347,7 @@ int hs__build_paper(hs__model *M, const hs__minst *I, double upper, unsigned fea
     if (b.sym)
         symmetry_rows(&b);
     if (M->failed)
-        rc = hs_error_set(err, HS_ENOMEM, "out of memory building the paper model");
+        rc = hs__model_failure(M, "paper", err);
 out:
     free(b.cp);
     free(b.cs);

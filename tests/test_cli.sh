@@ -306,7 +306,7 @@ if "$H" map -a help >/dev/null 2>&1; then
     expect 2 "compare --time-limit without --optimal" -- "$H" compare "$W" --time-limit 5
     expect 2 "compare --random with a workload" -- "$H" compare --random 2 "$W"
 
-    expect 0 "compare --optimal" -- "$H" compare "$W" --optimal --time-limit 60
+    expect 0 "compare --optimal" -- "$H" compare "$W" --optimal --time-limit 100000
     cp "$tmp/out" "$tmp/optimal.txt"
     check "compare --optimal row" "$tmp/optimal.txt" '^optimal +[0-9]+\.[0-9]+ '
     check "compare --optimal column" "$tmp/optimal.txt" '^policy .*/optimum'
@@ -353,6 +353,119 @@ check "compare --model ad-part row" "$tmp/out" '^ad-part\*? +[0-9]+\.[0-9]+ '
 expect 2 "compare --random --model" -- "$H" compare --random 2 --model "$TM"
 expect 0 "optimal --model" -- "$H" optimal "$TW" --model "$TM" --time-limit 30
 check "optimal --model makespan" "$tmp/out" '^makespan +[0-9]+\.[0-9]+ us'
+
+# Interrupts (cli/interrupt.c).  A 60-task random workload that no solver
+# closes in minutes; the verdicts hold wherever the signal lands.
+R60=$tmp/r60.yaml
+"$H" gen random --tasks 60 --devices cpu:1,gpu:2 --seed 5 -o "$R60"
+mkfifo "$tmp/lp"
+# caught_sigint PID: whether PID has a handler for SIGINT (bit 2 of SigCgt)
+caught_sigint() {
+    local mask
+    mask=$(awk '/^SigCgt:/ {print $2}' "/proc/$1/status" 2>/dev/null)
+    [ -n "$mask" ] && (((16#$mask >> 1) & 1))
+}
+# got_status WANT DESCRIPTION: checks $got, the exit status of a command run
+# in the background
+got_status() {
+    if [ "$got" -eq "$1" ]; then pass=$((pass + 1)); else
+        fail=$((fail + 1))
+        echo "FAIL: $2: exit $got, expected $1"
+    fi
+}
+# interrupt_when_caught PID: sends SIGINT once PID has its handler, waits for
+# it and sets $got to its exit status
+interrupt_when_caught() {
+    for _ in $(seq 1 600); do
+        caught_sigint "$1" && break
+        sleep 0.05
+    done
+    kill -INT "$1"
+    wait "$1"
+    got=$?
+}
+# optimal: the first interrupt stops the search; the status line has the gap
+# and says so, every output is written.  The search starts once the model is
+# written to --write-lp, here a FIFO read to its end, so the signal lands in
+# the search (or, on a very fast machine, in the heuristics: same verdict).
+gantt=()
+"$H" map -a heft "$W" --gantt "$tmp/probe.svg" >/dev/null 2>&1 && gantt=(--gantt "$tmp/int.svg")
+solvers=glpk
+"$H" optimal "$W" --solver cbc >/dev/null 2>&1 && solvers="glpk cbc"
+for solver in $solvers; do
+    rm -f "$tmp/int".*
+    "$H" optimal "$R60" --solver "$solver" --time-limit 600 --write-lp "$tmp/lp" \
+        --json "$tmp/int.json" --dot "$tmp/int.dot" --trace "$tmp/int.trace" "${gantt[@]}" \
+        >"$tmp/out" 2>"$tmp/err" &
+    pid=$!
+    cat "$tmp/lp" >"$tmp/int.lp"
+    kill -INT $pid
+    wait $pid
+    got=$?
+    got_status 0 "optimal --solver $solver interrupted"
+    check "optimal $solver interrupted: status" "$tmp/out" \
+        '^status +feasible \(gap [0-9]+\.[0-9]+%\), interrupted$'
+    check "optimal $solver interrupted: makespan" "$tmp/out" '^makespan +[0-9]+\.[0-9]+ us$'
+    check "optimal $solver interrupted: said on stderr" "$tmp/err" \
+        '^hetsched: interrupted: stopping the search'
+    check "optimal $solver interrupted: model written first" "$tmp/int.lp" '^Minimize'
+    expect 0 "optimal $solver interrupted: json valid" -- "$H" validate "$R60" "$tmp/int.json"
+    check "optimal $solver interrupted: dot" "$tmp/int.dot" '^digraph'
+    check "optimal $solver interrupted: trace" "$tmp/int.trace" '"traceEvents"'
+    [ ${#gantt[@]} -eq 0 ] || check "optimal $solver interrupted: gantt" "$tmp/int.svg" '<svg'
+done
+# a second interrupt quits at once: here while the model is written into a
+# FIFO nobody reads, where the first one cannot end anything
+"$H" optimal "$R60" --time-limit 600 --write-lp "$tmp/lp" --json "$tmp/int2.json" \
+    >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+exec 3<"$tmp/lp" # returns once hetsched has opened the FIFO
+kill -INT $pid
+for _ in $(seq 1 600); do
+    grep -q '^hetsched: interrupted' "$tmp/err" && break
+    sleep 0.05
+done
+kill -INT $pid
+wait $pid
+got=$?
+exec 3<&-
+got_status 130 "optimal interrupted twice"
+if [ -e "$tmp/int2.json" ]; then
+    fail=$((fail + 1))
+    echo "FAIL: optimal interrupted twice wrote its JSON"
+else pass=$((pass + 1)); fi
+# compare --optimal: every policy's row, the optimal row, the note says why
+# it is not proven
+"$H" compare "$R60" --optimal --time-limit 600 >"$tmp/out" 2>"$tmp/err" &
+interrupt_when_caught $!
+got_status 0 "compare --optimal interrupted"
+for p in $("$H" map -a help | awk 'NR > 1 {print $1}') optimal; do
+    check "compare --optimal interrupted: row $p" "$tmp/out" "^$p\\*? +[0-9]+\\.[0-9]+ "
+done
+check "compare --optimal interrupted: note" "$tmp/out" \
+    '^optimal: NOT proven \(interrupted, gap [0-9]+\.[0-9]+%'
+# split --best-static: an interrupt during the runs before the search skips it
+# (ss simulates 16M one-item chunks first, seconds), during it stops it
+"$H" split -p ss va --sim --best-static >"$tmp/out" 2>"$tmp/err" &
+interrupt_when_caught $!
+got_status 0 "split --best-static interrupted"
+check "split --best-static interrupted" "$tmp/out" \
+    '^best static splits: interrupted after [0-9]+ of 202 splits$'
+check "split report before the interrupt" "$tmp/out" '^split ss on va'
+
+# large workloads: no MILP past 1000 tasks, but a schedule and a bound (the
+# LP relaxation's when it finishes in time: tests/test_milp.c checks it)
+"$H" gen random --tasks 1100 --devices cpu:1,gpu:1 --seed 2 -o "$tmp/r1100.yaml"
+expect 0 "optimal past 1000 tasks" -- "$H" optimal "$tmp/r1100.yaml" --time-limit 8 \
+    --json "$tmp/big.json"
+check "optimal past 1000 tasks: why" "$tmp/out" \
+    '^model +not built: the MILP takes at most 1000 tasks; this workload has 1100;'
+expect 0 "optimal past 1000 tasks: json valid" -- "$H" validate "$tmp/r1100.yaml" "$tmp/big.json"
+expect 0 "compare --optimal past 1000 tasks" -- "$H" compare "$tmp/r1100.yaml" --optimal \
+    --time-limit 8
+check "compare --optimal past 1000 tasks: row" "$tmp/out" '^optimal +[0-9]+\.[0-9]+ '
+check "compare --optimal past 1000 tasks: note" "$tmp/out" \
+    '^optimal: NOT proven: no MILP \(the MILP takes at most 1000 tasks'
 
 # run: real execution on worker threads (exec/data.h)
 RW=workloads/run-small.yaml

@@ -8,6 +8,7 @@
  * 40 when HS_SANITIZED is set, as build.sh does for the sanitizer run). */
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,11 +16,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
 #include "hetsched/hetsched.h"
 #include "hs_config.h"
+#include "milp/milp_int.h"
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -29,7 +32,11 @@ static hs_milp_options quiet(hs_milp_formulation f)
     hs_milp_options_init(&o);
     o.formulation = f;
     o.progress = 0;
-    o.time_limit_s = 120; /* never reached by these instances: a safety net */
+    /* no time limit in practice: the answers these tests expect must not
+     * depend on how loaded the machine is (the plain compact model takes
+     * 70k nodes, 30 s of CPU, on a few instances; a loaded machine gives it a
+     * fraction of a core).  meson's timeout is the safety net. */
+    o.time_limit_s = 1e7;
     return o;
 }
 
@@ -427,11 +434,52 @@ static void gpus_without_host(void **state)
     hs_workload_free(w);
 }
 
+/* Two GPUs on their own memories, 10 us over the link between them (5 us
+ * latency + 5000 bytes at 1 GB/s), every task 10 us on either.  A join:
+ * a, b, c -> t.  Taken one at a time each predecessor could end at 10 on
+ * t's GPU, so the plain critical path is 20; but those on t's GPU run one
+ * after the other and the others' data arrives at 20: t starts at 20
+ * earliest, and 30 is a bound.  It is the optimum: a, b on gpu0, c on
+ * gpu1, t on gpu0 at 20.  The fork t -> a, b, c mirrors it (tails). */
+static hs_workload *fan(int join)
+{
+    hs_workload *w = hs_workload_new();
+    hs_error err = {0};
+    static const char *const names[] = {"a", "b", "c"};
+    assert_non_null(w);
+    assert_int_equal(hs_platform_add_device(w, "gpu0", HS_DEVICE_GPU, "gpu0", 0, &err), 0);
+    assert_int_equal(hs_platform_add_device(w, "gpu1", HS_DEVICE_GPU, "gpu1", 0, &err), 1);
+    assert_true(hs_platform_add_link(w, "gpu0", "gpu1", 1, 5, &err) >= 0);
+    assert_true(hs_platform_add_link(w, "gpu1", "gpu0", 1, 5, &err) >= 0);
+    assert_int_equal(hs_workload_add_app(w, "f", 1, &err), 0);
+    assert_int_equal(hs_app_add_kernel(w, 0, "t", &err), 0);
+    for (int k = 0; k < 3; k++)
+        assert_int_equal(hs_app_add_kernel(w, 0, names[k], &err), k + 1);
+    for (int k = 0; k < 4; k++)
+        assert_int_equal(hs_kernel_set_cost(w, 0, k, "gpu", 10, &err), 0);
+    for (int k = 0; k < 3; k++)
+        assert_true(hs_app_add_edge(w, 0, join ? names[k] : "t", join ? "t" : names[k], 5000,
+                                    &err) >= 0);
+    assert_int_equal(hs_workload_finalize(w, &err), HS_OK);
+    return w;
+}
+
+static void join_and_fork(void **state)
+{
+    (void)state;
+    for (int join = 0; join < 2; join++) {
+        hs_workload *w = fan(join);
+        assert_close(hs_lower_bound_us(w), 30);
+        both(w, 30);
+        hs_workload_free(w);
+    }
+}
+
 /* ---------------------------------------------------------------- refusals */
 
 static void refusals(void **state)
 {
-    hs_workload *w = hs_workload_new(), *big;
+    hs_workload *w = hs_workload_new();
     hs_milp_options o = quiet(HS_MILP_COMPACT);
     hs_milp_result r;
     hs_error err = {0};
@@ -457,18 +505,176 @@ static void refusals(void **state)
     expect_optimum(w, HS_MILP_COMPACT, HS_MILP_USE_ALL, 1);
     expect_optimum(w, HS_MILP_PAPER, HS_MILP_USE_ALL, 1);
     hs_workload_free(w);
-    /* too large: 200 tasks are N (N-1)^2 m = 15.8M rows for the paper */
-    {
-        double *cs = malloc(200 * sizeof *cs);
-        for (int i = 0; i < 200; i++)
-            cs[i] = 1 + i % 7;
-        big = identical(2, cs, 200, NULL, 0);
-        free(cs);
+}
+
+/* ------------------------------------------------ too large for the MILP */
+
+/* `n` independent tasks without data, each 4 us on cpu0 and 1 us on gpu0.
+ * With k of them on the CPU the makespan is max(4k, n - k): least at
+ * k = n / 5, so 4n / 5 when 5 divides n.  The relaxation without ordering
+ * rows finds the same: X tasks' worth on the CPU, 4X = n - X. */
+static hs_workload *cpu_gpu_independent(int n)
+{
+    hs_workload *w = hs_workload_new();
+    hs_error err = {0};
+    assert_non_null(w);
+    assert_int_equal(hs_platform_add_device(w, "cpu0", HS_DEVICE_CPU, "host", 1, &err), 0);
+    assert_int_equal(hs_platform_add_device(w, "gpu0", HS_DEVICE_GPU, "gpu0", 0, &err), 1);
+    assert_int_equal(hs_workload_add_app(w, "p", 1, &err), 0);
+    for (int k = 0; k < n; k++) {
+        char kn[16];
+        snprintf(kn, sizeof kn, "j%d", k);
+        assert_int_equal(hs_app_add_kernel(w, 0, kn, &err), k);
+        assert_int_equal(hs_kernel_set_cost(w, 0, k, "cpu", 4, &err), 0);
+        assert_int_equal(hs_kernel_set_cost(w, 0, k, "gpu", 1, &err), 0);
     }
-    o = quiet(HS_MILP_PAPER);
-    assert_int_equal(hs_milp_solve(big, &o, &r, &err), HS_EINPUT);
-    assert_non_null(strstr(err.msg, "paper formulation"));
-    hs_workload_free(big);
+    assert_int_equal(hs_workload_finalize(w, &err), HS_OK);
+    return w;
+}
+
+/* A workload the model cannot take gets the best heuristic schedule and
+ * the relaxation's bound, not a refusal. */
+static void expect_bound_only(hs_workload *w, hs_milp_formulation f, double want_bound,
+                              const char *why)
+{
+    hs_milp_options o = quiet(f);
+    hs_milp_result r;
+    hs_error err = {0};
+    if (hs_milp_solve(w, &o, &r, &err) != HS_OK)
+        fail_msg("hs_milp_solve: %s", err.msg);
+    if (!strstr(r.not_built, why))
+        fail_msg("not_built '%s' does not say '%s'", r.not_built, why);
+    assert_non_null(r.schedule);
+    assert_int_equal(hs_schedule_validate(w, r.schedule, &err), HS_OK);
+    assert_close(r.root_bound_us, want_bound);
+    assert_close(r.bound_us, want_bound);
+    assert_true(r.makespan_us >= want_bound * (1 - 1e-9));
+    assert_true(r.status == HS_MILP_OPTIMAL || r.status == HS_MILP_FEASIBLE);
+    assert_true(r.status != HS_MILP_OPTIMAL || r.gap == 0);
+    assert_int_equal(r.rows, 0);
+    assert_false(r.interrupted);
+    hs_milp_result_free(&r);
+}
+
+static void too_large(void **state)
+{
+    hs_workload *w;
+    (void)state;
+    /* 200 tasks are N (N-1)^2 m = 15.8M rows for the paper formulation */
+    w = cpu_gpu_independent(200);
+    expect_bound_only(w, HS_MILP_PAPER, 160, "the paper formulation of 200 tasks on 2 devices");
+    hs_workload_free(w);
+    /* past the task limit: no closure, no model of either kind */
+    w = cpu_gpu_independent(HS_MILP_MAX_TASKS + 5);
+    expect_bound_only(w, HS_MILP_COMPACT, 4.0 * (HS_MILP_MAX_TASKS + 5) / 5,
+                      "the MILP takes at most 1000 tasks; this workload has 1005");
+    hs_workload_free(w);
+}
+
+/* ---------------------------------------------------------------- stopping */
+
+/* Random Topcuoglu graphs as milp_bench draws them: `tasks` on cpu:1,gpu:2. */
+static hs_workload *generated(size_t tasks, unsigned long seed)
+{
+    hs_workload *w = hs_workload_new();
+    hs_gen_random_opts o;
+    hs_error err = {0};
+    hs_gen_random_defaults(&o);
+    o.tasks = tasks;
+    o.seed = seed;
+    assert_non_null(w);
+    if (hs_gen_platform(w, "cpu:1,gpu:2", HS_GEN_CPU_CORES, &err) < 0 ||
+        hs_gen_random(w, &o, &err) < 0 || hs_workload_finalize(w, &err) != HS_OK)
+        fail_msg("%s", err.msg);
+    return w;
+}
+
+/* What every stopped search returns: the best schedule so far, valid, and a
+ * bound below it. */
+static void check_stopped(hs_workload *w, const hs_milp_result *r)
+{
+    hs_error err = {0};
+    assert_non_null(r->schedule);
+    if (hs_schedule_validate(w, r->schedule, &err) != HS_OK)
+        fail_msg("invalid schedule after a stop: %s", err.msg);
+    assert_true(r->bound_us <= r->makespan_us);
+    assert_true(r->bound_us >= hs_lower_bound_us(w) * (1 - 1e-12));
+    if (r->interrupted) {
+        assert_int_equal(r->status, HS_MILP_FEASIBLE);
+        assert_close(r->gap, (r->makespan_us - r->bound_us) / r->makespan_us);
+    } else {
+        assert_int_equal(r->status, HS_MILP_OPTIMAL);
+    }
+}
+
+/* A stop asked before the call: the heuristics' first schedules, the cheap
+ * bound, no search. */
+static void stop_before(void **state)
+{
+    hs_workload *w = generated(30, 7);
+    volatile sig_atomic_t stop = 1;
+    hs_milp_options o = quiet(HS_MILP_COMPACT);
+    hs_milp_result r;
+    hs_error err = {0};
+    (void)state;
+    o.stop = &stop;
+    for (int solver = 0; solver < 1 + HS_HAVE_CBC; solver++) {
+        o.solver = solver ? HS_MILP_CBC : HS_MILP_GLPK;
+        assert_int_equal(hs_milp_solve(w, &o, &r, &err), HS_OK);
+        check_stopped(w, &r);
+        assert_true(r.interrupted);
+        assert_close(r.bound_us, hs_lower_bound_us(w));
+        assert_true(r.nodes == 0);
+        assert_true(isnan(r.root_bound_us));
+        hs_milp_result_free(&r);
+    }
+    hs_workload_free(w);
+}
+
+/* The node hook of the search (milp_int.h): sets the stop flag at its
+ * stop_at-th call, as an interrupt landing there would, and counts calls. */
+static long hook_calls, hook_stop_at;
+
+static void stop_at_call(volatile sig_atomic_t *stop)
+{
+    if (++hook_calls == hook_stop_at)
+        *stop = 1;
+}
+
+/* A stop asked in the middle of the branch and bound, at a chosen node (the
+ * same on every machine): the search ends there, marked interrupted, with
+ * the best schedule so far and the bound it had proven, above the cheap
+ * bound's at the root. */
+static void stop_during(void **state)
+{
+    hs_workload *w = generated(40, 11);
+    (void)state;
+    hs__milp_node_hook = stop_at_call;
+    for (int solver = 0; solver < 1 + HS_HAVE_CBC; solver++) {
+        for (long at = 1; at <= 100; at *= 10) {
+            volatile sig_atomic_t stop = 0;
+            hs_milp_options o = quiet(HS_MILP_COMPACT);
+            hs_milp_result r;
+            hs_error err = {0};
+            o.stop = &stop;
+            o.solver = solver ? HS_MILP_CBC : HS_MILP_GLPK;
+            hook_calls = 0;
+            hook_stop_at = at;
+            assert_int_equal(hs_milp_solve(w, &o, &r, &err), HS_OK);
+            if (hook_calls < at)
+                fail_msg("%s closed the instance in %ld node calls: it needs a harder one",
+                         solver ? "CBC" : "GLPK", hook_calls);
+            assert_true(r.interrupted);
+            check_stopped(w, &r);
+            if (!solver) /* GLPK's search starts from the relaxation it reports */
+                assert_false(isnan(r.root_bound_us));
+            assert_true(r.bound_us >= hs_lower_bound_us(w) * (1 - 1e-12));
+            assert_true(r.makespan_us <= r.incumbent_us);
+            hs_milp_result_free(&r);
+        }
+    }
+    hs__milp_node_hook = NULL;
+    hs_workload_free(w);
 }
 
 /* A search cut short still returns a valid schedule and a bound below it. */
@@ -578,7 +784,6 @@ static void two_threads(void **state)
     }
 }
 
-#include <time.h>
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -587,8 +792,12 @@ int main(void)
         cmocka_unit_test(p2_prec_cmax),
         cmocka_unit_test(chain_over_link),
         cmocka_unit_test(gpus_without_host),
+        cmocka_unit_test(join_and_fork),
         cmocka_unit_test(refusals),
         cmocka_unit_test(time_limit),
+        cmocka_unit_test(too_large),
+        cmocka_unit_test(stop_before),
+        cmocka_unit_test(stop_during),
         cmocka_unit_test(cbc_solver),
         cmocka_unit_test(two_threads),
         cmocka_unit_test(random_vs_exhaustive),

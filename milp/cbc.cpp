@@ -1,0 +1,127 @@
+// hetsched — the MILP solved by COIN-OR CBC (milp/cbc.h).
+//
+// C++ because what the search needs is C++ only: an event handler
+// (CbcEventHandler) that CBC asks after every node, which stops it when
+// asked; the solver's settings (CbcSolverUsefulData) where its own SIGINT
+// handler is switched off (CBC's C interface installs that handler and
+// never gives SIGINT back); and a cut generator that adds the node bounds
+// of milp/solve.c.  The driver is the one the C interface runs (CbcMain0,
+// CbcMain1: cuts, heuristics, strong branching), without the preprocessing
+// that would renumber the columns the node bounds read: on milp_bench's
+// five instances of 25 tasks the node bounds took the median gap after a
+// minute of CPU from 11.4% to 4.9% (one instance proven either way).
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <new>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <CbcEventHandler.hpp>
+#include <CbcModel.hpp>
+#include <CbcSolver.hpp>
+#include <CglCutGenerator.hpp>
+#include <CoinError.hpp>
+#include <OsiClpSolverInterface.hpp>
+#include <OsiCuts.hpp>
+#include <OsiRowCut.hpp>
+
+#include "milp/cbc.h"
+
+namespace {
+
+// Says "stop" at any event once *stop_ is set.
+class stop_handler : public CbcEventHandler {
+  public:
+    explicit stop_handler(volatile sig_atomic_t *stop) : stop_(stop) {}
+    CbcAction event(CbcEvent) override { return wanted() ? stop : noAction; }
+    CbcAction event(CbcEvent, void *) override { return wanted() ? stop : noAction; }
+    CbcEventHandler *clone() const override { return new stop_handler(*this); }
+
+  private:
+    bool wanted() const { return stop_ && *stop_; }
+    volatile sig_atomic_t *stop_;
+};
+
+// At every node: objective >= the caller's bound for the node's column
+// bounds, as a cut valid below this node only.
+class node_bound_cuts : public CglCutGenerator {
+  public:
+    explicit node_bound_cuts(const hs__cbc_problem *p) : p_(p) {}
+    using CglCutGenerator::generateCuts;
+    void generateCuts(const OsiSolverInterface &si, OsiCuts &cs,
+                      const CglTreeInfo = CglTreeInfo()) override
+    {
+        double obj = si.getObjValue();
+        double b = p_->node_bound(p_->node_ctx, si.getColLower(), si.getColUpper());
+        if (b > obj + 1e-7 * (1 + std::fabs(obj))) {
+            OsiRowCut cut;
+            int col = p_->objective_col;
+            double one = 1;
+            cut.setRow(1, &col, &one);
+            cut.setLb(b);
+            cut.setUb(COIN_DBL_MAX);
+            cut.setGloballyValid(false);
+            cs.insert(cut);
+        }
+    }
+    CglCutGenerator *clone() const override { return new node_bound_cuts(*this); }
+
+  private:
+    const hs__cbc_problem *p_;
+};
+
+} // namespace
+
+extern "C" int hs__cbc_solve(const hs__cbc_problem *p, hs__cbc_answer *a, double *x)
+{
+    *a = hs__cbc_answer();
+    try {
+        OsiClpSolverInterface solver;
+        solver.loadProblem(p->ncols, p->nrows, p->start, p->index, p->value, p->collb,
+                           p->colub, p->obj, p->rowlb, p->rowub);
+        for (int j = 0; j < p->ncols; j++)
+            if (p->integer[j])
+                solver.setInteger(j);
+        solver.setObjSense(1);
+        CbcModel model(solver); // a copy of solver
+        CbcSolverUsefulData data;
+        CbcMain0(model, data);
+        data.useSignalHandler_ = false;
+        data.noPrinting_ = false; // the log level below decides
+        model.setLogLevel(p->verbose ? 1 : 0);
+        model.setMaximumSeconds(p->seconds);
+        model.setAllowableFractionGap(p->rel_gap);
+        stop_handler handler(p->stop);
+        model.passInEventHandler(&handler); // cloned
+        node_bound_cuts bounds(p);
+        if (p->node_bound)
+            model.addCutGenerator(&bounds, 1, "node bounds"); // cloned; every node
+        if (p->mip_start) {
+            // CBC takes a start by column names (the default ones here)
+            std::vector<std::pair<std::string, double>> start;
+            start.reserve(static_cast<size_t>(p->ncols));
+            for (int j = 0; j < p->ncols; j++)
+                start.emplace_back(model.solver()->getColName(j), p->mip_start[j]);
+            model.setMIPStart(start);
+        }
+        const char *argv[] = {"hetsched", "-timeMode", "elapsed", "-preprocess", "off",
+                              "-solve", "-quit"};
+        CbcMain1(static_cast<int>(sizeof argv / sizeof argv[0]), argv, model, nullptr, data);
+        a->nodes = model.getNodeCount();
+        a->bound = model.getBestPossibleObjValue();
+        a->proven_optimal = model.isProvenOptimal();
+        a->proven_infeasible = model.isProvenInfeasible();
+        a->interrupted = p->stop && *p->stop;
+        if (const double *best = model.bestSolution()) {
+            std::copy(best, best + p->ncols, x);
+            a->has_solution = 1;
+        }
+    } catch (const std::bad_alloc &) {
+        return -1;
+    } catch (const CoinError &) {
+        return -1;
+    }
+    return 0;
+}
