@@ -580,6 +580,8 @@ static int real_main(real_args *a)
             if (!(sps[nsp] = hs_splitter_find(s)))
                 return hs_cli_usage_error(&hs_cmd_split, "unknown splitter '%s' (-p help "
                                           "lists them)", s);
+            if (hs_split_options_check(a->opt, sps[nsp], &err) != HS_OK)
+                return hs_cli_usage_error(&hs_cmd_split, "-o %s", err.msg);
             if (++nsp == 64)
                 return hs_cli_usage_error(&hs_cmd_split, "at most 63 splitters");
         }
@@ -858,6 +860,8 @@ static int split_main(int argc, char **argv)
     else if (argc - optind != 1)
         status = hs_cli_usage_error(&hs_cmd_split, "expected one KERNEL, got %d arguments",
                                     argc - optind);
+    else if (hs_split_options_check(&opt, sp, &err) != HS_OK)
+        status = hs_cli_usage_error(&hs_cmd_split, "-o %s", err.msg);
     else if (any_fail && !(sp->flags & HS_SPLIT_SURVIVES_FAILURE))
         status = hs_cli_usage_error(&hs_cmd_split, "--fail: splitter '%s' does not hand out "
                                     "the work of a dead device again (-p help marks those "

@@ -95,6 +95,28 @@ int hs_cli_parse_budget(const hs_cli_cmd *cmd, const char *s, double *out)
     return 0;
 }
 
+const char *hs_cli_plural(unsigned long long n)
+{
+    return n == 1 ? "" : "s";
+}
+
+int hs_cli_policy_options_check(const hs_cli_cmd *cmd, const hs_policy *p, int have_thr,
+                                int have_seed, int have_budget)
+{
+    static const struct {
+        unsigned bit;
+        const char *option, *what;
+    } opts[] = {{HS_POLICY_TAKES_THR, "--thr", "no dispatch threshold"},
+                {HS_POLICY_TAKES_SEED, "--seed", "no random choice"},
+                {HS_POLICY_TAKES_BUDGET, "--budget-ms", "no time budget"}};
+    const int given[] = {have_thr, have_seed, have_budget};
+    for (int i = 0; i < 3; i++)
+        if (given[i] && !(hs_policy_options(p) & opts[i].bit))
+            return hs_cli_usage_error(cmd, "%s does not apply to policy %s: it has %s",
+                                      opts[i].option, hs_policy_name(p), opts[i].what);
+    return 0;
+}
+
 static int is_stdout(const char *path)
 {
     return path && strcmp(path, "-") == 0;

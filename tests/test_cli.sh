@@ -62,6 +62,69 @@ done
 expect 0 "info" -- "$H" info "$W"
 check "info tasks" "$tmp/out" '^task graph: 5 tasks, 3 edges'
 empty "info stderr" "$tmp/err"
+for cmd in info validate dot; do
+    expect 2 "$cmd unknown option" -- "$H" "$cmd" --bogus "$W"
+    check "$cmd unknown option: said so" "$tmp/err" "^hetsched $cmd: unknown option '--bogus'$"
+done
+expect 2 "info --model without a value" -- "$H" info "$W" --model
+check "info --model without a value: why" "$tmp/err" "option '--model' needs a value"
+
+# options that do not apply to the policy or without --split are refused
+expect 2 "map --thr for heft" -- "$H" map -a heft --thr 3 "$W"
+check "map --thr for heft: why" "$tmp/err" \
+    '^hetsched map: --thr does not apply to policy heft: it has no dispatch threshold$'
+expect 0 "map --thr for d-rank" -- "$H" map -a d-rank --thr 3 "$W"
+expect 2 "map --seed for heft" -- "$H" map -a heft --seed 3 "$W"
+check "map --seed for heft: why" "$tmp/err" \
+    '^hetsched map: --seed does not apply to policy heft: it has no random choice$'
+expect 0 "map --seed for random" -- "$H" map -a random --seed 3 "$W"
+expect 2 "map --split-option without --split" -- "$H" map -a heft --split-option beta=0.5 "$W"
+check "map --split-option without --split: why" "$tmp/err" \
+    '^hetsched map: --split-option applies to the splitter of --split; give --split SPLITTER$'
+expect 2 "map --split-option of another splitter" -- \
+    "$H" map -a heft --split hdss --split-option beta=0.5 "$W"
+check "map --split-option of another splitter: why" "$tmp/err" \
+    'option beta applies to boyer, not to hdss$'
+expect 2 "map --split-option unknown" -- "$H" map -a heft --split boyer --split-option frob=1 "$W"
+check "map --split-option unknown: the hint names a command" "$tmp/err" \
+    "unknown splitter option 'frob' \(hetsched split -o help lists them\)"
+expect 0 "split -o help" -- "$H" split -o help
+expect 2 "split -p hdss -o beta" -- "$H" split -p hdss -o beta=0.5 --sim va
+check "split -p hdss -o beta: why" "$tmp/err" \
+    '^hetsched split: -o option beta applies to boyer, not to hdss$'
+expect 2 "split -p hdss -o chunk" -- "$H" split -p hdss -o chunk=64 --sim va
+check "split -p hdss -o chunk: the splitters that read it" "$tmp/err" \
+    'option chunk applies to fixed gss fss tss, not to hdss$'
+expect 0 "split -p gss -o chunk" -- "$H" split -p gss -o chunk=64 --sim va
+
+# a workload whose tasks cost nothing: no -nan, and "1 task" in the singular
+cat >"$tmp/zero.yaml" <<'EOF'
+platform:
+  devices:
+    - {name: cpu0, kind: cpu, memory: host, cores: 1}
+    - {name: gpu0, kind: gpu, memory: gpu0}
+  links:
+    - {from: host, to: gpu0, bandwidth_gbps: 10, latency_us: 0}
+    - {from: gpu0, to: host, bandwidth_gbps: 10, latency_us: 0}
+applications:
+  - name: z
+    kernels:
+      - {name: a, cost_us: {cpu: 0, gpu: 0}}
+EOF
+expect 0 "info one task" -- "$H" info "$tmp/zero.yaml"
+check "info: 1 core" "$tmp/out" '^  cpu0     cpu, memory host, 1 core$'
+check "info: 1 kernel, 0 edges" "$tmp/out" '^  z        x1: 1 kernel, 0 edges$'
+check "info: 1 task" "$tmp/out" '^task graph: 1 task, 0 edges, 0 bytes on edges$'
+for algo in $("$H" map -a help | awk 'NR > 1 {print $1}'); do
+    expect 0 "map -a $algo zero costs" -- "$H" map -a "$algo" "$tmp/zero.yaml" --json "$tmp/zero.json"
+    if grep -qi nan "$tmp/out"; then
+        fail=$((fail + 1)); echo "FAIL: map -a $algo on zero costs prints nan"; sed 's/^/  /' "$tmp/out"
+    else pass=$((pass + 1)); fi
+done
+check "map zero costs: the bound without a ratio" "$tmp/out" '^lower bound 0\.000 us$'
+check "map zero costs: 1 task" "$tmp/out" ' 1 task$'
+expect 0 "validate one task" -- "$H" validate "$tmp/zero.yaml" "$tmp/zero.json"
+check "validate: 1 task, 0 transfers" "$tmp/out" '^valid: makespan 0\.000 us \(1 task, 0 transfers\)$'
 
 # malformed workloads: exit 2, FILE:LINE:COL on stderr, nothing on stdout
 for f in tests/cases/bad-*.yaml; do
@@ -177,7 +240,7 @@ expect 0 "map -a best --budget-ms" -- "$H" map -a best "$W" --budget-ms 50
 check "map -a best: the optimum of the case study" "$tmp/out" 'makespan 6390\.208 us'
 expect 2 "map --budget-ms for heft" -- "$H" map -a heft "$W" --budget-ms 50
 check "map --budget-ms for heft: why" "$tmp/err" \
-    '^hetsched map: --budget-ms applies to policy best only, not to heft$'
+    '^hetsched map: --budget-ms does not apply to policy heft: it has no time budget$'
 for b in 0 -5 x 1e9; do
     expect 2 "map --budget-ms $b" -- "$H" map -a best "$W" --budget-ms "$b"
     check "map --budget-ms $b: why" "$tmp/err" "--budget-ms wants a number of milliseconds above 0"
@@ -334,6 +397,17 @@ fi
 # typed kernels without cost_us, costed by a performance model (--model)
 TW=workloads/typed-example.yaml
 TM=workloads/models/example.json
+expect 0 "info --model" -- "$H" info "$TW" --model "$TM"
+check "info --model: the typed kernels counted" "$tmp/out" '^task graph: 6 tasks, 4 edges'
+expect 0 "dot --model" -- "$H" dot "$TW" --model "$TM"
+check "dot --model: the typed kernels drawn" "$tmp/out" '"xgemm#0/ab"'
+for cmd in info dot; do
+    expect 2 "$cmd typed without --model" -- "$H" "$cmd" "$TW"
+done
+expect 0 "map --model --json for validate" -- "$H" map -a heft "$TW" --model "$TM" --json "$tmp/typed.json"
+expect 0 "validate --model" -- "$H" validate --model "$TM" "$TW" "$tmp/typed.json"
+check "validate --model: valid" "$tmp/out" '^valid: makespan'
+expect 2 "validate typed without --model" -- "$H" validate "$TW" "$tmp/typed.json"
 expect 0 "map ad-part --model" -- "$H" map -a ad-part "$TW" --model "$TM"
 check "map --model makespan" "$tmp/out" '^policy ad-part on .*: makespan [0-9]+\.[0-9]+ us$'
 expect 2 "typed workload without --model" -- "$H" map -a ad-part "$TW"
