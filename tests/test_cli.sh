@@ -91,11 +91,44 @@ check "map --split-option unknown: the hint names a command" "$tmp/err" \
 expect 0 "split -o help" -- "$H" split -o help
 expect 2 "split -p hdss -o beta" -- "$H" split -p hdss -o beta=0.5 --sim va
 check "split -p hdss -o beta: why" "$tmp/err" \
-    '^hetsched split: -o option beta applies to boyer, not to hdss$'
+    '^hetsched split: option beta applies to boyer, not to hdss$'
 expect 2 "split -p hdss -o chunk" -- "$H" split -p hdss -o chunk=64 --sim va
 check "split -p hdss -o chunk: the splitters that read it" "$tmp/err" \
     'option chunk applies to fixed gss fss tss, not to hdss$'
 expect 0 "split -p gss -o chunk" -- "$H" split -p gss -o chunk=64 --sim va
+expect 2 "run --split-option of another splitter" -- "$H" run -a heft workloads/split-small.yaml \
+    --split hdss --split-option beta=0.5 --backend emu
+check "run --split-option of another splitter: why" "$tmp/err" \
+    '^hetsched: option beta applies to boyer, not to hdss$'
+
+# compare --csv: the table as CSV, one line per policy, ratios empty where
+# the table has '-'; beside a CSV on stdout the table goes to stderr
+npol=$("$H" map -a help | awk 'NR > 1' | wc -l)
+expect 0 "compare --csv -" -- "$H" compare "$W" --csv - --split hdss
+check "compare --csv: header" "$tmp/out" \
+    '^policy,split,makespan_us,speedup,slr,per_best,per_bound,per_optimum,map_ms,not_run$'
+check "compare --csv: heft's row" "$tmp/out" '^heft,0,6390\.208,7\.43356084809759,1\.06149634551495,1,1,,[0-9.e-]+,$'
+check "compare --csv: a policy that cannot run" "$tmp/out" \
+    "^ad-part,0,,,,,,,,\"--split: policy 'ad-part' splits kernels itself\"$"
+check "compare --csv -: the table on stderr" "$tmp/err" '^policy +makespan us'
+if [ "$(wc -l <"$tmp/out")" -eq $((npol + 1)) ]; then pass=$((pass + 1)); else
+    fail=$((fail + 1)); echo "FAIL: compare --csv: not $((npol + 1)) lines"; fi
+expect 0 "compare --csv FILE --optimal" -- "$H" compare "$W" --csv "$tmp/cmp.csv" --optimal
+check "compare --csv: the optimal row" "$tmp/cmp.csv" \
+    '^optimal,0,6390\.208,7\.43356084809759,1\.06149634551495,1\.0[0-9]+,1,1,'
+check "compare --csv FILE: the table on stdout" "$tmp/out" '^heft +6390\.208'
+expect 2 "compare --random --csv" -- "$H" compare --random 2 --csv -
+check "compare --random --csv: why" "$tmp/err" 'random does not take --csv'
+expect 1 "compare --csv /dev/full" -- "$H" compare "$W" --csv /dev/full
+
+# the Chrome trace draws each dependency as a flow: 3 edges, 3 arrows
+expect 0 "map --trace" -- "$H" map -a heft "$W" --trace "$tmp/flows.json"
+if [ "$(grep -o '"ph":"s"' "$tmp/flows.json" | wc -l)" -eq 3 ] &&
+    [ "$(grep -o '"ph":"f"' "$tmp/flows.json" | wc -l)" -eq 3 ]; then
+    pass=$((pass + 1))
+else
+    fail=$((fail + 1)); echo "FAIL: map --trace: not 3 flows (s and f events)"
+fi
 
 # a workload whose tasks cost nothing: no -nan, and "1 task" in the singular
 cat >"$tmp/zero.yaml" <<'EOF'
@@ -125,6 +158,8 @@ check "map zero costs: the bound without a ratio" "$tmp/out" '^lower bound 0\.00
 check "map zero costs: 1 task" "$tmp/out" ' 1 task$'
 expect 0 "validate one task" -- "$H" validate "$tmp/zero.yaml" "$tmp/zero.json"
 check "validate: 1 task, 0 transfers" "$tmp/out" '^valid: makespan 0\.000 us \(1 task, 0 transfers\)$'
+expect 0 "compare one task" -- "$H" compare "$tmp/zero.yaml"
+check "compare: 1 task, 0 edges, 2 devices" "$tmp/out" ': 1 task, 0 edges, 2 devices \('
 
 # malformed workloads: exit 2, FILE:LINE:COL on stderr, nothing on stdout
 for f in tests/cases/bad-*.yaml; do
