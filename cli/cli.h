@@ -43,6 +43,7 @@ int hs_cli_policy_options_check(const hs_cli_cmd *cmd, const hs_policy *p, int h
 /* The files a schedule is written to (NULL: not asked for; "-": stdout). */
 typedef struct hs_cli_outputs {
     const char *json, *dot, *gantt, *trace;
+    const char *tasks_csv, *devices_csv; /* hs_schedule_write_tasks_csv, _devices_csv */
 } hs_cli_outputs;
 /* Writes s to every file asked for (graph/output.h: never a half-written
  * file); stops at the first failure. */

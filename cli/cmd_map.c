@@ -30,6 +30,10 @@ const hs_cli_cmd hs_cmd_map = {
              "                        ('-' for stdout)\n"
              "  --gantt FILE          draw a Gantt chart, FILE.png or FILE.svg\n"
              "  --trace FILE          write a Chrome trace (Perfetto) ('-' for stdout)\n"
+             "  --tasks-csv FILE      one line per task (or part): task, device, start_us,\n"
+             "                        end_us, duration_us, fraction ('-' for stdout)\n"
+             "  --devices-csv FILE    one line per device: device, kind, memory, tasks,\n"
+             "                        busy_us, utilisation ('-' for stdout)\n"
              "  --seed N              seed of random, and of best's local search\n"
              "                        (default 0)\n"
              "  --thr N               dispatch threshold of h-ratio, d-rank and ad-part\n"
@@ -109,13 +113,15 @@ static int summarise(FILE *out, const hs_workload *w, const char *algo, const ch
 static int map_main(int argc, char **argv)
 {
     enum { OPT_JSON = 256, OPT_DOT, OPT_GANTT, OPT_TRACE, OPT_SEED, OPT_THR, OPT_MODEL,
-           OPT_SPLIT, OPT_SPLIT_OPTION, OPT_BUDGET };
+           OPT_SPLIT, OPT_SPLIT_OPTION, OPT_BUDGET, OPT_TASKS_CSV, OPT_DEVICES_CSV };
     static const struct option longopts[] = {
         {"algorithm", required_argument, NULL, 'a'},
         {"json", required_argument, NULL, OPT_JSON},
         {"dot", required_argument, NULL, OPT_DOT},
         {"gantt", required_argument, NULL, OPT_GANTT},
         {"trace", required_argument, NULL, OPT_TRACE},
+        {"tasks-csv", required_argument, NULL, OPT_TASKS_CSV},
+        {"devices-csv", required_argument, NULL, OPT_DEVICES_CSV},
         {"seed", required_argument, NULL, OPT_SEED},
         {"thr", required_argument, NULL, OPT_THR},
         {"model", required_argument, NULL, OPT_MODEL},
@@ -147,6 +153,8 @@ static int map_main(int argc, char **argv)
         case OPT_DOT: out.dot = optarg; break;
         case OPT_GANTT: out.gantt = optarg; break;
         case OPT_TRACE: out.trace = optarg; break;
+        case OPT_TASKS_CSV: out.tasks_csv = optarg; break;
+        case OPT_DEVICES_CSV: out.devices_csv = optarg; break;
         case OPT_MODEL: model_path = optarg; break;
         case OPT_SPLIT: split = optarg; break;
         case OPT_SPLIT_OPTION:

@@ -124,16 +124,18 @@ static int is_stdout(const char *path)
 
 int hs_cli_outputs_use_stdout(const hs_cli_outputs *o)
 {
-    return is_stdout(o->json) || is_stdout(o->dot) || is_stdout(o->trace);
+    return is_stdout(o->json) || is_stdout(o->dot) || is_stdout(o->trace) ||
+           is_stdout(o->tasks_csv) || is_stdout(o->devices_csv);
 }
 
 int hs_cli_outputs_check(const hs_cli_cmd *cmd, const hs_cli_outputs *o, const char *extra,
                          const char *extra_path)
 {
-    const char *option[] = {"--json", "--dot", "--trace", extra};
-    const char *path[] = {o->json, o->dot, o->trace, extra ? extra_path : NULL};
+    const char *option[] = {"--json", "--dot", "--trace", "--tasks-csv", "--devices-csv", extra};
+    const char *path[] = {o->json,      o->dot,         o->trace,
+                          o->tasks_csv, o->devices_csv, extra ? extra_path : NULL};
     const char *first = NULL;
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 6; i++) {
         if (!is_stdout(path[i]))
             continue;
         if (first)
@@ -168,6 +170,10 @@ int hs_cli_write_outputs(const hs_workload *w, const hs_schedule *s, const hs_cl
         rc = hs_gantt_write(w, s, o->gantt, err);
     if (rc == HS_OK && o->trace)
         rc = hs_trace_write(w, s, o->trace, err);
+    if (rc == HS_OK && o->tasks_csv)
+        rc = hs_schedule_write_tasks_csv(w, s, o->tasks_csv, err);
+    if (rc == HS_OK && o->devices_csv)
+        rc = hs_schedule_write_devices_csv(w, s, o->devices_csv, err);
     return rc;
 }
 

@@ -121,6 +121,25 @@ expect 2 "compare --random --csv" -- "$H" compare --random 2 --csv -
 check "compare --random --csv: why" "$tmp/err" 'random does not take --csv'
 expect 1 "compare --csv /dev/full" -- "$H" compare "$W" --csv /dev/full
 
+# a schedule's per-task and per-device CSV (heft on the case study, as in
+# the README's JSON: cpu0 busy 874 + 568 + 1520 us of 6390.208)
+expect 0 "map --tasks-csv -" -- "$H" map -a heft "$W" --tasks-csv - --devices-csv "$tmp/dev.csv"
+check "tasks csv: header" "$tmp/out" '^task,device,start_us,end_us,duration_us,fraction$'
+check "tasks csv: a task on cpu0" "$tmp/out" '^"va#0/scale","cpu0",1442,2962,1520,1$'
+check "tasks csv: a task on gpu0" "$tmp/out" \
+    '^"xgemm#0/ab","gpu0",10\.6826666666667,5610\.68266666667,5600,1$'
+if [ "$(wc -l <"$tmp/out")" -eq 6 ]; then pass=$((pass + 1)); else
+    fail=$((fail + 1)); echo "FAIL: tasks csv: not 6 lines"; fi
+check "tasks csv -: the summary on stderr" "$tmp/err" '^policy heft on'
+check "devices csv: header" "$tmp/dev.csv" '^device,kind,memory,tasks,busy_us,utilisation$'
+check "devices csv: cpu0" "$tmp/dev.csv" '^"cpu0",cpu,"host",3,2962,0\.46352168818292$'
+check "devices csv: gpu0" "$tmp/dev.csv" '^"gpu0",gpu,"gpu0",2,6020,0\.942066361533146$'
+expect 2 "map --tasks-csv - --devices-csv -" -- "$H" map -a heft "$W" --tasks-csv - --devices-csv -
+check "two csv on stdout: why" "$tmp/err" '--tasks-csv and --devices-csv both go to standard output'
+expect 1 "map --devices-csv /dev/full" -- "$H" map -a heft "$W" --devices-csv /dev/full
+expect 0 "optimal --tasks-csv" -- "$H" optimal workloads/tiny.yaml --tasks-csv "$tmp/opt-tasks.csv"
+check "optimal --tasks-csv: a row per task" "$tmp/opt-tasks.csv" '^"tiny#0/c",'
+
 # the Chrome trace draws each dependency as a flow: 3 edges, 3 arrows
 expect 0 "map --trace" -- "$H" map -a heft "$W" --trace "$tmp/flows.json"
 if [ "$(grep -o '"ph":"s"' "$tmp/flows.json" | wc -l)" -eq 3 ] &&
