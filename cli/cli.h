@@ -40,6 +40,11 @@ const char *hs_cli_plural(unsigned long long n);
  * read (hs_policy_options). */
 int hs_cli_policy_options_check(const hs_cli_cmd *cmd, const hs_policy *p, int have_thr,
                                 int have_seed, int have_budget);
+/* --split on a workload without a kernel marked splittable splits nothing:
+ * says so on stderr ("hetsched CMD: warning: ..."), once; the command goes
+ * on. */
+void hs_cli_warn_nothing_splittable(const hs_cli_cmd *cmd, const hs_workload *w,
+                                    const char *path);
 /* The files a schedule is written to (NULL: not asked for; "-": stdout). */
 typedef struct hs_cli_outputs {
     const char *json, *dot, *gantt, *trace;

@@ -382,6 +382,8 @@ static int compare_one(const char *path, const char *model_path, const hs_map_op
     if (!(w = hs_cli_load_model(path, model_path, &model, &status)))
         return status;
     opt.perfmodel = model;
+    if (opt.split)
+        hs_cli_warn_nothing_splittable(&hs_cmd_compare, w, path);
     if (json_dir && mkdir(json_dir, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "hetsched: cannot create %s: %s\n", json_dir, strerror(errno));
         hs_workload_free(w);

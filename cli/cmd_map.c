@@ -216,6 +216,8 @@ static int map_main(int argc, char **argv)
         return status;
     }
     opt.perfmodel = model;
+    if (split)
+        hs_cli_warn_nothing_splittable(&hs_cmd_map, w, argv[optind]);
     rc = hs_map(w, algo, &opt, &s, &stats, &err);
     if (rc == HS_OK)
         rc = hs_cli_write_outputs(w, s, &out, &err);

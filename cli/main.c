@@ -117,6 +117,17 @@ int hs_cli_policy_options_check(const hs_cli_cmd *cmd, const hs_policy *p, int h
     return 0;
 }
 
+void hs_cli_warn_nothing_splittable(const hs_cli_cmd *cmd, const hs_workload *w,
+                                    const char *path)
+{
+    for (int a = 0; a < w->napps; a++)
+        for (int k = 0; k < w->apps[a].nkernels; k++)
+            if (w->apps[a].kernels[k].splittable)
+                return;
+    fprintf(stderr, "hetsched %s: warning: --split: no kernel of %s is marked splittable, "
+            "nothing is split\n", cmd->name, path);
+}
+
 static int is_stdout(const char *path)
 {
     return path && strcmp(path, "-") == 0;

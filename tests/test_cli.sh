@@ -111,6 +111,8 @@ check "compare --csv: heft's row" "$tmp/out" '^heft,0,6390\.208,7\.4335608480975
 check "compare --csv: a policy that cannot run" "$tmp/out" \
     "^ad-part,0,,,,,,,,\"--split: policy 'ad-part' splits kernels itself\"$"
 check "compare --csv -: the table on stderr" "$tmp/err" '^policy +makespan us'
+check "compare --split, nothing splittable: warned" "$tmp/err" \
+    "^hetsched compare: warning: --split: no kernel of $W is marked splittable"
 if [ "$(wc -l <"$tmp/out")" -eq $((npol + 1)) ]; then pass=$((pass + 1)); else
     fail=$((fail + 1)); echo "FAIL: compare --csv: not $((npol + 1)) lines"; fi
 expect 0 "compare --csv FILE --optimal" -- "$H" compare "$W" --csv "$tmp/cmp.csv" --optimal
@@ -121,6 +123,12 @@ expect 2 "compare --random --csv" -- "$H" compare --random 2 --csv -
 check "compare --random --csv: why" "$tmp/err" 'random does not take --csv'
 expect 1 "compare --csv /dev/full" -- "$H" compare "$W" --csv /dev/full
 
+# --split on a workload with nothing splittable: a warning, and the run goes on
+expect 0 "map --split, nothing splittable" -- "$H" map -a heft "$W" --split hdss
+check "map --split, nothing splittable: warned" "$tmp/err" \
+    "^hetsched map: warning: --split: no kernel of $W is marked splittable, nothing is split$"
+expect 0 "map --split, something splittable" -- "$H" map -a heft workloads/split-small.yaml --split hdss
+empty "map --split, something splittable: no warning" "$tmp/err"
 # a schedule's per-task and per-device CSV (heft on the case study, as in
 # the README's JSON: cpu0 busy 874 + 568 + 1520 us of 6390.208)
 expect 0 "map --tasks-csv -" -- "$H" map -a heft "$W" --tasks-csv - --devices-csv "$tmp/dev.csv"
