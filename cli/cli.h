@@ -45,6 +45,12 @@ int hs_cli_policy_options_check(const hs_cli_cmd *cmd, const hs_policy *p, int h
  * on. */
 void hs_cli_warn_nothing_splittable(const hs_cli_cmd *cmd, const hs_workload *w,
                                     const char *path);
+/* Options of a command whose only option is --model FILE (info,
+ * validate): sets *model_path (NULL when not given) and leaves optind at
+ * the first operand ('-' is an operand); 0, or the usage error's status 2
+ * for an unknown option or a missing FILE. */
+int hs_cli_parse_model_only(const hs_cli_cmd *cmd, int argc, char **argv,
+                            const char **model_path);
 /* The files a schedule is written to (NULL: not asked for; "-": stdout). */
 typedef struct hs_cli_outputs {
     const char *json, *dot, *gantt, *trace;

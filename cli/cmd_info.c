@@ -1,7 +1,6 @@
 /* hetsched info — what a workload holds: devices, memories, links,
  * applications, and the size of its task graph. */
 #include <getopt.h>
-#include <math.h>
 #include <stdlib.h>
 
 #include "cli.h"
@@ -57,27 +56,12 @@ static void summarise(const hs_workload *w, const char *path)
 
 static int info_main(int argc, char **argv)
 {
-    enum { OPT_MODEL = 256 };
-    static const struct option longopts[] = {
-        {"model", required_argument, NULL, OPT_MODEL},
-        {NULL, 0, NULL, 0},
-    };
     const char *model_path = NULL;
     hs_perfmodel *model = NULL;
     hs_workload *w;
-    int c, status = 0;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-        switch (c) {
-        case OPT_MODEL: model_path = optarg; break;
-        case ':':
-            return hs_cli_usage_error(&hs_cmd_info, "option '%s' needs a value",
-                                      argv[optind - 1]);
-        default:
-            return hs_cli_usage_error(&hs_cmd_info, "unknown option '%s'", argv[optind - 1]);
-        }
-    }
+    int status = 0;
+    if ((status = hs_cli_parse_model_only(&hs_cmd_info, argc, argv, &model_path)) != 0)
+        return status;
     if (argc - optind != 1)
         return hs_cli_usage_error(&hs_cmd_info, "expected one WORKLOAD, got %d argument%s",
                                   argc - optind, hs_cli_plural((unsigned)(argc - optind)));

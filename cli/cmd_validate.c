@@ -44,31 +44,14 @@ const hs_cli_cmd hs_cmd_validate = {
 
 static int validate_main(int argc, char **argv)
 {
-    enum { OPT_MODEL = 256 };
-    static const struct option longopts[] = {
-        {"model", required_argument, NULL, OPT_MODEL},
-        {NULL, 0, NULL, 0},
-    };
     const char *model_path = NULL;
     hs_perfmodel *model = NULL;
     hs_workload *w = NULL;
     hs_schedule *s = NULL;
     hs_error err = {0};
-    int c, status;
-    opterr = 0;
-    optind = 1;
-    /* "-" (the schedule from stdin) is an operand, not an option */
-    while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-        switch (c) {
-        case OPT_MODEL: model_path = optarg; break;
-        case ':':
-            return hs_cli_usage_error(&hs_cmd_validate, "option '%s' needs a value",
-                                      argv[optind - 1]);
-        default:
-            return hs_cli_usage_error(&hs_cmd_validate, "unknown option '%s'",
-                                      argv[optind - 1]);
-        }
-    }
+    int status;
+    if ((status = hs_cli_parse_model_only(&hs_cmd_validate, argc, argv, &model_path)) != 0)
+        return status;
     if (argc - optind != 2)
         return hs_cli_usage_error(&hs_cmd_validate,
                                   "expected WORKLOAD and SCHEDULE, got %d argument%s",

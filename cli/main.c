@@ -1,5 +1,6 @@
 /* hetsched — the command line: a registry of subcommands (cli.h). */
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -114,6 +115,28 @@ int hs_cli_policy_options_check(const hs_cli_cmd *cmd, const hs_policy *p, int h
         if (given[i] && !(hs_policy_options(p) & opts[i].bit))
             return hs_cli_usage_error(cmd, "%s does not apply to policy %s: it has %s",
                                       opts[i].option, hs_policy_name(p), opts[i].what);
+    return 0;
+}
+
+int hs_cli_parse_model_only(const hs_cli_cmd *cmd, int argc, char **argv,
+                            const char **model_path)
+{
+    static const struct option longopts[] = {
+        {"model", required_argument, NULL, 'm'},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+    *model_path = NULL;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+        if (c == 'm')
+            *model_path = optarg;
+        else if (c == ':')
+            return hs_cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
+        else
+            return hs_cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+    }
     return 0;
 }
 
