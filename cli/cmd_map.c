@@ -47,10 +47,9 @@ const hs_cli_cmd hs_cmd_map = {
              "                        help`), one part per device that gets items\n"
              "  --split-option K=V    an option of that splitter (repeatable; `hetsched\n"
              "                        split -o help`)\n"
-             "\n"
-             "An option that the policy or the splitter does not read is refused.\n"
              "  -h, --help            this text\n"
              "\n"
+             "An option that the policy or the splitter does not read is refused.\n"
              "When a file goes to stdout, the summary goes to stderr (one file at most may\n"
              "go there).  A file is written whole or not at all.\n",
     .main = map_main,
