@@ -1,40 +1,39 @@
 /* hetsched info — what a workload holds: devices, memories, links,
  * applications, and the size of its task graph. */
-#include <math.h>
+#include <getopt.h>
 #include <stdlib.h>
 
 #include "cli.h"
+#include "mapper/perfmodel.h"
 
 static int info_main(int argc, char **argv);
 
 const hs_cli_cmd hs_cmd_info = {
     .name = "info",
     .summary = "summarise a workload: platform, applications, task graph",
-    .usage = "usage: hetsched info WORKLOAD\n"
+    .usage = "usage: hetsched info WORKLOAD [--model FILE]\n"
              "\n"
              "Loads WORKLOAD (YAML, see the README) and prints its devices, the links\n"
-             "between their memories, its applications and the size of its task graph.\n",
+             "between their memories, its applications and the size of its task graph.\n"
+             "\n"
+             "options:\n"
+             "  --model FILE   performance model (JSON): costs of typed kernels without\n"
+             "                 cost_us (a workload that needs one does not load without)\n"
+             "  -h, --help     this text\n",
     .main = info_main,
 };
 
-static int info_main(int argc, char **argv)
+/* The summary of w, loaded from `path`. */
+static void summarise(const hs_workload *w, const char *path)
 {
-    const hs_platform *p;
-    hs_workload *w;
-    int status = 0;
+    const hs_platform *p = &w->platform;
     size_t nbytes = 0;
-    if (argc != 2)
-        return hs_cli_usage_error(&hs_cmd_info, "expected one WORKLOAD, got %d arguments",
-                                  argc - 1);
-    if (!(w = hs_cli_load(argv[1], &status)))
-        return status;
-    p = &w->platform;
-    printf("workload %s\n", argv[1]);
+    printf("workload %s\n", path);
     printf("devices (%d):\n", p->ndevices);
     for (int d = 0; d < p->ndevices; d++)
-        printf("  %-8s %s, memory %s, %d cores\n", p->devices[d].name,
+        printf("  %-8s %s, memory %s, %d core%s\n", p->devices[d].name,
                hs_device_kind_name(p->devices[d].kind), p->memories[p->devices[d].memory],
-               p->devices[d].cores);
+               p->devices[d].cores, hs_cli_plural((unsigned)p->devices[d].cores));
     printf("links:\n");
     for (int q = 0; q < p->nmemories; q++)
         for (int r = 0; r < p->nmemories; r++) {
@@ -45,12 +44,31 @@ static int info_main(int argc, char **argv)
         }
     printf("applications (%d):\n", w->napps);
     for (int a = 0; a < w->napps; a++)
-        printf("  %-8s x%d: %d kernels, %d edges\n", w->apps[a].name, w->apps[a].instances,
-               w->apps[a].nkernels, w->apps[a].nedges);
+        printf("  %-8s x%d: %d kernel%s, %d edge%s\n", w->apps[a].name, w->apps[a].instances,
+               w->apps[a].nkernels, hs_cli_plural((unsigned)w->apps[a].nkernels),
+               w->apps[a].nedges, hs_cli_plural((unsigned)w->apps[a].nedges));
     for (size_t e = 0; e < w->graph.nedges; e++)
         nbytes += (size_t)w->graph.edges[e].bytes;
-    printf("task graph: %zu tasks, %zu edges, %zu bytes on edges\n", w->graph.ntasks,
-           w->graph.nedges, nbytes);
+    printf("task graph: %zu task%s, %zu edge%s, %zu byte%s on edges\n", w->graph.ntasks,
+           hs_cli_plural(w->graph.ntasks), w->graph.nedges, hs_cli_plural(w->graph.nedges),
+           nbytes, hs_cli_plural(nbytes));
+}
+
+static int info_main(int argc, char **argv)
+{
+    const char *model_path = NULL;
+    hs_perfmodel *model = NULL;
+    hs_workload *w;
+    int status = 0;
+    if ((status = hs_cli_parse_model_only(&hs_cmd_info, argc, argv, &model_path)) != 0)
+        return status;
+    if (argc - optind != 1)
+        return hs_cli_usage_error(&hs_cmd_info, "expected one WORKLOAD, got %d argument%s",
+                                  argc - optind, hs_cli_plural((unsigned)(argc - optind)));
+    if (!(w = hs_cli_load_model(argv[optind], model_path, &model, &status)))
+        return status;
+    summarise(w, argv[optind]);
     hs_workload_free(w);
+    hs_perfmodel_free(model);
     return 0;
 }

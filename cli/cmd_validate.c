@@ -1,13 +1,16 @@
 /* hetsched validate — checks a schedule JSON (DESIGN.md §4) against a
  * workload and the delay model (DESIGN.md §1), and recomputes its makespan. */
+#include <getopt.h>
+
 #include "cli.h"
+#include "mapper/perfmodel.h"
 
 static int validate_main(int argc, char **argv);
 
 const hs_cli_cmd hs_cmd_validate = {
     .name = "validate",
     .summary = "check a schedule JSON against a workload and the model",
-    .usage = "usage: hetsched validate WORKLOAD SCHEDULE\n"
+    .usage = "usage: hetsched validate WORKLOAD SCHEDULE [--model FILE]\n"
              "\n"
              "Checks SCHEDULE (the JSON that map, optimal and run write with --json; '-' reads\n"
              "it from stdin) against WORKLOAD: its \"model\" is \"delay\" and its \"workload\"\n"
@@ -30,28 +33,37 @@ const hs_cli_cmd hs_cmd_validate = {
              "Prints 'valid: makespan M us (N tasks, T transfers)' and exits 0, or names the\n"
              "first constraint that fails and exits 1.  A file that cannot be read or parsed\n"
              "exits 2 (JSON files over 256 MiB are refused; the environment variable\n"
-             "HETSCHED_JSON_MAX_MIB changes the limit).\n",
+             "HETSCHED_JSON_MAX_MIB changes the limit).\n"
+             "\n"
+             "options:\n"
+             "  --model FILE   performance model (JSON): costs of typed kernels without\n"
+             "                 cost_us, as map --model gave them\n"
+             "  -h, --help     this text\n",
     .main = validate_main,
 };
 
 static int validate_main(int argc, char **argv)
 {
+    const char *model_path = NULL;
+    hs_perfmodel *model = NULL;
     hs_workload *w = NULL;
     hs_schedule *s = NULL;
     hs_error err = {0};
     int status;
-    if (argc != 3)
-        return hs_cli_usage_error(&hs_cmd_validate,
-                                  "expected WORKLOAD and SCHEDULE, got %d arguments", argc - 1);
-    if (!(w = hs_cli_load(argv[1], &status)))
+    if ((status = hs_cli_parse_model_only(&hs_cmd_validate, argc, argv, &model_path)) != 0)
         return status;
-    if (hs_schedule_read_json(w, argv[2], &s, &err) != HS_OK) {
-        hs_workload_free(w);
-        return hs_cli_fail(&err);
-    }
-    if (hs_schedule_validate(w, s, &err) == HS_OK) {
-        printf("valid: makespan %.3f us (%zu tasks, %zu transfers)\n", s->makespan_us,
-               s->nplacements, s->ntransfers);
+    if (argc - optind != 2)
+        return hs_cli_usage_error(&hs_cmd_validate,
+                                  "expected WORKLOAD and SCHEDULE, got %d argument%s",
+                                  argc - optind, hs_cli_plural((unsigned)(argc - optind)));
+    if (!(w = hs_cli_load_model(argv[optind], model_path, &model, &status)))
+        return status;
+    if (hs_schedule_read_json(w, argv[optind + 1], &s, &err) != HS_OK) {
+        status = hs_cli_fail(&err);
+    } else if (hs_schedule_validate(w, s, &err) == HS_OK) {
+        printf("valid: makespan %.3f us (%zu task%s, %zu transfer%s)\n", s->makespan_us,
+               s->nplacements, hs_cli_plural(s->nplacements), s->ntransfers,
+               hs_cli_plural(s->ntransfers));
         status = 0;
     } else if (err.code == HS_EINVALID) {
         fprintf(stderr, "hetsched: invalid schedule: %s\n", err.msg);
@@ -61,5 +73,6 @@ static int validate_main(int argc, char **argv)
     }
     hs_schedule_free(s);
     hs_workload_free(w);
+    hs_perfmodel_free(model);
     return status;
 }

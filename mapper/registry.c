@@ -129,6 +129,11 @@ const char *hs_policy_description(const hs_policy *p)
     return p->description;
 }
 
+unsigned hs_policy_options(const hs_policy *p)
+{
+    return p->options;
+}
+
 int hs__policy_resolve(const char *name, const hs_map_options *opt, const hs_policy **out,
                        hs_error *err)
 {

@@ -195,7 +195,7 @@ static void run_refuses(void **state)
         {"heft", {.split = "nope", .split_planned = 1}, HS_EUSAGE,
          "--split: unknown splitter 'nope' (hetsched split -p help lists them)"},
         {"heft", {.split = "hdss", .split_options = bad_option}, HS_EUSAGE,
-         "--split-option: unknown splitter option 'nonsense' (see -o help)"},
+         "--split-option: unknown splitter option 'nonsense' (hetsched split -o help lists them)"},
         {"heft", {.devices = "cpu0,gpu7"}, HS_EINPUT,
          "--devices: the platform has no device 'gpu7'"},
         {"heft", {.devices = "cpu0,cpu0"}, HS_EINPUT, "--devices: 'cpu0' is named twice"},
