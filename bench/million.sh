@@ -4,7 +4,9 @@
 #   hetsched map -a heft W.yaml --json S.json
 #   hetsched validate W.yaml S.json
 # and one row per step with its CPU seconds (user + system), the wall time,
-# the peak resident set (from /usr/bin/time -v) and the output's size.
+# the peak resident set (from /usr/bin/time -v), that peak less the startup
+# row's (the binary and its libraries: CUDA's take some 270 MB where they are
+# linked) per task, and the output's size.
 #
 # usage: bench/million.sh [--tasks LIST] [--hetsched PATH] [--keep DIR]
 #   --tasks LIST     comma-separated sizes (10000,100000,1000000)
@@ -52,9 +54,10 @@ step() {
     rss=$(sed -n 's/^\s*Maximum resident set size (kbytes): //p' "$log")
     size=-
     [ -n "$out" ] && [ -f "$out" ] && size=$(($(stat -c %s "$out") / 1024))
+    [ "$name" = startup ] && base_rss=$rss
     printf '%-9s %-9s %8.2f %9s %10.1f %8.0f %10s' "$n" "$name" "$(echo "$user + $sys" | bc)" \
-        "$wall" "$(echo "scale=1; $rss / 1024" | bc)" "$(echo "scale=0; $rss * 1024 / $n" | bc)" \
-        "$size"
+        "$wall" "$(echo "scale=1; $rss / 1024" | bc)" \
+        "$(echo "scale=0; ($rss - $base_rss) * 1024 / $n" | bc)" "$size"
     if [ $rc -ne 0 ]; then
         printf '  FAILED (status %d: %s)' $rc "$(head -c 200 "$err" | head -n 1)"
         status=1
@@ -65,6 +68,8 @@ step() {
 
 echo "# $(uname -n) $(date -u +%FT%TZ) load: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-9s %-9s %8s %9s %10s %8s %10s\n' tasks step cpu_s wall rss_MiB B/task out_KiB
+base_rss=0
+step startup "" 1 "$bin" --version
 IFS=, read -ra sizes <<<"$tasks"
 for n in "${sizes[@]}"; do
     w=$dir/random-$n.yaml s=$dir/heft-$n.json

@@ -19,6 +19,7 @@
 
 #include "hetsched/schedule.h"
 #include "graph/json_read.h"
+#include "graph/numfmt.h"
 #include "graph/output.h"
 #include "graph/schedule_int.h"
 
@@ -194,122 +195,38 @@ static void fl_string(fastline *l, const char *s)
     FL_LIT(l, "\"");
 }
 
-/* Writes the decimal digits of m. */
-static void fl_digits(fastline *l, unsigned long long m)
-{
-    char d[24];
-    int i = sizeof d;
-    do
-        d[--i] = (char)('0' + m % 10);
-    while ((m /= 10) > 0);
-    fl_put(l, d + i, sizeof d - (size_t)i);
-}
-
-/* Decimal digits without printf.  A double x in [1e-3, 1e12) is M / 2^s
- * exactly (M of 53 bits, 13 <= s <= 62), so x * 10^k for k <= 19 is a
- * 128-bit integer divided by 2^s: rounding that quotient to nearest, ties to
- * even, gives the p significant digits q (10^(p-1) <= q < 10^p) and the
- * exponent X that %.{p}e prints, and the decimal q * 10^(X-p+1) reads back
- * as x exactly when it lies within half an ulp of x (strictly: a tie, or x
- * a power of two whose lower neighbour is nearer, is left to jansson). */
-typedef unsigned __int128 u128;
-
-static const unsigned long long pow10u[20] = {
-    1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
-    100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
-    10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
-    100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull,
-};
-
-/* 1: q and X hold x to p digits, which read back as x; 0: they do not read
- * back; -1: x is outside what this handles. */
-static int decimal(double x, int p, unsigned long long *q, int *X)
-{
-    int ex, s, e;
-    unsigned long long m;
-    if (!(x >= 1e-3 && x < 1e12))
-        return -1;
-    m = (unsigned long long)ldexp(frexp(x, &ex), 53);
-    s = 53 - ex;
-    e = (int)floor(log10(x));
-    for (int tries = 0; tries < 3; tries++) {
-        int k = p - 1 - e;
-        u128 num, qq, rem, half, back, diff;
-        if (k < 0 || k > 19)
-            return -1;
-        num = (u128)m * pow10u[k];
-        qq = num >> s;
-        rem = num - (qq << s);
-        half = (u128)1 << (s - 1);
-        if (rem > half || (rem == half && (qq & 1)))
-            qq++;
-        if (qq >= pow10u[p]) {
-            e++;
-            continue;
-        }
-        if (qq < pow10u[p - 1]) {
-            e--;
-            continue;
-        }
-        *q = (unsigned long long)qq;
-        *X = e;
-        back = qq << s;
-        diff = back > num ? back - num : num - back;
-        if (2 * diff == pow10u[k] || (m == 1ull << 52 && back < num))
-            return -1;
-        return 2 * diff < pow10u[k];
-    }
-    return -1;
-}
-
 /* The precision jansson's line gets (line_flags): the least of 15, 16, 17
- * at which every number reads back; 0 when one is outside decimal()'s
- * range.  Whole numbers below 1e15 read back at 15 (round_trips). */
+ * at which every number reads back; 0 when hs__format_g cannot tell for
+ * one.  +0 reads back at any precision. */
 static int fl_precision(const double *x, int n)
 {
     int prec = 15;
     for (int i = 0; i < n; i++) {
-        unsigned long long q;
-        int X, rc;
+        char text[32];
+        int back = 0;
         if (x[i] == 0 && !signbit(x[i]))
             continue;
-        while ((rc = decimal(x[i], prec, &q, &X)) == 0 && prec < 17)
+        while (hs__format_g(x[i], prec, text, &back) > 0 && !back && prec < 17)
             prec++;
-        if (rc != 1)
+        if (!back)
             return 0;
     }
     return prec;
 }
 
-/* x as %.{prec}g writes it, with ".0" added to a whole number as jansson
- * does; x is 0 or in decimal()'s range (fl_precision said so). */
+/* x as jansson writes it at `prec` (fl_precision's): %.{prec}g, and ".0"
+ * after a whole number. */
 static void fl_real(fastline *l, double x, int prec)
 {
-    unsigned long long q;
-    char d[20];
-    int X, last;
+    char text[32];
+    int back, n = x == 0 ? 0 : hs__format_g(x, prec, text, &back);
     if (x == 0) {
         FL_LIT(l, "0.0");
         return;
     }
-    decimal(x, prec, &q, &X);
-    for (int i = prec - 1; i >= 0; i--, q /= 10)
-        d[i] = (char)('0' + q % 10);
-    for (last = prec - 1; last > 0 && last > X && d[last] == '0'; last--)
-        ;
-    if (X >= 0) {
-        fl_put(l, d, (size_t)X + 1);
-        FL_LIT(l, ".");
-        if (last > X)
-            fl_put(l, d + X + 1, (size_t)(last - X));
-        else
-            FL_LIT(l, "0");
-    } else {
-        FL_LIT(l, "0.");
-        for (int i = -1; i > X; i--)
-            FL_LIT(l, "0");
-        fl_put(l, d, (size_t)last + 1);
-    }
+    fl_put(l, text, (size_t)n);
+    if (!memchr(text, '.', (size_t)n))
+        FL_LIT(l, ".0");
 }
 
 /* A byte count jansson writes as an integer (bytes_value) and which leaves
@@ -320,7 +237,8 @@ static void fl_bytes(fastline *l, double b)
         l->ok = 0;
         return;
     }
-    fl_digits(l, (unsigned long long)b);
+    char text[21];
+    fl_put(l, text, (size_t)hs__format_u64((unsigned long long)b, text));
 }
 
 /* Writes one task's line as task_line and dump_line would; 1 when written
