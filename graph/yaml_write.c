@@ -12,6 +12,8 @@
 
 #include <yaml.h>
 
+#include "graph/numfmt.h"
+
 #include "hetsched/graph.h"
 
 typedef struct writer {
@@ -62,10 +64,20 @@ static void str(writer *W, const char *s)
 static void num(writer *W, double x)
 {
     char buf[40];
-    if (x == floor(x) && fabs(x) < 9007199254740992.0) { /* 2^53 */
+    if (x == floor(x) && x >= 0 && x < 9007199254740992.0 && !signbit(x)) { /* 2^53 */
+        hs__format_u64((unsigned long long)x, buf);
+    } else if (x == floor(x) && fabs(x) < 9007199254740992.0) {
         snprintf(buf, sizeof buf, "%.0f", x);
     } else {
-        for (int prec = 1; prec <= 17; prec++) {
+        /* a fraction needs more digits than its whole part has: the search
+         * starts there, without printf where hs__format_g can tell */
+        int back = 0, prec = x == 0 ? 1 : (int)floor(log10(fabs(x))) + 2;
+        for (prec = prec < 1 ? 1 : prec; prec <= 17; prec++) {
+            if (hs__format_g(x, prec, buf, &back) > 0) {
+                if (back)
+                    break;
+                continue;
+            }
             snprintf(buf, sizeof buf, "%.*g", prec, x);
             if (strtod(buf, NULL) == x)
                 break;

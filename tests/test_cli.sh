@@ -213,6 +213,14 @@ check "gen cg: A only orders" "$tmp/cg.yaml" \
 expect 0 "gen cg loads" -- "$H" info "$tmp/cg.yaml"
 expect 2 "missing file" -- "$H" info /nonexistent.yaml
 check "missing file named" "$tmp/err" "/nonexistent.yaml"
+# the size cap on workloads, from the environment
+expect 2 "info over HETSCHED_YAML_MAX_MIB" -- env HETSCHED_YAML_MAX_MIB=1 "$H" info \
+    <(head -c 1100000 /dev/zero)
+check "info over HETSCHED_YAML_MAX_MIB: why" "$tmp/err" \
+    "error: the file is larger than 1 MiB \(the environment variable HETSCHED_YAML_MAX_MIB"
+expect 2 "info bad HETSCHED_YAML_MAX_MIB" -- env HETSCHED_YAML_MAX_MIB=x "$H" info "$W"
+check "info bad HETSCHED_YAML_MAX_MIB: why" "$tmp/err" \
+    "HETSCHED_YAML_MAX_MIB must be a whole number of MiB from 1 to 1048576, not 'x'"
 expect 2 "extra argument" -- "$H" info "$W" extra
 # kernel types and params are checked at load, by every command, located
 for cmd in "map -a heft" compare optimal; do
