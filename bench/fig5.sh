@@ -24,7 +24,9 @@
 #                       links and this machine's devices count
 #   --policies LIST     comma-separated (default: every `map -a help` policy);
 #                       cpu-only always runs, it is the speedup's base
-#   --compositions LIST compute,data,mixed (default: all three)
+#   --compositions LIST compute,data,mixed (default: all three); the 7
+#                       benchmarks of Fig. 4 (xgemm, cg, cholesky, increment,
+#                       va, pi, fblock) may be named too, each run alone
 #   --runs N            runs per policy and composition, median taken (1)
 #   --gpus N            GPUs of the platform (1: workloads/paper as committed;
 #                       otherwise generated with `hetsched gen` into --keep)
@@ -86,10 +88,12 @@ case "$size" in small | medium | large) ;; *) die "--size wants small, medium or
 [ -z "$model" ] || [ -r "$model" ] || die "cannot read model $model"
 [ -z "$platform" ] || grep -q '^platform:' "$platform" 2>/dev/null ||
     die "$platform is not a platform YAML (no 'platform:' line)"
+benchmarks=" xgemm cg cholesky increment va pi fblock "
 for c in ${comps//,/ }; do
     case "$c" in
     compute | data | mixed) ;;
-    *) die "no composition '$c' (compute, data, mixed)" ;;
+    *) [[ "$benchmarks" == *" $c "* ]] ||
+        die "no composition '$c' (compute, data, mixed, or a benchmark:$benchmarks)" ;;
     esac
 done
 
@@ -113,16 +117,17 @@ else
     trap 'rm -rf "$dir"' EXIT
 fi
 
-# The workload of composition $1: the committed file, or one generated for
+# The workload of composition (or benchmark) $1: the committed file, or one generated for
 # another platform, or its applications on --platform; without cost_us on
 # typed kernels when a model is given.
 workload() {
     local c=$1 src=$root/workloads/paper/$1-$size.yaml dst
     if [ "$gpus" -ne 1 ] || [ -n "$cores" ]; then
-        local devices="cpu:1,gpu:$gpus"
+        local devices="cpu:1,gpu:$gpus" generator=composition
         [ "$gpus" -gt 0 ] || devices=cpu:1
+        [[ "$benchmarks" != *" $c "* ]] || generator=benchmark
         src=$dir/$c-$size.yaml
-        "$hetsched" gen composition "$c" --size "$size" --devices "$devices" \
+        "$hetsched" gen "$generator" "$c" --size "$size" --devices "$devices" \
             --cores "${cores:-4}" -o "$src" || return 1
     fi
     if [ -n "$platform" ]; then

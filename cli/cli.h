@@ -34,9 +34,22 @@ int hs_cli_parse_real(const char *s, double lo, double hi, double *out);
  * number of ms above 0 and at most HS_MAX_BUDGET_MS; 0, or prints the usage
  * error of cmd and returns 2. */
 int hs_cli_parse_budget(const hs_cli_cmd *cmd, const char *s, double *out);
+/* "s" when n things are several (or none), "": "1 task", "2 tasks". */
+const char *hs_cli_plural(unsigned long long n);
+/* 0, or the usage error (status 2) naming the first of --thr, --seed,
+ * --budget-ms that was given (have_* nonzero) and that policy p does not
+ * read (hs_policy_options). */
+int hs_cli_policy_options_check(const hs_cli_cmd *cmd, const hs_policy *p, int have_thr,
+                                int have_seed, int have_budget);
+/* --split on a workload without a kernel marked splittable splits nothing:
+ * says so on stderr ("hetsched CMD: warning: ..."), once; the command goes
+ * on. */
+void hs_cli_warn_nothing_splittable(const hs_cli_cmd *cmd, const hs_workload *w,
+                                    const char *path);
 /* The files a schedule is written to (NULL: not asked for; "-": stdout). */
 typedef struct hs_cli_outputs {
     const char *json, *dot, *gantt, *trace;
+    const char *tasks_csv, *devices_csv; /* hs_schedule_write_tasks_csv, _devices_csv */
 } hs_cli_outputs;
 /* Writes s to every file asked for (graph/output.h: never a half-written
  * file); stops at the first failure. */
@@ -98,9 +111,12 @@ enum { HS_CLI_OPT_FORMAT = 0x1000, HS_CLI_OPT_PLATFORM, HS_CLI_OPT_SPEED, HS_CLI
  * printing a usage error (exit status 2); 0 when c is another option. */
 int hs_cli_source_option(hs_cli_source *src, int c, const char *arg);
 /* Reads argv's options for a command whose only options are the source
- * options (info, validate): 0 with *first the index of the first operand
- * (getopt's order), or 2 after a usage error. */
-int hs_cli_source_options_only(hs_cli_source *src, int argc, char **argv, int *first);
+ * options and --model FILE (info, validate): sets *model_path (NULL when not
+ * given); 0 with *first the index of the first operand (getopt's order; '-'
+ * is an operand), or 2 after a usage error (an unknown option, a missing
+ * value). */
+int hs_cli_source_options_only(hs_cli_source *src, int argc, char **argv,
+                               const char **model_path, int *first);
 /* The first source option given ("--platform", ...), or NULL: for the
  * modes that load no workload and refuse them. */
 const char *hs_cli_source_given(const hs_cli_source *src);

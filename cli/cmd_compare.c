@@ -61,6 +61,12 @@ const hs_cli_cmd hs_cmd_compare = {
         "                      workloads drawn (default 0)\n"
         "  --thr N             dispatch threshold of h-ratio, d-rank and ad-part\n"
         "                      (default: the policy's)\n"
+        "  --csv FILE          also write the table as CSV ('-': stdout, the table then\n"
+        "                      on stderr): policy,split,makespan_us,speedup,slr,\n"
+        "                      per_best,per_bound,per_optimum,map_ms,not_run with\n"
+        "                      15 digits, a ratio left empty where the table has '-',\n"
+        "                      not_run the reason a policy could not map the workload.\n"
+        "                      With --suite: the suite's rows (see --suite)\n"
         "  --json DIR          write each policy's schedule as DIR/POLICY.json (and\n"
         "                      DIR/optimal.json); DIR is created if missing.  With\n"
         "                      --suite: --json FILE, the rows as JSON, {\"rows\": [...]}\n"
@@ -88,8 +94,8 @@ const hs_cli_cmd hs_cmd_compare = {
         "                      speedup, SLR and mapping time.  Task-graph sets need\n"
         "                      --platform; YAML workloads keep their own platform.  A\n"
         "                      file that cannot be read is said and skipped (exit 2)\n"
-        "  --csv FILE          with --suite: one row per workload and policy (a file:\n"
-        "                      the tables go to stdout): workload, format, tasks,\n"
+        "  --suite --csv FILE  one row per workload and policy (a file: the tables\n"
+        "                      go to stdout): workload, format, tasks,\n"
         "                      edges, devices, policy, makespan_us, speedup, slr,\n"
         "                      ratio_best, ratio_bound, map_ms, lower_bound_us,\n"
         "                      critical_path_us, split (1: the policy split tasks),\n"
@@ -249,7 +255,7 @@ typedef struct optimum {
 } optimum;
 
 /* One row of the table. */
-static void print_row(int width, const char *name, double makespan, double cpu_only,
+static void print_row(FILE *out, int width, const char *name, double makespan, double cpu_only,
                       double cp, double best, double lb, const optimum *o, double ms)
 {
     char b[6][32];
@@ -257,17 +263,17 @@ static void print_row(int width, const char *name, double makespan, double cpu_o
         snprintf(b[0], sizeof b[0], "%.3f", makespan);
     else
         snprintf(b[0], sizeof b[0], "-");
-    printf("%-*s %13s %8s %7s %7s %7s", width, name, b[0],
+    fprintf(out, "%-*s %13s %8s %7s %7s %7s", width, name, b[0],
            ratio(b[1], sizeof b[1], cpu_only, makespan, 3),
            ratio(b[2], sizeof b[2], makespan, cp, 3), ratio(b[3], sizeof b[3], makespan, best, 3),
            ratio(b[4], sizeof b[4], makespan, lb, 3));
     if (o)
-        printf(" %8s", ratio(b[5], sizeof b[5], makespan, o->ref_us, 3));
-    printf(" %9.3f\n", ms);
+        fprintf(out, " %8s", ratio(b[5], sizeof b[5], makespan, o->ref_us, 3));
+    fprintf(out, " %9.3f\n", ms);
 }
 
 /* Prints the header, one row per policy, the optimal row and the notes. */
-static void print_table(const hs_workload *w, const char *path, const outcome *rows, size_t n,
+static void print_table(FILE *out, const hs_workload *w, const char *path, const outcome *rows, size_t n,
                         double lb, double cp, const optimum *o)
 {
     double cpu_only, best = best_makespan(rows, n, &cpu_only);
@@ -277,63 +283,127 @@ static void print_table(const hs_workload *w, const char *path, const outcome *r
         if (len > width)
             width = len;
     }
-    printf("workload %s: %zu tasks, %zu edges, %d devices (", path, w->graph.ntasks,
-           w->graph.nedges, w->platform.ndevices);
+    fprintf(out, "workload %s: %zu task%s, %zu edge%s, %d device%s (", path, w->graph.ntasks,
+            hs_cli_plural(w->graph.ntasks), w->graph.nedges, hs_cli_plural(w->graph.nedges),
+            w->platform.ndevices, hs_cli_plural((unsigned)w->platform.ndevices));
     for (int d = 0; d < w->platform.ndevices; d++)
-        printf("%s%s %s", d ? ", " : "", w->platform.devices[d].name,
+        fprintf(out, "%s%s %s", d ? ", " : "", w->platform.devices[d].name,
                hs_device_kind_name(w->platform.devices[d].kind));
-    printf(")\nlower bound %.3f us (/bound)\n"
+    fprintf(out, ")\nlower bound %.3f us (/bound)\n"
            "critical path, fastest costs, no transfers %.3f us (SLR)\n\n", lb, cp);
-    printf("%-*s %13s %8s %7s %7s %7s", width, "policy", "makespan us", "speedup", "SLR",
+    fprintf(out, "%-*s %13s %8s %7s %7s %7s", width, "policy", "makespan us", "speedup", "SLR",
            "/best", "/bound");
     if (o)
-        printf(" %8s", "/optimum");
-    printf(" %9s\n", "map ms");
+        fprintf(out, " %8s", "/optimum");
+    fprintf(out, " %9s\n", "map ms");
     for (size_t i = 0; i < n; i++) {
         char name[64];
         snprintf(name, sizeof name, "%s%s", rows[i].policy, rows[i].split ? "*" : "");
         any_split |= rows[i].split;
         if (rows[i].ran)
-            print_row(width, name, rows[i].makespan_us, cpu_only, cp, best, lb, o,
+            print_row(out, width, name, rows[i].makespan_us, cpu_only, cp, best, lb, o,
                       rows[i].map_ms);
         else
-            printf("%-*s n/a: %s\n", width, name, rows[i].why);
+            fprintf(out, "%-*s n/a: %s\n", width, name, rows[i].why);
     }
     if (o)
-        print_row(width, "optimal", o->res.schedule ? o->res.makespan_us : HUGE_VAL, cpu_only,
+        print_row(out, width, "optimal", o->res.schedule ? o->res.makespan_us : HUGE_VAL, cpu_only,
                   cp, best, lb, o, 1e3 * o->res.solve_s);
-    printf("\n");
+    fprintf(out, "\n");
     if (any_split)
-        printf("* split tasks across devices: the MILP, the lower bound's critical path and\n"
+        fprintf(out, "* split tasks across devices: the MILP, the lower bound's critical path and\n"
                "  SLR's path are over whole tasks, so this row may beat them (ratios < 1).\n");
     if (o) {
         const hs_milp_result *r = &o->res;
         if (r->status == HS_MILP_OPTIMAL)
-            printf("optimal: proven optimal by the MILP, %.0f nodes (its row's map ms is the "
+            fprintf(out, "optimal: proven optimal by the MILP, %.0f nodes (its row's map ms is the "
                    "solve time)\n", r->nodes);
         else if (r->not_built[0])
-            printf("optimal: NOT proven: no MILP (%s);\n  the row is the best heuristic "
+            fprintf(out, "optimal: NOT proven: no MILP (%s);\n  the row is the best heuristic "
                    "schedule, gap %.2f%% to the lower bound %.3f us (%s),\n  by which "
                    "/optimum divides, so it overstates each ratio by at most that gap\n",
                    r->not_built, 100 * r->gap, r->bound_us,
                    isfinite(r->root_bound_us) ? "LP relaxation" : "critical path and load");
         else if (r->status == HS_MILP_FEASIBLE)
-            printf("optimal: NOT proven (%s, gap %.2f%%, %.2f s): /optimum divides by the "
+            fprintf(out, "optimal: NOT proven (%s, gap %.2f%%, %.2f s): /optimum divides by the "
                    "MILP's\n  lower bound %.3f us, so it overstates each ratio by at most that "
                    "gap\n", r->interrupted ? "interrupted" : "feasible", 100 * r->gap,
                    r->solve_s, r->bound_us);
         else
-            printf("optimal: %s (%.2f s): /optimum divides by the MILP's lower bound "
-                   "%.3f us\n", r->interrupted ? "interrupted" : hs_milp_status_name(r->status),
-                   r->solve_s, r->bound_us);
+            fprintf(out, "optimal: %s (%.2f s): /optimum divides by the MILP's lower bound "
+                    "%.3f us\n", r->interrupted ? "interrupted" : hs_milp_status_name(r->status),
+                    r->solve_s, r->bound_us);
     }
+}
+
+/* A ratio for the CSV: a / b with 15 digits, or nothing where the table
+ * prints "-". */
+static void csv_ratio(FILE *f, double a, double b)
+{
+    if (isfinite(a) && isfinite(b) && a >= 0 && b > 0)
+        fprintf(f, "%.15g", a / b);
+}
+
+/* One CSV row: the table's columns as numbers (15 digits; empty where the
+ * table prints "-"), then the reason a policy did not run, quoted. */
+static void csv_row(FILE *f, const char *name, int split, double makespan, double cpu_only,
+                    double cp, double best, double lb, const optimum *o, double ms,
+                    const char *why)
+{
+    fprintf(f, "%s,%d,", name, split);
+    if (isfinite(makespan))
+        fprintf(f, "%.15g", makespan);
+    fputc(',', f);
+    csv_ratio(f, cpu_only, makespan);
+    fputc(',', f);
+    csv_ratio(f, makespan, cp);
+    fputc(',', f);
+    csv_ratio(f, makespan, best);
+    fputc(',', f);
+    csv_ratio(f, makespan, lb);
+    fputc(',', f);
+    if (o)
+        csv_ratio(f, makespan, o->ref_us);
+    fputc(',', f);
+    if (!why)
+        fprintf(f, "%.15g", ms);
+    fputc(',', f);
+    if (why) {
+        fputc('"', f);
+        for (const char *c = why; *c; c++) /* RFC 4180: a quote doubled */
+            fputs(*c == '"' ? "\"\"" : (char[2]){*c, 0}, f);
+        fputc('"', f);
+    }
+    fputc('\n', f);
+}
+
+/* The table as CSV at `path` ('-': stdout), one header line and one line
+ * per row (the optimal row with --optimal), written whole or not at all. */
+static int write_csv(const char *path, const outcome *rows, size_t n, double lb, double cp,
+                     const optimum *o, hs_error *err)
+{
+    double cpu_only, best = best_makespan(rows, n, &cpu_only);
+    hs__output f;
+    int rc;
+    if ((rc = hs__output_open(&f, path, err)) != HS_OK)
+        return rc;
+    fprintf(f.f, "policy,split,makespan_us,speedup,slr,per_best,per_bound,per_optimum,map_ms,"
+                 "not_run\n");
+    for (size_t i = 0; i < n; i++)
+        csv_row(f.f, rows[i].policy, rows[i].split, rows[i].ran ? rows[i].makespan_us : NAN,
+                cpu_only, cp, best, lb, o, rows[i].map_ms, rows[i].ran ? NULL : rows[i].why);
+    if (o)
+        csv_row(f.f, "optimal", 0, o->res.schedule ? o->res.makespan_us : HUGE_VAL, cpu_only,
+                cp, best, lb, o, 1e3 * o->res.solve_s, NULL);
+    return hs__output_close(&f, ferror(f.f) ? hs__output_error(&f, err) : HS_OK, err);
 }
 
 /* `compare WORKLOAD`: loads it, maps it with every policy (and solves the
  * MILP with want_optimal), prints the table; returns the exit status.  A
  * failing MILP still leaves the table printed, then says why. */
 static int compare_one(const char *path, const hs_cli_source *src, const char *model_path,
-                       const hs_map_options *mopt, const char *json_dir, int want_optimal,
+                       const hs_map_options *mopt, const char *json_dir, const char *csv,
+                       int want_optimal,
                        double time_limit)
 {
     hs_map_options opt = *mopt;
@@ -350,6 +420,8 @@ static int compare_one(const char *path, const hs_cli_source *src, const char *m
     if (!(w = hs_cli_load_model(path, src, model_path, &model, &status)))
         return status;
     opt.perfmodel = model;
+    if (opt.split)
+        hs_cli_warn_nothing_splittable(&hs_cmd_compare, w, path);
     if (json_dir && mkdir(json_dir, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "hetsched: cannot create %s: %s\n", json_dir, strerror(errno));
         hs_workload_free(w);
@@ -386,10 +458,13 @@ static int compare_one(const char *path, const hs_cli_source *src, const char *m
     }
     if (rc == HS_OK) {
         double cpu_only;
-        if (isfinite(best_makespan(rows, n, &cpu_only)))
-            print_table(w, path, rows, n, lb, cp, o.have ? &o : NULL);
-        else
+        if (!isfinite(best_makespan(rows, n, &cpu_only)))
             rc = hs_error_set(&err, HS_EINTERNAL, "no policy could map %s", path);
+        else if (csv)
+            rc = write_csv(csv, rows, n, lb, cp, o.have ? &o : NULL, &err);
+        if (rc == HS_OK) /* beside a CSV on stdout, the table goes to stderr */
+            print_table(csv && strcmp(csv, "-") == 0 ? stderr : stdout, w, path, rows, n, lb,
+                        cp, o.have ? &o : NULL);
     }
     if (rc != HS_OK)
         status = hs_cli_fail(&err);
@@ -862,7 +937,7 @@ static int compare_suite(char **paths, size_t count, const hs_cli_source *src,
             rc = hs_error_set(&err, HS_EINTERNAL, "no policy could map %s", paths[i]);
         if (rc == HS_OK) {
             int split = 0;
-            print_table(w, paths[i], rows, n, lb, cp, NULL);
+            print_table(stdout, w, paths[i], rows, n, lb, cp, NULL);
             for (size_t k = 0; k < n; k++)
                 split |= rows[k].split;
             if (split) /* the table ends with its note, else with a blank line */
@@ -966,11 +1041,10 @@ static int compare_main(int argc, char **argv)
     const hs_cli_cmd *cmd = &hs_cmd_compare;
     const char *split = NULL;
     hs_error err = {0};
-    const char *json_dir = NULL, *model_path = NULL;
+    const char *json_dir = NULL, *model_path = NULL, *csv = NULL;
     hs_map_options mopt = {0};
     double time_limit = 60;
     int c, want_optimal = 0, have_limit = 0, verbose = 0, suite = 0;
-    const char *csv_path = NULL;
     unsigned long long v;
     unsigned long random_count = 0;
     opterr = 0;
@@ -1012,7 +1086,7 @@ static int compare_main(int argc, char **argv)
         case 'v': verbose = 1; break;
         case OPT_SPLIT: split = optarg; break;
         case OPT_SUITE: suite = 1; break;
-        case OPT_CSV: csv_path = optarg; break;
+        case OPT_CSV: csv = optarg; break;
         case ':':
             return hs_cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
         default:
@@ -1023,9 +1097,7 @@ static int compare_main(int argc, char **argv)
         return hs_cli_usage_error(cmd, "--time-limit is the MILP's: it needs --optimal");
     if (suite)
         return suite_main(argc - optind, argv + optind, &src, model_path, &mopt, split,
-                          csv_path, json_dir, want_optimal || random_count || verbose);
-    if (csv_path)
-        return hs_cli_usage_error(cmd, "--csv writes the rows of --suite: give --suite");
+                          csv, json_dir, want_optimal || random_count || verbose);
     if (random_count) {
         if (hs_cli_source_given(&src))
             return hs_cli_usage_error(cmd, "--random draws its own workloads: %s does not "
@@ -1033,9 +1105,12 @@ static int compare_main(int argc, char **argv)
         if (optind != argc)
             return hs_cli_usage_error(cmd, "--random draws its own workloads: give no "
                                       "WORKLOAD");
-        if (want_optimal || json_dir || model_path)
+        if (want_optimal || json_dir || model_path || csv)
             return hs_cli_usage_error(cmd, "--random does not take --%s",
-                                      want_optimal ? "optimal" : json_dir ? "json" : "model");
+                                      want_optimal ? "optimal"
+                                      : json_dir   ? "json"
+                                      : csv        ? "csv"
+                                                   : "model");
         if (split && hs_split_graph_new(split, NULL, &mopt.split, &err) != HS_OK)
             return hs_cli_usage_error(cmd, "--split: %s", err.msg);
         c = compare_random(random_count, &mopt, verbose);
@@ -1049,7 +1124,8 @@ static int compare_main(int argc, char **argv)
                                   argc - optind);
     if (split && hs_split_graph_new(split, NULL, &mopt.split, &err) != HS_OK)
         return hs_cli_usage_error(cmd, "--split: %s", err.msg);
-    c = compare_one(argv[optind], &src, model_path, &mopt, json_dir, want_optimal, time_limit);
+    c = compare_one(argv[optind], &src, model_path, &mopt, json_dir, csv, want_optimal,
+                    time_limit);
     hs_split_graph_free(mopt.split);
     return c;
 }

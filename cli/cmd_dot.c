@@ -3,13 +3,14 @@
 #include <string.h>
 
 #include "cli.h"
+#include "mapper/perfmodel.h"
 
 static int dot_main(int argc, char **argv);
 
 const hs_cli_cmd hs_cmd_dot = {
     .name = "dot",
     .summary = "write the kernel graph (and a schedule) as DOT",
-    .usage = "usage: hetsched dot WORKLOAD [--schedule SCHEDULE] [-o FILE]\n"
+    .usage = "usage: hetsched dot WORKLOAD [--schedule SCHEDULE] [--model FILE] [-o FILE]\n"
              "\n"
              "Writes the task graph of WORKLOAD as DOT for Graphviz: one cluster per\n"
              "application instance (cluster_APP#I), one node per task named by its id and\n"
@@ -23,6 +24,8 @@ const hs_cli_cmd hs_cmd_dot = {
              "\n"
              "options:\n"
              "  --schedule FILE   a schedule JSON of WORKLOAD (map/optimal --json; '-' stdin)\n"
+             "  --model FILE      performance model (JSON): costs of typed kernels\n"
+             "                    without cost_us\n"
              "  -o, --output FILE write to FILE instead of stdout\n"
              HS_CLI_SOURCE_USAGE
              "\n"
@@ -79,7 +82,8 @@ static int source_option(hs_cli_source *src, int argc, char **argv, int *i, int 
 static int dot_main(int argc, char **argv)
 {
     hs_cli_source src = {.cmd = &hs_cmd_dot};
-    const char *workload = NULL, *schedule = NULL, *output = NULL;
+    const char *workload = NULL, *schedule = NULL, *output = NULL, *model_path = NULL;
+    hs_perfmodel *model = NULL;
     hs_workload *w = NULL;
     hs_schedule *s = NULL;
     hs_error err = {0};
@@ -93,6 +97,8 @@ static int dot_main(int argc, char **argv)
             continue;
         if ((v = option_value(argc, argv, &i, "--schedule", &missing)))
             schedule = v;
+        else if ((v = option_value(argc, argv, &i, "--model", &missing)))
+            model_path = v;
         else if ((v = option_value(argc, argv, &i, "--output", &missing)) ||
                  (v = option_value(argc, argv, &i, "-o", &missing)))
             output = v;
@@ -108,17 +114,19 @@ static int dot_main(int argc, char **argv)
     }
     if (!workload)
         return hs_cli_usage_error(&hs_cmd_dot, "expected a WORKLOAD");
-    if (!(w = hs_cli_load(workload, &src, &status)))
+    if (!(w = hs_cli_load_model(workload, &src, model_path, &model, &status)))
         return status;
     /* The schedule is input: failing to read it is bad input (status 2). */
     if (schedule && hs_schedule_read_json(w, schedule, &s, &err) != HS_OK) {
         hs_cli_fail(&err);
         hs_workload_free(w);
+        hs_perfmodel_free(model);
         return err.code == HS_ENOMEM ? 1 : 2;
     }
     if (hs_cli_write_dot(w, s, output ? output : "-", &err) != HS_OK)
         status = hs_cli_fail(&err);
     hs_schedule_free(s);
     hs_workload_free(w);
+    hs_perfmodel_free(model);
     return status;
 }

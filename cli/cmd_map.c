@@ -30,9 +30,14 @@ const hs_cli_cmd hs_cmd_map = {
              "                        ('-' for stdout)\n"
              "  --gantt FILE          draw a Gantt chart, FILE.png or FILE.svg\n"
              "  --trace FILE          write a Chrome trace (Perfetto) ('-' for stdout)\n"
-             "  --seed N              seed of the `random` policy (default 0)\n"
-             "  --thr N               dispatch threshold of h-ratio and d-rank\n"
-             "                        (default: the policy's)\n"
+             "  --tasks-csv FILE      one line per task (or part): task, device, start_us,\n"
+             "                        end_us, duration_us, fraction ('-' for stdout)\n"
+             "  --devices-csv FILE    one line per device: device, kind, memory, tasks,\n"
+             "                        busy_us, utilisation ('-' for stdout)\n"
+             "  --seed N              seed of random, and of best's local search\n"
+             "                        (default 0)\n"
+             "  --thr N               dispatch threshold of h-ratio, d-rank and ad-part\n"
+             "                        (and of those inside best; default: the policy's)\n"
              "  --budget-ms MS        time best may spend on its portfolio and local\n"
              "                        search (default 100; -a best only)\n"
              "  --model FILE          performance model (JSON): costs of typed kernels\n"
@@ -45,6 +50,7 @@ const hs_cli_cmd hs_cmd_map = {
              "  -h, --help            this text\n"
              HS_CLI_SOURCE_USAGE
              "\n"
+             "An option that the policy or the splitter does not read is refused.\n"
              "When a file goes to stdout, the summary goes to stderr (one file at most may\n"
              "go there).  A file is written whole or not at all.\n",
     .main = map_main,
@@ -68,6 +74,7 @@ static int summarise(FILE *out, const hs_workload *w, const char *algo, const ch
                      const hs_schedule *s, const hs_map_stats *st)
 {
     const hs_platform *p = &w->platform;
+    double bound = hs_lower_bound_us(w);
     double *busy = calloc((size_t)p->ndevices, sizeof *busy);
     size_t *count = calloc((size_t)p->ndevices, sizeof *count);
     int width = 6;
@@ -86,12 +93,16 @@ static int summarise(FILE *out, const hs_workload *w, const char *algo, const ch
             width = (int)strlen(p->devices[d].name);
     fprintf(out, "policy %s on %s: makespan %.3f us\n", algo, path, s->makespan_us);
     /* the cheap bound of milp/bound.c, for whole-task schedules */
-    fprintf(out, "lower bound %.3f us (makespan / bound %.3f)\n", hs_lower_bound_us(w),
-            s->makespan_us / hs_lower_bound_us(w));
+    if (bound > 0)
+        fprintf(out, "lower bound %.3f us (makespan / bound %.3f)\n", bound,
+                s->makespan_us / bound);
+    else /* every task costs nothing: no ratio to give */
+        fprintf(out, "lower bound %.3f us\n", bound);
     for (int d = 0; d < p->ndevices; d++)
-        fprintf(out, "  %-*s %s  busy %12.3f us  %5.1f%%  %zu tasks\n", width,
+        fprintf(out, "  %-*s %s  busy %12.3f us  %5.1f%%  %zu task%s\n", width,
                 p->devices[d].name, hs_device_kind_name(p->devices[d].kind), busy[d],
-                s->makespan_us > 0 ? 100.0 * busy[d] / s->makespan_us : 0.0, count[d]);
+                s->makespan_us > 0 ? 100.0 * busy[d] / s->makespan_us : 0.0, count[d],
+                hs_cli_plural(count[d]));
     fprintf(out, "mapping time %.3f ms (%.3f us per task)\n", 1e3 * st->mapping_seconds,
             w->graph.ntasks ? 1e6 * st->mapping_seconds / (double)w->graph.ntasks : 0.0);
     free(busy);
@@ -102,13 +113,15 @@ static int summarise(FILE *out, const hs_workload *w, const char *algo, const ch
 static int map_main(int argc, char **argv)
 {
     enum { OPT_JSON = 256, OPT_DOT, OPT_GANTT, OPT_TRACE, OPT_SEED, OPT_THR, OPT_MODEL,
-           OPT_SPLIT, OPT_SPLIT_OPTION, OPT_BUDGET };
+           OPT_SPLIT, OPT_SPLIT_OPTION, OPT_BUDGET, OPT_TASKS_CSV, OPT_DEVICES_CSV };
     static const struct option longopts[] = {
         {"algorithm", required_argument, NULL, 'a'},
         {"json", required_argument, NULL, OPT_JSON},
         {"dot", required_argument, NULL, OPT_DOT},
         {"gantt", required_argument, NULL, OPT_GANTT},
         {"trace", required_argument, NULL, OPT_TRACE},
+        {"tasks-csv", required_argument, NULL, OPT_TASKS_CSV},
+        {"devices-csv", required_argument, NULL, OPT_DEVICES_CSV},
         {"seed", required_argument, NULL, OPT_SEED},
         {"thr", required_argument, NULL, OPT_THR},
         {"model", required_argument, NULL, OPT_MODEL},
@@ -130,7 +143,8 @@ static int map_main(int argc, char **argv)
     hs_schedule *s = NULL;
     hs_workload *w;
     hs_error err = {0};
-    int c, status = 0, rc = HS_OK;
+    int c, status = 0, rc = HS_OK, split_options = 0, have_seed = 0, have_thr = 0;
+    const hs_policy *policy;
     unsigned long long v;
     opterr = 0;
     optind = 1;
@@ -146,9 +160,12 @@ static int map_main(int argc, char **argv)
         case OPT_DOT: out.dot = optarg; break;
         case OPT_GANTT: out.gantt = optarg; break;
         case OPT_TRACE: out.trace = optarg; break;
+        case OPT_TASKS_CSV: out.tasks_csv = optarg; break;
+        case OPT_DEVICES_CSV: out.devices_csv = optarg; break;
         case OPT_MODEL: model_path = optarg; break;
         case OPT_SPLIT: split = optarg; break;
         case OPT_SPLIT_OPTION:
+            split_options = 1;
             if (hs_split_option_set(&sopt, optarg, &err) != HS_OK)
                 return hs_cli_usage_error(&hs_cmd_map, "--split-option: %s", err.msg);
             break;
@@ -157,12 +174,14 @@ static int map_main(int argc, char **argv)
                 return hs_cli_usage_error(&hs_cmd_map, "--seed wants a whole number >= 0, "
                                           "not '%s'", optarg);
             opt.seed = v;
+            have_seed = 1;
             break;
         case OPT_THR:
             if (hs_cli_parse_whole(optarg, 0, INT_MAX, &v) != 0)
                 return hs_cli_usage_error(&hs_cmd_map, "--thr wants a whole number >= 0, "
                                           "not '%s'", optarg);
             opt.thr = (int)v;
+            have_thr = 1;
             break;
         case OPT_BUDGET:
             if (hs_cli_parse_budget(&hs_cmd_map, optarg, &opt.budget_ms) != 0)
@@ -183,17 +202,20 @@ static int map_main(int argc, char **argv)
         list_policies();
         return 0;
     }
-    if (!hs_policy_find(algo)) {
+    if (!(policy = hs_policy_find(algo))) {
         hs_error_set(&err, HS_EUSAGE, "unknown policy '%s' (see hetsched map -a help)", algo);
         fprintf(stderr, "hetsched map: %s\n", err.msg);
         return 2;
     }
-    if (opt.budget_ms > 0 && strcmp(algo, "best") != 0)
-        return hs_cli_usage_error(&hs_cmd_map, "--budget-ms applies to policy best only, not "
-                                  "to %s", algo);
+    if ((status = hs_cli_policy_options_check(&hs_cmd_map, policy, have_thr, have_seed,
+                                              opt.budget_ms > 0)) != 0)
+        return status;
+    if (split_options && !split)
+        return hs_cli_usage_error(&hs_cmd_map, "--split-option applies to the splitter of "
+                                  "--split; give --split SPLITTER");
     if (argc - optind != 1)
-        return hs_cli_usage_error(&hs_cmd_map, "expected one WORKLOAD, got %d arguments",
-                                  argc - optind);
+        return hs_cli_usage_error(&hs_cmd_map, "expected one WORKLOAD, got %d argument%s",
+                                  argc - optind, hs_cli_plural((unsigned)(argc - optind)));
     if (split && hs_split_graph_new(split, &sopt, &opt.split, &err) != HS_OK)
         return hs_cli_usage_error(&hs_cmd_map, "--split: %s", err.msg);
     if (!(w = hs_cli_load_model(argv[optind], &src, model_path, &model, &status))) {
@@ -201,6 +223,8 @@ static int map_main(int argc, char **argv)
         return status;
     }
     opt.perfmodel = model;
+    if (split)
+        hs_cli_warn_nothing_splittable(&hs_cmd_map, w, argv[optind]);
     rc = hs_map(w, algo, &opt, &s, &stats, &err);
     if (rc == HS_OK)
         rc = hs_cli_write_outputs(w, s, &out, &err);

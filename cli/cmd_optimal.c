@@ -48,6 +48,10 @@ const hs_cli_cmd hs_cmd_optimal = {
              "                      ('-' for stdout)\n"
              "  --gantt FILE        draw a Gantt chart, FILE.png or FILE.svg\n"
              "  --trace FILE        write a Chrome trace (opens in Perfetto; '-' for stdout)\n"
+             "  --tasks-csv FILE    one line per task: task, device, start_us, end_us,\n"
+             "                      duration_us, fraction ('-' for stdout)\n"
+             "  --devices-csv FILE  one line per device: device, kind, memory, tasks,\n"
+             "                      busy_us, utilisation ('-' for stdout)\n"
              "  --write-lp FILE     write the model in CPLEX LP format before solving\n"
              "                      ('-' for stdout; nothing when the model is not built)\n"
              "  --model FILE        performance model (JSON): costs of typed kernels\n"
@@ -134,7 +138,7 @@ static void summarise(FILE *out, const hs_workload *w, const char *path,
 static int optimal_main(int argc, char **argv)
 {
     enum { OPT_FORM = 256, OPT_TIME, OPT_GAP, OPT_SOLVER, OPT_VERBOSE, OPT_JSON, OPT_DOT,
-           OPT_GANTT, OPT_TRACE, OPT_LP, OPT_DISABLE, OPT_MODEL };
+           OPT_GANTT, OPT_TRACE, OPT_LP, OPT_DISABLE, OPT_MODEL, OPT_TASKS_CSV, OPT_DEVICES_CSV };
     static const struct option longopts[] = {
         {"formulation", required_argument, NULL, OPT_FORM},
         {"time-limit", required_argument, NULL, OPT_TIME},
@@ -145,6 +149,8 @@ static int optimal_main(int argc, char **argv)
         {"dot", required_argument, NULL, OPT_DOT},
         {"gantt", required_argument, NULL, OPT_GANTT},
         {"trace", required_argument, NULL, OPT_TRACE},
+        {"tasks-csv", required_argument, NULL, OPT_TASKS_CSV},
+        {"devices-csv", required_argument, NULL, OPT_DEVICES_CSV},
         {"write-lp", required_argument, NULL, OPT_LP},
         {"disable", required_argument, NULL, OPT_DISABLE},
         {"model", required_argument, NULL, OPT_MODEL},
@@ -205,6 +211,8 @@ static int optimal_main(int argc, char **argv)
         case OPT_DOT: outputs.dot = optarg; break;
         case OPT_GANTT: outputs.gantt = optarg; break;
         case OPT_TRACE: outputs.trace = optarg; break;
+        case OPT_TASKS_CSV: outputs.tasks_csv = optarg; break;
+        case OPT_DEVICES_CSV: outputs.devices_csv = optarg; break;
         case OPT_LP: opt.lp_file = optarg; break;
         case OPT_MODEL: model_path = optarg; break;
         case OPT_DISABLE:

@@ -9,12 +9,9 @@
 #include <string.h>
 
 #include "cli.h"
-#include "exec/data.h"
-#include "exec/engine.h"
+#include "hetsched/run.h"
 #include "mapper/perfmodel.h"
-#include "mapper/policy.h"
 #include "mapper/split.h"
-#include "mapper/split_graph.h"
 
 static int run_main(int argc, char **argv);
 
@@ -101,10 +98,10 @@ const hs_cli_cmd hs_cmd_run = {
 
 /* Per-device busy time, task count and time idle while holding work, then
  * the links that moved bytes. */
-static int summarise(FILE *out, const hs_workload *w, const hs_schedule *s,
-                     const hs_run_report *r, hs_error *err)
+static int summarise(FILE *out, const hs_workload *w, const hs_run_result *r, hs_error *err)
 {
     const hs_platform *p = &w->platform;
+    const hs_schedule *s = r->schedule;
     hs_device_stats *st = calloc((size_t)p->ndevices + 1, sizeof *st);
     double ms = s->makespan_us > 0 ? s->makespan_us : 1;
     int width = 6;
@@ -166,61 +163,6 @@ static int parse_bytes(const char *s, size_t *out)
     return 0;
 }
 
-/* Keeps only the devices of `list` (comma-separated names, each once) in
- * w's platform and builds its graph again: costs resolve for the devices
- * left, and a cost given for a device left out is dropped.  Memories and
- * links stay as declared.  HS_EINPUT for an unknown or repeated name. */
-static int select_devices(hs_workload *w, const char *list, hs_error *err)
-{
-    hs_platform *p = &w->platform;
-    char *keep = calloc((size_t)p->ndevices, 1), *names = strdup(list), *save = NULL;
-    int n = 0, rc = HS_OK;
-    if (!keep || !names) {
-        rc = hs_error_set(err, HS_ENOMEM, "out of memory");
-        goto out;
-    }
-    for (char *tok = strtok_r(names, ",", &save); tok && rc == HS_OK;
-         tok = strtok_r(NULL, ",", &save)) {
-        int d = hs_platform_find_device(p, tok);
-        if (d < 0)
-            rc = hs_error_set(err, HS_EINPUT, "--devices: the platform has no device '%s'",
-                              tok);
-        else if (keep[d])
-            rc = hs_error_set(err, HS_EINPUT, "--devices: '%s' is named twice", tok);
-        else
-            keep[d] = 1;
-    }
-    if (rc != HS_OK)
-        goto out;
-    for (int a = 0; a < w->napps; a++)
-        for (int k = 0; k < w->apps[a].nkernels; k++) {
-            hs_kernel *kn = &w->apps[a].kernels[k];
-            int c = 0;
-            for (int i = 0; i < kn->ncosts; i++) {
-                int d = hs_platform_find_device(p, kn->costs[i].key);
-                if (d >= 0 && !keep[d])
-                    free(kn->costs[i].key);
-                else
-                    kn->costs[c++] = kn->costs[i];
-            }
-            kn->ncosts = c;
-        }
-    for (int d = 0; d < p->ndevices; d++) {
-        if (keep[d])
-            p->devices[n++] = p->devices[d];
-        else
-            free(p->devices[d].name);
-    }
-    p->ndevices = n;
-    hs_graph_free(&w->graph);
-    w->finalized = 0;
-    rc = hs_workload_finalize(w, err);
-out:
-    free(keep);
-    free(names);
-    return rc;
-}
-
 /* The device name arg holds before `at`, in buf (cut to its size: no
  * platform has a longer name). */
 static const char *device_arg(char *buf, size_t size, const char *arg, const char *at)
@@ -232,8 +174,8 @@ static const char *device_arg(char *buf, size_t size, const char *arg, const cha
 static int run_main(int argc, char **argv)
 {
     enum { OPT_JSON = 256, OPT_GANTT, OPT_TRACE, OPT_SEED, OPT_MODEL, OPT_BACKEND,
-           OPT_DEVICES, OPT_DEVMEM, OPT_SPLIT, OPT_SPLIT_OPTION, OPT_CHECK, OPT_PREDICT, OPT_UPDATE_MODEL, OPT_FAIL,
-           OPT_SPLIT_MODE, OPT_THROTTLE };
+           OPT_DEVICES, OPT_DEVMEM, OPT_SPLIT, OPT_SPLIT_OPTION, OPT_CHECK, OPT_PREDICT,
+           OPT_UPDATE_MODEL, OPT_FAIL, OPT_SPLIT_MODE, OPT_THROTTLE };
     static const char *const check_modes[] = {"sample", "full", "none"};
     static const struct option longopts[] = {
         {"algorithm", required_argument, NULL, 'a'},
@@ -257,237 +199,211 @@ static int run_main(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     hs_cli_source src = {.cmd = &hs_cmd_run};
-    const char *algo = NULL, *bname = NULL, *model_path = NULL, *devices = NULL;
-    const char *update_path = NULL;
-    size_t devmem = 0;
-    const hs_backend_ops *ops = NULL;
-    const hs_policy *pol;
+    const char *algo = NULL, *model_path = NULL, *update_path = NULL;
     hs_cli_outputs out = {0};
     hs_perfmodel *model = NULL, *update = NULL;
-    hs_map_options opt = {0}, popt = {0};
-    hs_map_stats stats = {0};
-    char fail_buf[128], throttle_buf[128]; /* device names */
-    const char *fail_name = NULL, *throttle_name = NULL;
-    int planned = 0;
-    int *depth = NULL, predict_executor = 1;
-    const char *split = NULL;
+    hs_run_options ro = {0};
+    hs_run_result res = {0};
+    /* the --split-option values, NULL-terminated, each also parsed here so
+     * that a bad one is refused where it is given */
+    const char **split_options = calloc((size_t)argc + 1, sizeof *split_options);
+    size_t nsplit_options = 0;
     hs_split_options sopt = {0};
-    hs_schedule *s = NULL, *pred = NULL;
-    hs_run_report report = {0};
-    hs_backend b = {0};
-    hs_workload *w;
+    char fail_buf[128], throttle_buf[128]; /* device names */
+    hs_workload *w = NULL;
     hs_error err = {0};
     int c, status = 0, rc;
     unsigned long long v;
+    if (!split_options) {
+        fprintf(stderr, "hetsched: out of memory\n");
+        return 1;
+    }
+    ro.split_options = split_options;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":a:", longopts, NULL)) != -1) {
         int taken = hs_cli_source_option(&src, c, optarg);
-        if (taken < 0)
-            return 2;
+        if (taken < 0) {
+            status = 2;
+            goto out;
+        }
         if (taken)
             continue;
         switch (c) {
         case 'a': algo = optarg; break;
-        case OPT_BACKEND: bname = optarg; break;
+        case OPT_BACKEND: ro.backend = optarg; break;
         case OPT_JSON: out.json = optarg; break;
         case OPT_GANTT: out.gantt = optarg; break;
         case OPT_TRACE: out.trace = optarg; break;
         case OPT_MODEL: model_path = optarg; break;
         case OPT_UPDATE_MODEL: update_path = optarg; break;
-        case OPT_DEVICES: devices = optarg; break;
-        case OPT_SPLIT: split = optarg; break;
+        case OPT_DEVICES: ro.devices = optarg; break;
+        case OPT_SPLIT: ro.split = optarg; break;
         case OPT_FAIL: {
             const char *at = strstr(optarg, ":after=");
             if (!at || at == optarg ||
-                hs_cli_parse_whole(at + 7, 1, ULONG_MAX, &v) != 0)
-                return hs_cli_usage_error(&hs_cmd_run, "--fail wants DEVICE:after=N (N >= 1), "
-                                          "not '%s'", optarg);
-            fail_name = device_arg(fail_buf, sizeof fail_buf, optarg, at);
-            report.fail_after = (size_t)v;
+                hs_cli_parse_whole(at + 7, 1, ULONG_MAX, &v) != 0) {
+                status = hs_cli_usage_error(&hs_cmd_run, "--fail wants DEVICE:after=N (N >= "
+                                            "1), not '%s'", optarg);
+                goto out;
+            }
+            ro.fail_device = device_arg(fail_buf, sizeof fail_buf, optarg, at);
+            ro.fail_after = (size_t)v;
             break;
         }
         case OPT_SPLIT_MODE:
-            if (strcmp(optarg, "live") != 0 && strcmp(optarg, "planned") != 0)
-                return hs_cli_usage_error(&hs_cmd_run, "--split-mode wants live or planned, "
-                                          "not '%s'", optarg);
-            planned = strcmp(optarg, "planned") == 0;
+            if (strcmp(optarg, "live") != 0 && strcmp(optarg, "planned") != 0) {
+                status = hs_cli_usage_error(&hs_cmd_run, "--split-mode wants live or planned, "
+                                            "not '%s'", optarg);
+                goto out;
+            }
+            ro.split_planned = strcmp(optarg, "planned") == 0;
             break;
         case OPT_THROTTLE: {
             const char *at = strrchr(optarg, ':');
             char *end;
             double f = at ? strtod(at + 1, &end) : 0;
-            if (!at || at == optarg || end == at + 1 || *end || !(f > 1) || f > 1e6)
-                return hs_cli_usage_error(&hs_cmd_run, "--throttle wants DEVICE:FACTOR with "
-                                          "a FACTOR above 1, not '%s'", optarg);
-            throttle_name = device_arg(throttle_buf, sizeof throttle_buf, optarg, at);
-            report.throttle = f;
+            if (!at || at == optarg || end == at + 1 || *end || !(f > 1) || f > 1e6) {
+                status = hs_cli_usage_error(&hs_cmd_run, "--throttle wants DEVICE:FACTOR with "
+                                            "a FACTOR above 1, not '%s'", optarg);
+                goto out;
+            }
+            ro.throttle_device = device_arg(throttle_buf, sizeof throttle_buf, optarg, at);
+            ro.throttle = f;
             break;
         }
         case OPT_PREDICT:
-            if (strcmp(optarg, "executor") != 0 && strcmp(optarg, "delay") != 0)
-                return hs_cli_usage_error(&hs_cmd_run, "--predict wants executor or delay, not "
-                                          "'%s'", optarg);
-            predict_executor = strcmp(optarg, "executor") == 0;
+            if (strcmp(optarg, "executor") != 0 && strcmp(optarg, "delay") != 0) {
+                status = hs_cli_usage_error(&hs_cmd_run, "--predict wants executor or delay, "
+                                            "not '%s'", optarg);
+                goto out;
+            }
+            ro.predict = strcmp(optarg, "executor") == 0 ? HS_PREDICT_EXECUTOR
+                                                         : HS_PREDICT_DELAY;
             break;
         case OPT_CHECK: {
             int k = 0;
             while (k < 3 && strcmp(optarg, check_modes[k]) != 0)
                 k++;
-            if (k == 3)
-                return hs_cli_usage_error(&hs_cmd_run, "--check wants sample, full or none, "
-                                          "not '%s'", optarg);
-            report.check = (hs_check_mode)k;
+            if (k == 3) {
+                status = hs_cli_usage_error(&hs_cmd_run, "--check wants sample, full or none, "
+                                            "not '%s'", optarg);
+                goto out;
+            }
+            ro.check = (hs_check_mode)k;
             break;
         }
         case OPT_SPLIT_OPTION:
-            if (hs_split_option_set(&sopt, optarg, &err) != HS_OK)
-                return hs_cli_usage_error(&hs_cmd_run, "--split-option: %s", err.msg);
+            if (hs_split_option_set(&sopt, optarg, &err) != HS_OK) {
+                status = hs_cli_usage_error(&hs_cmd_run, "--split-option: %s", err.msg);
+                goto out;
+            }
+            split_options[nsplit_options++] = optarg;
             break;
         case OPT_DEVMEM:
-            if (parse_bytes(optarg, &devmem) != 0)
-                return hs_cli_usage_error(&hs_cmd_run, "--device-memory wants a number of "
-                                          "bytes > 0 (suffix K, M or G), not '%s'", optarg);
+            if (parse_bytes(optarg, &ro.device_memory) != 0) {
+                status = hs_cli_usage_error(&hs_cmd_run, "--device-memory wants a number of "
+                                            "bytes > 0 (suffix K, M or G), not '%s'", optarg);
+                goto out;
+            }
             break;
         case OPT_SEED:
-            if (hs_cli_parse_whole(optarg, 0, ULONG_MAX, &v) != 0)
-                return hs_cli_usage_error(&hs_cmd_run, "--seed wants a whole number >= 0, "
-                                          "not '%s'", optarg);
-            opt.seed = v;
+            if (hs_cli_parse_whole(optarg, 0, ULONG_MAX, &v) != 0) {
+                status = hs_cli_usage_error(&hs_cmd_run, "--seed wants a whole number >= 0, "
+                                            "not '%s'", optarg);
+                goto out;
+            }
+            ro.seed = v;
             break;
         case ':':
-            return hs_cli_usage_error(&hs_cmd_run, "option '%s' needs a value",
-                                      argv[optind - 1]);
+            status = hs_cli_usage_error(&hs_cmd_run, "option '%s' needs a value",
+                                        argv[optind - 1]);
+            goto out;
         default:
-            return hs_cli_usage_error(&hs_cmd_run, "unknown option '%s'", argv[optind - 1]);
+            status = hs_cli_usage_error(&hs_cmd_run, "unknown option '%s'", argv[optind - 1]);
+            goto out;
         }
     }
-    if (!algo)
-        return hs_cli_usage_error(&hs_cmd_run, "no policy: give -a ALGO");
+    if (!algo) {
+        status = hs_cli_usage_error(&hs_cmd_run, "no policy: give -a ALGO");
+        goto out;
+    }
     if ((status = hs_cli_outputs_check(&hs_cmd_run, &out, NULL, NULL)) != 0)
-        return status;
+        goto out;
     if (!hs_policy_find(algo)) {
-        hs_error_set(&err, HS_EUSAGE, "unknown policy '%s' (see hetsched map -a help)", algo);
-        fprintf(stderr, "hetsched run: %s\n", err.msg);
-        return 2;
+        fprintf(stderr, "hetsched run: unknown policy '%s' (see hetsched map -a help)\n", algo);
+        status = 2;
+        goto out;
     }
-    if (bname && (!(ops = hs_backend_find(bname)) || ops == &hs_backend_sim))
-        return hs_cli_usage_error(&hs_cmd_run, "--backend wants cpu, emu or cuda, not '%s'",
-                                  bname);
-    if (argc - optind != 1)
-        return hs_cli_usage_error(&hs_cmd_run, "expected one WORKLOAD, got %d arguments",
-                                  argc - optind);
-    if (update_path && (!update_path[0] || strcmp(update_path, "-") == 0))
-        return hs_cli_usage_error(&hs_cmd_run, "--update-model wants a file (it is read and "
-                                  "written back), not '%s'", update_path);
-    if (planned && !split)
-        return hs_cli_usage_error(&hs_cmd_run, "--split-mode applies to --split only");
-    if (split && fail_name && !planned)
-        return hs_cli_usage_error(&hs_cmd_run, "--fail does not apply to a split at run time "
-                                  "(use --split-mode planned)");
-    if (split && planned && hs_split_graph_new(split, &sopt, &opt.split, &err) != HS_OK)
-        return hs_cli_usage_error(&hs_cmd_run, "--split: %s", err.msg);
-    if (split && !planned) {
-        if (!(opt.live_split = hs_splitter_find(split)))
-            return hs_cli_usage_error(&hs_cmd_run, "--split: unknown splitter '%s' (hetsched "
-                                      "split -p help lists them)", split);
-        if (sopt.wave_rows || sopt.wave_cols)
-            return hs_cli_usage_error(&hs_cmd_run, "--split: a kernel split in a graph has "
-                                      "independent items: no wavefront");
-        opt.live_split_options = &sopt;
+    /* the backend's name first, then the arguments, then the rest */
+    if (ro.backend && hs_run_check(algo, &(hs_run_options){.backend = ro.backend}, &err)) {
+        status = hs_cli_usage_error(&hs_cmd_run, "%s", err.msg);
+        goto out;
     }
-    if (hs__policy_resolve(algo, &opt, &pol, &err) != HS_OK) {
-        hs_split_graph_free(opt.split);
-        return hs_cli_usage_error(&hs_cmd_run, "%s", err.msg);
+    if (argc - optind != 1) {
+        status = hs_cli_usage_error(&hs_cmd_run, "expected one WORKLOAD, got %d arguments",
+                                    argc - optind);
+        goto out;
+    }
+    if (update_path && (!update_path[0] || strcmp(update_path, "-") == 0)) {
+        status = hs_cli_usage_error(&hs_cmd_run, "--update-model wants a file (it is read and "
+                                    "written back), not '%s'", update_path);
+        goto out;
+    }
+    if (hs_run_check(algo, &ro, &err) != HS_OK) {
+        status = hs_cli_usage_error(&hs_cmd_run, "%s", err.msg);
+        goto out;
     }
     if (!(w = hs_cli_load_model(argv[optind], &src, model_path, &model, &status)) ||
-        (update_path && !(update = hs_cli_model_open(update_path, &status)))) {
-        hs_workload_free(w);
-        hs_perfmodel_free(model);
-        hs_split_graph_free(opt.split);
-        return status;
-    }
-    opt.perfmodel = model;
-    rc = devices ? select_devices(w, devices, &err) : HS_OK;
-    if (!ops) {
-        ops = &hs_backend_cpu;
-        for (int d = 0; d < w->platform.ndevices; d++)
-            if (w->platform.devices[d].kind != HS_DEVICE_CPU)
-                ops = hs_cuda_device_count() > 0 ? &hs_backend_cuda : &hs_backend_emu;
-    }
-    b.ops = ops;
-    b.state = &report;
-    report.device_memory = devmem;
-    if (rc == HS_OK && fail_name &&
-        (report.fail_device = hs_platform_find_device(&w->platform, fail_name)) < 0)
-        rc = hs_error_set(&err, HS_EINPUT, "--fail: the platform has no device '%s'", fail_name);
-    if (rc == HS_OK && throttle_name &&
-        ((report.throttle_device = hs_platform_find_device(&w->platform, throttle_name)) < 0 ||
-         w->platform.devices[report.throttle_device].kind != HS_DEVICE_CPU))
-        rc = hs_error_set(&err, HS_EINPUT, "--throttle: the platform has no cpu device '%s'",
-                          throttle_name);
-    if (rc == HS_OK && predict_executor) {
-        /* the prediction: the same policy in the simulator, under the
-         * executor's model with the backend's depths */
-        if (!(depth = calloc((size_t)w->platform.ndevices + 1, sizeof *depth)))
-            rc = hs_error_set(&err, HS_ENOMEM, "out of memory");
-        else if ((rc = hs_run_depths(w, ops, depth, &err)) == HS_OK)
-            popt.executor_depth = depth;
-    }
-    popt = (hs_map_options){.seed = opt.seed, .thr = opt.thr, .perfmodel = opt.perfmodel,
-                            .split = opt.split, .executor_depth = popt.executor_depth,
-                            .live_split = opt.live_split,
-                            .live_split_options = opt.live_split_options};
+        (update_path && !(update = hs_cli_model_open(update_path, &status))))
+        goto out;
+    ro.perfmodel = model;
+    rc = hs_run(w, algo, &ro, &res, &err);
     if (rc == HS_OK)
-        rc = hs_map(w, algo, &popt, &pred, NULL, &err);
-    if (rc == HS_OK)
-        rc = hs_engine_run(w, pol, &opt, &b, &s, &stats, &err);
-    if (rc == HS_OK && (rc = hs_run_measured_schedule(w, ops->name, &report, s, &err)) == HS_OK)
-        rc = hs_cli_write_outputs(w, s, &out, &err);
+        rc = hs_cli_write_outputs(w, res.schedule, &out, &err);
     if (rc == HS_OK) {
         FILE *o = hs_cli_outputs_use_stdout(&out) ? stderr : stdout;
+        const hs_schedule *s = res.schedule, *pred = res.predicted;
         fprintf(o, "policy %s on %s, backend %s: measured makespan %.3f us\n", algo,
-                argv[optind], ops->name, s->makespan_us);
+                argv[optind], res.backend, s->makespan_us);
         fprintf(o, "predicted makespan %.3f us (%s model; measured / predicted %.3f)\n",
-                pred->makespan_us, predict_executor ? "executor" : "delay",
+                pred->makespan_us, ro.predict == HS_PREDICT_EXECUTOR ? "executor" : "delay",
                 pred->makespan_us > 0 ? s->makespan_us / pred->makespan_us : 0.0);
         fprintf(o, "checked %zu of %zu typed kernels (%s, %.3f ms after the run); %zu "
-                "cost-only tasks slept their cost\n", report.checked, report.typed,
-                check_modes[report.check], report.check_us / 1e3, report.untyped);
-        if (report.threads > report.processors)
+                "cost-only tasks slept their cost\n", res.checked, res.typed,
+                check_modes[ro.check], res.check_us / 1e3, res.untyped);
+        if (res.threads > res.processors)
             fprintf(o, "note: %d threads compute or drive on %d processors (each cpu "
                     "device's cores, a worker per GPU, the engine): kernels may run slower "
-                    "than calibrated\n", report.threads, report.processors);
-        rc = summarise(o, w, s, &report, &err);
-        if (report.evictions || report.prefetched)
+                    "than calibrated\n", res.threads, res.processors);
+        rc = summarise(o, w, &res, &err);
+        if (res.evictions || res.prefetched)
             fprintf(o, "prefetched %zu input copies; evicted %zu replicas (%zu written back "
-                    "to host first)\n", report.prefetched, report.evictions,
-                    report.writebacks);
+                    "to host first)\n", res.prefetched, res.evictions, res.writebacks);
         fprintf(o, "buffers: %zu reused, %zu made during the run, %zu made ahead\n",
-                report.pool_hits, report.pool_misses, report.pool_reserved);
-        if (opt.live_split)
-            fprintf(o, "split at run time by %s: %zu kernel%s in %zu chunks\n", split,
-                    stats.live_splits, stats.live_splits == 1 ? "" : "s", stats.chunks);
-        if (throttle_name)
-            fprintf(o, "device %s ran %g times slower (--throttle)\n", throttle_name,
-                    report.throttle);
-        if (fail_name)
+                res.pool_hits, res.pool_misses, res.pool_reserved);
+        if (ro.split && !ro.split_planned)
+            fprintf(o, "split at run time by %s: %zu kernel%s in %zu chunks\n", ro.split,
+                    res.stats.live_splits, res.stats.live_splits == 1 ? "" : "s",
+                    res.stats.chunks);
+        if (ro.throttle_device)
+            fprintf(o, "device %s ran %g times slower (--throttle)\n", ro.throttle_device,
+                    ro.throttle);
+        if (ro.fail_device)
             fprintf(o, "device %s failed at its task %zu (--fail): %s; %zu task%s it held ran "
-                    "elsewhere\n", fail_name, report.fail_after,
-                    stats.failed_devices ? "it ran nothing more" : "it never got that far",
-                    stats.rerun, stats.rerun == 1 ? "" : "s");
+                    "elsewhere\n", ro.fail_device, ro.fail_after,
+                    res.stats.failed_devices ? "it ran nothing more" : "it never got that far",
+                    res.stats.rerun, res.stats.rerun == 1 ? "" : "s");
         if (rc == HS_OK && update)
-            status = hs_cli_model_update(update_path, update, w, s, o);
+            status = hs_cli_model_update(update_path, update, w, res.schedule, o);
     }
     if (rc != HS_OK)
         status = hs_cli_fail(&err);
-    hs_run_report_free(&report);
-    hs_schedule_free(s);
-    hs_schedule_free(pred);
-    free(depth);
+out:
+    hs_run_result_free(&res);
     hs_workload_free(w);
     hs_perfmodel_free(model);
     hs_perfmodel_free(update);
-    hs_split_graph_free(opt.split);
+    free(split_options);
     return status;
 }

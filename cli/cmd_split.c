@@ -48,7 +48,9 @@ const hs_cli_cmd hs_cmd_split = {
         "  -p, --splitter NAME      the splitter (required; -p help lists them)\n"
         "  --items N                items of the kernel (real: sets m of gemm, gemv,\n"
         "                           matadd, trsm, hits = 256 N of pi, n of the others)\n"
-        "  -o KEY=VALUE             a splitter option (repeatable; -o help lists them)\n"
+        "  -o KEY=VALUE             a splitter option (repeatable; -o help lists them);\n"
+        "                           one that a splitter of -p does not read is\n"
+        "                           refused (-p all: each splitter reads its own)\n"
         "  --runs N                 run N times, learning across runs (default 1; qilin\n"
         "                           adds a training run when N is 1)\n"
         "  --no-hints               hide the devices' speeds from the splitter (sim: the\n"
@@ -616,6 +618,8 @@ static int real_main(real_args *a)
             if (!(sps[nsp] = hs_splitter_find(s)))
                 return hs_cli_usage_error(&hs_cmd_split, "unknown splitter '%s' (-p help "
                                           "lists them)", s);
+            if (hs_split_options_check(a->opt, sps[nsp], &err) != HS_OK)
+                return hs_cli_usage_error(&hs_cmd_split, "%s", err.msg);
             if (++nsp == 64)
                 return hs_cli_usage_error(&hs_cmd_split, "at most 63 splitters");
         }
@@ -897,6 +901,8 @@ static int split_main(int argc, char **argv)
     else if (argc - optind != 1)
         status = hs_cli_usage_error(&hs_cmd_split, "expected one KERNEL, got %d arguments",
                                     argc - optind);
+    else if (hs_split_options_check(&opt, sp, &err) != HS_OK)
+        status = hs_cli_usage_error(&hs_cmd_split, "%s", err.msg);
     else if (any_fail && !(sp->flags & HS_SPLIT_SURVIVES_FAILURE))
         status = hs_cli_usage_error(&hs_cmd_split, "--fail: splitter '%s' does not hand out "
                                     "the work of a dead device again (-p help marks those "

@@ -1,6 +1,9 @@
 /* hetsched validate — checks a schedule JSON (DESIGN.md §4) against a
  * workload and the delay model (DESIGN.md §1), and recomputes its makespan. */
+#include <getopt.h>
+
 #include "cli.h"
+#include "mapper/perfmodel.h"
 
 static int validate_main(int argc, char **argv);
 
@@ -31,6 +34,11 @@ const hs_cli_cmd hs_cmd_validate = {
              "first constraint that fails and exits 1.  A file that cannot be read or parsed\n"
              "exits 2 (JSON files over 256 MiB are refused; the environment variable\n"
              "HETSCHED_JSON_MAX_MIB changes the limit).\n"
+             "\n"
+             "options:\n"
+             "  --model FILE   performance model (JSON): costs of typed kernels without\n"
+             "                 cost_us, as map --model gave them\n"
+             "  -h, --help     this text\n"
              HS_CLI_SOURCE_USAGE,
     .main = validate_main,
 };
@@ -38,25 +46,26 @@ const hs_cli_cmd hs_cmd_validate = {
 static int validate_main(int argc, char **argv)
 {
     hs_cli_source src = {.cmd = &hs_cmd_validate};
+    const char *model_path = NULL;
+    hs_perfmodel *model = NULL;
     hs_workload *w = NULL;
     hs_schedule *s = NULL;
     hs_error err = {0};
     int status, first;
-    if ((status = hs_cli_source_options_only(&src, argc, argv, &first)) != 0)
+    if ((status = hs_cli_source_options_only(&src, argc, argv, &model_path, &first)) != 0)
         return status;
     if (argc - first != 2)
         return hs_cli_usage_error(&hs_cmd_validate,
-                                  "expected WORKLOAD and SCHEDULE, got %d arguments",
-                                  argc - first);
-    if (!(w = hs_cli_load(argv[first], &src, &status)))
+                                  "expected WORKLOAD and SCHEDULE, got %d argument%s",
+                                  argc - first, hs_cli_plural((unsigned)(argc - first)));
+    if (!(w = hs_cli_load_model(argv[first], &src, model_path, &model, &status)))
         return status;
     if (hs_schedule_read_json(w, argv[first + 1], &s, &err) != HS_OK) {
-        hs_workload_free(w);
-        return hs_cli_fail(&err);
-    }
-    if (hs_schedule_validate(w, s, &err) == HS_OK) {
-        printf("valid: makespan %.3f us (%zu tasks, %zu transfers)\n", s->makespan_us,
-               s->nplacements, s->ntransfers);
+        status = hs_cli_fail(&err);
+    } else if (hs_schedule_validate(w, s, &err) == HS_OK) {
+        printf("valid: makespan %.3f us (%zu task%s, %zu transfer%s)\n", s->makespan_us,
+               s->nplacements, hs_cli_plural(s->nplacements), s->ntransfers,
+               hs_cli_plural(s->ntransfers));
         status = 0;
     } else if (err.code == HS_EINVALID) {
         fprintf(stderr, "hetsched: invalid schedule: %s\n", err.msg);
@@ -66,5 +75,6 @@ static int validate_main(int argc, char **argv)
     }
     hs_schedule_free(s);
     hs_workload_free(w);
+    hs_perfmodel_free(model);
     return status;
 }

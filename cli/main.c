@@ -97,6 +97,39 @@ int hs_cli_parse_budget(const hs_cli_cmd *cmd, const char *s, double *out)
     return 0;
 }
 
+const char *hs_cli_plural(unsigned long long n)
+{
+    return n == 1 ? "" : "s";
+}
+
+int hs_cli_policy_options_check(const hs_cli_cmd *cmd, const hs_policy *p, int have_thr,
+                                int have_seed, int have_budget)
+{
+    static const struct {
+        unsigned bit;
+        const char *option, *what;
+    } opts[] = {{HS_POLICY_TAKES_THR, "--thr", "no dispatch threshold"},
+                {HS_POLICY_TAKES_SEED, "--seed", "no random choice"},
+                {HS_POLICY_TAKES_BUDGET, "--budget-ms", "no time budget"}};
+    const int given[] = {have_thr, have_seed, have_budget};
+    for (int i = 0; i < 3; i++)
+        if (given[i] && !(hs_policy_options(p) & opts[i].bit))
+            return hs_cli_usage_error(cmd, "%s does not apply to policy %s: it has %s",
+                                      opts[i].option, hs_policy_name(p), opts[i].what);
+    return 0;
+}
+
+void hs_cli_warn_nothing_splittable(const hs_cli_cmd *cmd, const hs_workload *w,
+                                    const char *path)
+{
+    for (int a = 0; a < w->napps; a++)
+        for (int k = 0; k < w->apps[a].nkernels; k++)
+            if (w->apps[a].kernels[k].splittable)
+                return;
+    fprintf(stderr, "hetsched %s: warning: --split: no kernel of %s is marked splittable, "
+            "nothing is split\n", cmd->name, path);
+}
+
 static int is_stdout(const char *path)
 {
     return path && strcmp(path, "-") == 0;
@@ -104,16 +137,18 @@ static int is_stdout(const char *path)
 
 int hs_cli_outputs_use_stdout(const hs_cli_outputs *o)
 {
-    return is_stdout(o->json) || is_stdout(o->dot) || is_stdout(o->trace);
+    return is_stdout(o->json) || is_stdout(o->dot) || is_stdout(o->trace) ||
+           is_stdout(o->tasks_csv) || is_stdout(o->devices_csv);
 }
 
 int hs_cli_outputs_check(const hs_cli_cmd *cmd, const hs_cli_outputs *o, const char *extra,
                          const char *extra_path)
 {
-    const char *option[] = {"--json", "--dot", "--trace", extra};
-    const char *path[] = {o->json, o->dot, o->trace, extra ? extra_path : NULL};
+    const char *option[] = {"--json", "--dot", "--trace", "--tasks-csv", "--devices-csv", extra};
+    const char *path[] = {o->json,      o->dot,         o->trace,
+                          o->tasks_csv, o->devices_csv, extra ? extra_path : NULL};
     const char *first = NULL;
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 6; i++) {
         if (!is_stdout(path[i]))
             continue;
         if (first)
@@ -148,6 +183,10 @@ int hs_cli_write_outputs(const hs_workload *w, const hs_schedule *s, const hs_cl
         rc = hs_gantt_write(w, s, o->gantt, err);
     if (rc == HS_OK && o->trace)
         rc = hs_trace_write(w, s, o->trace, err);
+    if (rc == HS_OK && o->tasks_csv)
+        rc = hs_schedule_write_tasks_csv(w, s, o->tasks_csv, err);
+    if (rc == HS_OK && o->devices_csv)
+        rc = hs_schedule_write_devices_csv(w, s, o->devices_csv, err);
     return rc;
 }
 
@@ -196,13 +235,16 @@ int hs_cli_source_option(hs_cli_source *src, int c, const char *arg)
     }
 }
 
-int hs_cli_source_options_only(hs_cli_source *src, int argc, char **argv, int *first)
+int hs_cli_source_options_only(hs_cli_source *src, int argc, char **argv,
+                               const char **model_path, int *first)
 {
     static const struct option longopts[] = {
+        {"model", required_argument, NULL, 'm'},
         HS_CLI_SOURCE_OPTIONS,
         {NULL, 0, NULL, 0},
     };
     int c, taken;
+    *model_path = NULL;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
@@ -211,9 +253,12 @@ int hs_cli_source_options_only(hs_cli_source *src, int argc, char **argv, int *f
                 return 2;
             continue;
         }
-        if (c == ':')
+        if (c == 'm')
+            *model_path = optarg;
+        else if (c == ':')
             return hs_cli_usage_error(src->cmd, "option '%s' needs a value", argv[optind - 1]);
-        return hs_cli_usage_error(src->cmd, "unknown option '%s'", argv[optind - 1]);
+        else
+            return hs_cli_usage_error(src->cmd, "unknown option '%s'", argv[optind - 1]);
     }
     *first = optind;
     return 0;

@@ -112,6 +112,7 @@
 #include "exec/backend.h"
 #include "hetsched/error.h"
 #include "hetsched/graph.h"
+#include "hetsched/run.h" /* hs_check_mode */
 #include "hetsched/schedule.h"
 #include "workloads/kernels/kernel.h"
 
@@ -122,20 +123,6 @@ typedef struct hs_run_output {
     size_t bytes;
     void *data;
 } hs_run_output;
-
-/* Which typed kernels a run checks against their reference (hs_kcheck).
- * Checks never run on a worker's path: what a check needs (the inputs as
- * the kernel read them, its result) is held until the run has ended and
- * checked then, on every processor, outside the measured makespan. */
-typedef enum hs_check_mode {
-    HS_CHECK_SAMPLE = 0, /* the first kernel of each type and params on each
-                            memory: every kernel configuration the run used,
-                            checked once where it ran */
-    HS_CHECK_FULL,       /* every typed kernel; beyond the check budget, a
-                            checker thread checks the oldest held ones during
-                            the run */
-    HS_CHECK_NONE,       /* none */
-} hs_check_mode;
 
 /* A copy the data manager made, on the run's clock (µs since its start). */
 typedef struct hs_run_copy {

@@ -1101,6 +1101,8 @@ int hs_engine_run(hs_workload *w, const hs_policy *policy, const hs_map_options 
         if (!backend->ops->start_chunk)
             return hs_error_set(err, HS_EUSAGE, "backend '%s' cannot split kernels at run time",
                                 backend->ops->name);
+        if ((rc = hs_split_options_check(opt->live_split_options, e.splitter, err)) != HS_OK)
+            return rc;
         if (opt->live_split_options)
             e.split_opt = *opt->live_split_options;
         e.split_opt.no_takeback = 1;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "graph/export_util.h"
+#include "graph/numfmt.h"
 #include "graph/utf8.h"
 
 /* ColorBrewer Set3, reordered so that the first colours differ most. */
@@ -30,15 +31,27 @@ void hs__palette_rgb(int i, double rgb[3])
 
 void hs__exact_number(double x, char *buf, size_t size)
 {
-    if (x == floor(x) && fabs(x) < 9007199254740992.0) { /* 2^53 */
-        snprintf(buf, size, "%.0f", x);
-        return;
+    char text[40];
+    if (x == floor(x) && x >= 0 && x < 9007199254740992.0 && !signbit(x)) { /* 2^53 */
+        hs__format_u64((unsigned long long)x, text);
+    } else if (x == floor(x) && fabs(x) < 9007199254740992.0) {
+        snprintf(text, sizeof text, "%.0f", x);
+    } else {
+        /* a fraction needs more digits than its whole part has: the search
+         * starts there, without printf where hs__format_g can tell */
+        int back = 0, prec = x == 0 ? 1 : (int)floor(log10(fabs(x))) + 2;
+        for (prec = prec < 1 ? 1 : prec; prec <= 17; prec++) {
+            if (hs__format_g(x, prec, text, &back) > 0) {
+                if (back)
+                    break;
+                continue;
+            }
+            snprintf(text, sizeof text, "%.*g", prec, x);
+            if (strtod(text, NULL) == x)
+                break;
+        }
     }
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, size, "%.*g", prec, x);
-        if (strtod(buf, NULL) == x)
-            return;
-    }
+    snprintf(buf, size, "%s", text);
 }
 
 void hs__human_bytes(double bytes, char *buf, size_t size)

@@ -1,7 +1,9 @@
 /* hetsched — the workload loader (include/hetsched/load.h, DESIGN.md §3).
  *
- * A file goes through four passes, each refusing what the next one could not
- * handle or would report badly:
+ * A file is first read in one pass (pass 0, below: libyaml's events straight
+ * into the builder, for files in the generators' order).  Where that pass
+ * stops, a file of at most MAX_FILE_BYTES goes through four passes, each
+ * refusing what the next one could not handle or would report badly:
  *   1. a libyaml event scan: syntax errors, anchors and aliases, more than
  *      one document, nesting and node count beyond sane bounds (so hostile
  *      input cannot make pass 2 build a huge tree);
@@ -34,12 +36,20 @@
 
 #include "hetsched/load.h"
 #include "graph/read.h"
+#include "graph/load_int.h"
 #include "graph/utf8.h"
 #include "workloads/kernels/kernel.h"
 
 /* Bounds on hostile input.  The builder's checks cost O(1) per item (hashed
  * names) plus O(devices^2) per application, so counts bound its work. */
-#define MAX_FILE_BYTES HS__MAX_FILE_BYTES
+/* Files up to DEFAULT_MAX_MIB (HETSCHED_YAML_MAX_MIB sets another cap) are
+ * read; those over MAX_FILE_BYTES only in one pass (pass 0 below), which
+ * holds no document tree, only the workload: some 3.5 times the file (a
+ * million-task random workload, 235 MB of YAML, takes about 840 MB). */
+#define MAX_FILE_BYTES HS__MAX_FILE_BYTES /* larger YAML files get pass 0 only */
+#define DEFAULT_MAX_MIB 1024
+#define MAX_MIB_ENV "HETSCHED_YAML_MAX_MIB"
+#define MAX_MIB_LIMIT 1048576   /* 1 TiB */
 #define MAX_DEPTH 16               /* the schema nests 6 deep */
 /* Scalars, lists and mappings.  libyaml's document tree takes about 200
  * bytes a node, so the default keeps a hostile file near 800 MB (a 32 MB
@@ -243,6 +253,7 @@ typedef struct loader {
     hs_error *err;
     const hs_load_options *opt; /* or NULL */
     int platform_only;    /* a platform file (hs_platform_load_file) */
+    hs__load_way way;
     /* libcyaml's log of the failure */
     char cyaml_msg[256];
     frame frames[MAX_FRAMES];
@@ -459,6 +470,9 @@ static int syntax_error(loader *L, const yaml_parser_t *p)
     const char *problem = p->problem ? p->problem : "unreadable input";
     if (p->error == YAML_MEMORY_ERROR)
         return fail_nomem(L);
+    if (p->error == YAML_READER_ERROR && !L->data)
+        return fail(L, 0, 0, "YAML syntax error: %s (at byte %zu)", problem,
+                    p->problem_offset + 1);
     if (p->error == YAML_READER_ERROR) {
         /* reader errors carry a byte offset, not a mark */
         line = 1;
@@ -872,16 +886,26 @@ static int build_platform(loader *L, const y_platform *yp, hs_workload *w)
     return HS_OK;
 }
 
-/* Reads a free-key mapping (cost_us or params) of kernel k of app a from
- * the tree and hands each entry to `add`.  At most `max` entries. */
-static int build_free_map(loader *L, hs_workload *w, int a, int k, const char *field, int max,
-                          int (*add)(hs_workload *, int, int, const char *, double, hs_error *))
+/* A free-key mapping (cost_us or params) of one kernel as text: its keys
+ * and values, in the file's order.  At most MAX_KEYS entries (pass 2 and
+ * the streaming pass both refuse more). */
+typedef struct free_map {
+    int given; /* the field is in the file */
+    int n;
+    const char *keys[MAX_KEYS], *values[MAX_KEYS];
+} free_map;
+
+/* Fills `m` from the tree with the mapping `field` of kernel k of app a,
+ * refusing a value that is not a mapping of single values. */
+static int tree_free_map(loader *L, int a, int k, const char *field, free_map *m)
 {
     char path[256];
-    int complete, rc;
+    int complete;
     yaml_node_t *map;
     snprintf(path, sizeof path, "applications[%d].kernels[%d].%s", a, k, field);
     map = resolve(L, path, &complete);
+    m->given = complete;
+    m->n = 0;
     if (!complete)
         return HS_OK; /* not given */
     if (map->type != YAML_MAPPING_NODE)
@@ -891,21 +915,49 @@ static int build_free_map(loader *L, hs_workload *w, int a, int k, const char *f
                                  "gpu: 422})"
                                : "from parameter names to numbers (e.g. {n: 1024})",
                            node_shape(map));
-    if (map->data.mapping.pairs.top - map->data.mapping.pairs.start > max)
-        return hs_error_at(L->err, HS_EINPUT, path, "more than %d entries (%s)", max,
-                           strcmp(field, "cost_us") == 0 ? "one per device or kind at most"
-                                                         : "the loader's limit");
     for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
          p++) {
         const char *key = (const char *)node_get(L, p->key)->data.scalar.value;
         yaml_node_t *value = node_get(L, p->value);
-        double x;
-        snprintf(path, sizeof path, "applications[%d].kernels[%d].%s.%s", a, k, field, key);
-        if (value->type != YAML_SCALAR_NODE)
+        if (value->type != YAML_SCALAR_NODE) {
+            snprintf(path, sizeof path, "applications[%d].kernels[%d].%s.%s", a, k, field, key);
             return hs_error_at(L->err, HS_EINPUT, path, "expected a number, not %s",
                                node_shape(value));
-        if ((rc = to_number(L, path, (const char *)value->data.scalar.value, 0, 0, &x)) != 0 ||
-            (rc = add(w, a, k, key, x, L->err)) != 0)
+        }
+        m->keys[m->n] = key;
+        m->values[m->n++] = (const char *)value->data.scalar.value;
+    }
+    return HS_OK;
+}
+
+/* Hands each entry of a free-key mapping of kernel k of app a to `add`, at
+ * most `max` entries.  `m` NULL: read it from the tree. */
+static int build_free_map(loader *L, hs_workload *w, int a, int k, const char *field, int max,
+                          const free_map *m,
+                          int (*add)(hs_workload *, int, int, const char *, double, hs_error *))
+{
+    char path[256];
+    int rc;
+    free_map tree;
+    if (!m) {
+        if ((rc = tree_free_map(L, a, k, field, &tree)) != 0)
+            return rc;
+        m = &tree;
+    }
+    if (!m->given)
+        return HS_OK;
+    if (m->n > max) {
+        snprintf(path, sizeof path, "applications[%d].kernels[%d].%s", a, k, field);
+        return hs_error_at(L->err, HS_EINPUT, path, "more than %d entries (%s)", max,
+                           strcmp(field, "cost_us") == 0 ? "one per device or kind at most"
+                                                         : "the loader's limit");
+    }
+    for (int i = 0; i < m->n; i++) {
+        double x;
+        snprintf(path, sizeof path, "applications[%d].kernels[%d].%s.%s", a, k, field,
+                 m->keys[i]);
+        if ((rc = to_number(L, path, m->values[i], 0, 0, &x)) != 0 ||
+            (rc = add(w, a, k, m->keys[i], x, L->err)) != 0)
             return rc;
     }
     return HS_OK;
@@ -915,15 +967,13 @@ static int build_free_map(loader *L, hs_workload *w, int a, int k, const char *f
  * must be one of workloads/kernels/ with valid params, and params need a
  * type.  The registry's message is placed at the param it names, else at
  * the params (or the type, when they are not given). */
-static int check_kernel_type(loader *L, const hs_workload *w, int a, int k)
+static int check_kernel_type(loader *L, const hs_workload *w, int a, int k, int has_params)
 {
     const hs_kernel *kn = &w->apps[a].kernels[k];
     hs_error kerr = {0};
     char path[64 + sizeof kerr.path];
-    int has_params;
     hs_kconf c;
     snprintf(path, sizeof path, "applications[%d].kernels[%d].params", a, k);
-    resolve(L, path, &has_params);
     if (!kn->type && has_params)
         return hs_error_at(L->err, HS_EINPUT, path, "params without a type (give the kernel "
                            "type they configure, e.g. type: gemm)");
@@ -934,14 +984,17 @@ static int check_kernel_type(loader *L, const hs_workload *w, int a, int k)
     return hs_error_at(L->err, HS_EINPUT, path, "%s", kerr.msg);
 }
 
-static int build_kernel(loader *L, const y_kernel *yk, hs_workload *w, int a)
+/* Adds kernel `yk` to app a.  `cost` and `params` are its free-key
+ * mappings, or NULL to read them from the tree. */
+static int build_kernel(loader *L, const y_kernel *yk, const free_map *cost,
+                        const free_map *params, hs_workload *w, int a)
 {
     char path[128];
     double in, out, items;
-    int k, rc, split;
+    int k, rc, split, has_params;
     if ((k = hs_app_add_kernel(w, a, yk->name, L->err)) < 0)
         return k;
-    if ((rc = build_free_map(L, w, a, k, "cost_us", w->platform.ndevices + 2,
+    if ((rc = build_free_map(L, w, a, k, "cost_us", w->platform.ndevices + 2, cost,
                              hs_kernel_set_cost)) != 0)
         return rc;
     snprintf(path, sizeof path, "applications[%d].kernels[%d].input_bytes", a, k);
@@ -954,8 +1007,15 @@ static int build_kernel(loader *L, const y_kernel *yk, hs_workload *w, int a)
         return rc;
     if (yk->type && (rc = hs_kernel_set_type(w, a, k, yk->type, L->err)) != 0)
         return rc;
-    if ((rc = build_free_map(L, w, a, k, "params", MAX_PARAMS, hs_kernel_add_param)) != 0 ||
-        (rc = check_kernel_type(L, w, a, k)) != 0)
+    if (params) {
+        has_params = params->given;
+    } else {
+        snprintf(path, sizeof path, "applications[%d].kernels[%d].params", a, k);
+        resolve(L, path, &has_params);
+    }
+    if ((rc = build_free_map(L, w, a, k, "params", MAX_PARAMS, params, hs_kernel_add_param)) !=
+            0 ||
+        (rc = check_kernel_type(L, w, a, k, has_params)) != 0)
         return rc;
     snprintf(path, sizeof path, "applications[%d].kernels[%d].splittable", a, k);
     if ((rc = to_bool(L, path, yk->splittable, &split)) != 0)
@@ -965,6 +1025,21 @@ static int build_kernel(loader *L, const y_kernel *yk, hs_workload *w, int a)
         return rc;
     if ((yk->splittable || yk->items) &&
         (rc = hs_kernel_set_split(w, a, k, split, items, L->err)) != 0)
+        return rc;
+    return HS_OK;
+}
+
+/* Adds edge `ye` to app a. */
+static int build_edge(loader *L, const y_edge *ye, hs_workload *w, int a)
+{
+    char path[96];
+    double bytes;
+    int rc;
+    snprintf(path, sizeof path, "applications[%d].edges[%d].bytes", a, w->apps[a].nedges);
+    if ((rc = to_number(L, path, ye->bytes, 0, 1, &bytes)) != 0)
+        return rc;
+    if ((rc = hs_app_add_edge(w, a, ye->from, ye->to, bytes, L->err)) < 0 ||
+        (ye->buffer && (rc = hs_edge_set_buffer(w, a, rc, ye->buffer, L->err)) != 0))
         return rc;
     return HS_OK;
 }
@@ -1010,25 +1085,464 @@ static int build_apps(loader *L, const y_top *yt, hs_workload *w)
                                "workload to %zu edges, more than the limit of %d",
                                instances, ya->edges_count, edges, HS_MAX_EDGES);
         for (unsigned k = 0; k < ya->kernels_count; k++)
-            if ((rc = build_kernel(L, &ya->kernels[k], w, a)) != 0)
+            if ((rc = build_kernel(L, &ya->kernels[k], NULL, NULL, w, a)) != 0)
                 return rc;
-        for (unsigned e = 0; e < ya->edges_count; e++) {
-            const y_edge *ye = &ya->edges[e];
-            double bytes;
-            snprintf(path, sizeof path, "applications[%u].edges[%u].bytes", i, e);
-            if ((rc = to_number(L, path, ye->bytes, 0, 1, &bytes)) != 0)
+        for (unsigned e = 0; e < ya->edges_count; e++)
+            if ((rc = build_edge(L, &ya->edges[e], w, a)) != 0)
                 return rc;
-            if ((rc = hs_app_add_edge(w, a, ye->from, ye->to, bytes, L->err)) < 0 ||
-                (ye->buffer && (rc = hs_edge_set_buffer(w, a, rc, ye->buffer, L->err)) != 0))
-                return rc;
+    }
+    return HS_OK;
+}
+
+/* --------------------------------------------- pass 0: one streaming pass */
+
+/* The streaming pass reads libyaml's events once, straight into the
+ * builder, holding one device list, kernel or edge at a time: its memory is
+ * the workload's, not the file's.  It takes a file that follows the schema
+ * in the order `hetsched gen` and hs_workload_write_yaml write (the platform
+ * before the applications; an application's name and instances before its
+ * kernels, its kernels before its edges), with untagged values.  Anything
+ * else stops it with a message at the event where it stopped; a file of at
+ * most MAX_FILE_BYTES then goes through passes 1-4, which take any order and
+ * word every error exactly (what they accept, this pass accepts only in the
+ * same way: the same schema, the same conversions, the same builder). */
+
+typedef struct stream {
+    loader *L;
+    yaml_parser_t p;
+    yaml_event_t ev; /* the current event, when have_ev */
+    int have_ev;
+    int again; /* the next s_next keeps the current event */
+    hs_workload *w;
+    size_t file_kernels, file_edges, tasks, edges;
+} stream;
+
+static int s_fail(stream *S, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int s_fail(stream *S, const char *fmt, ...)
+{
+    va_list ap;
+    int rc;
+    va_start(ap, fmt);
+    if (S->have_ev)
+        rc = fail_v(S->L, HS_EINPUT, S->ev.start_mark.line + 1, S->ev.start_mark.column + 1,
+                    fmt, ap);
+    else
+        rc = fail_v(S->L, HS_EINPUT, 0, 0, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+/* A builder error ("PATH: WHAT") placed at the current event. */
+static int s_locate(stream *S, int rc)
+{
+    char text[HS_ERROR_MSG_MAX];
+    if (rc == HS_ENOMEM)
+        return fail_nomem(S->L);
+    snprintf(text, sizeof text, "%s", S->L->err->msg);
+    s_fail(S, "%s", text);
+    S->L->err->code = rc;
+    return rc;
+}
+
+/* Moves to the next event, refusing what the schema never holds: aliases,
+ * anchors, tags and NUL characters. */
+static int s_next(stream *S)
+{
+    const yaml_char_t *anchor = NULL, *tag = NULL;
+    if (S->again) {
+        S->again = 0;
+        return HS_OK;
+    }
+    if (S->have_ev)
+        yaml_event_delete(&S->ev);
+    S->have_ev = 0;
+    if (!yaml_parser_parse(&S->p, &S->ev))
+        return syntax_error(S->L, &S->p);
+    S->have_ev = 1;
+    switch (S->ev.type) {
+    case YAML_ALIAS_EVENT:
+        return s_fail(S, "anchors and aliases are not supported (alias '*%.64s'); write the "
+                      "value out", (const char *)S->ev.data.alias.anchor);
+    case YAML_SCALAR_EVENT:
+        anchor = S->ev.data.scalar.anchor;
+        tag = S->ev.data.scalar.tag;
+        if (memchr(S->ev.data.scalar.value, '\0', S->ev.data.scalar.length))
+            return s_fail(S, "a value may not contain a NUL character");
+        break;
+    case YAML_SEQUENCE_START_EVENT:
+        anchor = S->ev.data.sequence_start.anchor;
+        tag = S->ev.data.sequence_start.tag;
+        break;
+    case YAML_MAPPING_START_EVENT:
+        anchor = S->ev.data.mapping_start.anchor;
+        tag = S->ev.data.mapping_start.tag;
+        break;
+    default:
+        break;
+    }
+    if (anchor)
+        return s_fail(S, "anchors and aliases are not supported (anchor '&%.64s'); write the "
+                      "value out", (const char *)anchor);
+    if (tag)
+        return s_fail(S, "a tag ('%.64s') in a file read in one pass", (const char *)tag);
+    return HS_OK;
+}
+
+static const char *event_shape(const yaml_event_t *ev)
+{
+    if (ev->type == YAML_MAPPING_START_EVENT)
+        return "a mapping";
+    if (ev->type == YAML_SEQUENCE_START_EVENT)
+        return "a list";
+    if (ev->type == YAML_SCALAR_EVENT)
+        return ev->data.scalar.length == 0 ? "an empty value" : "a single value";
+    return "nothing";
+}
+
+/* Moves to the next event, which must be of `type` (`what` names it). */
+static int s_expect(stream *S, yaml_event_type_t type, const char *what)
+{
+    int rc = s_next(S);
+    if (rc == HS_OK && S->ev.type != type)
+        return s_fail(S, "expected %s, not %s", what, event_shape(&S->ev));
+    return rc;
+}
+
+/* Reads a single value into *out (a copy to free).  Empty and null-like
+ * plain values are left to passes 1-4. */
+static int s_text(stream *S, char **out)
+{
+    const char *v;
+    int rc = s_expect(S, YAML_SCALAR_EVENT, "a single value");
+    if (rc)
+        return rc;
+    v = (const char *)S->ev.data.scalar.value;
+    if (S->ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+        (!v[0] || strcmp(v, "~") == 0 || strcmp(v, "null") == 0 || strcmp(v, "Null") == 0 ||
+         strcmp(v, "NULL") == 0))
+        return s_fail(S, "expected a value, not '%s'", v);
+    if (!(*out = strdup(v)))
+        return fail_nomem(S->L);
+    return HS_OK;
+}
+
+/* Reads the next key of a mapping whose fields `ctx` lists: *which is its
+ * index there, or -1 at the end of the mapping.  `seen` has a bit per
+ * field given so far. */
+static int s_key(stream *S, const struct context *ctx, unsigned *seen, int *which)
+{
+    char fields[256];
+    int rc = s_next(S);
+    if (rc)
+        return rc;
+    *which = -1;
+    if (S->ev.type == YAML_MAPPING_END_EVENT)
+        return HS_OK;
+    if (S->ev.type != YAML_SCALAR_EVENT)
+        return s_fail(S, "a key must be a single value, not %s", event_shape(&S->ev));
+    for (int i = 0; ctx->fields[i].key; i++) {
+        if (strcmp(ctx->fields[i].key, (const char *)S->ev.data.scalar.value) != 0)
+            continue;
+        if (*seen & (1u << i))
+            return s_fail(S, "duplicate key '%.64s'", ctx->fields[i].key);
+        *seen |= 1u << i;
+        *which = i;
+        return HS_OK;
+    }
+    list_fields(ctx->fields, fields, sizeof fields);
+    return s_fail(S, "unknown field '%.64s' in %s (expected %s)",
+                  (const char *)S->ev.data.scalar.value, ctx->what, fields);
+}
+
+/* Refuses a mapping that lacks a required field of `ctx`. */
+static int s_required(stream *S, const struct context *ctx, unsigned seen)
+{
+    for (int i = 0; ctx->fields[i].key; i++)
+        if (!(seen & (1u << i)) && !(ctx->fields[i].value.flags & CYAML_FLAG_OPTIONAL))
+            return s_fail(S, "missing field '%s' in %s", ctx->fields[i].key, ctx->what);
+    return HS_OK;
+}
+
+/* Reads a free-key mapping of numbers (cost_us, params) into m, its text
+ * copies to free with free_map_clear. */
+static int s_free_map(stream *S, free_map *m)
+{
+    int rc = s_expect(S, YAML_MAPPING_START_EVENT, "a mapping");
+    m->given = 1;
+    while (rc == HS_OK && (rc = s_next(S)) == HS_OK && S->ev.type != YAML_MAPPING_END_EVENT) {
+        const char *key = (const char *)S->ev.data.scalar.value;
+        if (S->ev.type != YAML_SCALAR_EVENT)
+            return s_fail(S, "a key must be a single value, not %s", event_shape(&S->ev));
+        if (m->n == MAX_KEYS)
+            return s_fail(S, "a mapping with more than %d keys", MAX_KEYS);
+        for (int i = 0; i < m->n; i++)
+            if (strcmp(m->keys[i], key) == 0)
+                return s_fail(S, "duplicate key '%.64s'", key);
+        if (!(m->keys[m->n] = strdup(key)))
+            return fail_nomem(S->L);
+        m->values[m->n] = NULL;
+        m->n++;
+        rc = s_text(S, (char **)&m->values[m->n - 1]);
+    }
+    return rc;
+}
+
+static void free_map_clear(free_map *m)
+{
+    for (int i = 0; i < m->n; i++) {
+        free((char *)m->keys[i]);
+        free((char *)m->values[i]);
+    }
+    m->n = 0;
+    m->given = 0;
+}
+
+/* Reads a mapping of `ctx` into the struct at `base`: each string field a
+ * copy at the offset libcyaml's schema gives, the device kind into *kind,
+ * cost_us and params into maps[0] and maps[1]. */
+static int s_fields(stream *S, const struct context *ctx, void *base, hs_device_kind *kind,
+                    free_map *maps)
+{
+    unsigned seen = 0;
+    int rc = s_expect(S, YAML_MAPPING_START_EVENT, "a mapping");
+    int which;
+    while (rc == HS_OK && (rc = s_key(S, ctx, &seen, &which)) == HS_OK && which >= 0) {
+        const cyaml_schema_field_t *f = &ctx->fields[which];
+        if (f->value.type == CYAML_IGNORE) {
+            rc = s_free_map(S, &maps[strcmp(f->key, "cost_us") == 0 ? 0 : 1]);
+        } else if (f->value.type == CYAML_ENUM) {
+            char *text = NULL;
+            if ((rc = s_text(S, &text)) == HS_OK) {
+                if (strcmp(text, "cpu") == 0 || strcmp(text, "gpu") == 0)
+                    *kind = text[0] == 'c' ? HS_DEVICE_CPU : HS_DEVICE_GPU;
+                else
+                    rc = s_fail(S, "expected cpu or gpu, not '%.64s'", text);
+            }
+            free(text);
+        } else {
+            rc = s_text(S, (char **)((char *)base + f->data_offset));
         }
     }
+    return rc ? rc : s_required(S, ctx, seen);
+}
+
+static void free_strings(void *base, const cyaml_schema_field_t *fields)
+{
+    for (int i = 0; fields[i].key; i++)
+        if (fields[i].value.type == CYAML_STRING)
+            free(*(char **)((char *)base + fields[i].data_offset));
+}
+
+/* Reads a list, calling `item` for each entry (at most `max`). */
+static int s_list(stream *S, size_t max, const char *what, int (*item)(stream *, void *),
+                  void *ctx)
+{
+    size_t n = 0;
+    int rc = s_expect(S, YAML_SEQUENCE_START_EVENT, "a list");
+    while (rc == HS_OK) {
+        /* peek: an entry starts with the next event, which item reads */
+        if ((rc = s_next(S)) != HS_OK || S->ev.type == YAML_SEQUENCE_END_EVENT)
+            break;
+        if (++n > max)
+            return s_fail(S, "more than %zu %s (the loader's limit)", max, what);
+        S->again = 1;
+        rc = item(S, ctx);
+    }
+    return rc;
+}
+
+static const struct context *context_of(const cyaml_schema_field_t *fields)
+{
+    for (size_t i = 0; i < sizeof contexts / sizeof *contexts; i++)
+        if (contexts[i].fields == fields)
+            return &contexts[i];
+    return &contexts[0];
+}
+
+static int s_device(stream *S, void *ctx)
+{
+    y_platform *yp = ctx;
+    y_device *yd = &yp->devices[yp->devices_count++];
+    return s_fields(S, context_of(device_fields), yd, &yd->kind, NULL);
+}
+
+static int s_link(stream *S, void *ctx)
+{
+    y_platform *yp = ctx;
+    return s_fields(S, context_of(link_fields), &yp->links[yp->links_count++], NULL, NULL);
+}
+
+/* The platform, built as soon as it is read. */
+static int s_platform(stream *S)
+{
+    y_platform yp = {0};
+    unsigned seen = 0;
+    int which, rc;
+    yp.devices = calloc(MAX_DEVICES, sizeof *yp.devices);
+    yp.links = calloc(MAX_LINKS, sizeof *yp.links);
+    if (!yp.devices || !yp.links)
+        rc = fail_nomem(S->L);
+    else
+        rc = s_expect(S, YAML_MAPPING_START_EVENT, "a mapping");
+    while (rc == HS_OK && (rc = s_key(S, context_of(platform_fields), &seen, &which)) == HS_OK &&
+           which >= 0)
+        rc = which == 0 ? s_list(S, MAX_DEVICES, "devices", s_device, &yp)
+                        : s_list(S, MAX_LINKS, "links", s_link, &yp);
+    if (rc == HS_OK && (rc = s_required(S, context_of(platform_fields), seen)) == HS_OK &&
+        (rc = build_platform(S->L, &yp, S->w)) < 0)
+        rc = s_locate(S, rc);
+    for (unsigned d = 0; d < yp.devices_count; d++)
+        free_strings(&yp.devices[d], device_fields);
+    for (unsigned i = 0; i < yp.links_count; i++)
+        free_strings(&yp.links[i], link_fields);
+    free(yp.devices);
+    free(yp.links);
+    return rc;
+}
+
+/* Counts a kernel or edge of app a against the loader's bounds. */
+static int s_count(stream *S, int a, int is_edge)
+{
+    size_t instances = (size_t)S->w->apps[a].instances;
+    if (is_edge ? ++S->file_edges > MAX_FILE_EDGES : ++S->file_kernels > MAX_FILE_KERNELS)
+        return s_fail(S, "more than %d %s in the file (the loader's limit; use instances to "
+                      "repeat a graph)", is_edge ? MAX_FILE_EDGES : MAX_FILE_KERNELS,
+                      is_edge ? "edges" : "kernels");
+    if (is_edge ? (S->edges += instances) > HS_MAX_EDGES : (S->tasks += instances) > HS_MAX_TASKS)
+        return s_fail(S, "the workload has more than %d %s, the limit",
+                      is_edge ? HS_MAX_EDGES : HS_MAX_TASKS, is_edge ? "edges" : "tasks");
+    return HS_OK;
+}
+
+static int s_kernel(stream *S, void *ctx)
+{
+    int a = *(int *)ctx, rc;
+    y_kernel yk = {0};
+    free_map maps[2];
+    maps[0].given = maps[0].n = maps[1].given = maps[1].n = 0;
+    if ((rc = s_fields(S, context_of(kernel_fields), &yk, NULL, maps)) == HS_OK &&
+        (rc = s_count(S, a, 0)) == HS_OK &&
+        (rc = build_kernel(S->L, &yk, &maps[0], &maps[1], S->w, a)) != 0)
+        rc = s_locate(S, rc);
+    free_strings(&yk, kernel_fields);
+    free_map_clear(&maps[0]);
+    free_map_clear(&maps[1]);
+    return rc;
+}
+
+static int s_edge(stream *S, void *ctx)
+{
+    int a = *(int *)ctx, rc;
+    y_edge ye = {0};
+    if ((rc = s_fields(S, context_of(edge_fields), &ye, NULL, NULL)) == HS_OK &&
+        (rc = s_count(S, a, 1)) == HS_OK && (rc = build_edge(S->L, &ye, S->w, a)) != 0)
+        rc = s_locate(S, rc);
+    free_strings(&ye, edge_fields);
+    return rc;
+}
+
+/* An application: added at its first kernel, so its name and instances
+ * must come before its kernels, and its kernels before its edges. */
+static int s_app(stream *S, void *ctx)
+{
+    const struct context *c = context_of(app_fields);
+    char path[64], *name = NULL, *instances_text = NULL;
+    unsigned seen = 0;
+    int which, a = -1, instances;
+    int rc = s_expect(S, YAML_MAPPING_START_EVENT, "a mapping");
+    (void)ctx;
+    while (rc == HS_OK && (rc = s_key(S, c, &seen, &which)) == HS_OK && which >= 0) {
+        const char *key = c->fields[which].key;
+        if (strcmp(key, "name") == 0 || strcmp(key, "instances") == 0) {
+            if (a >= 0)
+                rc = s_fail(S, "'%s' after the kernels: a file read in one pass gives an "
+                            "application's name and instances first", key);
+            else
+                rc = s_text(S, key[0] == 'n' ? &name : &instances_text);
+        } else if (strcmp(key, "edges") == 0 && a < 0) {
+            rc = s_fail(S, "'edges' before 'kernels': a file read in one pass gives an "
+                        "application's kernels first");
+        } else if (strcmp(key, "kernels") == 0) {
+            if (!name) {
+                rc = s_fail(S, "'kernels' before 'name': a file read in one pass gives an "
+                            "application's name first");
+                break;
+            }
+            snprintf(path, sizeof path, "applications[%d].instances", S->w->napps);
+            if ((rc = to_int(S->L, path, instances_text, 1, &instances)) != 0 ||
+                (a = hs_workload_add_app(S->w, name, instances, S->L->err)) < 0) {
+                rc = s_locate(S, rc ? rc : a);
+                break;
+            }
+            rc = s_list(S, MAX_APP_KERNELS, "kernels", s_kernel, &a);
+        } else {
+            rc = s_list(S, MAX_APP_EDGES, "edges", s_edge, &a);
+        }
+    }
+    free(name);
+    free(instances_text);
+    return rc ? rc : s_required(S, c, seen);
+}
+
+/* Pass 0: the whole load in one pass over the events (see above). */
+static int stream_load(loader *L, FILE *file, hs_workload **out)
+{
+    stream S = {.L = L};
+    const struct context *top = context_of(top_fields);
+    unsigned seen = 0;
+    int rc, which;
+    if (!yaml_parser_initialize(&S.p))
+        return fail_nomem(L);
+    if (file)
+        yaml_parser_set_input_file(&S.p, file);
+    else
+        yaml_parser_set_input_string(&S.p, (const unsigned char *)L->data, L->len);
+    if (!(S.w = hs_workload_new()))
+        rc = fail_nomem(L);
+    else if (L->opt)
+        hs_workload_set_cost_fn(S.w, L->opt->cost_fn, L->opt->cost_ctx);
+    if (S.w && (rc = s_expect(&S, YAML_STREAM_START_EVENT, "a YAML stream")) == HS_OK &&
+        (rc = s_next(&S)) == HS_OK) {
+        if (S.ev.type != YAML_DOCUMENT_START_EVENT)
+            rc = s_fail(&S, "the file is empty (a workload is a mapping with 'platform' and "
+                        "'applications')");
+        else
+            rc = s_expect(&S, YAML_MAPPING_START_EVENT, "a mapping with 'platform' and "
+                          "'applications'");
+    }
+    while (S.w && rc == HS_OK && (rc = s_key(&S, top, &seen, &which)) == HS_OK && which >= 0) {
+        if (which == 0)
+            rc = s_platform(&S);
+        else if (!(seen & 1u))
+            rc = s_fail(&S, "'applications' before 'platform': a file read in one pass gives "
+                        "the platform first");
+        else
+            rc = s_list(&S, MAX_APPS, "applications", s_app, NULL);
+    }
+    if (S.w && rc == HS_OK && (rc = s_required(&S, top, seen)) == HS_OK &&
+        (rc = s_expect(&S, YAML_DOCUMENT_END_EVENT, "the end of the document")) == HS_OK &&
+        (rc = s_next(&S)) == HS_OK && S.ev.type != YAML_STREAM_END_EVENT)
+        rc = s_fail(&S, "a second YAML document; a workload is one document");
+    if (rc == HS_OK && (rc = hs_workload_finalize(S.w, L->err)) != 0) {
+        yaml_event_delete(&S.ev); /* finalize's errors name an item, not a place */
+        S.have_ev = 0;
+        rc = s_locate(&S, rc);
+    }
+    if (S.have_ev)
+        yaml_event_delete(&S.ev);
+    yaml_parser_delete(&S.p);
+    if (rc != HS_OK) {
+        hs_workload_free(S.w);
+        return rc;
+    }
+    *out = S.w;
     return HS_OK;
 }
 
 /* ------------------------------------------------------------- entry */
 
-static int load(loader *L, hs_workload **out)
+/* Passes 1-4. */
+static int tree_load(loader *L, hs_workload **out)
 {
     cyaml_config_t config = {
         .log_fn = cyaml_log_to_loader,
@@ -1042,8 +1556,6 @@ static int load(loader *L, hs_workload **out)
     hs_workload *w = NULL;
     cyaml_err_t cerr;
     int rc;
-    if (L->len > MAX_FILE_BYTES)
-        return fail(L, 0, 0, "the file is larger than %u MiB", MAX_FILE_BYTES >> 20);
     if ((rc = scan_events(L)) != 0 || (rc = load_tree(L)) != 0)
         return rc;
     cerr = cyaml_load_data((const uint8_t *)L->data, L->len, &config, schema,
@@ -1075,6 +1587,51 @@ static int load(loader *L, hs_workload **out)
     return HS_OK;
 }
 
+/* The size cap in bytes: HETSCHED_YAML_MAX_MIB, else DEFAULT_MAX_MIB. */
+static int max_bytes(hs_error *err, const char *name, size_t *out)
+{
+    const char *s = getenv(MAX_MIB_ENV);
+    char *end;
+    unsigned long long mib = DEFAULT_MAX_MIB;
+    if (s) {
+        errno = 0;
+        mib = strtoull(s, &end, 10);
+        if (!s[0] || s[0] == '-' || s[0] == '+' || *end || errno || mib < 1 ||
+            mib > MAX_MIB_LIMIT)
+            return hs_error_set(err, HS_EINPUT, "%s: error: %s must be a whole number of MiB "
+                                "from 1 to %d, not '%.64s'", name, MAX_MIB_ENV, MAX_MIB_LIMIT, s);
+    }
+    *out = (size_t)(mib << 20);
+    return HS_OK;
+}
+
+static int too_large(hs_error *err, const char *name, size_t cap)
+{
+    return hs_error_set(err, HS_EINPUT, "%s: error: the file is larger than %zu MiB (the "
+                        "environment variable %s raises the limit)", name, cap >> 20,
+                        MAX_MIB_ENV);
+}
+
+/* Pass 0, then passes 1-4 where pass 0 fails on a file they can take.
+ * `file`, when not NULL, is read in one pass and L->data is NULL. */
+static int load(loader *L, FILE *file, hs_workload **out)
+{
+    size_t cap;
+    int rc;
+    if ((rc = max_bytes(L->err, L->name, &cap)) != 0)
+        return rc;
+    if (L->len > cap)
+        return too_large(L->err, L->name, cap);
+    if (L->way != HS__LOAD_TREE && !L->platform_only) { /* a platform file: as a tree */
+        rc = stream_load(L, file, out);
+        if (rc == HS_OK || rc == HS_ENOMEM || file || L->len > MAX_FILE_BYTES ||
+            L->way == HS__LOAD_STREAM)
+            return rc;
+    }
+    *L->err = (hs_error){0};
+    return tree_load(L, out);
+}
+
 /* Messages are one line: names and values quoted from the input may hold
  * newlines or other control characters (C1 ones too, U+0080 to U+009F,
  * which some terminals obey); write those as C escapes.  A message cut to
@@ -1102,21 +1659,23 @@ static void one_line(hs_error *err)
     memcpy(err->msg, out, strlen(out) + 1);
 }
 
-int hs__yaml_load(const char *name, const char *data, size_t len, const hs_load_options *opt,
-                  int platform_only, hs_workload **out, hs_error *err)
+/* Loads `len` bytes at `data`, or a file of `len` bytes from `file`. */
+static int load_named(const char *name, const char *data, FILE *file, size_t len,
+                      const hs_load_options *opt, hs__load_way way, int platform_only,
+                      hs_workload **out, hs_error *err)
 {
     hs_error local = {0};
     loader L = {.name = name ? name : "<buffer>", .data = data, .len = len, .err = &local,
-                .opt = opt, .platform_only = platform_only};
+                .opt = opt, .way = way, .platform_only = platform_only};
     int rc;
     if (out)
         *out = NULL;
-    if (!out || (!data && len > 0)) {
+    if (!out || (!data && !file && len > 0)) {
         rc = hs_error_set(&local, HS_EUSAGE, "hs_workload_load_buffer: no data or no output");
     } else {
-        if (!data)
+        if (!data && !file)
             L.data = "";
-        rc = load(&L, out);
+        rc = load(&L, file, out);
     }
     if (L.have_doc)
         yaml_document_delete(&L.doc);
@@ -1129,10 +1688,22 @@ int hs__yaml_load(const char *name, const char *data, size_t len, const hs_load_
     return rc;
 }
 
+int hs__yaml_load(const char *name, const char *data, size_t len, const hs_load_options *opt,
+                  int platform_only, hs_workload **out, hs_error *err)
+{
+    return load_named(name, data, NULL, len, opt, HS__LOAD_BOTH, platform_only, out, err);
+}
+
 int hs_workload_load_buffer(const char *name, const char *data, size_t len, hs_workload **out,
                             hs_error *err)
 {
     return hs_workload_load_buffer_opts(name, data, len, NULL, out, err);
+}
+
+int hs__workload_load_buffer_way(const char *name, const char *data, size_t len,
+                                 hs__load_way way, hs_workload **out, hs_error *err)
+{
+    return load_named(name, data, NULL, len, NULL, way, 0, out, err);
 }
 
 int hs_platform_load_buffer(const char *name, const char *data, size_t len, hs_workload **out,
@@ -1141,30 +1712,21 @@ int hs_platform_load_buffer(const char *name, const char *data, size_t len, hs_w
     return hs__yaml_load(name, data, len, NULL, 1, out, err);
 }
 
-/* Reads the whole file (at most MAX_FILE_BYTES + 1 bytes, so that a larger
- * one, or an endless pipe, is refused without reading it all). */
-int hs__read_file(const char *path, char **out, size_t *out_len, hs_error *err)
+/* Reads all of the open file `f` into *out (*out_len bytes): at most
+ * max + 1 bytes, so that a larger input, or an endless pipe, is found
+ * without reading it all (the caller refuses *out_len > max). */
+static int read_all(FILE *f, const char *path, size_t max, char **out, size_t *out_len,
+                    hs_error *err)
 {
-    FILE *f;
     char *data = NULL;
     size_t len = 0, cap = 0;
-    struct stat st;
-    *out = NULL;
-    *out_len = 0;
-    if (!(f = fopen(path, "rb")))
-        return hs_error_set(err, HS_EINPUT, "%s: cannot read: %s", path, strerror(errno));
-    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > MAX_FILE_BYTES) {
-        fclose(f);
-        return hs_error_set(err, HS_EINPUT, "%s: error: the file is larger than %u MiB", path,
-                            MAX_FILE_BYTES >> 20);
-    }
     for (;;) {
         size_t n;
         if (len == cap) {
             char *p;
             cap = cap ? 2 * cap : 65536;
-            if (cap > (size_t)MAX_FILE_BYTES + 1)
-                cap = (size_t)MAX_FILE_BYTES + 1;
+            if (cap > max + 1)
+                cap = max + 1;
             if (len == cap || !(p = realloc(data, cap)))
                 break;
             data = p;
@@ -1176,19 +1738,35 @@ int hs__read_file(const char *path, char **out, size_t *out_len, hs_error *err)
     }
     if (ferror(f)) {
         int e = errno;
-        fclose(f);
         free(data);
         return hs_error_set(err, HS_EINPUT, "%s: cannot read: %s", path, strerror(e));
     }
-    if (!feof(f) && len <= MAX_FILE_BYTES) { /* realloc failed */
-        fclose(f);
+    if (!feof(f) && len <= max) { /* realloc failed */
         free(data);
         return hs_error_set(err, HS_ENOMEM, "%s: out of memory", path);
     }
-    fclose(f);
     *out = data;
     *out_len = len;
     return HS_OK;
+}
+
+int hs__read_file(const char *path, char **out, size_t *out_len, hs_error *err)
+{
+    FILE *f;
+    int rc;
+    *out = NULL;
+    *out_len = 0;
+    if (!(f = fopen(path, "rb")))
+        return hs_error_set(err, HS_EINPUT, "%s: cannot read: %s", path, strerror(errno));
+    rc = read_all(f, path, MAX_FILE_BYTES, out, out_len, err);
+    fclose(f);
+    if (rc == HS_OK && *out_len > MAX_FILE_BYTES) {
+        free(*out);
+        *out = NULL;
+        return hs_error_set(err, HS_EINPUT, "%s: error: the file is larger than %u MiB", path,
+                            MAX_FILE_BYTES >> 20);
+    }
+    return rc;
 }
 
 int hs_workload_load_file(const char *path, hs_workload **out, hs_error *err)
@@ -1196,11 +1774,47 @@ int hs_workload_load_file(const char *path, hs_workload **out, hs_error *err)
     return hs_workload_load_file_opts(path, NULL, out, err);
 }
 
-/* Reads `path` and hands it to the YAML loader (platform_only) or, for a
- * workload, to the reader of its format; the workload remembers its path. */
+/* Reads a YAML workload from `path`: a file over MAX_FILE_BYTES in one
+ * pass, never held whole; a smaller one, or a pipe, whole (up to the cap of
+ * max_bytes). */
+static int load_yaml_path(const char *path, const hs_load_options *opt, hs_workload **out,
+                          hs_error *err)
+{
+    FILE *f;
+    char *data = NULL;
+    size_t len = 0, max;
+    struct stat st;
+    int rc;
+    if ((rc = hs__yaml_options_check(path, opt, err)) != HS_OK ||
+        (rc = max_bytes(err, path, &max)) != HS_OK)
+        return rc;
+    if (!(f = fopen(path, "rb")))
+        return hs_error_set(err, HS_EINPUT, "%s: cannot read: %s", path, strerror(errno));
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode))
+        st.st_size = 0; /* a pipe or device: read below, up to the cap */
+    if ((size_t)st.st_size > max) {
+        fclose(f);
+        return too_large(err, path, max);
+    }
+    if (st.st_size > MAX_FILE_BYTES) {
+        rc = load_named(path, NULL, f, (size_t)st.st_size, opt, HS__LOAD_BOTH, 0, out, err);
+        fclose(f);
+        return rc;
+    }
+    rc = read_all(f, path, max, &data, &len, err);
+    fclose(f);
+    if (rc == HS_OK)
+        rc = load_named(path, data ? data : "", NULL, len, opt, HS__LOAD_BOTH, 0, out, err);
+    free(data);
+    return rc;
+}
+
+/* Reads `path` with the YAML loader (platform_only, or a YAML workload) or
+ * the reader of its format; the workload remembers its path. */
 static int load_path(const char *path, const hs_load_options *opt, int platform_only,
                      hs_workload **out, hs_error *err)
 {
+    const char *format;
     char *data;
     size_t len;
     int rc;
@@ -1208,13 +1822,18 @@ static int load_path(const char *path, const hs_load_options *opt, int platform_
         *out = NULL;
     if (!path || !out)
         return hs_error_set(err, HS_EUSAGE, "hs_workload_load_file: no path or no output");
-    if ((rc = hs__read_file(path, &data, &len, err)) != HS_OK)
-        return rc;
-    if (platform_only)
-        rc = hs__yaml_load(path, data ? data : "", len, NULL, 1, out, err);
-    else
-        rc = hs_workload_load_buffer_opts(path, data ? data : "", len, opt, out, err);
-    free(data);
+    format = opt && opt->format ? opt->format : hs_workload_format_of(path);
+    if (!platform_only && (!format || strcmp(format, "yaml") == 0)) {
+        rc = load_yaml_path(path, opt, out, err);
+    } else {
+        if ((rc = hs__read_file(path, &data, &len, err)) != HS_OK)
+            return rc;
+        if (platform_only)
+            rc = hs__yaml_load(path, data ? data : "", len, NULL, 1, out, err);
+        else
+            rc = hs_workload_load_buffer_opts(path, data ? data : "", len, opt, out, err);
+        free(data);
+    }
     if (rc == HS_OK && !((*out)->path = strdup(path))) {
         hs_workload_free(*out);
         *out = NULL;

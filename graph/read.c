@@ -412,6 +412,14 @@ static int read_set(hs__set *s, const hs__reader *r, const hs_load_options *opt)
     return r->read(s);
 }
 
+int hs__yaml_options_check(const char *name, const hs_load_options *opt, hs_error *err)
+{
+    if (opt && (opt->platform || opt->speeds || opt->beta != 0))
+        return hs_error_set(err, HS_EUSAGE, "%s: a YAML workload has its own platform and costs "
+                            "(a platform, speeds and beta are for task-graph sets)", name);
+    return HS_OK;
+}
+
 int hs_workload_load_buffer_opts(const char *name, const char *data, size_t len,
                                  const hs_load_options *opt, hs_workload **out, hs_error *err)
 {
@@ -429,10 +437,8 @@ int hs_workload_load_buffer_opts(const char *name, const char *data, size_t len,
         return hs_error_set(err, HS_EUSAGE, "no workload format '%s' (formats: yaml, stg, "
                             "wfformat, dot)", format);
     if (!r->read) {
-        if (opt && (opt->platform || opt->speeds || opt->beta != 0))
-            return hs_error_set(err, HS_EUSAGE, "%s: a YAML workload has its own platform "
-                                "and costs (a platform, speeds and beta are for task-graph "
-                                "sets)", s.name);
+        if ((rc = hs__yaml_options_check(s.name, opt, err)) != HS_OK)
+            return rc;
         return hs__yaml_load(name, data, len, opt, 0, out, err);
     }
     rc = read_set(&s, r, opt);

@@ -26,7 +26,8 @@
 
 #include "hetsched/load.h"
 
-/* Every format's files are refused beyond this size. */
+/* A set's files, and platform files, are refused beyond this size; a YAML
+ * workload's beyond it is read in one pass (graph/load.c). */
 #define HS__MAX_FILE_BYTES (64u << 20)
 
 /* Where an item was read: a line and column (from 1; 0: the format has
@@ -105,6 +106,9 @@ char *hs__quote(char *buf, size_t size, const char *text, size_t n, size_t max);
 int hs__yaml_load(const char *name, const char *data, size_t len, const hs_load_options *opt,
                   int platform_only, hs_workload **out, hs_error *err);
 int hs__read_file(const char *path, char **data, size_t *len, hs_error *err);
+/* graph/read.c: refuses (HS_EUSAGE) the options of a set (a platform,
+ * speeds, beta) for a YAML workload named `name`; HS_OK otherwise. */
+int hs__yaml_options_check(const char *name, const hs_load_options *opt, hs_error *err);
 
 extern const hs__reader hs__reader_stg;
 extern const hs__reader hs__reader_wfformat;

@@ -19,6 +19,7 @@
 
 #include "hetsched/schedule.h"
 #include "graph/json_read.h"
+#include "graph/numfmt.h"
 #include "graph/output.h"
 #include "graph/schedule_int.h"
 
@@ -156,6 +157,165 @@ static int transfer_line(json_t *o, const hs_workload *w, const hs_schedule *s,
     return 0;
 }
 
+/* ------------------------------------- the common lines, without jansson */
+
+/* Most lines hold plain names and times that are sums of costs given in
+ * thousandths of a microsecond.  Such a line is written here as jansson
+ * would write it, byte for byte, without its per-number snprintf and the
+ * round-trip test's strtod; any other line goes through jansson. */
+
+typedef struct fastline {
+    char text[1024];
+    size_t n;
+    int ok; /* 0 once something did not fit the fast form */
+} fastline;
+
+static void fl_put(fastline *l, const char *s, size_t n)
+{
+    if (!l->ok || l->n + n >= sizeof l->text) {
+        l->ok = 0;
+        return;
+    }
+    memcpy(l->text + l->n, s, n);
+    l->n += n;
+}
+
+#define FL_LIT(l, s) fl_put(l, s, sizeof s - 1)
+
+/* A JSON string that needs no escape (no '"', '\\' or control character;
+ * names are valid UTF-8, which jansson writes as is). */
+static void fl_string(fastline *l, const char *s)
+{
+    size_t n = 0;
+    for (; s[n]; n++)
+        if (s[n] == '"' || s[n] == '\\' || (unsigned char)s[n] < 0x20)
+            l->ok = 0;
+    FL_LIT(l, "\"");
+    fl_put(l, s, n);
+    FL_LIT(l, "\"");
+}
+
+/* The precision jansson's line gets (line_flags): the least of 15, 16, 17
+ * at which every number reads back; 0 when hs__format_g cannot tell for
+ * one.  +0 reads back at any precision. */
+static int fl_precision(const double *x, int n)
+{
+    int prec = 15;
+    for (int i = 0; i < n; i++) {
+        char text[32];
+        int back = 0;
+        if (x[i] == 0 && !signbit(x[i]))
+            continue;
+        while (hs__format_g(x[i], prec, text, &back) > 0 && !back && prec < 17)
+            prec++;
+        if (!back)
+            return 0;
+    }
+    return prec;
+}
+
+/* x as jansson writes it at `prec` (fl_precision's): %.{prec}g, and ".0"
+ * after a whole number. */
+static void fl_real(fastline *l, double x, int prec)
+{
+    char text[32];
+    int back, n = x == 0 ? 0 : hs__format_g(x, prec, text, &back);
+    if (x == 0) {
+        FL_LIT(l, "0.0");
+        return;
+    }
+    fl_put(l, text, (size_t)n);
+    if (!memchr(text, '.', (size_t)n))
+        FL_LIT(l, ".0");
+}
+
+/* A byte count jansson writes as an integer (bytes_value) and which leaves
+ * the line's precision at 15 (round_trips): whole, 0 <= b < 1e15. */
+static void fl_bytes(fastline *l, double b)
+{
+    if (!(b >= 0 && b < 1e15 && b == floor(b)) || signbit(b)) {
+        l->ok = 0;
+        return;
+    }
+    char text[21];
+    fl_put(l, text, (size_t)hs__format_u64((unsigned long long)b, text));
+}
+
+/* Writes one task's line as task_line and dump_line would; 1 when written
+ * (0 or -1 as fwrite went), 0 when the line needs jansson. */
+static int fast_task_line(FILE *f, const hs_workload *w, const hs_placement *p, idbuf *ids,
+                          const char *tail, int *rc)
+{
+    fastline l = {.ok = 1};
+    double nums[] = {p->start_us, p->end_us, p->fraction};
+    int prec = fl_precision(nums, 3);
+    const char *id = prec ? placement_id(w, p, ids) : NULL;
+    if (!id)
+        return 0;
+    FL_LIT(&l, "    {\"id\": ");
+    fl_string(&l, id);
+    FL_LIT(&l, ", \"device\": ");
+    fl_string(&l, w->platform.devices[p->device].name);
+    FL_LIT(&l, ", \"start_us\": ");
+    fl_real(&l, p->start_us, prec);
+    FL_LIT(&l, ", \"end_us\": ");
+    fl_real(&l, p->end_us, prec);
+    FL_LIT(&l, ", \"fraction\": ");
+    fl_real(&l, p->fraction, prec);
+    FL_LIT(&l, "}");
+    fl_put(&l, tail, strlen(tail));
+    if (!l.ok)
+        return 0;
+    *rc = fwrite(l.text, 1, l.n, f) == l.n ? 0 : -1;
+    return 1;
+}
+
+static const char *device_name(const hs_workload *w, int d);
+
+static void fl_task_or_null(fastline *l, const hs_workload *w, const hs_schedule *s,
+                            long placement, idbuf *ids)
+{
+    const char *id;
+    if (placement == HS_NONE) {
+        FL_LIT(l, "null");
+    } else if ((id = placement_id(w, &s->placements[placement], ids)) != NULL) {
+        fl_string(l, id);
+    } else {
+        l->ok = 0;
+    }
+}
+
+/* The same for one transfer's line (transfer_line). */
+static int fast_transfer_line(FILE *f, const hs_workload *w, const hs_schedule *s,
+                              const hs_transfer *t, idbuf *ids, const char *tail, int *rc)
+{
+    fastline l = {.ok = 1};
+    double nums[] = {t->start_us, t->end_us};
+    int prec = fl_precision(nums, 2);
+    if (!prec)
+        return 0;
+    FL_LIT(&l, "    {\"from_task\": ");
+    fl_task_or_null(&l, w, s, t->from_placement, ids);
+    FL_LIT(&l, ", \"to_task\": ");
+    fl_task_or_null(&l, w, s, t->to_placement, ids);
+    FL_LIT(&l, ", \"from_device\": ");
+    fl_string(&l, device_name(w, t->from_device));
+    FL_LIT(&l, ", \"to_device\": ");
+    fl_string(&l, device_name(w, t->to_device));
+    FL_LIT(&l, ", \"bytes\": ");
+    fl_bytes(&l, t->bytes);
+    FL_LIT(&l, ", \"start_us\": ");
+    fl_real(&l, t->start_us, prec);
+    FL_LIT(&l, ", \"end_us\": ");
+    fl_real(&l, t->end_us, prec);
+    FL_LIT(&l, "}");
+    fl_put(&l, tail, strlen(tail));
+    if (!l.ok)
+        return 0;
+    *rc = fwrite(l.text, 1, l.n, f) == l.n ? 0 : -1;
+    return 1;
+}
+
 /* Every index the JSON needs must point into w and s, and every number must
  * be finite (JSON has no NaN): a schedule built for another workload, or
  * broken, is refused before a byte is written. */
@@ -223,18 +383,22 @@ static int write_all(const hs_workload *w, const hs_schedule *s, FILE *f)
         head_line(f, "  \"makespan_us\": ", json_real(m), line_flags(&m, 1), &buf, &cap) ||
         fputs(s->nplacements ? "  \"tasks\": [\n" : "  \"tasks\": [],\n", f) < 0)
         rc = -1;
-    for (size_t i = 0; i < s->nplacements && rc == 0; i++)
-        if ((rc = task_line(o, w, &s->placements[i], &ids, &flags)) == 0)
-            rc = dump_line(f, "    ", o, flags, i + 1 < s->nplacements ? ",\n" : "\n  ],\n", &buf,
-                           &cap);
+    for (size_t i = 0; i < s->nplacements && rc == 0; i++) {
+        const char *tail = i + 1 < s->nplacements ? ",\n" : "\n  ],\n";
+        if (!fast_task_line(f, w, &s->placements[i], &ids, tail, &rc) &&
+            (rc = task_line(o, w, &s->placements[i], &ids, &flags)) == 0)
+            rc = dump_line(f, "    ", o, flags, tail, &buf, &cap);
+    }
     json_decref(o);
     if (rc == 0 && (!(o = json_object()) ||
                     fputs(s->ntransfers ? "  \"transfers\": [\n" : "  \"transfers\": []\n", f) < 0))
         rc = -1;
-    for (size_t k = 0; k < s->ntransfers && rc == 0; k++)
-        if ((rc = transfer_line(o, w, s, &s->transfers[k], &ids, &flags)) == 0)
-            rc = dump_line(f, "    ", o, flags, k + 1 < s->ntransfers ? ",\n" : "\n  ]\n", &buf,
-                           &cap);
+    for (size_t k = 0; k < s->ntransfers && rc == 0; k++) {
+        const char *tail = k + 1 < s->ntransfers ? ",\n" : "\n  ]\n";
+        if (!fast_transfer_line(f, w, s, &s->transfers[k], &ids, tail, &rc) &&
+            (rc = transfer_line(o, w, s, &s->transfers[k], &ids, &flags)) == 0)
+            rc = dump_line(f, "    ", o, flags, tail, &buf, &cap);
+    }
     json_decref(o);
     free(ids.big);
     free(buf);

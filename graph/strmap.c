@@ -11,12 +11,18 @@ struct hs__strmap {
     size_t *values;
 };
 
+/* FNV-1a, then splitmix64's finaliser: FNV's multiplications carry only
+ * upwards, so its low bits (the slot) of keys that differ in their last
+ * characters ("t123456", "#12>345") cluster, and linear probing then walks
+ * long runs on maps of a million keys. */
 static uint64_t hash(const char *s)
 {
     uint64_t h = 1469598103934665603ull;
     for (; *s; s++)
         h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+    h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+    return h ^ (h >> 31);
 }
 
 hs__strmap *hs__strmap_new(size_t expected)

@@ -9,7 +9,13 @@
  * contention), so each link gets as many threads ("tracks") as it has
  * transfers in flight at once.  A real run's activities (waits, buffers
  * made, evictions, checks) get a worker thread per device, and the checks,
- * which run in parallel, as many as they need. */
+ * which run in parallel, as many as they need.
+ *
+ * Dependencies are flow events: for each edge u -> v of the graph and each
+ * placement of u and of v (parts of a split task each), an "s" event in the
+ * middle of the producer's slice and an "f" event (binding point "e": the
+ * enclosing slice) at the consumer's start, with one id per pair; viewers
+ * draw an arrow between the two slices. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -290,6 +296,44 @@ static int spans(json_t *arr, const hs_workload *w, const hs_schedule *s, const 
     return 0;
 }
 
+/* The flow events of every dependency between placements (see the top),
+ * in O(placements + edges x parts^2).  Returns 0 or -1 when out of memory. */
+static int flows(json_t *arr, const hs_workload *w, const hs_schedule *s)
+{
+    const hs_graph *g = &w->graph;
+    hs__plindex ix;
+    hs_error oom;
+    long long id = 0;
+    int rc = 0;
+    size_t a, b;
+    if (hs__plindex_build(s, g->ntasks, &ix, &oom) != 0)
+        return -1;
+    for (size_t e = 0; e < g->nedges && rc == 0; e++) {
+        size_t u = g->edges[e].from, v = g->edges[e].to;
+        const char *cat = w->apps[g->tasks[v].app].name;
+        HS__PLINDEX_FOREACH(&ix, u, a)
+        {
+            const hs_placement *pu = &s->placements[a];
+            HS__PLINDEX_FOREACH(&ix, v, b)
+            {
+                const hs_placement *pv = &s->placements[b];
+                id++;
+                if (append(arr, json_pack("{s:s, s:s, s:s, s:I, s:f, s:i, s:i}", "name",
+                                          "dependency", "cat", cat, "ph", "s", "id", id, "ts",
+                                          (pu->start_us + pu->end_us) / 2, "pid", PID, "tid",
+                                          pu->device + 1)) != 0 ||
+                    append(arr, json_pack("{s:s, s:s, s:s, s:s, s:I, s:f, s:i, s:i}", "name",
+                                          "dependency", "cat", cat, "ph", "f", "bp", "e", "id",
+                                          id, "ts", pv->start_us, "pid", PID, "tid",
+                                          pv->device + 1)) != 0)
+                    rc = -1;
+            }
+        }
+    }
+    hs__plindex_free(&ix);
+    return rc;
+}
+
 int hs_trace_write(const hs_workload *w, const hs_schedule *s, const char *path, hs_error *err)
 {
     int nm = w->platform.nmemories, nlanes, rc;
@@ -319,6 +363,7 @@ int hs_trace_write(const hs_workload *w, const hs_schedule *s, const char *path,
     if (w->path || s->workload)
         workload = hs__utf8_copy(path_text, sizeof path_text, w->path ? w->path : s->workload);
     if (metadata(arr, w, s, lane_of_pair, &k, &ka) != 0 || spans(arr, w, s, &k, &ka) != 0 ||
+        flows(arr, w, s) != 0 ||
         !(root = json_pack("{s:O, s:s, s:{s:s?, s:s?, s:f}}", "traceEvents", arr,
                            "displayTimeUnit", "ms", "otherData", "workload",
                            workload, "algorithm", s->algorithm,

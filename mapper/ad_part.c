@@ -254,6 +254,7 @@ const hs_policy hs__policy_ad_part = {
     .name = "ad-part",
     .description = "Zhou & Liu Sec. 4.3: h-ratio after splitting long kernels across devices "
                    "where the split pays off",
+    .options = HS_POLICY_TAKES_THR,
     .transform = ad_part_transform,
     .init = ad_part_init,
     .ready = hs__dispatch_ready,

@@ -165,6 +165,7 @@ const hs_policy hs__policy_best = {
     .name = "best",
     .description = "every policy above, the shortest schedule improved by moving and exchanging "
                    "tasks between devices, within --budget-ms (100)",
+    .options = HS_POLICY_TAKES_THR | HS_POLICY_TAKES_SEED | HS_POLICY_TAKES_BUDGET,
     .init = best_init,
     .ready = hs__planned_ready,
     .pick = hs__planned_pick,

@@ -29,6 +29,7 @@ const hs_policy hs__policy_d_rank = {
     .name = "d-rank",
     .description = "Zhou & Liu Alg. 2: h-ratio's dispatch, tasks ordered by mean cost plus "
                    "heaviest successor (eq. 13-14)",
+    .options = HS_POLICY_TAKES_THR,
     .init = d_rank_init,
     .ready = hs__dispatch_ready,
     .pick = hs__dispatch_pick,

@@ -24,6 +24,7 @@ const hs_policy hs__policy_h_ratio = {
     .name = "h-ratio",
     .description = "Zhou & Liu Alg. 1: central queue by heterogeneity ratio, earliest finish "
                    "time, at most thr tasks queued on devices",
+    .options = HS_POLICY_TAKES_THR,
     .init = h_ratio_init,
     .ready = hs__dispatch_ready,
     .pick = hs__dispatch_pick,

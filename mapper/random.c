@@ -61,6 +61,7 @@ static void random_fini(void *state)
 const hs_policy hs__policy_random = {
     .name = "random",
     .description = "each ready task on a uniformly random device (--seed), FIFO per device",
+    .options = HS_POLICY_TAKES_SEED,
     .init = random_init,
     .ready = random_ready,
     .pick = random_pick,

@@ -1,8 +1,10 @@
-/* hetsched — the policy registry and hs_map (include/hetsched/mapper.h).
+/* hetsched — the policy registry and hs_map (include/hetsched/mapper.h,
+ * include/hetsched/policy.h).
  *
  * Each policy is one file of mapper/ ending in `const hs_policy
  * hs__policy_NAME = {...}`; adding one means one extern line and one entry
- * below, in the order `hetsched map -a help` lists them. */
+ * below, in the order `hetsched map -a help` lists them.  A program adds
+ * its own with hs_policy_register. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +34,7 @@ extern const hs_policy hs__policy_app_level;
 extern const hs_policy hs__policy_random;
 extern const hs_policy hs__policy_best;
 
-static const hs_policy *const policies[] = {
+static const hs_policy *const builtin[] = {
     &hs__policy_h_ratio,
     &hs__policy_d_rank,
     &hs__policy_ad_part,
@@ -54,25 +56,56 @@ static const hs_policy *const policies[] = {
     NULL,
 };
 
+#define NBUILTIN (sizeof builtin / sizeof builtin[0] - 1)
+
+/* The library's policies, then those a program registered (NULL-terminated);
+ * registrations append under the lock. */
+static const hs_policy *policies[NBUILTIN + HS_MAX_USER_POLICIES + 1];
+static size_t npolicies;
 static pthread_once_t checked = PTHREAD_ONCE_INIT;
+static pthread_mutex_t registering = PTHREAD_MUTEX_INITIALIZER;
 
 /* Two policies with one name would make -a ambiguous: that is a build
  * mistake, stopped at the first use of the registry. */
 static void check_unique(void)
 {
-    for (size_t i = 0; policies[i]; i++)
+    for (size_t i = 0; builtin[i]; i++) {
         for (size_t j = 0; j < i; j++)
-            if (strcmp(policies[i]->name, policies[j]->name) == 0) {
+            if (strcmp(builtin[i]->name, builtin[j]->name) == 0) {
                 fprintf(stderr, "hetsched: policy '%s' is registered twice\n",
-                        policies[i]->name);
+                        builtin[i]->name);
                 abort();
             }
+        policies[i] = builtin[i];
+    }
+    npolicies = NBUILTIN;
 }
 
 const hs_policy *const *hs_policy_list(void)
 {
     pthread_once(&checked, check_unique);
     return policies;
+}
+
+int hs_policy_register(const hs_policy *p, hs_error *err)
+{
+    int rc = HS_OK;
+    if (!p || !p->name || !p->description || !p->init || !p->ready || !p->pick)
+        return hs_error_set(err, HS_EUSAGE, "a policy needs a name, a description, init, "
+                            "ready and pick");
+    if (!p->name[0] || strchr(p->name, '+'))
+        return hs_error_set(err, HS_EUSAGE, "policy name '%s': not empty, and no '+' (the "
+                            "name of a split policy)", p->name);
+    pthread_mutex_lock(&registering);
+    if (hs_policy_find(p->name))
+        rc = hs_error_set(err, HS_EUSAGE, "policy '%s' is registered already", p->name);
+    else if (npolicies == NBUILTIN + HS_MAX_USER_POLICIES)
+        rc = hs_error_set(err, HS_EUSAGE, "policy '%s': more than %d registered policies",
+                          p->name, HS_MAX_USER_POLICIES);
+    else
+        policies[npolicies++] = p;
+    pthread_mutex_unlock(&registering);
+    return rc;
 }
 
 const hs_policy *hs_policy_find(const char *name)
@@ -94,6 +127,11 @@ const char *hs_policy_name(const hs_policy *p)
 const char *hs_policy_description(const hs_policy *p)
 {
     return p->description;
+}
+
+unsigned hs_policy_options(const hs_policy *p)
+{
+    return p->options;
 }
 
 int hs__policy_resolve(const char *name, const hs_map_options *opt, const hs_policy **out,

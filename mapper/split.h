@@ -165,6 +165,10 @@ void hs_splitter_help(FILE *out);
  * schedule takes static|adaptive|split|quick).  HS_EINPUT naming the key for
  * an unknown key or a value out of range. */
 int hs_split_option_set(hs_split_options *opt, const char *assignment, hs_error *err);
+/* HS_EINPUT naming the first option that opt sets (non-zero) and that
+ * splitter sp does not read, with the splitters that do; HS_OK otherwise
+ * (also for opt NULL). */
+int hs_split_options_check(const hs_split_options *opt, const hs_splitter *sp, hs_error *err);
 /* Writes the option keys with their meaning, one per line. */
 void hs_split_option_help(FILE *out);
 

@@ -30,6 +30,8 @@ int hs_split_graph_new(const char *splitter, const hs_split_options *opt, hs_spl
     if (!sp)
         return hs_error_set(err, HS_EINPUT, "unknown splitter '%s' (hetsched split -p help "
                             "lists them)", splitter ? splitter : "(null)");
+    if (hs_split_options_check(opt, sp, err) != HS_OK)
+        return err->code;
     if (opt && (opt->wave_rows || opt->wave_cols))
         return hs_error_set(err, HS_EINPUT, "a kernel split in a graph has independent items: "
                             "no wavefront");

@@ -89,36 +89,37 @@ typedef struct opt_spec {
     opt_type type;
     size_t offset;
     double min, max;
+    const char *owners; /* the splitters that read it, each between spaces */
     const char *help;
 } opt_spec;
 
 #define O(field) offsetof(hs_split_options, field)
 static const opt_spec specs[] = {
-    {"chunk", OPT_SIZE, O(chunk), 1, 1e15, "fixed: chunk size; gss, fss, tss: smallest chunk"},
-    {"initial_block", OPT_SIZE, O(initial_block), 1, 1e15,
+    {"chunk", OPT_SIZE, O(chunk), 1, 1e15, " fixed gss fss tss ", "fixed: chunk size; gss, fss, tss: smallest chunk"},
+    {"initial_block", OPT_SIZE, O(initial_block), 1, 1e15, " hdss tse-linear tse-exp ",
      "hdss, tse-*: first block before rounding to the width (128)"},
-    {"block_factor", OPT_SIZE, O(block_factor), 1, 1e15,
+    {"block_factor", OPT_SIZE, O(block_factor), 1, 1e15, " hdss tse-linear ",
      "hdss, tse-linear: block growth step (128)"},
-    {"min_change_rate", OPT_DOUBLE, O(min_change_rate), 1e-12, 1,
+    {"min_change_rate", OPT_DOUBLE, O(min_change_rate), 1e-12, 1, " hdss ",
      "hdss: relative weight change below which a weight is stable (0.01)"},
-    {"adaptive_max", OPT_DOUBLE, O(adaptive_max), 1e-9, 1,
+    {"adaptive_max", OPT_DOUBLE, O(adaptive_max), 1e-9, 1, " hdss ",
      "hdss: largest share of the items for the adaptive phase (0.2)"},
-    {"beta", OPT_DOUBLE, O(beta), 1e-9, 1, "boyer: first chunk as a share of the items (0.07)"},
-    {"delta", OPT_DOUBLE, O(delta), 1, 1e6, "boyer: growth of the first chunks (1.5)"},
-    {"gamma", OPT_INT, O(gamma), 1, 1e6, "boyer: chunks every device finishes first (2)"},
-    {"kass_delta", OPT_DOUBLE, O(kass_delta), 1e-12, 0.4, "kass: Delta of eq. (7) (0.1)"},
-    {"alpha", OPT_SIZE, O(alpha), 1, 1e15, "kass: smallest chunk (2 T_cs / mu from hints)"},
-    {"theta", OPT_INT, O(theta), 1, 1e6, "kass: eq. (8) steal threshold (1)"},
-    {"schedule", OPT_SCHEDULE, O(schedule), 0, 3,
+    {"beta", OPT_DOUBLE, O(beta), 1e-9, 1, " boyer ", "boyer: first chunk as a share of the items (0.07)"},
+    {"delta", OPT_DOUBLE, O(delta), 1, 1e6, " boyer ", "boyer: growth of the first chunks (1.5)"},
+    {"gamma", OPT_INT, O(gamma), 1, 1e6, " boyer ", "boyer: chunks every device finishes first (2)"},
+    {"kass_delta", OPT_DOUBLE, O(kass_delta), 1e-12, 0.4, " kass ", "kass: Delta of eq. (7) (0.1)"},
+    {"alpha", OPT_SIZE, O(alpha), 1, 1e15, " kass ", "kass: smallest chunk (2 T_cs / mu from hints)"},
+    {"theta", OPT_INT, O(theta), 1, 1e6, " kass ", "kass: eq. (8) steal threshold (1)"},
+    {"schedule", OPT_SCHEDULE, O(schedule), 0, 3, " coretsar ",
      "coretsar: static, adaptive, split or quick (split)"},
-    {"div", OPT_INT, O(div), 1, 1e6, "coretsar: sub-regions of split and quick (10)"},
-    {"backoff", OPT_INT, O(backoff), 1, 1e6, "coretsar: slow passes before a GPU is dropped (2)"},
-    {"tse_factor", OPT_DOUBLE, O(tse_factor), 1.000001, 1e6, "tse-exp: growth factor (2)"},
-    {"wavefront", OPT_GRID, O(wave_rows), 1, 1e9,
+    {"div", OPT_INT, O(div), 1, 1e6, " coretsar ", "coretsar: sub-regions of split and quick (10)"},
+    {"backoff", OPT_INT, O(backoff), 1, 1e6, " coretsar ", "coretsar: slow passes before a GPU is dropped (2)"},
+    {"tse_factor", OPT_DOUBLE, O(tse_factor), 1.000001, 1e6, " tse-exp ", "tse-exp: growth factor (2)"},
+    {"wavefront", OPT_GRID, O(wave_rows), 1, 1e9, " hdss ",
      "hdss: ROWSxCOLS tiles, each after its upper and left neighbours (off)"},
-    {"standby_below", OPT_DOUBLE, O(standby_below), 1e-9, 1,
+    {"standby_below", OPT_DOUBLE, O(standby_below), 1e-9, 1, " hdss ",
      "hdss: speed hint, as a share of the fastest's, below which a device stands by (0.05)"},
-    {"hdss_plain", OPT_INT, O(hdss_plain), 0, 7,
+    {"hdss_plain", OPT_INT, O(hdss_plain), 0, 7, " hdss ",
      "hdss: our additions off, a sum of: 1 fit in time, 2 even first blocks, 4 standby (0)"},
 };
 #undef O
@@ -190,8 +191,35 @@ int hs_split_option_set(hs_split_options *opt, const char *assignment, hs_error 
             *(double *)field = v;
         return HS_OK;
     }
-    return hs_error_set(err, HS_EINPUT, "unknown splitter option '%.*s' (see -o help)",
+    return hs_error_set(err, HS_EINPUT, "unknown splitter option '%.*s' (hetsched split -o help "
+                        "lists them)",
                         (int)klen, assignment);
+}
+
+/* 1 when option s is set in opt (not its default 0). */
+static int option_given(const hs_split_options *opt, const opt_spec *s)
+{
+    const char *field = (const char *)opt + s->offset;
+    switch (s->type) {
+    case OPT_SIZE: return *(const size_t *)field != 0;
+    case OPT_DOUBLE: return *(const double *)field != 0;
+    case OPT_GRID: return opt->wave_rows != 0 || opt->wave_cols != 0;
+    default: return *(const int *)field != 0; /* OPT_INT, OPT_SCHEDULE */
+    }
+}
+
+int hs_split_options_check(const hs_split_options *opt, const hs_splitter *sp, hs_error *err)
+{
+    char name[64];
+    if (!opt)
+        return HS_OK;
+    snprintf(name, sizeof name, " %s ", sp->name);
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++)
+        if (option_given(opt, &specs[i]) && !strstr(specs[i].owners, name))
+            return hs_error_set(err, HS_EINPUT, "option %s applies to%.*s, not to %s",
+                                specs[i].key, (int)strlen(specs[i].owners) - 1,
+                                specs[i].owners, sp->name);
+    return HS_OK;
 }
 
 void hs_split_option_help(FILE *out)

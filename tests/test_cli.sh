@@ -62,6 +62,131 @@ done
 expect 0 "info" -- "$H" info "$W"
 check "info tasks" "$tmp/out" '^task graph: 5 tasks, 3 edges'
 empty "info stderr" "$tmp/err"
+for cmd in info validate dot; do
+    expect 2 "$cmd unknown option" -- "$H" "$cmd" --bogus "$W"
+    check "$cmd unknown option: said so" "$tmp/err" "^hetsched $cmd: unknown option '--bogus'$"
+done
+expect 2 "info --model without a value" -- "$H" info "$W" --model
+check "info --model without a value: why" "$tmp/err" "option '--model' needs a value"
+
+# options that do not apply to the policy or without --split are refused
+expect 2 "map --thr for heft" -- "$H" map -a heft --thr 3 "$W"
+check "map --thr for heft: why" "$tmp/err" \
+    '^hetsched map: --thr does not apply to policy heft: it has no dispatch threshold$'
+expect 0 "map --thr for d-rank" -- "$H" map -a d-rank --thr 3 "$W"
+expect 2 "map --seed for heft" -- "$H" map -a heft --seed 3 "$W"
+check "map --seed for heft: why" "$tmp/err" \
+    '^hetsched map: --seed does not apply to policy heft: it has no random choice$'
+expect 0 "map --seed for random" -- "$H" map -a random --seed 3 "$W"
+expect 2 "map --split-option without --split" -- "$H" map -a heft --split-option beta=0.5 "$W"
+check "map --split-option without --split: why" "$tmp/err" \
+    '^hetsched map: --split-option applies to the splitter of --split; give --split SPLITTER$'
+expect 2 "map --split-option of another splitter" -- \
+    "$H" map -a heft --split hdss --split-option beta=0.5 "$W"
+check "map --split-option of another splitter: why" "$tmp/err" \
+    'option beta applies to boyer, not to hdss$'
+expect 2 "map --split-option unknown" -- "$H" map -a heft --split boyer --split-option frob=1 "$W"
+check "map --split-option unknown: the hint names a command" "$tmp/err" \
+    "unknown splitter option 'frob' \(hetsched split -o help lists them\)"
+expect 0 "split -o help" -- "$H" split -o help
+expect 2 "split -p hdss -o beta" -- "$H" split -p hdss -o beta=0.5 --sim va
+check "split -p hdss -o beta: why" "$tmp/err" \
+    '^hetsched split: option beta applies to boyer, not to hdss$'
+expect 2 "split -p hdss -o chunk" -- "$H" split -p hdss -o chunk=64 --sim va
+check "split -p hdss -o chunk: the splitters that read it" "$tmp/err" \
+    'option chunk applies to fixed gss fss tss, not to hdss$'
+expect 0 "split -p gss -o chunk" -- "$H" split -p gss -o chunk=64 --sim va
+expect 2 "run --split-option of another splitter" -- "$H" run -a heft workloads/split-small.yaml \
+    --split hdss --split-option beta=0.5 --backend emu
+check "run --split-option of another splitter: why" "$tmp/err" \
+    '^hetsched: option beta applies to boyer, not to hdss$'
+
+# compare --csv: the table as CSV, one line per policy, ratios empty where
+# the table has '-'; beside a CSV on stdout the table goes to stderr
+npol=$("$H" map -a help | awk 'NR > 1' | wc -l)
+expect 0 "compare --csv -" -- "$H" compare "$W" --csv - --split hdss
+check "compare --csv: header" "$tmp/out" \
+    '^policy,split,makespan_us,speedup,slr,per_best,per_bound,per_optimum,map_ms,not_run$'
+check "compare --csv: heft's row" "$tmp/out" '^heft,0,6390\.208,7\.43356084809759,1\.06149634551495,1,1,,[0-9.e-]+,$'
+check "compare --csv: a policy that cannot run" "$tmp/out" \
+    "^ad-part,0,,,,,,,,\"--split: policy 'ad-part' splits kernels itself\"$"
+check "compare --csv -: the table on stderr" "$tmp/err" '^policy +makespan us'
+check "compare --split, nothing splittable: warned" "$tmp/err" \
+    "^hetsched compare: warning: --split: no kernel of $W is marked splittable"
+if [ "$(wc -l <"$tmp/out")" -eq $((npol + 1)) ]; then pass=$((pass + 1)); else
+    fail=$((fail + 1)); echo "FAIL: compare --csv: not $((npol + 1)) lines"; fi
+expect 0 "compare --csv FILE --optimal" -- "$H" compare "$W" --csv "$tmp/cmp.csv" --optimal
+check "compare --csv: the optimal row" "$tmp/cmp.csv" \
+    '^optimal,0,6390\.208,7\.43356084809759,1\.06149634551495,1\.0[0-9]+,1,1,'
+check "compare --csv FILE: the table on stdout" "$tmp/out" '^heft +6390\.208'
+expect 2 "compare --random --csv" -- "$H" compare --random 2 --csv -
+check "compare --random --csv: why" "$tmp/err" 'random does not take --csv'
+expect 1 "compare --csv /dev/full" -- "$H" compare "$W" --csv /dev/full
+
+# --split on a workload with nothing splittable: a warning, and the run goes on
+expect 0 "map --split, nothing splittable" -- "$H" map -a heft "$W" --split hdss
+check "map --split, nothing splittable: warned" "$tmp/err" \
+    "^hetsched map: warning: --split: no kernel of $W is marked splittable, nothing is split$"
+expect 0 "map --split, something splittable" -- "$H" map -a heft workloads/split-small.yaml --split hdss
+empty "map --split, something splittable: no warning" "$tmp/err"
+# a schedule's per-task and per-device CSV (heft on the case study, as in
+# the README's JSON: cpu0 busy 874 + 568 + 1520 us of 6390.208)
+expect 0 "map --tasks-csv -" -- "$H" map -a heft "$W" --tasks-csv - --devices-csv "$tmp/dev.csv"
+check "tasks csv: header" "$tmp/out" '^task,device,start_us,end_us,duration_us,fraction$'
+check "tasks csv: a task on cpu0" "$tmp/out" '^"va#0/scale","cpu0",1442,2962,1520,1$'
+check "tasks csv: a task on gpu0" "$tmp/out" \
+    '^"xgemm#0/ab","gpu0",10\.6826666666667,5610\.68266666667,5600,1$'
+if [ "$(wc -l <"$tmp/out")" -eq 6 ]; then pass=$((pass + 1)); else
+    fail=$((fail + 1)); echo "FAIL: tasks csv: not 6 lines"; fi
+check "tasks csv -: the summary on stderr" "$tmp/err" '^policy heft on'
+check "devices csv: header" "$tmp/dev.csv" '^device,kind,memory,tasks,busy_us,utilisation$'
+check "devices csv: cpu0" "$tmp/dev.csv" '^"cpu0",cpu,"host",3,2962,0\.46352168818292$'
+check "devices csv: gpu0" "$tmp/dev.csv" '^"gpu0",gpu,"gpu0",2,6020,0\.942066361533146$'
+expect 2 "map --tasks-csv - --devices-csv -" -- "$H" map -a heft "$W" --tasks-csv - --devices-csv -
+check "two csv on stdout: why" "$tmp/err" '--tasks-csv and --devices-csv both go to standard output'
+expect 1 "map --devices-csv /dev/full" -- "$H" map -a heft "$W" --devices-csv /dev/full
+expect 0 "optimal --tasks-csv" -- "$H" optimal workloads/tiny.yaml --tasks-csv "$tmp/opt-tasks.csv"
+check "optimal --tasks-csv: a row per task" "$tmp/opt-tasks.csv" '^"tiny#0/c",'
+
+# the Chrome trace draws each dependency as a flow: 3 edges, 3 arrows
+expect 0 "map --trace" -- "$H" map -a heft "$W" --trace "$tmp/flows.json"
+if [ "$(grep -o '"ph":"s"' "$tmp/flows.json" | wc -l)" -eq 3 ] &&
+    [ "$(grep -o '"ph":"f"' "$tmp/flows.json" | wc -l)" -eq 3 ]; then
+    pass=$((pass + 1))
+else
+    fail=$((fail + 1)); echo "FAIL: map --trace: not 3 flows (s and f events)"
+fi
+
+# a workload whose tasks cost nothing: no -nan, and "1 task" in the singular
+cat >"$tmp/zero.yaml" <<'EOF'
+platform:
+  devices:
+    - {name: cpu0, kind: cpu, memory: host, cores: 1}
+    - {name: gpu0, kind: gpu, memory: gpu0}
+  links:
+    - {from: host, to: gpu0, bandwidth_gbps: 10, latency_us: 0}
+    - {from: gpu0, to: host, bandwidth_gbps: 10, latency_us: 0}
+applications:
+  - name: z
+    kernels:
+      - {name: a, cost_us: {cpu: 0, gpu: 0}}
+EOF
+expect 0 "info one task" -- "$H" info "$tmp/zero.yaml"
+check "info: 1 core" "$tmp/out" '^  cpu0     cpu, memory host, 1 core$'
+check "info: 1 kernel, 0 edges" "$tmp/out" '^  z        x1: 1 kernel, 0 edges$'
+check "info: 1 task" "$tmp/out" '^task graph: 1 task, 0 edges, 0 bytes on edges$'
+for algo in $("$H" map -a help | awk 'NR > 1 {print $1}'); do
+    expect 0 "map -a $algo zero costs" -- "$H" map -a "$algo" "$tmp/zero.yaml" --json "$tmp/zero.json"
+    if grep -qi nan "$tmp/out"; then
+        fail=$((fail + 1)); echo "FAIL: map -a $algo on zero costs prints nan"; sed 's/^/  /' "$tmp/out"
+    else pass=$((pass + 1)); fi
+done
+check "map zero costs: the bound without a ratio" "$tmp/out" '^lower bound 0\.000 us$'
+check "map zero costs: 1 task" "$tmp/out" ' 1 task$'
+expect 0 "validate one task" -- "$H" validate "$tmp/zero.yaml" "$tmp/zero.json"
+check "validate: 1 task, 0 transfers" "$tmp/out" '^valid: makespan 0\.000 us \(1 task, 0 transfers\)$'
+expect 0 "compare one task" -- "$H" compare "$tmp/zero.yaml"
+check "compare: 1 task, 0 edges, 2 devices" "$tmp/out" ': 1 task, 0 edges, 2 devices \('
 
 # malformed workloads: exit 2, FILE:LINE:COL on stderr, nothing on stdout
 for f in tests/cases/bad-*.yaml; do
@@ -88,6 +213,14 @@ check "gen cg: A only orders" "$tmp/cg.yaml" \
 expect 0 "gen cg loads" -- "$H" info "$tmp/cg.yaml"
 expect 2 "missing file" -- "$H" info /nonexistent.yaml
 check "missing file named" "$tmp/err" "/nonexistent.yaml"
+# the size cap on workloads, from the environment
+expect 2 "info over HETSCHED_YAML_MAX_MIB" -- env HETSCHED_YAML_MAX_MIB=1 "$H" info \
+    <(head -c 1100000 /dev/zero)
+check "info over HETSCHED_YAML_MAX_MIB: why" "$tmp/err" \
+    "error: the file is larger than 1 MiB \(the environment variable HETSCHED_YAML_MAX_MIB"
+expect 2 "info bad HETSCHED_YAML_MAX_MIB" -- env HETSCHED_YAML_MAX_MIB=x "$H" info "$W"
+check "info bad HETSCHED_YAML_MAX_MIB: why" "$tmp/err" \
+    "HETSCHED_YAML_MAX_MIB must be a whole number of MiB from 1 to 1048576, not 'x'"
 expect 2 "extra argument" -- "$H" info "$W" extra
 # kernel types and params are checked at load, by every command, located
 for cmd in "map -a heft" compare optimal; do
@@ -177,7 +310,7 @@ expect 0 "map -a best --budget-ms" -- "$H" map -a best "$W" --budget-ms 50
 check "map -a best: the optimum of the case study" "$tmp/out" 'makespan 6390\.208 us'
 expect 2 "map --budget-ms for heft" -- "$H" map -a heft "$W" --budget-ms 50
 check "map --budget-ms for heft: why" "$tmp/err" \
-    '^hetsched map: --budget-ms applies to policy best only, not to heft$'
+    '^hetsched map: --budget-ms does not apply to policy heft: it has no time budget$'
 for b in 0 -5 x 1e9; do
     expect 2 "map --budget-ms $b" -- "$H" map -a best "$W" --budget-ms "$b"
     check "map --budget-ms $b: why" "$tmp/err" "--budget-ms wants a number of milliseconds above 0"
@@ -334,6 +467,17 @@ fi
 # typed kernels without cost_us, costed by a performance model (--model)
 TW=workloads/typed-example.yaml
 TM=workloads/models/example.json
+expect 0 "info --model" -- "$H" info "$TW" --model "$TM"
+check "info --model: the typed kernels counted" "$tmp/out" '^task graph: 6 tasks, 4 edges'
+expect 0 "dot --model" -- "$H" dot "$TW" --model "$TM"
+check "dot --model: the typed kernels drawn" "$tmp/out" '"xgemm#0/ab"'
+for cmd in info dot; do
+    expect 2 "$cmd typed without --model" -- "$H" "$cmd" "$TW"
+done
+expect 0 "map --model --json for validate" -- "$H" map -a heft "$TW" --model "$TM" --json "$tmp/typed.json"
+expect 0 "validate --model" -- "$H" validate --model "$TM" "$TW" "$tmp/typed.json"
+check "validate --model: valid" "$tmp/out" '^valid: makespan'
+expect 2 "validate typed without --model" -- "$H" validate "$TW" "$tmp/typed.json"
 expect 0 "map ad-part --model" -- "$H" map -a ad-part "$TW" --model "$TM"
 check "map --model makespan" "$tmp/out" '^policy ad-part on .*: makespan [0-9]+\.[0-9]+ us$'
 expect 2 "typed workload without --model" -- "$H" map -a ad-part "$TW"
@@ -753,7 +897,6 @@ expect 2 "compare --suite --platform, only YAML" -- "$H" compare --suite "$W" \
     --platform "$tmp/plat.yaml"
 mkdir "$tmp/emptydir"
 expect 2 "compare --suite empty directory" -- "$H" compare --suite "$tmp/emptydir"
-expect 2 "compare --csv without --suite" -- "$H" compare "$W" --csv "$tmp/x.csv"
 expect 2 "compare --suite --optimal" -- "$H" compare --suite "$W" --optimal
 expect 2 "compare --random --platform" -- "$H" compare --random 2 --platform "$tmp/plat.yaml"
 

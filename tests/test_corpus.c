@@ -21,6 +21,7 @@
 #include "hetsched/hetsched.h"
 #include "fuzz/fuzz_sets.h"
 #include "fuzz/fuzz_util.h"
+#include "graph/load_int.h"
 #include "mapper/perfmodel.h"
 
 /* Reads a whole (small) file; *len gets its size. */
@@ -60,7 +61,8 @@ static void each_file(const char *dir, const char *prefix,
     while ((e = readdir(d)) != NULL) {
         size_t len;
         char *data;
-        if (e->d_name[0] == '.' || strncmp(e->d_name, prefix, strlen(prefix)) != 0)
+        if (e->d_name[0] == '.' || e->d_type == DT_DIR ||
+            strncmp(e->d_name, prefix, strlen(prefix)) != 0)
             continue;
         snprintf(path, sizeof path, "%s/%s/%s", root, dir, e->d_name);
         data = slurp(path, &len);
@@ -68,6 +70,49 @@ static void each_file(const char *dir, const char *prefix,
         free(data);
     }
     closedir(d);
+}
+
+/* The workload as hs_workload_write_yaml writes it (a string to free). */
+static char *dump(const hs_workload *w)
+{
+    char *text = NULL;
+    size_t size = 0;
+    hs_error err = {0};
+    FILE *f = open_memstream(&text, &size);
+    assert_non_null(f);
+    if (hs_workload_write_yaml(w, f, &err) != HS_OK)
+        fail_msg("write: %s", err.msg);
+    assert_int_equal(fclose(f), 0);
+    return text;
+}
+
+/* The one-pass reader against the full one: what it loads, the full one
+ * loads the same (the same YAML written back); what it refuses, it refuses
+ * with HS_EINPUT and one line.  Returns whether it loaded. */
+static int stream_agrees(const char *name, const char *data, size_t len)
+{
+    hs_workload *ws = NULL, *wt = NULL;
+    hs_error err = {0};
+    int rc = hs__workload_load_buffer_way(name, data, len, HS__LOAD_STREAM, &ws, &err);
+    if (rc != HS_OK) {
+        if (rc != HS_EINPUT)
+            fail_msg("%s: one pass: code %d: %s", name, rc, err.msg);
+        assert_null(ws);
+        assert_memory_equal(err.msg, name, strlen(name));
+        assert_null(strchr(err.msg, '\n'));
+        return 0;
+    }
+    if (hs__workload_load_buffer_way(name, data, len, HS__LOAD_TREE, &wt, &err) != HS_OK)
+        fail_msg("%s: loaded in one pass, refused by the full loader: %s", name, err.msg);
+    {
+        char *a = dump(ws), *b = dump(wt);
+        assert_string_equal(a, b);
+        free(a);
+        free(b);
+    }
+    hs_workload_free(ws);
+    hs_workload_free(wt);
+    return 1;
 }
 
 /* A workload: loads a finalized, non-empty one, or fails with HS_EINPUT,
@@ -78,6 +123,7 @@ static void check_workload(const char *name, const char *data, size_t len, int *
     hs_workload *w = (hs_workload *)&w;
     hs_error err = {0};
     int rc = hs_workload_load_buffer(name, data, len, &w, &err);
+    counts[2] += stream_agrees(name, data, len);
     if (rc == HS_OK) {
         assert_non_null(w);
         assert_true(w->finalized);
@@ -98,17 +144,38 @@ static void check_workload(const char *name, const char *data, size_t len, int *
 
 static void fuzz_corpus(void **state)
 {
-    int counts[2] = {0};
+    int counts[3] = {0};
     (void)state;
     each_file("tests/fuzz-corpus", "", check_workload, counts);
-    /* the corpus keeps inputs of both kinds */
+    /* the corpus keeps inputs of both kinds; the one-pass reader takes some */
     assert_true(counts[0] > 0);
     assert_true(counts[1] > 0);
+    assert_true(counts[2] > 0);
+}
+
+static void check_yaml(const char *name, const char *data, size_t len, int *counts)
+{
+    size_t n = strlen(name);
+    if (n > 5 && strcmp(name + n - 5, ".yaml") == 0)
+        check_workload(name, data, len, counts);
+}
+
+/* Every bundled workload and every good case loads in one pass, the same as
+ * in full (the generators write what the one-pass reader takes). */
+static void bundled_in_one_pass(void **state)
+{
+    static const char *const dirs[] = {"workloads", "workloads/paper", "tests/cases"};
+    int counts[3] = {0};
+    (void)state;
+    for (int i = 0; i < 3; i++)
+        each_file(dirs[i], "", check_yaml, counts);
+    printf("bundled: %d loaded, %d refused, %d in one pass\n", counts[0], counts[1], counts[2]);
+    assert_int_equal(counts[2], counts[0]);
 }
 
 static void malformed_cases(void **state)
 {
-    int counts[2] = {0};
+    int counts[3] = {0};
     (void)state;
     /* tests/cases is shared with the command-line tests: only bad-* files
      * are known to be malformed workloads */
@@ -244,6 +311,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(fuzz_corpus),
         cmocka_unit_test(malformed_cases),
+        cmocka_unit_test(bundled_in_one_pass),
         cmocka_unit_test(schedule_corpus),
         cmocka_unit_test(model_corpus),
         cmocka_unit_test(set_corpora),

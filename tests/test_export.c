@@ -163,6 +163,51 @@ static void trace_events(void **state)
     hs_workload_free(w);
 }
 
+/* One flow (an "s" event in the producer's slice, an "f" event at the
+ * consumer's start, one id) per edge and pair of placements: va#0 and va#1
+ * add -> scale, ab's two halves -> c, and c -> d (0 bytes, still an arrow):
+ * 5 flows. */
+static void trace_flows(void **state)
+{
+    hs_workload *w = fix_workload();
+    hs_schedule *s = fix_schedule();
+    json_t *root = write_and_load_trace(w, s), *events, *ev;
+    /* placement index of each flow's producer and consumer, in edge order */
+    static const int from[5] = {0, 2, 4, 5, 6}, to[5] = {1, 3, 6, 6, 7};
+    int seen[5] = {0};
+    size_t i;
+    (void)state;
+    events = json_object_get(root, "traceEvents");
+    assert_int_equal(count_ph(events, "s"), 5);
+    assert_int_equal(count_ph(events, "f"), 5);
+    json_array_foreach(events, i, ev) {
+        const char *ph = str_of(ev, "ph");
+        int id;
+        if (strcmp(ph, "s") != 0 && strcmp(ph, "f") != 0)
+            continue;
+        id = (int)json_integer_value(json_object_get(ev, "id"));
+        assert_in_range(id, 1, 5);
+        assert_string_equal(str_of(ev, "name"), "dependency");
+        if (ph[0] == 's') {
+            const hs_placement *p = &fix_placements[from[id - 1]];
+            assert_int_equal(json_integer_value(json_object_get(ev, "tid")), p->device + 1);
+            assert_float_equal(num_of(ev, "ts"), (p->start_us + p->end_us) / 2, 1e-9);
+            seen[id - 1] |= 1;
+        } else {
+            const hs_placement *p = &fix_placements[to[id - 1]];
+            assert_int_equal(json_integer_value(json_object_get(ev, "tid")), p->device + 1);
+            assert_float_equal(num_of(ev, "ts"), p->start_us, 1e-9);
+            assert_string_equal(str_of(ev, "bp"), "e");
+            seen[id - 1] |= 2;
+        }
+    }
+    for (int k = 0; k < 5; k++)
+        assert_int_equal(seen[k], 3);
+    json_decref(root);
+    hs_schedule_free(s);
+    hs_workload_free(w);
+}
+
 /* Transfers that overlap on one link go to separate threads of that link. */
 static void trace_overlap_tracks(void **state)
 {
@@ -591,7 +636,8 @@ const char *__lsan_default_suppressions(void)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(trace_events),   cmocka_unit_test(trace_overlap_tracks),
+        cmocka_unit_test(trace_events),   cmocka_unit_test(trace_flows),
+        cmocka_unit_test(trace_overlap_tracks),
         cmocka_unit_test(trace_refusals),
         cmocka_unit_test(gantt_png),      cmocka_unit_test(gantt_svg),
         cmocka_unit_test(gantt_refusals), cmocka_unit_test(random_invariants),

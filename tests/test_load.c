@@ -394,26 +394,40 @@ static void unreadable(void **state)
     expect_file_error("tests/cases", HS_EINPUT, "tests/cases: cannot read: Is a directory");
 }
 
-/* Files and buffers over 64 MiB are refused before they are parsed. */
+/* Files and buffers over HETSCHED_YAML_MAX_MIB are refused before they are
+ * parsed; over 64 MiB, they are read in one pass, which gives its own
+ * located message; a bad HETSCHED_YAML_MAX_MIB is refused. */
 static void too_large(void **state)
 {
     char path[] = "/tmp/hs-test-load-XXXXXX";
     size_t big = (64u << 20) + 1;
     char *data = malloc(big);
     int fd = mkstemp(path);
+    char msg[256];
     (void)state;
     assert_true(fd >= 0);
     assert_int_equal(ftruncate(fd, (off_t)big), 0); /* sparse: costs no disk */
     close(fd);
-    {
-        char msg[128];
-        snprintf(msg, sizeof msg, "%s: error: the file is larger than 64 MiB", path);
-        expect_file_error(path, HS_EINPUT, msg);
-    }
-    unlink(path);
+    assert_int_equal(setenv("HETSCHED_YAML_MAX_MIB", "64", 1), 0);
+    snprintf(msg, sizeof msg, "%s: error: the file is larger than 64 MiB (the environment "
+             "variable HETSCHED_YAML_MAX_MIB raises the limit)", path);
+    expect_file_error(path, HS_EINPUT, msg);
     assert_non_null(data);
     memset(data, ' ', big);
-    expect_text_error(data, big, "text.yaml: error: the file is larger than 64 MiB");
+    expect_text_error(data, big, "text.yaml: error: the file is larger than 64 MiB (the "
+                      "environment variable HETSCHED_YAML_MAX_MIB raises the limit)");
+    assert_int_equal(setenv("HETSCHED_YAML_MAX_MIB", "0", 1), 0);
+    snprintf(msg, sizeof msg, "%s: error: HETSCHED_YAML_MAX_MIB must be a whole number of MiB "
+             "from 1 to 1048576, not '0'", path);
+    expect_file_error(path, HS_EINPUT, msg);
+    assert_int_equal(unsetenv("HETSCHED_YAML_MAX_MIB"), 0);
+    /* within the default cap: the zeros are read, in one pass */
+    snprintf(msg, sizeof msg, "%s: error: YAML syntax error: control characters are not "
+             "allowed (at byte 1)", path);
+    expect_file_error(path, HS_EINPUT, msg);
+    unlink(path);
+    expect_text_error(data, big, "text.yaml:2:1: error: the file is empty (a workload is a "
+                      "mapping with 'platform' and 'applications')");
     free(data);
 }
 

@@ -6,6 +6,7 @@
  * through it (schedule JSON, trace, performance model) on /dev/full. */
 #include <dirent.h>
 #include <fcntl.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "graph/numfmt.h"
 #include "graph/output.h"
 #include "hetsched/hetsched.h"
 #include "mapper/perfmodel.h"
@@ -167,6 +169,69 @@ static void links_and_special_files(void **state)
     unlink(target);
 }
 
+/* hs__format_g writes what %.{prec}g writes and knows whether it reads
+ * back: exact cases by hand, then a million random doubles of the ranges
+ * schedules hold, at every precision, against snprintf and strtod. */
+static void format_g(void **state)
+{
+    static const struct {
+        double x;
+        int prec, back;
+        const char *text;
+    } cases[] = {
+        {1301.378, 15, 1, "1301.378"},
+        {1301.378, 17, 1, "1301.3779999999999"}, /* its 17 digits */
+        {0.1 + 0.2, 15, 0, "0.3"},
+        {0.1 + 0.2, 17, 1, "0.30000000000000004"},
+        {0.001, 15, 1, "0.001"},
+        {0.1, 17, 1, "0.10000000000000001"},
+        {2.5, 1, 0, "2"}, /* a tie goes to even, as glibc rounds */
+        {3.5, 1, 0, "4"},
+        {99.96, 3, 0, "100"}, /* rounding carries into the next digit */
+        {1e11, 15, 1, "100000000000"},
+        {-42.25, 15, 1, "-42.25"},
+    };
+    char mine[32], ref[40], num[21];
+    unsigned long long seed = 88172645463325252ull;
+    int left = 0;
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int back = -1;
+        assert_int_equal(hs__format_g(cases[i].x, cases[i].prec, mine, &back),
+                         (int)strlen(cases[i].text));
+        assert_string_equal(mine, cases[i].text);
+        assert_int_equal(back, cases[i].back);
+    }
+    /* out of range: left to snprintf */
+    assert_int_equal(hs__format_g(1e-4, 15, mine, &(int){0}), 0);
+    assert_int_equal(hs__format_g(1e16, 17, mine, &(int){0}), 0);
+    assert_int_equal(hs__format_g(123456.0, 3, mine, &(int){0}), 0); /* 1.23e+05 */
+    assert_int_equal(hs__format_u64(0, num), 1);
+    assert_string_equal(num, "0");
+    assert_int_equal(hs__format_u64(18446744073709551615ull, num), 20);
+    assert_string_equal(num, "18446744073709551615");
+    for (int i = 0; i < 1000000; i++) {
+        double x;
+        int prec = 1 + i % 17, back, n;
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        /* 1e-3 .. 1e12, spread over the exponents, and sums of thousandths */
+        x = i % 2 ? ldexp((double)(seed >> 11), -53) * pow(10, (double)(seed % 15) - 3)
+                  : (double)(seed % 100000000000ull) / 1000 + (double)(seed % 7) / 1000;
+        n = hs__format_g(x, prec, mine, &back);
+        snprintf(ref, sizeof ref, "%.*g", prec, x);
+        if (n == 0) { /* out of range, an exponent, or (rare) a tie or a power of two */
+            left += x >= 1e-3 && !strchr(ref, 'e');
+            continue;
+        }
+        if (strcmp(mine, ref) != 0 || back != (strtod(ref, NULL) == x))
+            fail_msg("%.17g at %d: '%s' (reads back: %d), snprintf '%s'", x, prec, mine, back,
+                     ref);
+    }
+    assert_true(left < 100);
+}
+
 /* The library's writers go through it: on /dev/full each fails with the
  * file's name, and /dev/full is still the device. */
 static void library_writers(void **state)
@@ -214,6 +279,7 @@ int main(void)
         cmocka_unit_test(regular_files),
         cmocka_unit_test(links_and_special_files),
         cmocka_unit_test(library_writers),
+        cmocka_unit_test(format_g),
     };
     return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
 }

@@ -10,6 +10,8 @@
 #include "hetsched/load.h"
 #include "hetsched/mapper.h"
 #include "hetsched/milp.h"
+#include "hetsched/policy.h"
+#include "hetsched/run.h"
 #include "hetsched/schedule.h"
 #include "hetsched/version.h"
 

@@ -42,14 +42,24 @@
  *
  * Anchors/aliases and more than one YAML document are refused.  Bounds that
  * keep hostile input cheap (each refused with a message naming the item):
- * files up to 64 MiB (every format), nesting 16 deep, 4000000 YAML nodes
- * (the environment variable HETSCHED_YAML_NODES sets another budget, 1 to
- * 1000000000), 128 keys per mapping, 64 devices, 4096 applications, and
+ * a YAML workload up to 1024 MiB (the environment variable
+ * HETSCHED_YAML_MAX_MIB sets another cap, 1 to 1048576), a set's file up to
+ * 64 MiB; 128 keys per mapping, 64 devices, 4096 applications, and
  * HS_MAX_TASKS tasks and HS_MAX_EDGES edges (in the file, and once instances
- * are expanded).  Numbers and names are bounded as graph.h says; a typed
- * kernel's type and params are checked as the kernel registry
- * (workloads/kernels) checks them.  The DOT reader is cgraph's parser, which
- * keeps global state: read DOT from one thread at a time.
+ * are expanded).
+ *
+ * A YAML file is read in one pass over its YAML events, straight into the
+ * workload, when its fields come in the order the generators write them
+ * (the platform first; an application's name and instances, then its
+ * kernels, then its edges).  A file of at most 64 MiB that this pass does
+ * not take is read again as a YAML tree, for any order and exact messages:
+ * nesting 16 deep and 4000000 YAML nodes at most (the environment variable
+ * HETSCHED_YAML_NODES sets another budget, 1 to 1000000000).  A larger one
+ * is refused where the one pass stopped.  A platform file is read as a tree.
+ * Numbers and names are bounded as graph.h says; a typed kernel's type and
+ * params are checked as the kernel registry (workloads/kernels) checks them.
+ * The DOT reader is cgraph's parser, which keeps global state: read DOT from
+ * one thread at a time.
  */
 #ifndef HETSCHED_LOAD_H
 #define HETSCHED_LOAD_H

@@ -70,6 +70,15 @@ const hs_policy *hs_policy_find(const char *name);
 const char *hs_policy_name(const hs_policy *p);
 const char *hs_policy_description(const hs_policy *p);
 
+/* The hs_map_options a policy reads besides the cost model, as a mask: a
+ * command refuses an option the chosen policy would ignore. */
+enum {
+    HS_POLICY_TAKES_THR = 1 << 0,    /* thr: h-ratio, d-rank, ad-part, best */
+    HS_POLICY_TAKES_SEED = 1 << 1,   /* seed: random, best's local search */
+    HS_POLICY_TAKES_BUDGET = 1 << 2, /* budget_ms: best */
+};
+unsigned hs_policy_options(const hs_policy *p);
+
 /* Maps the finalized workload w with the named policy in simulation.  On
  * success *out is a schedule that passes hs_schedule_validate (transfers
  * derived, makespan set, algorithm = policy name).  `opt` and `stats` may be

@@ -137,6 +137,21 @@ int hs_schedule_validate(const hs_workload *w, const hs_schedule *s, hs_error *e
 int hs_schedule_write_json(const hs_workload *w, const hs_schedule *s, const char *path,
                            hs_error *err);
 int hs_schedule_read_json(hs_workload *w, const char *path, hs_schedule **out, hs_error *err);
+
+/* Statistics of s as CSV at `path` ("-": stdout; written whole or not at
+ * all), one header line, names between double quotes, times in µs with 15
+ * significant digits:
+ *   tasks:   task,device,start_us,end_us,duration_us,fraction, one line per
+ *            placement (a part of a split task is one line), in s's order;
+ *   devices: device,kind,memory,tasks,busy_us,utilisation, one line per
+ *            device of the platform, utilisation = busy / makespan (0 for a
+ *            makespan of 0).
+ * HS_EUSAGE when s refers to tasks or devices w does not have, HS_EIO when
+ * the file cannot be written, HS_ENOMEM. */
+int hs_schedule_write_tasks_csv(const hs_workload *w, const hs_schedule *s, const char *path,
+                                hs_error *err);
+int hs_schedule_write_devices_csv(const hs_workload *w, const hs_schedule *s, const char *path,
+                                  hs_error *err);
 /* The same from `len` bytes at `data`; `name` stands for the file name in
  * messages. */
 int hs_schedule_read_json_buffer(hs_workload *w, const char *name, const char *data, size_t len,

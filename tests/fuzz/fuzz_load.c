@@ -1,20 +1,65 @@
 /* libFuzzer target for the workload loader: any input must either load a
  * finalized workload or fail cleanly with one line "fuzz...: error: ..."
- * and nothing returned.  Leaks and memory errors are the sanitizers' job;
- * a broken contract aborts here so that the fuzzer reports it too. */
+ * and nothing returned; what the one-pass reader loads, the full one loads
+ * the same (the same YAML written back).  Leaks and memory errors are the
+ * sanitizers' job; a broken contract aborts here so that the fuzzer reports
+ * it too. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hetsched/load.h"
+#include "graph/load_int.h"
+#include "hetsched/hetsched.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The workload as YAML (a string to free), or NULL. */
+static char *dump(const hs_workload *w)
+{
+    char *text = NULL;
+    size_t len = 0;
+    hs_error err;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return NULL;
+    if (hs_workload_write_yaml(w, f, &err) != HS_OK) {
+        fclose(f);
+        free(text);
+        return NULL;
+    }
+    fclose(f);
+    return text;
+}
+
+/* Aborts when the one-pass reader loads what the full one refuses or
+ * builds differently. */
+static void one_pass_agrees(const uint8_t *data, size_t size)
+{
+    hs_workload *ws = NULL, *wt = NULL;
+    hs_error err;
+    char *a, *b;
+    if (hs__workload_load_buffer_way("fuzz.yaml", (const char *)data, size, HS__LOAD_STREAM,
+                                     &ws, &err) != HS_OK)
+        return;
+    if (hs__workload_load_buffer_way("fuzz.yaml", (const char *)data, size, HS__LOAD_TREE, &wt,
+                                     &err) != HS_OK)
+        abort();
+    a = dump(ws);
+    b = dump(wt);
+    if (a && b && strcmp(a, b) != 0)
+        abort();
+    free(a);
+    free(b);
+    hs_workload_free(ws);
+    hs_workload_free(wt);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     hs_workload *w = (hs_workload *)&w; /* must come back NULL on failure */
     hs_error err;
     int rc = hs_workload_load_buffer("fuzz.yaml", (const char *)data, size, &w, &err);
+    one_pass_agrees(data, size);
     if (rc == HS_OK) {
         char id[HS_TASK_ID_MAX];
         if (!w || !w->finalized || w->graph.ntasks == 0)

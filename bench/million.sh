@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# A workload of many tasks end to end from the command line: for each size,
+#   hetsched gen random --tasks N -o W.yaml
+#   hetsched map -a heft W.yaml --json S.json
+#   hetsched validate W.yaml S.json
+# and one row per step with its CPU seconds (user + system), the wall time,
+# the peak resident set (from /usr/bin/time -v), that peak less the startup
+# row's (the binary and its libraries: CUDA's take some 270 MB where they are
+# linked) per task, and the output's size.
+#
+# usage: bench/million.sh [--tasks LIST] [--hetsched PATH] [--keep DIR]
+#   --tasks LIST     comma-separated sizes (10000,100000,1000000)
+#   --hetsched PATH  the binary (default: $HETSCHED, else build/cli/hetsched)
+#   --keep DIR       keep the files there (default: a temporary directory,
+#                    removed at the end)
+# The runs are sequential; a step that fails prints its status and message
+# in its row, and the script goes on to the next size.  Exit status 0 when
+# every step succeeded, 1 when one did not, 2 on bad usage.
+set -uo pipefail
+
+tasks=10000,100000,1000000
+bin=${HETSCHED:-build/cli/hetsched}
+keep=
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --tasks) tasks=${2:?}; shift 2 ;;
+    --hetsched) bin=${2:?}; shift 2 ;;
+    --keep) keep=${2:?}; shift 2 ;;
+    *) echo "usage: bench/million.sh [--tasks LIST] [--hetsched PATH] [--keep DIR]" >&2; exit 2 ;;
+    esac
+done
+[ -x "$bin" ] || { echo "bench/million.sh: no binary $bin (build first)" >&2; exit 2; }
+[ -x /usr/bin/time ] || { echo "bench/million.sh: needs /usr/bin/time (Debian's time)" >&2; exit 2; }
+if [ -n "$keep" ]; then
+    mkdir -p "$keep" || exit 2
+    dir=$keep
+else
+    dir=$(mktemp -d) || exit 2
+    trap 'rm -rf "$dir"' EXIT
+fi
+
+status=0
+# step NAME OUTPUT COMMAND...: runs it under /usr/bin/time -v, prints a row
+step() {
+    local name=$1 out=$2 n=$3
+    shift 3
+    local log=$dir/time.log err=$dir/err.log rc
+    /usr/bin/time -v -o "$log" "$@" >"$dir/stdout.log" 2>"$err"
+    rc=$?
+    local user sys wall rss size
+    user=$(sed -n 's/^\s*User time (seconds): //p' "$log")
+    sys=$(sed -n 's/^\s*System time (seconds): //p' "$log")
+    wall=$(sed -n 's/^\s*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$log")
+    rss=$(sed -n 's/^\s*Maximum resident set size (kbytes): //p' "$log")
+    size=-
+    [ -n "$out" ] && [ -f "$out" ] && size=$(($(stat -c %s "$out") / 1024))
+    [ "$name" = startup ] && base_rss=$rss
+    printf '%-9s %-9s %8.2f %9s %10.1f %8.0f %10s' "$n" "$name" "$(echo "$user + $sys" | bc)" \
+        "$wall" "$(echo "scale=1; $rss / 1024" | bc)" \
+        "$(echo "scale=0; ($rss - $base_rss) * 1024 / $n" | bc)" "$size"
+    if [ $rc -ne 0 ]; then
+        printf '  FAILED (status %d: %s)' $rc "$(head -c 200 "$err" | head -n 1)"
+        status=1
+    fi
+    printf '\n'
+    return $rc
+}
+
+echo "# $(uname -n) $(date -u +%FT%TZ) load: $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-9s %-9s %8s %9s %10s %8s %10s\n' tasks step cpu_s wall rss_MiB B/task out_KiB
+base_rss=0
+step startup "" 1 "$bin" --version
+IFS=, read -ra sizes <<<"$tasks"
+for n in "${sizes[@]}"; do
+    w=$dir/random-$n.yaml s=$dir/heft-$n.json
+    step gen "$w" "$n" "$bin" gen random --tasks "$n" -o "$w" || continue
+    step map "$s" "$n" "$bin" map -a heft "$w" --json "$s" || continue
+    step validate "" "$n" "$bin" validate "$w" "$s"
+done
+exit $status

@@ -1,0 +1,227 @@
+/* hetsched — hs_run (include/hetsched/run.h): one policy on a real backend,
+ * its prediction in the simulator, and the measured schedule. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/data.h"
+#include "exec/engine.h"
+#include "hetsched/run.h"
+#include "mapper/policy.h"
+#include "mapper/split.h"
+#include "mapper/split_graph.h"
+
+/* What the options make of the policy: its split options parsed into *sopt,
+ * the splitter set in *mopt (a split graph, owned by the caller, or a live
+ * splitter pointing at *sopt), the policy wrapped by a split graph in *pol.
+ * Refuses what does not apply, before any workload is touched. */
+static int prepare(const char *policy, const hs_run_options *opt, hs_split_options *sopt,
+                   hs_map_options *mopt, const hs_policy **pol, hs_error *err)
+{
+    const hs_backend_ops *ops;
+    hs_error inner = {0}; /* a message that the one in *err quotes */
+    int rc;
+    for (const char *const *kv = opt->split_options; kv && *kv; kv++)
+        if (hs_split_option_set(sopt, *kv, &inner) != HS_OK)
+            return hs_error_set(err, HS_EUSAGE, "--split-option: %s", inner.msg);
+    if (!hs_policy_find(policy))
+        return hs_error_set(err, HS_EUSAGE, "unknown policy '%s' (see hetsched map -a help)",
+                            policy ? policy : "(null)");
+    if (opt->backend && (!(ops = hs_backend_find(opt->backend)) || ops == &hs_backend_sim))
+        return hs_error_set(err, HS_EUSAGE, "--backend wants cpu, emu or cuda, not '%s'",
+                            opt->backend);
+    if ((unsigned)opt->check > HS_CHECK_NONE || (unsigned)opt->predict > HS_PREDICT_DELAY)
+        return hs_error_set(err, HS_EUSAGE, "--check or --predict: no such mode");
+    if (opt->fail_device && opt->fail_after < 1)
+        return hs_error_set(err, HS_EUSAGE, "--fail wants DEVICE:after=N (N >= 1)");
+    if (opt->throttle_device && !(opt->throttle > 1 && opt->throttle <= 1e6))
+        return hs_error_set(err, HS_EUSAGE, "--throttle wants a FACTOR above 1");
+    if (opt->split_planned && !opt->split)
+        return hs_error_set(err, HS_EUSAGE, "--split-mode applies to --split only");
+    if (opt->split && opt->fail_device && !opt->split_planned)
+        return hs_error_set(err, HS_EUSAGE, "--fail does not apply to a split at run time "
+                            "(use --split-mode planned)");
+    if (opt->split && opt->split_planned &&
+        hs_split_graph_new(opt->split, sopt, &mopt->split, &inner) != HS_OK)
+        return hs_error_set(err, HS_EUSAGE, "--split: %s", inner.msg);
+    if (opt->split && !opt->split_planned) {
+        if (!(mopt->live_split = hs_splitter_find(opt->split)))
+            return hs_error_set(err, HS_EUSAGE, "--split: unknown splitter '%s' (hetsched "
+                                "split -p help lists them)", opt->split);
+        if (sopt->wave_rows || sopt->wave_cols)
+            return hs_error_set(err, HS_EUSAGE, "--split: a kernel split in a graph has "
+                                "independent items: no wavefront");
+        mopt->live_split_options = sopt;
+    }
+    mopt->seed = opt->seed;
+    mopt->perfmodel = opt->perfmodel;
+    if ((rc = hs__policy_resolve(policy, mopt, pol, err)) != HS_OK) {
+        hs_split_graph_free(mopt->split);
+        mopt->split = NULL;
+    }
+    return rc;
+}
+
+int hs_run_check(const char *policy, const hs_run_options *opt, hs_error *err)
+{
+    static const hs_run_options defaults = {0};
+    hs_split_options sopt = {0};
+    hs_map_options mopt = {0};
+    const hs_policy *pol;
+    int rc = prepare(policy, opt ? opt : &defaults, &sopt, &mopt, &pol, err);
+    hs_split_graph_free(mopt.split);
+    return rc;
+}
+
+const char *hs_run_default_backend(const hs_workload *w)
+{
+    for (int d = 0; d < w->platform.ndevices; d++)
+        if (w->platform.devices[d].kind != HS_DEVICE_CPU)
+            return hs_cuda_device_count() > 0 ? "cuda" : "emu";
+    return "cpu";
+}
+
+int hs_workload_select_devices(hs_workload *w, const char *list, hs_error *err)
+{
+    hs_platform *p = &w->platform;
+    char *keep = calloc((size_t)p->ndevices + 1, 1), *names = strdup(list), *save = NULL;
+    int n = 0, rc = HS_OK;
+    if (!keep || !names) {
+        rc = hs_error_set(err, HS_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (char *tok = strtok_r(names, ",", &save); tok && rc == HS_OK;
+         tok = strtok_r(NULL, ",", &save)) {
+        int d = hs_platform_find_device(p, tok);
+        if (d < 0)
+            rc = hs_error_set(err, HS_EINPUT, "--devices: the platform has no device '%s'",
+                              tok);
+        else if (keep[d])
+            rc = hs_error_set(err, HS_EINPUT, "--devices: '%s' is named twice", tok);
+        else
+            keep[d] = 1;
+    }
+    if (rc != HS_OK)
+        goto out;
+    for (int a = 0; a < w->napps; a++)
+        for (int k = 0; k < w->apps[a].nkernels; k++) {
+            hs_kernel *kn = &w->apps[a].kernels[k];
+            int c = 0;
+            for (int i = 0; i < kn->ncosts; i++) {
+                int d = hs_platform_find_device(p, kn->costs[i].key);
+                if (d >= 0 && !keep[d])
+                    free(kn->costs[i].key);
+                else
+                    kn->costs[c++] = kn->costs[i];
+            }
+            kn->ncosts = c;
+        }
+    for (int d = 0; d < p->ndevices; d++) {
+        if (keep[d])
+            p->devices[n++] = p->devices[d];
+        else
+            free(p->devices[d].name);
+    }
+    p->ndevices = n;
+    hs_graph_free(&w->graph);
+    w->finalized = 0;
+    rc = hs_workload_finalize(w, err);
+out:
+    free(keep);
+    free(names);
+    return rc;
+}
+
+/* The device called `name` of w (kind HS_DEVICE_CPU only when cpu_only)
+ * into *d, or the error naming `option`. */
+static int find_device(const hs_workload *w, const char *option, const char *name, int cpu_only,
+                       int *d, hs_error *err)
+{
+    *d = hs_platform_find_device(&w->platform, name);
+    if (*d < 0 || (cpu_only && w->platform.devices[*d].kind != HS_DEVICE_CPU))
+        return hs_error_set(err, HS_EINPUT, "%s: the platform has no %sdevice '%s'", option,
+                            cpu_only ? "cpu " : "", name);
+    return HS_OK;
+}
+
+int hs_run(hs_workload *w, const char *policy, const hs_run_options *opt, hs_run_result *res,
+           hs_error *err)
+{
+    static const hs_run_options defaults = {0};
+    hs_split_options sopt = {0};
+    hs_map_options mopt = {0}, popt;
+    const hs_policy *pol;
+    const hs_backend_ops *ops;
+    hs_run_report report = {0};
+    hs_backend b = {.state = &report};
+    hs_schedule *s = NULL, *pred = NULL;
+    int *depth = NULL, rc;
+    memset(res, 0, sizeof *res);
+    if (!opt)
+        opt = &defaults;
+    if ((rc = prepare(policy, opt, &sopt, &mopt, &pol, err)) != HS_OK)
+        return rc;
+    rc = opt->devices ? hs_workload_select_devices(w, opt->devices, err) : HS_OK;
+    b.ops = ops = hs_backend_find(opt->backend ? opt->backend : hs_run_default_backend(w));
+    report.device_memory = opt->device_memory;
+    report.check = opt->check;
+    report.fail_after = opt->fail_device ? opt->fail_after : 0;
+    report.throttle = opt->throttle_device ? opt->throttle : 0;
+    if (rc == HS_OK && opt->fail_device)
+        rc = find_device(w, "--fail", opt->fail_device, 0, &report.fail_device, err);
+    if (rc == HS_OK && opt->throttle_device)
+        rc = find_device(w, "--throttle", opt->throttle_device, 1, &report.throttle_device,
+                         err);
+    popt = (hs_map_options){.seed = mopt.seed, .perfmodel = mopt.perfmodel, .split = mopt.split,
+                            .live_split = mopt.live_split,
+                            .live_split_options = mopt.live_split_options};
+    if (rc == HS_OK && opt->predict == HS_PREDICT_EXECUTOR) {
+        /* the prediction: the same policy in the simulator, under the
+         * executor's model with the backend's depths */
+        if (!(depth = calloc((size_t)w->platform.ndevices + 1, sizeof *depth)))
+            rc = hs_error_set(err, HS_ENOMEM, "out of memory");
+        else if ((rc = hs_run_depths(w, ops, depth, err)) == HS_OK)
+            popt.executor_depth = depth;
+    }
+    if (rc == HS_OK)
+        rc = hs_map(w, policy, &popt, &pred, NULL, err);
+    if (rc == HS_OK)
+        rc = hs_engine_run(w, pol, &mopt, &b, &s, &res->stats, err);
+    if (rc == HS_OK)
+        rc = hs_run_measured_schedule(w, ops->name, &report, s, err);
+    free(depth);
+    hs_split_graph_free(mopt.split);
+    if (rc != HS_OK) {
+        hs_run_report_free(&report);
+        hs_schedule_free(s);
+        hs_schedule_free(pred);
+        memset(res, 0, sizeof *res);
+        return rc;
+    }
+    *res = (hs_run_result){
+        .backend = ops->name, .schedule = s, .predicted = pred, .stats = res->stats,
+        .typed = report.typed, .checked = report.checked, .untyped = report.untyped,
+        .check_us = report.check_us, .threads = report.threads,
+        .processors = report.processors, .nmemories = report.nmemories,
+        .link_bytes = report.link_bytes, .link_us = report.link_us,
+        .link_copies = report.link_copies, .prefetched = report.prefetched,
+        .evictions = report.evictions, .writebacks = report.writebacks,
+        .pool_hits = report.pool_hits, .pool_misses = report.pool_misses,
+        .pool_reserved = report.pool_reserved};
+    /* the link arrays now belong to *res */
+    report.link_bytes = report.link_us = NULL;
+    report.link_copies = NULL;
+    hs_run_report_free(&report);
+    return HS_OK;
+}
+
+void hs_run_result_free(hs_run_result *res)
+{
+    if (!res)
+        return;
+    hs_schedule_free(res->schedule);
+    hs_schedule_free(res->predicted);
+    free(res->link_bytes);
+    free(res->link_us);
+    free(res->link_copies);
+    memset(res, 0, sizeof *res);
+}

@@ -1,0 +1,113 @@
+/* hetsched — the decimal text of a double without printf (graph/numfmt.h).
+ *
+ * A double x with 1e-3 <= x < 2^52 is m / 2^s exactly (m of 53 bits,
+ * 1 <= s <= 62), so x * 10^k for 0 <= k <= 22 is a 128-bit integer divided
+ * by 2^s: rounding that quotient to nearest, ties to even (as glibc rounds
+ * the exact binary value), gives the prec significant digits q, 10^(prec-1)
+ * <= q < 10^prec, and the exponent X that %.{prec}g prints.  The decimal
+ * q * 10^-k reads back as x when it lies within half an ulp of x:
+ * |q * 2^s - m * 10^k| < 10^k / 2.  A tie, or x a power of two (whose lower
+ * neighbour is nearer), is left to snprintf and strtod. */
+#include <math.h>
+#include <string.h>
+
+#include "graph/numfmt.h"
+
+typedef unsigned __int128 u128;
+
+int hs__format_u64(unsigned long long m, char buf[21])
+{
+    char d[20];
+    int i = sizeof d;
+    do
+        d[--i] = (char)('0' + m % 10);
+    while ((m /= 10) > 0);
+    memcpy(buf, d + i, sizeof d - (size_t)i);
+    buf[sizeof d - (size_t)i] = '\0';
+    return (int)sizeof d - i;
+}
+
+/* 10^k for 0 <= k <= 22, exactly. */
+static u128 pow10_128(int k)
+{
+    u128 p = 1;
+    while (k-- > 0)
+        p *= 10;
+    return p;
+}
+
+/* The digits (q, X) of x > 0 to prec places; 1 when they read back as x, 0
+ * when not, -1 when this cannot tell or x is out of range. */
+static int digits(double x, int prec, unsigned long long *q, int *X)
+{
+    int ex, s, e;
+    unsigned long long m;
+    if (!(x >= 1e-3 && x < 4503599627370496.0) || prec < 1 || prec > 17)
+        return -1;
+    m = (unsigned long long)ldexp(frexp(x, &ex), 53);
+    s = 53 - ex;
+    e = (int)floor(log10(x));
+    for (int tries = 0; tries < 3; tries++) {
+        int k = prec - 1 - e;
+        u128 num, qq, rem, half, back, diff, p10 = pow10_128(k);
+        if (k < 0 || k > 22)
+            return -1;
+        num = (u128)m * p10;
+        qq = num >> s;
+        rem = num - (qq << s);
+        half = (u128)1 << (s - 1);
+        if (rem > half || (rem == half && (qq & 1)))
+            qq++;
+        if (qq >= pow10_128(prec)) {
+            e++;
+            continue;
+        }
+        if (qq < pow10_128(prec - 1)) {
+            e--;
+            continue;
+        }
+        *q = (unsigned long long)qq;
+        *X = e;
+        back = qq << s;
+        diff = back > num ? back - num : num - back;
+        if (2 * diff == p10 || (m == 1ull << 52 && back < num))
+            return -1;
+        return 2 * diff < p10;
+    }
+    return -1;
+}
+
+int hs__format_g(double x, int prec, char buf[32], int *reads_back)
+{
+    unsigned long long q;
+    char d[17];
+    int X, last, n = 0, rb = digits(fabs(x), prec, &q, &X);
+    if (rb < 0 || X >= prec || X < -4)
+        return 0;
+    for (int i = prec - 1; i >= 0; i--, q /= 10)
+        d[i] = (char)('0' + q % 10);
+    /* %g drops trailing zeros of the fraction, and the point with them */
+    for (last = prec - 1; last > 0 && last > X && d[last] == '0'; last--)
+        ;
+    if (x < 0)
+        buf[n++] = '-';
+    if (X >= 0) {
+        memcpy(buf + n, d, (size_t)X + 1);
+        n += X + 1;
+        if (last > X) {
+            buf[n++] = '.';
+            memcpy(buf + n, d + X + 1, (size_t)(last - X));
+            n += last - X;
+        }
+    } else {
+        buf[n++] = '0';
+        buf[n++] = '.';
+        for (int i = -1; i > X; i--)
+            buf[n++] = '0';
+        memcpy(buf + n, d, (size_t)last + 1);
+        n += last + 1;
+    }
+    buf[n] = '\0';
+    *reads_back = rb;
+    return n;
+}

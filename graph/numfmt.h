@@ -1,0 +1,17 @@
+/* hetsched — the decimal text of a double without printf (graph/numfmt.c),
+ * for the writers of large files: the same text as snprintf's %.{prec}g,
+ * found with integer arithmetic instead of glibc's multi-precision one. */
+#ifndef HS_GRAPH_NUMFMT_H
+#define HS_GRAPH_NUMFMT_H
+
+/* Writes x as snprintf(buf, 32, "%.*g", prec, x) does, when 1e-3 <= |x| <
+ * 2^52, 1 <= prec <= 17 and that text has no exponent, and returns its
+ * length; *reads_back says whether strtod gives x back from it.  Returns 0
+ * (buf untouched) for any other x or prec, and where it cannot tell whether
+ * the text reads back: use snprintf then. */
+int hs__format_g(double x, int prec, char buf[32], int *reads_back);
+
+/* Writes the decimal digits of m; returns their count (at most 20). */
+int hs__format_u64(unsigned long long m, char buf[21]);
+
+#endif

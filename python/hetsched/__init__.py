@@ -1,0 +1,414 @@
+"""hetsched from Python: load a workload, map it with any policy, solve the
+MILP for the optimum, run it for real, and read schedules as Python objects.
+
+A thin layer over the C library libhetsched (ctypes, nothing beyond the
+standard library).  The library is found where `meson install` put it, or
+through LD_LIBRARY_PATH (a build tree: LD_LIBRARY_PATH=build).
+
+    >>> import hetsched
+    >>> w = hetsched.load("workloads/case-study.yaml")
+    >>> s = hetsched.map(w, "heft")
+    >>> round(s.makespan_us, 3)
+    6390.208
+
+Errors from the library raise hetsched.Error, whose message is the
+library's one line (FILE:LINE:COL where there is a file).
+"""
+
+import ctypes
+import json
+import os
+import tempfile
+
+__all__ = ["Error", "Workload", "Schedule", "RunResult", "load", "policies", "map",
+           "optimal", "run"]
+
+
+def _open_library():
+    names = []
+    try:
+        from ._libdir import LIBDIR  # written by `meson install`
+        names.append(os.path.join(LIBDIR, "libhetsched.so"))
+    except ImportError:
+        pass
+    names.append("libhetsched.so")  # LD_LIBRARY_PATH, then the system's paths
+    tried = []
+    for name in names:
+        try:
+            return ctypes.CDLL(name)
+        except OSError as e:
+            tried.append(str(e))
+    raise ImportError("hetsched: libhetsched.so not found (set LD_LIBRARY_PATH to the "
+                      "directory that holds it, or `meson install` hetsched): "
+                      + "; ".join(tried))
+
+
+_lib = _open_library()
+
+# ------------------------------------------------------------ C structures
+# (include/hetsched/*.h; only the fields read or written here, in order)
+
+
+class _Error(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_int), ("msg", ctypes.c_char * 1024),
+                ("path", ctypes.c_char * 256)]
+
+
+class _Schedule(ctypes.Structure):  # the leading fields of hs_schedule
+    _fields_ = [("workload", ctypes.c_char_p), ("algorithm", ctypes.c_char_p),
+                ("model", ctypes.c_char_p), ("backend", ctypes.c_char_p),
+                ("makespan_us", ctypes.c_double)]
+
+
+class _MapOptions(ctypes.Structure):
+    _fields_ = [("seed", ctypes.c_ulong), ("thr", ctypes.c_int),
+                ("split_threshold_us", ctypes.c_double), ("perfmodel", ctypes.c_void_p),
+                ("split", ctypes.c_void_p), ("executor_depth", ctypes.c_void_p),
+                ("live_split", ctypes.c_void_p), ("live_split_options", ctypes.c_void_p),
+                ("budget_ms", ctypes.c_double)]
+
+
+class _MapStats(ctypes.Structure):
+    _fields_ = [("mapping_seconds", ctypes.c_double), ("busy_us_total", ctypes.c_double),
+                ("events", ctypes.c_size_t), ("failed_devices", ctypes.c_int),
+                ("rerun", ctypes.c_size_t), ("live_splits", ctypes.c_size_t),
+                ("chunks", ctypes.c_size_t)]
+
+
+class _MilpOptions(ctypes.Structure):
+    _fields_ = [("formulation", ctypes.c_int), ("solver", ctypes.c_int),
+                ("time_limit_s", ctypes.c_double), ("rel_gap", ctypes.c_double),
+                ("verbose", ctypes.c_int), ("progress", ctypes.c_int),
+                ("features", ctypes.c_uint), ("lp_file", ctypes.c_char_p)]
+
+
+class _MilpResult(ctypes.Structure):
+    _fields_ = [("status", ctypes.c_int), ("schedule", ctypes.POINTER(_Schedule)),
+                ("makespan_us", ctypes.c_double), ("bound_us", ctypes.c_double),
+                ("gap", ctypes.c_double), ("root_bound_us", ctypes.c_double),
+                ("incumbent_us", ctypes.c_double), ("incumbent_from", ctypes.c_char * 32),
+                ("rows", ctypes.c_int), ("cols", ctypes.c_int), ("binaries", ctypes.c_int),
+                ("nodes", ctypes.c_double), ("solve_s", ctypes.c_double)]
+
+
+class _RunOptions(ctypes.Structure):
+    _fields_ = [("backend", ctypes.c_char_p), ("devices", ctypes.c_char_p),
+                ("device_memory", ctypes.c_size_t), ("check", ctypes.c_int),
+                ("seed", ctypes.c_ulong), ("perfmodel", ctypes.c_void_p),
+                ("split", ctypes.c_char_p), ("split_planned", ctypes.c_int),
+                ("split_options", ctypes.POINTER(ctypes.c_char_p)),
+                ("fail_device", ctypes.c_char_p), ("fail_after", ctypes.c_size_t),
+                ("throttle_device", ctypes.c_char_p), ("throttle", ctypes.c_double),
+                ("predict", ctypes.c_int)]
+
+
+class _RunResult(ctypes.Structure):
+    _fields_ = [("backend", ctypes.c_char_p), ("schedule", ctypes.POINTER(_Schedule)),
+                ("predicted", ctypes.POINTER(_Schedule)), ("stats", _MapStats),
+                ("typed", ctypes.c_size_t), ("checked", ctypes.c_size_t),
+                ("untyped", ctypes.c_size_t), ("check_us", ctypes.c_double),
+                ("threads", ctypes.c_int), ("processors", ctypes.c_int),
+                ("nmemories", ctypes.c_int), ("link_bytes", ctypes.POINTER(ctypes.c_double)),
+                ("link_us", ctypes.POINTER(ctypes.c_double)),
+                ("link_copies", ctypes.POINTER(ctypes.c_size_t)),
+                ("prefetched", ctypes.c_size_t), ("evictions", ctypes.c_size_t),
+                ("writebacks", ctypes.c_size_t), ("pool_hits", ctypes.c_size_t),
+                ("pool_misses", ctypes.c_size_t), ("pool_reserved", ctypes.c_size_t)]
+
+
+def _fn(name, restype, *argtypes):
+    f = getattr(_lib, name)
+    f.restype = restype
+    f.argtypes = list(argtypes)
+    return f
+
+
+_P = ctypes.c_void_p
+_S = ctypes.POINTER(_Schedule)
+_E = ctypes.POINTER(_Error)
+_load_file = _fn("hs_workload_load_file", ctypes.c_int, ctypes.c_char_p, ctypes.POINTER(_P), _E)
+_load_buffer = _fn("hs_workload_load_buffer", ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p,
+                   ctypes.c_size_t, ctypes.POINTER(_P), _E)
+_workload_free = _fn("hs_workload_free", None, _P)
+_policy_list = _fn("hs_policy_list", ctypes.POINTER(_P))
+_policy_name = _fn("hs_policy_name", ctypes.c_char_p, _P)
+_policy_description = _fn("hs_policy_description", ctypes.c_char_p, _P)
+_map = _fn("hs_map", ctypes.c_int, _P, ctypes.c_char_p, ctypes.POINTER(_MapOptions),
+           ctypes.POINTER(_S), ctypes.POINTER(_MapStats), _E)
+_schedule_free = _fn("hs_schedule_free", None, _S)
+_schedule_write_json = _fn("hs_schedule_write_json", ctypes.c_int, _P, _S, ctypes.c_char_p, _E)
+_schedule_validate = _fn("hs_schedule_validate", ctypes.c_int, _P, _S, _E)
+_lower_bound = _fn("hs_lower_bound_us", ctypes.c_double, _P)
+_milp_options_init = _fn("hs_milp_options_init", None, ctypes.POINTER(_MilpOptions))
+_milp_solve = _fn("hs_milp_solve", ctypes.c_int, _P, ctypes.POINTER(_MilpOptions),
+                  ctypes.POINTER(_MilpResult), _E)
+_milp_result_free = _fn("hs_milp_result_free", None, ctypes.POINTER(_MilpResult))
+_milp_status_name = _fn("hs_milp_status_name", ctypes.c_char_p, ctypes.c_int)
+_run = _fn("hs_run", ctypes.c_int, _P, ctypes.c_char_p, ctypes.POINTER(_RunOptions),
+           ctypes.POINTER(_RunResult), _E)
+_run_result_free = _fn("hs_run_result_free", None, ctypes.POINTER(_RunResult))
+
+
+class Error(Exception):
+    """An error the library reported: .code is its HS_E* value (negative),
+    the message its one line."""
+
+    def __init__(self, err):
+        super().__init__(err.msg.decode("utf-8", "replace"))
+        self.code = err.code
+
+
+def _check(rc, err):
+    if rc != 0:
+        raise Error(err)
+
+
+def _take(result, field):
+    """The schedule pointer result.field, which the caller owns from now on
+    (the field is left NULL, so that freeing result leaves it alone)."""
+    p = ctypes.cast(getattr(result, field), _S)  # a pointer of its own, not a view
+    setattr(result, field, None)
+    return p
+
+
+def _bytes(s):
+    return None if s is None else os.fsencode(s)
+
+
+# ----------------------------------------------------------------- objects
+
+
+class Workload:
+    """A finalized workload (the YAML of DESIGN.md §3), made by load()."""
+
+    def __init__(self, ptr, path, text):
+        self._ptr = ptr
+        self.path = path  # the file it was loaded from, or None
+        self._text = text  # the dict it was made from, as JSON, or None
+
+    def __del__(self):
+        if getattr(self, "_ptr", None):
+            _workload_free(self._ptr)
+            self._ptr = None
+
+    def lower_bound_us(self):
+        """A lower bound on the makespan of every whole-task schedule, in µs
+        (the cheap bound `hetsched map` prints)."""
+        return _lower_bound(self._ptr)
+
+    def __repr__(self):
+        return "<hetsched.Workload %s>" % (self.path,)
+
+
+class Schedule:
+    """Where and when each task ran (DESIGN.md §4).
+
+    .makespan_us   the makespan in µs
+    .algorithm     the policy (or "optimal") that made it
+    .model         "delay", "executor" or "measured"
+    .tasks         one dict per placement: id, device, start_us, end_us,
+                   fraction (the schedule's JSON, as Python objects)
+    .transfers     one dict per transfer: from_task, to_task (None for host
+                   memory), from_device, to_device, bytes, start_us, end_us
+    """
+
+    def __init__(self, ptr, workload):
+        self._ptr = ptr
+        self._workload = workload  # the schedule refers to its tasks
+        self._json = None
+        s = ptr.contents
+        self.makespan_us = s.makespan_us
+        self.algorithm = s.algorithm.decode() if s.algorithm else None
+        self.model = s.model.decode() if s.model else "delay"
+
+    def __del__(self):
+        if getattr(self, "_ptr", None):
+            _schedule_free(self._ptr)
+            self._ptr = None
+
+    def _as_json(self):
+        if self._json is None:
+            fd, path = tempfile.mkstemp(prefix="hetsched-", suffix=".json")
+            os.close(fd)
+            try:
+                self.write_json(path)
+                with open(path, encoding="utf-8") as f:
+                    self._json = json.load(f)
+            finally:
+                os.unlink(path)
+        return self._json
+
+    @property
+    def tasks(self):
+        return [dict(t) for t in self._as_json()["tasks"]]
+
+    @property
+    def transfers(self):
+        return [dict(t) for t in self._as_json()["transfers"]]
+
+    def write_json(self, path):
+        """Writes the schedule as JSON to path (what --json writes)."""
+        err = _Error()
+        _check(_schedule_write_json(self._workload._ptr, self._ptr, _bytes(path),
+                                    ctypes.byref(err)), err)
+
+    def validate(self):
+        """Checks the schedule against its workload and model (what `hetsched
+        validate` does); raises hetsched.Error naming what fails."""
+        err = _Error()
+        _check(_schedule_validate(self._workload._ptr, self._ptr, ctypes.byref(err)), err)
+
+    def __repr__(self):
+        return "<hetsched.%s %s makespan %.3f us>" % (type(self).__name__, self.algorithm,
+                                                      self.makespan_us)
+
+
+class RunResult(Schedule):
+    """The measured schedule of a run (model "measured"), and:
+
+    .predicted   the same policy's Schedule in the simulator
+    .backend     "cpu", "emu" or "cuda"
+    .typed, .checked, .untyped   typed tasks run, those whose check passed,
+                 cost-only tasks (which slept their cost)
+    .links       {(from memory index, to memory index): (bytes, copies, us)}
+                 for every link that moved data
+    .stats       failed_devices, rerun, live_splits, chunks (a dict)
+    """
+
+
+# --------------------------------------------------------------- functions
+
+
+def load(source):
+    """load(path) -> Workload: loads a workload file (YAML).
+    load(dict) -> Workload: a workload given as Python dicts and lists, in
+    the same shape as the YAML.  Raises hetsched.Error with FILE:LINE:COL
+    for bad input."""
+    ptr = _P()
+    err = _Error()
+    if isinstance(source, dict):
+        text = json.dumps(source).encode()  # JSON is YAML
+        _check(_load_buffer(b"<dict>", text, len(text), ctypes.byref(ptr), ctypes.byref(err)),
+               err)
+        return Workload(ptr, None, text)
+    _check(_load_file(_bytes(source), ctypes.byref(ptr), ctypes.byref(err)), err)
+    return Workload(ptr, os.fspath(source), None)
+
+
+def _load_again(workload):
+    """A workload of its own, loaded again from where workload came from."""
+    if workload._text is None:
+        return load(workload.path)
+    return load(json.loads(workload._text))
+
+
+def policies():
+    """policies() -> {name: description} of every registered policy, in the
+    order `hetsched map -a help` lists them."""
+    out = {}
+    p = _policy_list()
+    i = 0
+    while p[i]:
+        out[_policy_name(p[i]).decode()] = _policy_description(p[i]).decode()
+        i += 1
+    return out
+
+
+def map(workload, policy, *, seed=0, thr=0, budget_ms=0.0, split_threshold_us=0.0):
+    """map(workload, policy, **options) -> Schedule: maps every task with
+    the named policy in the simulator (delay model), as `hetsched map -a
+    POLICY` does.  Options: seed (of `random`), thr (dispatch threshold of
+    h-ratio and d-rank; 0: the policy's), budget_ms (best only: time for its
+    portfolio and local search; 0: 100), split_threshold_us (ad-part: split
+    a kernel predicted longer than this; 0: its default)."""
+    if budget_ms and policy != "best":
+        raise ValueError("budget_ms applies to policy best only, not to %s" % policy)
+    opt = _MapOptions(seed=seed, thr=thr, split_threshold_us=split_threshold_us,
+                      budget_ms=budget_ms)
+    out = _S()
+    err = _Error()
+    _check(_map(workload._ptr, policy.encode(), ctypes.byref(opt), ctypes.byref(out), None,
+                ctypes.byref(err)), err)
+    return Schedule(out, workload)
+
+
+def optimal(workload, time_limit=60.0, *, formulation="compact", rel_gap=1e-6):
+    """optimal(workload, time_limit=60) -> Schedule: the MILP's best
+    whole-task schedule within time_limit seconds (GLPK), as `hetsched
+    optimal` finds it.  The schedule also has .status ("optimal",
+    "feasible", ...), .bound_us (the proven lower bound) and .gap.
+    formulation: "compact" or "paper".  Raises hetsched.Error when no
+    schedule was found."""
+    forms = {"compact": 0, "paper": 1}
+    if formulation not in forms:
+        raise ValueError("formulation wants compact or paper, not %r" % (formulation,))
+    opt = _MilpOptions()
+    _milp_options_init(ctypes.byref(opt))
+    opt.formulation = forms[formulation]
+    opt.time_limit_s = time_limit
+    opt.rel_gap = rel_gap
+    opt.progress = 0
+    res = _MilpResult()
+    err = _Error()
+    _check(_milp_solve(workload._ptr, ctypes.byref(opt), ctypes.byref(res), ctypes.byref(err)),
+           err)
+    status = _milp_status_name(res.status).decode()
+    if not res.schedule:
+        _milp_result_free(ctypes.byref(res))
+        raise Error(_Error(code=-7, msg=("no schedule: " + status).encode()))
+    s = Schedule(_take(res, "schedule"), workload)
+    s.status, s.bound_us, s.gap = status, res.bound_us, res.gap
+    _milp_result_free(ctypes.byref(res))
+    return s
+
+
+_CHECKS = {"sample": 0, "full": 1, "none": 2}
+_PREDICTS = {"executor": 0, "delay": 1}
+
+
+def run(workload, policy, backend=None, *, devices=None, check="sample", seed=0,
+        predict="executor", device_memory=0, split=None, split_mode="live",
+        split_options=(), fail=None, throttle=None):
+    """run(workload, policy, backend=None, **options) -> RunResult: executes
+    the workload with the named policy for real, as `hetsched run` does,
+    and gives the measured schedule.  backend: "cpu", "emu", "cuda" or None
+    (cpu when every device is a cpu, else cuda when CUDA finds a GPU, else
+    emu).  Options, each as the command's option of that name: devices
+    ("cpu0,gpu0": run on these only; the schedules then refer to a copy of
+    the workload that has only them, and workload stays as it is),
+    check ("sample", "full", "none"), seed, predict ("executor", "delay"),
+    device_memory (bytes), split (a splitter's name), split_mode ("live",
+    "planned"), split_options (["beta=0.5", ...]), fail ((device, n): the
+    device fails at its n-th task), throttle ((cpu device, factor))."""
+    if check not in _CHECKS:
+        raise ValueError("check wants sample, full or none, not %r" % (check,))
+    if predict not in _PREDICTS:
+        raise ValueError("predict wants executor or delay, not %r" % (predict,))
+    if split_mode not in ("live", "planned"):
+        raise ValueError("split_mode wants live or planned, not %r" % (split_mode,))
+    kv = (ctypes.c_char_p * (len(split_options) + 1))(*[o.encode() for o in split_options])
+    opt = _RunOptions(backend=_bytes(backend), devices=_bytes(devices),
+                      device_memory=device_memory, check=_CHECKS[check], seed=seed,
+                      split=_bytes(split), split_planned=split_mode == "planned",
+                      split_options=kv, predict=_PREDICTS[predict])
+    if fail is not None:
+        opt.fail_device, opt.fail_after = fail[0].encode(), fail[1]
+    if throttle is not None:
+        opt.throttle_device, opt.throttle = throttle[0].encode(), throttle[1]
+    if devices is not None:
+        workload = _load_again(workload)  # hs_run keeps only those devices in it
+    res = _RunResult()
+    err = _Error()
+    _check(_run(workload._ptr, policy.encode(), ctypes.byref(opt), ctypes.byref(res),
+                ctypes.byref(err)), err)
+    r = RunResult(_take(res, "schedule"), workload)
+    r.predicted = Schedule(_take(res, "predicted"), workload)
+    n = res.nmemories
+    r.backend = res.backend.decode()
+    r.typed, r.checked, r.untyped = res.typed, res.checked, res.untyped
+    r.links = {(i // n, i % n): (res.link_bytes[i], res.link_copies[i], res.link_us[i])
+               for i in range(n * n) if res.link_copies[i]}
+    r.stats = {k: getattr(res.stats, k) for k in ("failed_devices", "rerun", "live_splits",
+                                                   "chunks")}
+    _run_result_free(ctypes.byref(res))
+    return r

@@ -1,0 +1,371 @@
+/* The public API as a program outside the library uses it: only
+ * hetsched/hetsched.h.  hs_run with its options and refusals, and a policy
+ * of the program's own registered beside the library's. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "hetsched/hetsched.h"
+
+/* Two cpus on host memory (no transfers); a -> b, a -> c; every kernel
+ * 100 us on cpu0 and 150 us on cpu1. */
+static const char two_cpus[] =
+    "platform:\n"
+    "  devices:\n"
+    "    - {name: cpu0, kind: cpu, memory: host}\n"
+    "    - {name: cpu1, kind: cpu, memory: host}\n"
+    "applications:\n"
+    "  - name: app\n"
+    "    kernels:\n"
+    "      - {name: a, cost_us: {cpu0: 100, cpu1: 150}}\n"
+    "      - {name: b, cost_us: {cpu0: 100, cpu1: 150}}\n"
+    "      - {name: c, cost_us: {cpu0: 100, cpu1: 150}}\n"
+    "    edges:\n"
+    "      - {from: a, to: b, bytes: 1000}\n"
+    "      - {from: a, to: c, bytes: 1000}\n";
+
+/* A cpu and a gpu with a memory of its own; typed kernels va -> scale. */
+static const char cpu_gpu[] =
+    "platform:\n"
+    "  devices:\n"
+    "    - {name: cpu0, kind: cpu, memory: host}\n"
+    "    - {name: gpu0, kind: gpu, memory: gpu0}\n"
+    "  links:\n"
+    "    - {from: host, to: gpu0, bandwidth_gbps: 10.0, latency_us: 5}\n"
+    "    - {from: gpu0, to: host, bandwidth_gbps: 10.0, latency_us: 5}\n"
+    "applications:\n"
+    "  - name: chain\n"
+    "    instances: 2\n"
+    "    kernels:\n"
+    "      - {name: va, type: va, params: {n: 1000}, cost_us: {cpu: 10, gpu: 300}}\n"
+    "      - {name: scale, type: scale, params: {n: 1000, s: 2}, cost_us: {cpu: 300, gpu: 10}}\n"
+    "    edges:\n"
+    "      - {from: va, to: scale, bytes: 4000}\n";
+
+static hs_workload *load(const char *yaml)
+{
+    hs_workload *w = NULL;
+    hs_error err = {0};
+    if (hs_workload_load_buffer("test.yaml", yaml, strlen(yaml), &w, &err) != HS_OK)
+        fail_msg("%s", err.msg);
+    return w;
+}
+
+/* Every task of w's graph placed exactly once. */
+static void each_task_once(const hs_workload *w, const hs_schedule *s)
+{
+    int *seen = calloc(w->graph.ntasks, sizeof *seen);
+    assert_non_null(seen);
+    assert_int_equal(s->nplacements, w->graph.ntasks);
+    for (size_t i = 0; i < s->nplacements; i++)
+        seen[s->placements[i].task]++;
+    for (size_t t = 0; t < w->graph.ntasks; t++)
+        assert_int_equal(seen[t], 1);
+    free(seen);
+}
+
+/* ----------------------------------------------------------------- hs_run */
+
+static void run_defaults_on_cpus(void **state)
+{
+    (void)state;
+    hs_workload *w = load(two_cpus);
+    hs_run_result r;
+    hs_error err = {0};
+    assert_string_equal(hs_run_default_backend(w), "cpu");
+    if (hs_run(w, "heft", NULL, &r, &err) != HS_OK)
+        fail_msg("%s", err.msg);
+    assert_string_equal(r.backend, "cpu");
+    assert_string_equal(r.schedule->model, "measured");
+    assert_string_equal(r.predicted->model, "executor");
+    each_task_once(w, r.schedule);
+    assert_int_equal(hs_schedule_validate(w, r.schedule, &err), HS_OK);
+    assert_int_equal(r.untyped, 3);
+    assert_int_equal(r.typed, 0);
+    /* heft's plan, predicted: a on cpu0 [0, 100], then b and c side by side
+     * on cpu0 [100, 200] and cpu1 [100, 250] */
+    assert_true(r.predicted->makespan_us > 249.999 && r.predicted->makespan_us < 250.001);
+    /* a cost-only task sleeps at least its cost */
+    assert_true(r.schedule->makespan_us >= 250);
+    assert_int_equal(r.nmemories, 1);
+    assert_int_equal(r.link_copies[0], 0);
+    assert_true(r.processors >= 1);
+    assert_true(r.threads >= 2); /* a kernel thread at least on each cpu */
+    hs_run_result_free(&r);
+    hs_workload_free(w);
+}
+
+static void run_typed_on_emu_checks_every_kernel(void **state)
+{
+    (void)state;
+    hs_workload *w = load(cpu_gpu);
+    hs_run_options o = {.backend = "emu", .check = HS_CHECK_FULL,
+                        .predict = HS_PREDICT_DELAY};
+    hs_run_result r;
+    hs_error err = {0};
+    assert_string_not_equal(hs_run_default_backend(w), "cpu");
+    if (hs_run(w, "heft", &o, &r, &err) != HS_OK)
+        fail_msg("%s", err.msg);
+    assert_string_equal(r.backend, "emu");
+    assert_string_equal(r.predicted->model, "delay");
+    each_task_once(w, r.schedule);
+    assert_int_equal(r.typed, 4);
+    assert_int_equal(r.checked, 4);
+    assert_int_equal(r.nmemories, 2);
+    assert_int_equal(hs_schedule_validate(w, r.schedule, &err), HS_OK);
+    /* the prediction is hs_map's schedule under the delay model */
+    {
+        hs_schedule *m = NULL;
+        assert_int_equal(hs_map(w, "heft", NULL, &m, NULL, &err), HS_OK);
+        assert_true(m->makespan_us == r.predicted->makespan_us);
+        hs_schedule_free(m);
+    }
+    hs_run_result_free(&r);
+    hs_workload_free(w);
+}
+
+static void run_on_a_subset_of_devices(void **state)
+{
+    (void)state;
+    hs_workload *w = load(cpu_gpu);
+    hs_run_options o = {.devices = "cpu0"};
+    hs_run_result r;
+    hs_error err = {0};
+    if (hs_run(w, "eager", &o, &r, &err) != HS_OK)
+        fail_msg("%s", err.msg);
+    /* gpu0 is gone: the default backend is cpu, everything on cpu0 */
+    assert_int_equal(w->platform.ndevices, 1);
+    assert_string_equal(w->platform.devices[0].name, "cpu0");
+    assert_string_equal(r.backend, "cpu");
+    each_task_once(w, r.schedule);
+    for (size_t i = 0; i < r.schedule->nplacements; i++)
+        assert_int_equal(r.schedule->placements[i].device, 0);
+    /* va 10 + scale 300, twice, one after the other */
+    assert_true(r.predicted->makespan_us > 619.999 && r.predicted->makespan_us < 620.001);
+    hs_run_result_free(&r);
+    hs_workload_free(w);
+}
+
+static void run_survives_a_failed_device(void **state)
+{
+    (void)state;
+    hs_workload *w = load(two_cpus);
+    hs_run_options o = {.fail_device = "cpu1", .fail_after = 1};
+    hs_run_result r;
+    hs_error err = {0};
+    if (hs_run(w, "heft", &o, &r, &err) != HS_OK)
+        fail_msg("%s", err.msg);
+    /* heft gives c to cpu1, which fails at it: c runs on cpu0 */
+    assert_int_equal(r.stats.failed_devices, 1);
+    assert_int_equal(r.stats.rerun, 1);
+    each_task_once(w, r.schedule);
+    for (size_t i = 0; i < r.schedule->nplacements; i++)
+        assert_int_equal(r.schedule->placements[i].device, 0);
+    hs_run_result_free(&r);
+    hs_workload_free(w);
+}
+
+static void run_refuses(void **state)
+{
+    (void)state;
+    static const char *const bad_option[] = {"nonsense=1", NULL};
+    static const struct {
+        const char *policy;
+        hs_run_options o;
+        int code;
+        const char *msg;
+    } cases[] = {
+        {"nope", {0}, HS_EUSAGE, "unknown policy 'nope' (see hetsched map -a help)"},
+        {"heft", {.backend = "sim"}, HS_EUSAGE, "--backend wants cpu, emu or cuda, not 'sim'"},
+        {"heft", {.split_planned = 1}, HS_EUSAGE, "--split-mode applies to --split only"},
+        {"heft", {.split = "hdss", .fail_device = "cpu0", .fail_after = 1}, HS_EUSAGE,
+         "--fail does not apply to a split at run time (use --split-mode planned)"},
+        {"heft", {.split = "nope"}, HS_EUSAGE,
+         "--split: unknown splitter 'nope' (hetsched split -p help lists them)"},
+        {"ad-part", {.split = "hdss", .split_planned = 1}, HS_EINPUT,
+         "--split: policy 'ad-part' splits kernels itself"},
+        {"heft", {.fail_device = "cpu0"}, HS_EUSAGE, "--fail wants DEVICE:after=N (N >= 1)"},
+        {"heft", {.throttle_device = "cpu0", .throttle = 1}, HS_EUSAGE,
+         "--throttle wants a FACTOR above 1"},
+        {"heft", {.split = "nope", .split_planned = 1}, HS_EUSAGE,
+         "--split: unknown splitter 'nope' (hetsched split -p help lists them)"},
+        {"heft", {.split = "hdss", .split_options = bad_option}, HS_EUSAGE,
+         "--split-option: unknown splitter option 'nonsense' (hetsched split -o help lists them)"},
+        {"heft", {.devices = "cpu0,gpu7"}, HS_EINPUT,
+         "--devices: the platform has no device 'gpu7'"},
+        {"heft", {.devices = "cpu0,cpu0"}, HS_EINPUT, "--devices: 'cpu0' is named twice"},
+        {"heft", {.throttle_device = "cpu7", .throttle = 2}, HS_EINPUT,
+         "--throttle: the platform has no cpu device 'cpu7'"},
+        {"heft", {.fail_device = "cpu7", .fail_after = 2}, HS_EINPUT,
+         "--fail: the platform has no device 'cpu7'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        hs_workload *w = load(two_cpus);
+        hs_run_result r;
+        hs_error err = {0};
+        int before = hs_run_check(cases[i].policy, &cases[i].o, &err);
+        assert_int_equal(hs_run(w, cases[i].policy, &cases[i].o, &r, &err), cases[i].code);
+        assert_string_equal(err.msg, cases[i].msg);
+        /* without an hs_error, the same code */
+        assert_int_equal(hs_run(w, cases[i].policy, &cases[i].o, &r, NULL), cases[i].code);
+        /* hs_run_check refuses what needs no workload, as hs_run does */
+        assert_int_equal(before, cases[i].code == HS_EINPUT && !cases[i].o.split ? HS_OK
+                                                                                   : cases[i].code);
+        assert_null(r.schedule);
+        assert_null(r.predicted);
+        /* a refused device list leaves the workload as it was */
+        assert_int_equal(w->platform.ndevices, 2);
+        hs_workload_free(w);
+    }
+}
+
+/* ------------------------------------------------ a policy of our own */
+
+/* `last-device`: a FIFO of ready tasks that only the platform's last
+ * device takes; counts the hooks it was given. */
+typedef struct last_state {
+    size_t queue[16], head, tail;
+    size_t done;
+    double done_us;
+} last_state;
+
+static int last_init(hs_engine *e, const hs_map_options *opt, void **state, hs_error *err)
+{
+    (void)opt;
+    if (hs_engine_graph(e)->ntasks > 16)
+        return hs_error_set(err, HS_EINPUT, "last-device: at most 16 tasks");
+    if (!(*state = calloc(1, sizeof(last_state))))
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    return HS_OK;
+}
+
+static void last_ready(void *state, hs_engine *e, size_t t)
+{
+    last_state *st = state;
+    (void)e;
+    st->queue[st->tail++] = t;
+}
+
+static long last_pick(void *state, hs_engine *e, int device)
+{
+    last_state *st = state;
+    if (device != hs_engine_platform(e)->ndevices - 1 || st->head == st->tail)
+        return HS_NO_TASK;
+    return (long)st->queue[st->head++];
+}
+
+static void last_done(void *state, hs_engine *e, size_t t, int device, double us)
+{
+    last_state *st = state;
+    assert_int_equal(hs_engine_task_device(e, t), device);
+    st->done++;
+    st->done_us += us;
+}
+
+static size_t last_runs, last_done_total;
+static double last_done_us;
+
+static void last_fini(void *state)
+{
+    last_state *st = state;
+    last_runs++;
+    last_done_total = st->done;
+    last_done_us = st->done_us;
+    free(st);
+}
+
+static const hs_policy last_device = {
+    .name = "last-device",
+    .description = "a FIFO that only the last device takes from (a test's)",
+    .init = last_init,
+    .ready = last_ready,
+    .pick = last_pick,
+    .done = last_done,
+    .fini = last_fini,
+};
+
+static void register_once(void)
+{
+    hs_error err = {0};
+    if (!hs_policy_find("last-device") &&
+        hs_policy_register(&last_device, &err) != HS_OK)
+        fail_msg("%s", err.msg);
+}
+
+static void own_policy_maps_and_runs(void **state)
+{
+    (void)state;
+    hs_workload *w = load(two_cpus);
+    const hs_policy *const *list;
+    hs_schedule *s = NULL;
+    hs_run_result r;
+    hs_error err = {0};
+    size_t n = 0;
+    register_once();
+    assert_ptr_equal(hs_policy_find("last-device"), &last_device);
+    for (list = hs_policy_list(); list[n]; n++)
+        ;
+    assert_ptr_equal(list[n - 1], &last_device); /* listed after the library's */
+    /* in the simulator: a, b, c one after the other on cpu1, 150 us each */
+    last_runs = 0;
+    assert_int_equal(hs_map(w, "last-device", NULL, &s, NULL, &err), HS_OK);
+    assert_true(s->makespan_us == 450);
+    assert_string_equal(s->algorithm, "last-device");
+    for (size_t i = 0; i < s->nplacements; i++)
+        assert_int_equal(s->placements[i].device, 1);
+    assert_int_equal(hs_schedule_validate(w, s, &err), HS_OK);
+    assert_int_equal(last_runs, 1);
+    assert_int_equal(last_done_total, 3);
+    assert_true(last_done_us == 450);
+    hs_schedule_free(s);
+    /* for real, on the cpu backend */
+    if (hs_run(w, "last-device", NULL, &r, &err) != HS_OK)
+        fail_msg("%s", err.msg);
+    each_task_once(w, r.schedule);
+    for (size_t i = 0; i < r.schedule->nplacements; i++)
+        assert_int_equal(r.schedule->placements[i].device, 1);
+    assert_true(r.predicted->makespan_us == 450);
+    assert_int_equal(last_done_total, 3);
+    hs_run_result_free(&r);
+    hs_workload_free(w);
+}
+
+static void register_refuses(void **state)
+{
+    (void)state;
+    hs_policy no_pick = last_device, plus = last_device, heft = last_device;
+    hs_error err = {0};
+    register_once();
+    no_pick.name = "no-pick";
+    no_pick.pick = NULL;
+    plus.name = "a+b";
+    heft.name = "heft";
+    assert_int_equal(hs_policy_register(&no_pick, &err), HS_EUSAGE);
+    assert_string_equal(err.msg, "a policy needs a name, a description, init, ready and pick");
+    assert_int_equal(hs_policy_register(&plus, &err), HS_EUSAGE);
+    assert_int_equal(hs_policy_register(&heft, &err), HS_EUSAGE);
+    assert_string_equal(err.msg, "policy 'heft' is registered already");
+    assert_int_equal(hs_policy_register(&last_device, &err), HS_EUSAGE);
+    assert_string_equal(err.msg, "policy 'last-device' is registered already");
+    assert_null(hs_policy_find("no-pick"));
+    assert_null(hs_policy_find("a+b"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(run_defaults_on_cpus),
+        cmocka_unit_test(run_typed_on_emu_checks_every_kernel),
+        cmocka_unit_test(run_on_a_subset_of_devices),
+        cmocka_unit_test(run_survives_a_failed_device),
+        cmocka_unit_test(run_refuses),
+        cmocka_unit_test(own_policy_maps_and_runs),
+        cmocka_unit_test(register_refuses),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

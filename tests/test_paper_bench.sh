@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# bench/paper.sh (Zhou & Liu, Sec. 5 in one command) in its small mode on the
+# emu backend, as CI runs it: it exits 0 and writes
+#   - the CSV: a row per composition and policy for Fig. 5, per benchmark
+#     and policy for Fig. 4, with numbers where they belong, cpu-only's
+#     speedups exactly 1, and each speedup cpu-only's makespan over the row's;
+#   - Table 3's rows for the three sets: the case study x5 (cost-only, so its
+#     makespans are the paper's Table 2 costs: h-ratio's 28790.208 us, the
+#     MILP's proven optimum the same), the MILP's verdict on the others;
+#   - the report with its three sections, the model and platform, and (with
+#     cairo) two PNG charts;
+# and refuses bad options with exit 2 and one line; stopped by SIGTERM, it
+# still writes its report.  paper_plot refuses a
+# malformed CSV the same way.
+# Needs HETSCHED and HS_SOURCE_ROOT (tests/meson.build), PAPER_PLOT and
+# HS_HAVE_CAIRO (bench/meson.build).
+set -u
+cd "$HS_SOURCE_ROOT" || exit 1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() {
+    fail=$((fail + 1))
+    echo "FAIL: $*"
+}
+check() { # check DESCRIPTION COMMAND...
+    local what=$1
+    shift
+    if "$@"; then ok; else bad "$what"; fi
+}
+
+# bad usage: exit 2, one line naming the option
+for args in "--size huge" "--runs 0" "--backend gpu" "--benchmarks fft" "--policies fast" "--label a/b" \
+    "--frobnicate"; do
+    # shellcheck disable=SC2086
+    bench/paper.sh $args --out "$tmp/bad" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    check "paper.sh $args: exit 2 (got $rc)" [ "$rc" = 2 ]
+    check "paper.sh $args: one line on stderr" [ "$(wc -l <"$tmp/err")" = 1 ]
+    check "paper.sh $args: the line says paper.sh" grep -q '^paper.sh: ' "$tmp/err"
+done
+
+# the paper's policies on two benchmarks; under the sanitizers (build.sh's
+# ASan run) two policies on one
+policies="h-ratio d-rank ad-part dmdar" benchmarks="va xgemm"
+[ -z "${HS_SANITIZED:-}" ] || policies="h-ratio dmdar" benchmarks=va
+out=$tmp/results
+start=$SECONDS
+bench/paper.sh --size small --runs 1 --backend emu --out "$out" --label ci \
+    --policies "${policies// /,}" --benchmarks "${benchmarks// /,}" \
+    --benchmark-policies "${policies// /,}" --time-limit 10 --hetsched "$HETSCHED" >"$tmp/log" 2>&1
+rc=$?
+echo "paper.sh small on emu: exit $rc in $((SECONDS - start)) s"
+check "paper.sh small: exit 0 (got $rc)" [ "$rc" = 0 ]
+[ "$rc" = 0 ] || tail -20 "$tmp/log"
+check "progress lines with elapsed seconds" grep -q '^\[ *[0-9]*s\] Fig. 5 small' "$tmp/log"
+
+d=$(date -u +%Y-%m-%d)
+csv=$out/$d-ci-paper.csv
+check "the CSV is written" [ -s "$csv" ]
+check "the CSV's header" [ "$(head -1 "$csv")" = \
+    "date,machine,size,backend,figure,workload,policy,runs,measured_us,predicted_us,speedup,predicted_speedup,optimum_us,note" ]
+check "every row has 14 fields" awk -F, 'NF != 14 { exit 1 }' "$csv"
+
+# fig5: 3 compositions, fig4: the benchmarks, each with cpu-only and the policies
+for fig in "fig5 mixed compute data" "fig4 $benchmarks"; do
+    set -- $fig
+    f=$1
+    shift
+    for w in "$@"; do
+        for p in cpu-only $policies; do
+            n=$(awk -F, -v f="$f" -v w="$w" -v p="$p" '$5 == f && $6 == w && $7 == p &&
+                $2 == "ci" && $3 == "small" && $4 == "emu" && $8 == 1 && $9 > 0 && $10 > 0 &&
+                $11 > 0 && $12 > 0 && $14 == ""' "$csv" | wc -l)
+            check "$f $w $p: one row with its numbers" [ "$n" = 1 ]
+        done
+        check "$f $w: cpu-only's speedups are 1" awk -F, -v f="$f" -v w="$w" \
+            '$5 == f && $6 == w && $7 == "cpu-only" { n++; if ($11 != "1.000" || $12 != "1.000") exit 1 }
+             END { exit n != 1 }' "$csv"
+        # speedup = cpu-only's makespan / the row's, up to the rounding of
+        # what fig5.sh prints (makespans to 0.1 us, speedups to 0.001)
+        check "$f $w: speedups are cpu-only's makespan over the row's" awk -F, -v f="$f" -v w="$w" '
+            function off(a, b, s) { e = a / b - s; if (e < 0) e = -e
+                                    return e > s * (0.05 / a + 0.05 / b) + 0.0006 }
+            $5 == f && $6 == w { m[$7] = $9; q[$7] = $10; s[$7] = $11; ps[$7] = $12 }
+            END { for (p in m)
+                      if (m[p] <= 0 || q[p] <= 0 || off(m["cpu-only"], m[p], s[p]) ||
+                          off(q["cpu-only"], q[p], ps[p])) exit 1 }' "$csv"
+    done
+done
+
+# Table 3: the case study x5 by hand (Table 2's costs, whole tasks): h-ratio
+# finds the MILP's optimum, 28790.208 us, which the MILP proves
+check "table3 case study x5: h-ratio 28790.208 us, proven optimum 28790.208" awk -F, '
+    $5 == "table3" && $6 == "case-study-x5" && $7 == "h-ratio" { n++
+        if ($10 != "28790.208" || $13 != "28790.208" || $14 != "proven optimal") exit 1 }
+    END { exit n != 1 }' "$csv"
+for set in case-study-x5 va+xgemm+increment-x5 xgemm+fblock+pi-x2; do
+    n=$(awk -F, -v s="$set" '$5 == "table3" && $6 == s && $10 > 0 && $14 != ""' "$csv" | wc -l)
+    check "table3 $set: a row per policy with the MILP's verdict ($n)" [ "$n" -ge 18 ]
+    # no policy's whole-task schedule beats a proven optimum
+    check "table3 $set: no whole-task policy below a proven optimum" awk -F, -v s="$set" '
+        $5 == "table3" && $6 == s && $14 == "proven optimal" && $7 != "ad-part" &&
+        $10 < $13 - 0.001 { exit 1 }' "$csv"
+done
+
+md=$out/$d-ci-paper.md
+check "the report is written" [ -s "$md" ]
+for h in "## Fig. 5, small" "## Fig. 4 benchmarks, small" "## Table 3" "| case-study-x5 | small | 28790.208 | 28790.208 | 1.000 |"; do
+    check "the report has '$h'" grep -qF -- "$h" "$md"
+done
+check "the model is kept" [ -s "$out/$d-ci-small-model.json" ]
+check "the model has emu's gpu0" grep -q '"device": "gpu0"' "$out/$d-ci-small-model.json"
+check "the platform is kept" grep -q '^platform:' "$out/$d-ci-small-platform.yaml"
+if [ "${HS_HAVE_CAIRO:-0}" = 1 ]; then
+    for f in fig5 fig4; do
+        check "$f.png is a PNG" [ "$(head -c 8 "$out/$d-ci-$f.png" | od -An -tx1 | tr -d ' \n')" = \
+            89504e470d0a1a0a ]
+        check "the report shows $f.png" grep -qF "($d-ci-$f.png)" "$md"
+    done
+    # paper_plot: a row with a field missing, a speedup that is not a number
+    printf 'header\n1,2,3\n' >"$tmp/short.csv"
+    "$PAPER_PLOT" "$tmp/short.csv" "$tmp/p" 2>"$tmp/err"
+    check "paper_plot: a short row is exit 2" [ "$?" = 2 ]
+    check "paper_plot: names the line" grep -q "short.csv:2: expected 14 fields, not 3" "$tmp/err"
+    head -1 "$csv" >"$tmp/nan.csv"
+    echo "d,m,small,emu,fig5,mixed,heft,1,1,1,fast,1,," >>"$tmp/nan.csv"
+    "$PAPER_PLOT" "$tmp/nan.csv" "$tmp/p" 2>"$tmp/err"
+    check "paper_plot: a speedup that is no number is exit 2" [ "$?" = 2 ]
+    check "paper_plot: says which" grep -q "nan.csv:2: speedups must be numbers >= 0, not 'fast' and '1'" "$tmp/err"
+    check "paper_plot: nothing written on bad input" [ ! -e "$tmp/p-fig5.png" ]
+fi
+
+# stopped by SIGTERM during Fig. 5 (as `timeout` stops it, the whole process
+# group): exit 1, and the report of what ended is still written
+setsid bench/paper.sh --size small --runs 1 --backend emu --out "$tmp/stop" --label ci \
+    --policies h-ratio --benchmarks none --hetsched "$HETSCHED" >"$tmp/stop.log" 2>&1 &
+pid=$!
+for _ in $(seq 600); do
+    grep -q 'Fig. 5 small' "$tmp/stop.log" && break
+    sleep 0.1
+done
+kill -TERM -- -"$pid"
+wait "$pid"
+rc=$?
+check "paper.sh stopped: exit 1 (got $rc)" [ "$rc" = 1 ]
+check "paper.sh stopped: says so" grep -q 'stopped: reporting the steps that ended' "$tmp/stop.log"
+check "paper.sh stopped: the report is written" grep -q '^# Zhou & Liu' "$tmp/stop/$d-ci-paper.md"
+
+echo "paper_bench: $pass passed, $fail failed"
+[ "$fail" = 0 ]

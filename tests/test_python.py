@@ -1,0 +1,162 @@
+"""The Python module (python/hetsched) on the library just built: the same
+makespans as the command line, schedules as Python objects, runs, the MILP,
+and the library's errors as hetsched.Error.  Run by meson with
+PYTHONPATH=python and LD_LIBRARY_PATH=build."""
+
+import os
+import re
+import subprocess
+import sys
+import unittest
+
+if os.environ.get("HS_SANITIZED"):
+    sys.exit(77)  # python3 does not load the sanitizers' runtime first: skipped
+
+import hetsched
+
+ROOT = os.environ.get("HS_SOURCE_ROOT", ".")
+HETSCHED = os.environ.get("HETSCHED", "build/cli/hetsched")
+CASE = os.path.join(ROOT, "workloads", "case-study.yaml")
+RUN_SMALL = os.path.join(ROOT, "workloads", "run-small.yaml")
+
+
+def command(*args):
+    return subprocess.run([HETSCHED, *args], check=True, capture_output=True,
+                          text=True).stdout
+
+
+class Map(unittest.TestCase):
+    def test_every_policy_gives_the_commands_makespan(self):
+        w = hetsched.load(CASE)
+        for name in hetsched.policies():
+            s = hetsched.map(w, name)
+            out = command("map", "-a", name, CASE)
+            printed = re.search(r"makespan ([0-9.]+) us", out).group(1)
+            self.assertEqual("%.3f" % s.makespan_us, printed, name)
+            self.assertEqual(s.algorithm, name)
+            s.validate()
+
+    def test_heft_on_the_case_study(self):
+        s = hetsched.map(hetsched.load(CASE), "heft")
+        # the chain ab -> add on the GPU plus its output's copy (README)
+        self.assertEqual(round(s.makespan_us, 3), 6390.208)
+        self.assertEqual(s.model, "delay")
+        self.assertEqual(sorted(t["id"] for t in s.tasks),
+                         ["va#0/add", "va#0/scale", "xgemm#0/ab", "xgemm#0/add",
+                          "xgemm#0/cd"])
+        ab = [t for t in s.tasks if t["id"] == "xgemm#0/ab"][0]
+        self.assertEqual(ab["device"], "gpu0")
+        self.assertEqual(ab["fraction"], 1.0)
+        self.assertEqual(max(t["end_us"] for t in s.transfers), s.makespan_us)
+
+    def test_a_workload_from_dicts(self):
+        # a (100 us) -> b (100 us) on one cpu: 200 us, hand-checked
+        w = hetsched.load({
+            "platform": {"devices": [{"name": "cpu0", "kind": "cpu", "memory": "host"}]},
+            "applications": [{"name": "app", "kernels": [
+                {"name": "a", "cost_us": {"cpu": 100}},
+                {"name": "b", "cost_us": {"cpu": 100}}],
+                "edges": [{"from": "a", "to": "b", "bytes": 0}]}]})
+        s = hetsched.map(w, "eager")
+        self.assertEqual(s.makespan_us, 200.0)
+        self.assertEqual([(t["id"], t["start_us"]) for t in s.tasks],
+                         [("app#0/a", 0.0), ("app#0/b", 100.0)])
+
+    def test_policies_are_the_commands(self):
+        listing = command("map", "-a", "help")
+        p = hetsched.policies()
+        self.assertIn("heft", p)
+        for name, description in p.items():
+            self.assertRegex(listing, r"\n  %s +%s\n" % (re.escape(name),
+                                                         re.escape(description)))
+
+    def test_options(self):
+        w = hetsched.load(CASE)
+        a = hetsched.map(w, "random", seed=1)
+        b = hetsched.map(w, "random", seed=1)
+        self.assertEqual(a.tasks, b.tasks)
+        out = command("map", "-a", "random", "--seed", "7", CASE)
+        self.assertEqual("%.3f" % hetsched.map(w, "random", seed=7).makespan_us,
+                         re.search(r"makespan ([0-9.]+) us", out).group(1))
+        with self.assertRaisesRegex(ValueError, "budget_ms applies to policy best only"):
+            hetsched.map(w, "heft", budget_ms=10)
+        with self.assertRaises(TypeError):
+            hetsched.map(w, "heft", nonsense=1)
+
+
+class Optimal(unittest.TestCase):
+    def test_the_case_studys_optimum(self):
+        w = hetsched.load(CASE)
+        s = hetsched.optimal(w, time_limit=60)
+        self.assertEqual(s.status, "optimal")
+        self.assertEqual(round(s.makespan_us, 3), 6390.208)
+        self.assertLessEqual(s.bound_us, s.makespan_us)
+        self.assertEqual(s.algorithm, "optimal")
+        s.validate()
+
+
+class Run(unittest.TestCase):
+    def test_emu_checks_every_kernel(self):
+        w = hetsched.load(RUN_SMALL)
+        r = hetsched.run(w, "heft", backend="emu", check="full")
+        self.assertEqual(r.backend, "emu")
+        self.assertEqual(r.model, "measured")
+        self.assertEqual((r.typed, r.checked, r.untyped), (6, 6, 2))
+        self.assertEqual(len(r.tasks), 8)
+        self.assertEqual(r.predicted.model, "executor")
+        self.assertEqual(round(r.predicted.makespan_us, 3), 990.0)  # README's prediction
+        self.assertTrue(all(copies > 0 for _, copies, _ in r.links.values()))
+        r.validate()
+
+    def test_a_subset_of_devices(self):
+        w = hetsched.load(RUN_SMALL)
+        r = hetsched.run(w, "eager", devices="cpu0", check="none")
+        self.assertEqual(r.backend, "cpu")  # only a cpu is left
+        self.assertEqual({t["device"] for t in r.tasks}, {"cpu0"})
+        self.assertEqual(r.links, {})
+        # the workload given keeps both devices: a schedule of it still maps gpu0
+        s = hetsched.map(w, "heft")
+        self.assertIn("gpu0", {t["device"] for t in s.tasks})
+        d = {"platform": {"devices": [{"name": "cpu0", "kind": "cpu", "memory": "host"},
+                                      {"name": "cpu1", "kind": "cpu", "memory": "host"}]},
+             "applications": [{"name": "app", "kernels": [{"name": "a", "cost_us": {"cpu": 10}}]}]}
+        r = hetsched.run(hetsched.load(d), "eager", devices="cpu1")
+        self.assertEqual([t["device"] for t in r.tasks], ["cpu1"])
+
+    def test_a_device_fails(self):
+        w = hetsched.load(RUN_SMALL)
+        r = hetsched.run(w, "eager", backend="emu", fail=("gpu0", 1))
+        self.assertEqual(r.stats["failed_devices"], 1)
+        self.assertEqual({t["device"] for t in r.tasks}, {"cpu0"})
+
+
+class Errors(unittest.TestCase):
+    def test_the_librarys_messages(self):
+        with self.assertRaisesRegex(hetsched.Error, r"^nope\.yaml: cannot read") as e:
+            hetsched.load("nope.yaml")
+        self.assertEqual(e.exception.code, -1)  # HS_EINPUT
+        with self.assertRaisesRegex(hetsched.Error, r"^<dict>:1:\d+: error: applications: "):
+            hetsched.load({"platform": {"devices": [{"name": "cpu0", "kind": "cpu",
+                                                     "memory": "host"}]},
+                           "applications": 3})
+        w = hetsched.load(CASE)
+        with self.assertRaisesRegex(hetsched.Error, r"^unknown policy 'nope' \(see hetsched "
+                                    r"map -a help\)$"):
+            hetsched.map(w, "nope")
+        with self.assertRaisesRegex(hetsched.Error, r"^--backend wants cpu, emu or cuda, "
+                                    r"not 'sim'$"):
+            hetsched.run(w, "heft", backend="sim")
+        with self.assertRaisesRegex(hetsched.Error, r"^--devices: the platform has no device "
+                                    r"'gpu7'$"):
+            hetsched.run(w, "heft", devices="gpu7")
+        with self.assertRaisesRegex(ValueError, "check wants sample, full or none"):
+            hetsched.run(w, "heft", check="most")
+
+    def test_help_text_on_each(self):
+        for f in (hetsched.load, hetsched.policies, hetsched.map, hetsched.optimal,
+                  hetsched.run, hetsched.Schedule, hetsched.RunResult, hetsched.Workload):
+            self.assertGreater(len(f.__doc__ or ""), 40, f.__name__)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
