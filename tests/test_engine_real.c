@@ -307,6 +307,7 @@ static void queued_task_is_prefetched(void **state)
     hs_map_options opt = {0};
     hs_error err = {0};
     char name[16], from[16];
+    size_t prefetched = 0;
     int a;
     (void)state;
     devices(w, 2, 1);
@@ -328,20 +329,28 @@ static void queued_task_is_prefetched(void **state)
         assert_true(hs_app_add_edge(w, a, "barrier", name, 0, &err) >= 0);
     }
     assert_int_equal(hs_workload_finalize(w, &err), 0);
+    /* A worker prefetches the task queued behind the one it launches, so
+     * whether a given run prefetches depends on whether the engine had
+     * queued the next scale when gpu0's worker woke up (a ThreadSanitizer
+     * run once woke it in between): some run of a few must prefetch. */
     set_depth("2");
-    memset(&r, 0, sizeof r);
-    r.check = HS_CHECK_FULL;
-    if (hs_engine_run(w, hs_policy_find("dmda"), &opt, &b, &s, NULL, &err) != 0)
-        fail_msg("%s", err.msg);
+    for (int run = 0; run < 8 && prefetched == 0; run++) {
+        memset(&r, 0, sizeof r);
+        r.check = HS_CHECK_FULL;
+        if (hs_engine_run(w, hs_policy_find("dmda"), &opt, &b, &s, NULL, &err) != 0)
+            fail_msg("%s", err.msg);
+        for (size_t i = 0; i < s->nplacements; i++) /* va and barrier on cpu0, scale on gpu0 */
+            assert_int_equal(s->placements[i].device, s->placements[i].task > 4);
+        check_structure(w, s);
+        assert_int_equal(r.typed, 8);
+        assert_int_equal(r.checked, 8);
+        prefetched += r.prefetched;
+        hs_schedule_free(s);
+        hs_run_report_free(&r);
+        b.state = &r;
+    }
     set_depth(NULL);
-    for (size_t i = 0; i < s->nplacements; i++) /* va and barrier on cpu0, scale on gpu0 */
-        assert_int_equal(s->placements[i].device, s->placements[i].task > 4);
-    check_structure(w, s);
-    assert_int_equal(r.typed, 8);
-    assert_int_equal(r.checked, 8);
-    assert_true(r.prefetched >= 1);
-    hs_schedule_free(s);
-    hs_run_report_free(&r);
+    assert_true(prefetched >= 1);
     hs_workload_free(w);
 }
 
