@@ -124,9 +124,6 @@ static int report(FILE *out, const hs_calib_result *r, const char *workload)
                 l->from != HS_HOST_MEMORY && l->to != HS_HOST_MEMORY
                     ? (l->direct ? "  peer" : "  staged through the host") : "");
     }
-    fprintf(out, "overhead per task (what the executor spends besides the kernel):\n");
-    for (int d = 0; d < p->ndevices; d++)
-        fprintf(out, "  %-6s %9.3f us\n", p->devices[d].name, p->devices[d].overhead_us);
     return 0;
 }
 

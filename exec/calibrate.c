@@ -10,7 +10,6 @@
 #include "exec/calibrate.h"
 #include "exec/data.h"
 #include "graph/output.h"
-#include "hetsched/run.h"
 
 #define MIB (1024.0 * 1024.0)
 #define MAX_SIZES HS_CALIB_MAX_SIZES /* explicit sizes accepted */
@@ -18,9 +17,6 @@
 #define MAX_REPS 100000
 #define COPY_BYTES (64u << 20) /* bandwidth copies: long enough for a link's full rate */
 #define MAX_TYPES 64
-#define OVERHEAD_TASKS 2000  /* short tasks run to measure a device's overhead */
-#define OVERHEAD_HITS 1024   /* a pi kernel of this many hits, when ... */
-#define OVERHEAD_MAX_US 100  /* ... the workload has no kernel this short */
 
 /* What one size list asks for (see exec/calibrate.h); all 0 for a
  * workload's kernels. */
@@ -588,118 +584,6 @@ static int measure_link(hs_calib_result *r, hs__calib_gpu *src, hs__calib_gpu *d
 
 /* ------------------------------------------------------------------ API */
 
-/* p's devices and links, and one application of OVERHEAD_TASKS
- * independent copies of kernel k (type and params; NULL: a pi kernel of
- * OVERHEAD_HITS hits). */
-static int overhead_workload(const hs_platform *p, const hs_kernel *k, hs_workload **out,
-                             hs_error *err)
-{
-    hs_workload *w = hs_workload_new();
-    int rc = w ? HS_OK : hs_error_set(err, HS_ENOMEM, "out of memory");
-    for (int d = 0; rc == HS_OK && d < p->ndevices; d++)
-        if ((rc = hs_platform_add_device(w, p->devices[d].name, p->devices[d].kind,
-                                         p->memories[p->devices[d].memory], p->devices[d].cores,
-                                         err)) >= 0)
-            rc = HS_OK;
-    for (int q = 0; rc == HS_OK && q < p->nmemories; q++)
-        for (int s = 0; rc == HS_OK && s < p->nmemories; s++) {
-            const hs_link *l = &p->links[q * p->nmemories + s];
-            if (l->present)
-                rc = hs_platform_add_link(w, p->memories[q], p->memories[s], l->bandwidth_gbps,
-                                          l->latency_us, err) < 0 ? HS_EINPUT : HS_OK;
-        }
-    if (rc == HS_OK &&
-        ((rc = hs_workload_add_app(w, "overhead", OVERHEAD_TASKS, err)) < 0 ||
-         (rc = hs_app_add_kernel(w, 0, "tick", err)) < 0 ||
-         (rc = hs_kernel_set_type(w, 0, 0, k ? k->type : "pi", err)) != 0 ||
-         (rc = hs_kernel_set_cost(w, 0, 0, "cpu", 1.0, err)) != 0 ||
-         (rc = hs_kernel_set_cost(w, 0, 0, "gpu", 1.0, err)) != 0))
-        rc = rc < 0 ? rc : HS_EINTERNAL;
-    if (rc == HS_OK && !k)
-        rc = hs_kernel_add_param(w, 0, 0, "hits", OVERHEAD_HITS, err);
-    for (int i = 0; rc == HS_OK && k && i < k->nparams; i++)
-        rc = hs_kernel_add_param(w, 0, 0, k->params[i].name, k->params[i].value, err);
-    if (rc == HS_OK)
-        rc = hs_workload_finalize(w, err);
-    if (rc != HS_OK) {
-        hs_workload_free(w);
-        return rc < 0 ? rc : HS_EINTERNAL;
-    }
-    *out = w;
-    return HS_OK;
-}
-
-/* Whether a and b are typed kernels of the same type and params. */
-static int same_kernel(const hs_kernel *a, const hs_kernel *b)
-{
-    if (!a->type || !b->type || strcmp(a->type, b->type) != 0 || a->nparams != b->nparams)
-        return 0;
-    for (int i = 0; i < a->nparams; i++)
-        if (strcmp(a->params[i].name, b->params[i].name) != 0 ||
-            a->params[i].value != b->params[i].value)
-            return 0;
-    return 1;
-}
-
-/* The kernel the overhead is measured with: of w's typed kernels that r's
- * model predicts within OVERHEAD_MAX_US on every device, the one that the
- * most tasks run (the many short tasks whose overhead shows); NULL when
- * none (then a tiny pi kernel). */
-static const hs_kernel *overhead_kernel(const hs_calib_result *r, const hs_workload *w)
-{
-    const hs_kernel *best = NULL;
-    long most = 0;
-    for (int a = 0; w && a < w->napps; a++)
-        for (int i = 0; i < w->apps[a].nkernels; i++) {
-            const hs_kernel *k = &w->apps[a].kernels[i];
-            long n = 0;
-            int ok = k->type != NULL;
-            for (int d = 0; ok && d < r->platform->platform.ndevices; d++) {
-                double us;
-                ok = hs_perfmodel_predict_kernel(r->model, k, &r->platform->platform.devices[d],
-                                                 &us, NULL, NULL) == HS_OK &&
-                     us <= OVERHEAD_MAX_US;
-            }
-            for (int b = 0; ok && b < w->napps; b++) /* tasks of the same type and params */
-                for (int j = 0; j < w->apps[b].nkernels; j++) {
-                    const hs_kernel *o = &w->apps[b].kernels[j];
-                    if (same_kernel(o, k))
-                        n += w->apps[b].instances;
-                }
-            if (ok && n > most) {
-                most = n;
-                best = k;
-            }
-        }
-    return best;
-}
-
-/* Every device's overhead_us (hs_device): what the executor spends on a
- * task besides its kernel, as `hetsched run` spends it.  OVERHEAD_TASKS
- * independent copies of a short kernel (overhead_kernel) run on the whole
- * platform through the engine and a real backend, with h-ratio (which
- * commits tasks ahead, as the paper's policies do) and no checks; a
- * device's overhead is the median gap from one task's end to the next
- * one's start there (hs_run_result.gap_us, which `run` prints beside it),
- * 0 where fewer than two ran. */
-int hs__calib_overhead(hs_calib_result *r, const hs_workload *for_workload, hs_error *err)
-{
-    hs_workload *w = NULL;
-    hs_run_options opt = {.check = HS_CHECK_NONE};
-    hs_run_result res = {0};
-    int rc;
-    if ((rc = overhead_workload(&r->platform->platform, overhead_kernel(r, for_workload), &w,
-                                err)) != HS_OK)
-        return rc;
-    rc = hs_run(w, "h-ratio", &opt, &res, err);
-    /* to the nanosecond: the platform file stays readable */
-    for (int d = 0; rc == HS_OK && d < r->platform->platform.ndevices; d++)
-        rc = hs_platform_set_overhead(r->platform, d, round(1000 * res.gap_us[d]) / 1000, err);
-    hs_run_result_free(&res);
-    hs_workload_free(w);
-    return rc;
-}
-
 void hs_calib_result_free(hs_calib_result *r)
 {
     if (!r)
@@ -854,12 +738,6 @@ int hs_calibrate(const hs_calib_options *o, hs_calib_result *r, hs_error *err)
         hs__calib_gpu_close(devs[d].g);
         devs[d].g = NULL;
     }
-    if ((rc = hs__calib_overhead(r, o->workload, err)) != HS_OK)
-        goto fail;
-    for (int d = 0; o->log && d < r->platform->platform.ndevices; d++)
-        fprintf(o->log, "calibrate: %s: %.3f us overhead per task (%d short tasks run through "
-                "the engine)\n", r->platform->platform.devices[d].name,
-                r->platform->platform.devices[d].overhead_us, OVERHEAD_TASKS);
     /* a fit that fails leaves its history, still a model at measured sizes */
     if (hs_perfmodel_fit(r->model, &fe) != HS_OK) {
         r->nwarnings++;

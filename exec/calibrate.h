@@ -120,14 +120,6 @@ void hs_calib_result_free(hs_calib_result *r);
 int hs__calib_plan_sizes(const hs_ktype *t, const char *sizes, double *values, int *n,
                          hs_error *err);
 
-/* Measures every device's overhead_us (hs_device) of r->platform and sets
- * it: short independent kernels (the most common of `w`'s typed kernels
- * that r->model predicts within 100 us on every device; without one, a tiny
- * pi kernel) run on the platform through the engine and the backend
- * `hetsched run` would choose (cuda where CUDA finds a GPU, else emu), and
- * each device's median gap between one task's end and the next one's
- * start.  hs_calibrate does it after the kernels. */
-int hs__calib_overhead(hs_calib_result *r, const hs_workload *w, hs_error *err);
 
 /* Writes the platform as YAML (hs_platform_write_yaml) after a comment
  * saying where it comes from; `path` "-" is stdout.  HS_EIO on failure. */

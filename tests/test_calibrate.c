@@ -134,48 +134,6 @@ static void platform_cpu_loads(void **state)
     assert_int_equal(w->platform.devices[0].kind, HS_DEVICE_CPU);
     assert_int_equal(w->platform.devices[0].cores, 3);
     assert_int_equal(w->platform.nmemories, 1);
-    /* the overhead measured through the engine reads back as measured (to
-     * the ns), and is part of the tasks' costs */
-    {
-        double oh = r.platform->platform.devices[0].overhead_us;
-        assert_true(oh >= 0 && oh < 1e6);
-        assert_float_equal(oh * 1000, round(oh * 1000), 1e-6);
-        assert_float_equal(w->platform.devices[0].overhead_us, oh, 0);
-        assert_float_equal(w->graph.tasks[0].cost_us[0], 10 + oh, 1e-9);
-    }
-    hs_workload_free(w);
-    unlink(path);
-    hs_calib_result_free(&r);
-}
-
-/* Every device's overhead, from one run of short tasks on the platform
- * (emu where there is no GPU): measured, to the ns, and written with the
- * platform. */
-static void overhead_of_each_device(void **state)
-{
-    hs_calib_result r = {.threads = 2, .ngpus = 1};
-    hs_error err = {0};
-    hs_workload *w;
-    char path[64];
-    (void)state;
-    r.platform = hs_workload_new();
-    assert_non_null(r.platform);
-    assert_true(hs_platform_add_device(r.platform, "cpu0", HS_DEVICE_CPU, "host", 2, &err) >= 0);
-    assert_true(hs_platform_add_device(r.platform, "gpu0", HS_DEVICE_GPU, "gpu0", 0, &err) >= 0);
-    assert_true(hs_platform_add_link(r.platform, "host", "gpu0", 10, 5, &err) >= 0);
-    assert_true(hs_platform_add_link(r.platform, "gpu0", "host", 10, 5, &err) >= 0);
-    if (hs__calib_overhead(&r, NULL, &err) != HS_OK)
-        fail_msg("%s", err.msg);
-    temp_path(path, sizeof path);
-    if (hs_calib_write_platform(&r, path, &err) != HS_OK)
-        fail_msg("%s", err.msg);
-    w = load_with_app(path);
-    for (int d = 0; d < 2; d++) {
-        double oh = r.platform->platform.devices[d].overhead_us;
-        assert_true(oh >= 0 && oh < 1e6);
-        assert_float_equal(oh * 1000, round(oh * 1000), 1e-6);
-        assert_float_equal(w->platform.devices[d].overhead_us, oh, 0);
-    }
     hs_workload_free(w);
     unlink(path);
     hs_calib_result_free(&r);
@@ -603,8 +561,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(quick_cpu_model),    cmocka_unit_test(platform_cpu_loads),
-        cmocka_unit_test(platform_links_load),
-        cmocka_unit_test(overhead_of_each_device), cmocka_unit_test(spike_leaves_fit),
+        cmocka_unit_test(platform_links_load), cmocka_unit_test(spike_leaves_fit),
         cmocka_unit_test(batch_rule),          cmocka_unit_test(size_plans),
         cmocka_unit_test(bad_options),        cmocka_unit_test(for_workload),
         cmocka_unit_test(for_refusals),       cmocka_unit_test(gpu_quick),

@@ -77,7 +77,7 @@ typedef struct hs_device {
                             there besides the kernel (hand-over, launch,
                             completion, the engine's step), µs; every task's
                             cost on it includes it; 0 when not given
-                            (`hetsched calibrate` measures it) */
+                            (`hetsched run` prints the gap it saw) */
 } hs_device;
 
 typedef struct hs_link {
