@@ -387,6 +387,9 @@ static int run_main(int argc, char **argv)
         fprintf(o, "checked %zu of %zu typed kernels (%s, %.3f ms after the run); %zu "
                 "cost-only tasks slept their cost\n", res.checked, res.typed,
                 check_modes[ro.check], res.check_us / 1e3, res.untyped);
+        if (getenv("OPENBLAS_THREAD_TIMEOUT"))
+            fprintf(o, "OpenBLAS's idle threads sleep after 2^%s cycles "
+                    "(OPENBLAS_THREAD_TIMEOUT)\n", getenv("OPENBLAS_THREAD_TIMEOUT"));
         if (res.threads > res.processors)
             fprintf(o, "note: %d threads compute or drive on %d processors (each cpu "
                     "device's cores, a worker per GPU, the engine): kernels may run slower "
