@@ -62,6 +62,18 @@ done
 expect 0 "info" -- "$H" info "$W"
 check "info tasks" "$tmp/out" '^task graph: 5 tasks, 3 edges'
 empty "info stderr" "$tmp/err"
+# where CUDA is built in, a command that needs no GPU loads none of its
+# libraries (they live in the CUDA module, loaded on first use)
+if [ -e "$HS_BUILD_ROOT/libhetsched-cuda.so" ]; then
+    LD_DEBUG=files "$H" info "$W" >/dev/null 2>"$tmp/ld"
+    if grep -Eq 'file=(libcudart|libcublas|libcusolver|libhetsched-cuda)' "$tmp/ld"; then
+        fail=$((fail + 1))
+        echo "FAIL: info loads CUDA libraries:"
+        grep -E 'file=' "$tmp/ld" | grep -i cu | head -5
+    else
+        pass=$((pass + 1))
+    fi
+fi
 for cmd in info validate dot; do
     expect 2 "$cmd unknown option" -- "$H" "$cmd" --bogus "$W"
     check "$cmd unknown option: said so" "$tmp/err" "^hetsched $cmd: unknown option '--bogus'$"
