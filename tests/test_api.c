@@ -203,6 +203,11 @@ static void run_refuses(void **state)
          "--throttle: the platform has no cpu device 'cpu7'"},
         {"heft", {.fail_device = "cpu7", .fail_after = 2}, HS_EINPUT,
          "--fail: the platform has no device 'cpu7'"},
+        {"heft", {.seed = 3}, HS_EUSAGE,
+         "--seed does not apply to policy heft: it has no random choice"},
+        {"cpu-only", {.thr = 3}, HS_EUSAGE,
+         "--thr does not apply to policy cpu-only: it has no dispatch threshold"},
+        {"d-rank", {.thr = -1}, HS_EUSAGE, "--thr wants a whole number >= 0"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         hs_workload *w = load(two_cpus);

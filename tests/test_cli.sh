@@ -90,6 +90,14 @@ expect 2 "map --seed for heft" -- "$H" map -a heft --seed 3 "$W"
 check "map --seed for heft: why" "$tmp/err" \
     '^hetsched map: --seed does not apply to policy heft: it has no random choice$'
 expect 0 "map --seed for random" -- "$H" map -a random --seed 3 "$W"
+expect 2 "run --thr for heft" -- "$H" run -a heft --thr 3 "$W"
+check "run --thr for heft: why" "$tmp/err" \
+    '^hetsched run: --thr does not apply to policy heft: it has no dispatch threshold$'
+expect 0 "run --thr for d-rank" -- "$H" run -a d-rank --thr 1 "$W"
+expect 2 "run --seed 0 for heft" -- "$H" run -a heft --seed 0 "$W"
+check "run --seed for heft: why" "$tmp/err" \
+    '^hetsched run: --seed does not apply to policy heft: it has no random choice$'
+expect 0 "run --seed for random" -- "$H" run -a random --seed 3 "$W"
 expect 2 "map --split-option without --split" -- "$H" map -a heft --split-option beta=0.5 "$W"
 check "map --split-option without --split: why" "$tmp/err" \
     '^hetsched map: --split-option applies to the splitter of --split; give --split SPLITTER$'

@@ -94,7 +94,7 @@ class _MilpResult(ctypes.Structure):
 class _RunOptions(ctypes.Structure):
     _fields_ = [("backend", ctypes.c_char_p), ("devices", ctypes.c_char_p),
                 ("device_memory", ctypes.c_size_t), ("check", ctypes.c_int),
-                ("seed", ctypes.c_ulong), ("perfmodel", ctypes.c_void_p),
+                ("seed", ctypes.c_ulong), ("thr", ctypes.c_int), ("perfmodel", ctypes.c_void_p),
                 ("split", ctypes.c_char_p), ("split_planned", ctypes.c_int),
                 ("split_options", ctypes.POINTER(ctypes.c_char_p)),
                 ("fail_device", ctypes.c_char_p), ("fail_after", ctypes.c_size_t),
@@ -366,7 +366,7 @@ _CHECKS = {"sample": 0, "full": 1, "none": 2}
 _PREDICTS = {"executor": 0, "delay": 1}
 
 
-def run(workload, policy, backend=None, *, devices=None, check="sample", seed=0,
+def run(workload, policy, backend=None, *, devices=None, check="sample", seed=0, thr=0,
         predict="executor", device_memory=0, split=None, split_mode="live",
         split_options=(), fail=None, throttle=None):
     """run(workload, policy, backend=None, **options) -> RunResult: executes
@@ -376,7 +376,7 @@ def run(workload, policy, backend=None, *, devices=None, check="sample", seed=0,
     emu).  Options, each as the command's option of that name: devices
     ("cpu0,gpu0": run on these only; the schedules then refer to a copy of
     the workload that has only them, and workload stays as it is),
-    check ("sample", "full", "none"), seed, predict ("executor", "delay"),
+    check ("sample", "full", "none"), seed, thr, predict ("executor", "delay"),
     device_memory (bytes), split (a splitter's name), split_mode ("live",
     "planned"), split_options (["beta=0.5", ...]), fail ((device, n): the
     device fails at its n-th task), throttle ((cpu device, factor))."""
@@ -388,7 +388,7 @@ def run(workload, policy, backend=None, *, devices=None, check="sample", seed=0,
         raise ValueError("split_mode wants live or planned, not %r" % (split_mode,))
     kv = (ctypes.c_char_p * (len(split_options) + 1))(*[o.encode() for o in split_options])
     opt = _RunOptions(backend=_bytes(backend), devices=_bytes(devices),
-                      device_memory=device_memory, check=_CHECKS[check], seed=seed,
+                      device_memory=device_memory, check=_CHECKS[check], seed=seed, thr=thr,
                       split=_bytes(split), split_planned=split_mode == "planned",
                       split_options=kv, predict=_PREDICTS[predict])
     if fail is not None:
