@@ -1,6 +1,7 @@
 /* The public API as a program outside the library uses it: only
  * hetsched/hetsched.h.  hs_run with its options and refusals, and a policy
  * of the program's own registered beside the library's. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -168,6 +169,23 @@ static void run_survives_a_failed_device(void **state)
         assert_int_equal(r.schedule->placements[i].device, 0);
     hs_run_result_free(&r);
     hs_workload_free(w);
+}
+
+/* The critical path with fastest costs and free transfers: a -> b at 100 µs
+ * each on two_cpus; va (10 on the cpu) -> scale (10 on the gpu) on
+ * cpu_gpu, its two instances side by side. */
+static void critical_path(void **state)
+{
+    hs_workload *w = load(two_cpus), *v = load(cpu_gpu);
+    hs_error err = {0};
+    double cp = -1;
+    (void)state;
+    assert_int_equal(hs_graph_critical_path_us(&w->graph, &cp, &err), HS_OK);
+    assert_true(fabs(cp - 200) < 1e-9);
+    assert_int_equal(hs_graph_critical_path_us(&v->graph, &cp, &err), HS_OK);
+    assert_true(fabs(cp - 20) < 1e-9);
+    hs_workload_free(w);
+    hs_workload_free(v);
 }
 
 static void run_refuses(void **state)
@@ -368,6 +386,7 @@ int main(void)
         cmocka_unit_test(run_typed_on_emu_checks_every_kernel),
         cmocka_unit_test(run_on_a_subset_of_devices),
         cmocka_unit_test(run_survives_a_failed_device),
+        cmocka_unit_test(critical_path),
         cmocka_unit_test(run_refuses),
         cmocka_unit_test(own_policy_maps_and_runs),
         cmocka_unit_test(register_refuses),

@@ -283,6 +283,12 @@ const hs_kernel_edge *hs_edge_origin(const hs_workload *w, const hs_graph *g, co
 /* The smallest cost of task t over all devices. */
 double hs_task_min_cost(const hs_graph *g, size_t t);
 
+/* The critical path of g where each task costs its fastest device's time
+ * and no transfer costs anything, in µs: the denominator of the schedule
+ * length ratio (SLR; Topcuoglu et al. 2002, eq. (9)) that `compare`
+ * prints.  HS_EINPUT on a cycle, HS_ENOMEM. */
+int hs_graph_critical_path_us(const hs_graph *g, double *out, hs_error *err);
+
 /* Writes w's platform and applications, as declared, in the YAML of
  * DESIGN.md §3 (libyaml's emitter): devices, links, then each application
  * with its kernels (type, params, cost_us as given, input/output bytes) and
