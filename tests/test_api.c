@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -186,6 +187,36 @@ static void critical_path(void **state)
     assert_true(fabs(cp - 20) < 1e-9);
     hs_workload_free(w);
     hs_workload_free(v);
+}
+
+/* A performance model gives typed-example's gemm its cost, as --model
+ * does: without it the workload does not load; with it heft maps it, and
+ * map's makespan is the one the command prints (README). */
+static void a_performance_model(void **state)
+{
+    char path[4096], mpath[4096];
+    const char *root = getenv("HS_SOURCE_ROOT");
+    hs_perfmodel *m = NULL;
+    hs_workload *w = NULL;
+    hs_schedule *s = NULL;
+    hs_map_options mo = {0};
+    hs_error err = {0};
+    (void)state;
+    snprintf(path, sizeof path, "%s/workloads/typed-example.yaml", root);
+    snprintf(mpath, sizeof mpath, "%s/workloads/models/example.json", root);
+    assert_int_equal(hs_workload_load_file(path, &w, &err), HS_EINPUT);
+    assert_non_null(strstr(err.msg, "no performance model is loaded"));
+    assert_int_equal(hs_perfmodel_load(mpath, &m, &err), HS_OK);
+    assert_int_equal(hs_workload_load_file_opts(
+                         path, &(hs_load_options){.cost_fn = hs_perfmodel_cost_fn, .cost_ctx = m},
+                         &w, &err),
+                     HS_OK);
+    mo.perfmodel = m;
+    assert_int_equal(hs_map(w, "heft", &mo, &s, NULL, &err), HS_OK);
+    assert_true(fabs(s->makespan_us - 1417.548) < 5e-4);
+    hs_schedule_free(s);
+    hs_workload_free(w);
+    hs_perfmodel_free(m);
 }
 
 static void run_refuses(void **state)
@@ -387,6 +418,7 @@ int main(void)
         cmocka_unit_test(run_on_a_subset_of_devices),
         cmocka_unit_test(run_survives_a_failed_device),
         cmocka_unit_test(critical_path),
+        cmocka_unit_test(a_performance_model),
         cmocka_unit_test(run_refuses),
         cmocka_unit_test(own_policy_maps_and_runs),
         cmocka_unit_test(register_refuses),

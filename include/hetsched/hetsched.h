@@ -10,6 +10,7 @@
 #include "hetsched/load.h"
 #include "hetsched/mapper.h"
 #include "hetsched/milp.h"
+#include "hetsched/perfmodel.h"
 #include "hetsched/policy.h"
 #include "hetsched/run.h"
 #include "hetsched/schedule.h"
