@@ -156,8 +156,9 @@ void hs_split_real_as_sim(const hs_split_real *r, hs_split_sim *sim);
 typedef void (*hs__split_real_hook)(void *ctx, int device, size_t b, size_t e, int aside);
 void hs__split_real_set_hook(hs_split_real *r, hs__split_real_hook hook, void *ctx);
 
-/* The GPU half (exec/split_real_cuda.c, or exec/split_real_nocuda.c when
- * CUDA is not built in, where every call answers HS_ENOTBUILT). */
+/* The GPU half (exec/split_real_cuda.c in the CUDA module,
+ * exec/cuda_module.h, or exec/split_real_nocuda.c when CUDA is not built
+ * in, where every call answers HS_ENOTBUILT). */
 
 typedef struct hs__split_gpu hs__split_gpu;
 

@@ -52,7 +52,7 @@
 #define HS_PERF_WINDOW 32      /* samples an entry keeps for its median and MAD */
 #define HS_PERF_PARAMS_MAX 320 /* bytes of an entry's params text, with its NUL */
 
-/* hs_perfmodel, hs_perfmodel_load, hs_perfmodel_load_buffer,
+/* hs_perfmodel, hs_perf_fit, hs_perfmodel_load, hs_perfmodel_load_buffer,
  * hs_perfmodel_free and hs_perfmodel_cost_fn: include/hetsched/perfmodel.h */
 
 typedef struct hs_perf_history {
@@ -63,12 +63,6 @@ typedef struct hs_perf_history {
     long count;                /* samples kept (not outliers), ever */
     long rejected;             /* samples flagged as outliers, ever */
 } hs_perf_history;
-
-typedef struct hs_perf_fit {
-    double a, b, c;            /* cost_us = a * D^b + c */
-    int npoints;               /* distinct sizes it was fitted on */
-    double rms_rel;            /* root mean square of the relative residuals */
-} hs_perf_fit;
 
 typedef enum hs_perf_source {
     HS_PERF_NONE = 0,          /* no model for this (type, size, device) */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -219,6 +220,43 @@ static void a_performance_model(void **state)
     hs_perfmodel_free(m);
 }
 
+/* Calibration from a program, as `hetsched calibrate --types va --sizes
+ * ... --devices cpu` does it: one row (va on cpu0) fitted on its three
+ * sizes, a platform of one cpu device that loads back; a type that does not
+ * exist is refused before anything runs. */
+static void calibration(void **state)
+{
+    char path[] = "/tmp/hs-test-api-XXXXXX";
+    hs_calib_options o = {.types = "va", .sizes = "1000,10000,100000", .devices = "cpu",
+                          .reps = 3, .threads = 1};
+    hs_calib_result r = {0};
+    hs_workload *p = NULL;
+    hs_error err = {0};
+    int fd = mkstemp(path);
+    (void)state;
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(hs_calibrate(&o, &r, &err), HS_OK);
+    assert_int_equal(r.nrows, 1);
+    assert_string_equal(r.rows[0].type, "va");
+    assert_string_equal(r.rows[0].device, "cpu0");
+    assert_int_equal(r.rows[0].nsizes, 3);
+    assert_true(r.rows[0].samples + r.rows[0].rejected == 9);
+    assert_true(r.rows[0].fitted);
+    assert_non_null(r.model);
+    assert_int_equal(hs_calib_write_platform(&r, path, &err), HS_OK);
+    assert_int_equal(hs_platform_load_file(path, &p, &err), HS_OK);
+    assert_int_equal(p->platform.ndevices, 1);
+    assert_string_equal(p->platform.devices[0].name, "cpu0");
+    hs_workload_free(p);
+    hs_calib_result_free(&r);
+    unlink(path);
+    o.types = "nope";
+    assert_int_equal(hs_calibrate(&o, &r, &err), HS_EINPUT);
+    assert_non_null(strstr(err.msg, "nope"));
+    hs_calib_result_free(&r);
+}
+
 static void run_refuses(void **state)
 {
     (void)state;
@@ -419,6 +457,7 @@ int main(void)
         cmocka_unit_test(run_survives_a_failed_device),
         cmocka_unit_test(critical_path),
         cmocka_unit_test(a_performance_model),
+        cmocka_unit_test(calibration),
         cmocka_unit_test(run_refuses),
         cmocka_unit_test(own_policy_maps_and_runs),
         cmocka_unit_test(register_refuses),

@@ -3,6 +3,7 @@
 #ifndef HETSCHED_H
 #define HETSCHED_H
 
+#include "hetsched/calibrate.h"
 #include "hetsched/error.h"
 #include "hetsched/export.h"
 #include "hetsched/gen.h"

@@ -17,6 +17,14 @@ extern "C" {
 
 typedef struct hs_perfmodel hs_perfmodel;
 
+/* A fit of one kernel type on one device: cost_us = a * D^b + c, D the
+ * kernel's flops (the paper's model, fitted by weighted least squares). */
+typedef struct hs_perf_fit {
+    double a, b, c;            /* cost_us = a * D^b + c */
+    int npoints;               /* distinct sizes it was fitted on */
+    double rms_rel;            /* root mean square of the relative residuals */
+} hs_perf_fit;
+
 /* Reads a model (JSON; `path` "-" is stdin).  Every key and value is
  * checked: HS_EINPUT with one line "FILE:LINE:COL: error: PATH: WHAT" (PATH
  * the JSON path of the bad item), also for a file that cannot be read. */
