@@ -17,13 +17,13 @@
 static int prepare(const char *policy, const hs_run_options *opt, hs_split_options *sopt,
                    hs_map_options *mopt, const hs_policy **pol, hs_error *err)
 {
+    const hs_policy *p = hs_policy_find(policy);
     const hs_backend_ops *ops;
     hs_error inner = {0}; /* a message that the one in *err quotes */
     int rc;
     for (const char *const *kv = opt->split_options; kv && *kv; kv++)
         if (hs_split_option_set(sopt, *kv, &inner) != HS_OK)
             return hs_error_set(err, HS_EUSAGE, "--split-option: %s", inner.msg);
-    const hs_policy *p = hs_policy_find(policy);
     if (!p)
         return hs_error_set(err, HS_EUSAGE, "unknown policy '%s' (see hetsched map -a help)",
                             policy ? policy : "(null)");

@@ -113,6 +113,10 @@ static int split_task(const hs_split_graph *sg, const hs_workload *w, size_t t, 
         nd++;
     }
     sim->ndevices = nd;
+    if (nd == 0) { /* no device the policy uses: its init says so */
+        free(sim);
+        return 0;
+    }
     /* a splitter that trains first gets its training run */
     runs = sg->sp->flags & HS_SPLIT_TRAINS ? 2 : 1;
     for (int r = 0; r < runs && rc == 1; r++) {

@@ -145,12 +145,27 @@ static void hand_fixed_data(void **state)
 }
 
 /* cpu-only splits over the CPU devices only: on cpu0 + gpu0 the kernel is
- * one part on cpu0, all its 1000 µs. */
+ * one part on cpu0, all its 1000 µs.  On a platform without a CPU device
+ * nothing is split and cpu-only says why it cannot run. */
 static void cpu_only_stays_on_the_cpu(void **state)
 {
-    hs_workload *w = one_kernel(0);
-    hs_schedule *s = map_split(w, "cpu-only", "static", NULL);
+    hs_workload *w = one_kernel(0), *g = hs_workload_new();
+    hs_schedule *s = map_split(w, "cpu-only", "static", NULL), *none = NULL;
+    hs_map_options opt = {0};
+    hs_error err = {0};
+    int a;
     (void)state;
+    assert_true(hs_platform_add_device(g, "gpu0", HS_DEVICE_GPU, "gpu0", 0, &err) >= 0);
+    assert_true((a = hs_workload_add_app(g, "a", 1, &err)) >= 0);
+    assert_true(hs_app_add_kernel(g, a, "k", &err) >= 0);
+    assert_int_equal(hs_kernel_set_cost(g, a, 0, "gpu", 250, &err), 0);
+    assert_int_equal(hs_kernel_set_split(g, a, 0, 1, 1000, &err), 0);
+    assert_int_equal(hs_workload_finalize(g, &err), 0);
+    assert_int_equal(hs_split_graph_new("static", NULL, &opt.split, &err), 0);
+    assert_int_equal(hs_map(g, "cpu-only", &opt, &none, NULL, &err), HS_EINPUT);
+    assert_non_null(strstr(err.msg, "policy cpu-only needs a CPU device"));
+    hs_split_graph_free(opt.split);
+    hs_workload_free(g);
     assert_int_equal(s->nplacements, 1);
     assert_int_equal(part_of(s, 0)->device, 0);
     assert_true(fabs(part_of(s, 0)->fraction - 1) < EPS);
