@@ -134,11 +134,12 @@ int hs__cuda_gpu_count(char *why, size_t size)
 
 /* ---------------------------------------------------------- forwarders */
 
-/* The module, or return what `fail` says (err already set). */
-#define MODULE_OR(fail)                             \
-    const hs__cuda_module *m = hs__cuda_module_get(err); \
-    if (!m)                                         \
-        return fail
+/* What a forwarder answers when the module cannot be loaded: HS_ENOTBUILT
+ * naming `who` (what needed it, as a build without CUDA names it) and why. */
+static int not_loaded(const char *who, hs_error *err)
+{
+    return hs_error_set(err, HS_ENOTBUILT, "%s: %s", who, load_why);
+}
 
 int hs_cuda_device_count(void)
 {
@@ -148,7 +149,9 @@ int hs_cuda_device_count(void)
 int hs__mem_cuda_new(const hs_workload *w, size_t device_memory, const hs__mem_ops **ops,
                      void **ctx, hs_error *err)
 {
-    MODULE_OR(HS_ENOTBUILT);
+    const hs__cuda_module *m = hs__cuda_module_get(NULL);
+    if (!m)
+        return not_loaded("backend cuda", err);
     return m->mem_new(w, device_memory, ops, ctx, err);
 }
 
@@ -161,8 +164,10 @@ int hs__calib_gpu_count(char *why, size_t size)
 
 int hs__calib_gpu_open(int dev, hs__calib_gpu **out, hs_error *err)
 {
+    const hs__cuda_module *m = hs__cuda_module_get(NULL);
     *out = NULL;
-    MODULE_OR(HS_ENOTBUILT);
+    if (!m)
+        return not_loaded("calibrate", err);
     return m->calib_open(dev, out, err);
 }
 
@@ -226,8 +231,10 @@ int hs__split_gpu_sms(int dev)
 
 int hs__split_gpu_open(const hs_kconf *c, int cuda_device, hs__split_gpu **out, hs_error *err)
 {
+    const hs__cuda_module *m = hs__cuda_module_get(NULL);
     *out = NULL;
-    MODULE_OR(HS_ENOTBUILT);
+    if (!m)
+        return hs_error_set(err, HS_ENOTBUILT, "gpu%d: %s", cuda_device, load_why);
     return m->split_open(c, cuda_device, out, err);
 }
 
@@ -255,8 +262,10 @@ int hs__split_gpu_drain(hs__split_gpu *g, hs_error *err)
 
 int hs_kcuda_new(int device, hs_kcuda **out, hs_error *err)
 {
+    const hs__cuda_module *m = hs__cuda_module_get(NULL);
     *out = NULL;
-    MODULE_OR(HS_ENOTBUILT);
+    if (!m)
+        return not_loaded("CUDA kernels", err);
     return m->kcuda_new(device, out, err);
 }
 

@@ -77,10 +77,11 @@ static int missing_module_child(void)
     setenv(HS__CUDA_MODULE_ENV, path, 1);
     if (hs_kcuda_new(0, &k, &err) != HS_ENOTBUILT || k != NULL)
         return 1;
-    if (!strstr(err.msg, path) || !strstr(err.msg, "CUDA module"))
+    if (!strstr(err.msg, path) || strncmp(err.msg, "CUDA kernels: the CUDA module", 29) != 0)
         return 2;
     memset(&err, 0, sizeof err);
-    if (hs__calib_gpu_open(0, &g, &err) != HS_ENOTBUILT || g != NULL || !strstr(err.msg, path))
+    if (hs__calib_gpu_open(0, &g, &err) != HS_ENOTBUILT || g != NULL || !strstr(err.msg, path) ||
+        strncmp(err.msg, "calibrate: ", 11) != 0)
         return 3;
     if (hs__cuda_module_get(NULL) != NULL)
         return 4;
