@@ -43,7 +43,10 @@ const hs_cli_cmd hs_cmd_run = {
              "  --json FILE           write the measured schedule as JSON ('-' for stdout)\n"
              "  --trace FILE          write it as a Chrome trace ('-' for stdout)\n"
              "  --gantt FILE          draw it, FILE.png or FILE.svg\n"
-             "  --seed N              seed of the `random` policy (default 0)\n"
+             "  --seed N              seed of random, and of best's local search\n"
+             "                        (default 0)\n"
+             "  --thr N               dispatch threshold of h-ratio, d-rank and ad-part\n"
+             "                        (and of those inside best; default: the policy's)\n"
              "  --model FILE          performance model (JSON) for typed kernels' costs\n"
              "  --update-model FILE   after the run, add each typed task's measured time\n"
              "                        to the history of the model FILE (created when\n"
@@ -188,7 +191,7 @@ static const char *device_arg(char *buf, size_t size, const char *arg, const cha
 
 static int run_main(int argc, char **argv)
 {
-    enum { OPT_JSON = 256, OPT_GANTT, OPT_TRACE, OPT_SEED, OPT_MODEL, OPT_BACKEND,
+    enum { OPT_JSON = 256, OPT_GANTT, OPT_TRACE, OPT_SEED, OPT_THR, OPT_MODEL, OPT_BACKEND,
            OPT_DEVICES, OPT_DEVMEM, OPT_SPLIT, OPT_SPLIT_OPTION, OPT_CHECK, OPT_PREDICT,
            OPT_UPDATE_MODEL, OPT_FAIL, OPT_SPLIT_MODE, OPT_THROTTLE };
     static const char *const check_modes[] = {"sample", "full", "none"};
@@ -199,6 +202,7 @@ static int run_main(int argc, char **argv)
         {"gantt", required_argument, NULL, OPT_GANTT},
         {"trace", required_argument, NULL, OPT_TRACE},
         {"seed", required_argument, NULL, OPT_SEED},
+        {"thr", required_argument, NULL, OPT_THR},
         {"model", required_argument, NULL, OPT_MODEL},
         {"update-model", required_argument, NULL, OPT_UPDATE_MODEL},
         {"devices", required_argument, NULL, OPT_DEVICES},
@@ -227,7 +231,7 @@ static int run_main(int argc, char **argv)
     char fail_buf[128], throttle_buf[128]; /* device names */
     hs_workload *w = NULL;
     hs_error err = {0};
-    int c, status = 0, rc;
+    int c, status = 0, rc, have_seed = 0, have_thr = 0;
     unsigned long long v;
     if (!split_options) {
         fprintf(stderr, "hetsched: out of memory\n");
@@ -329,6 +333,16 @@ static int run_main(int argc, char **argv)
                 goto out;
             }
             ro.seed = v;
+            have_seed = 1;
+            break;
+        case OPT_THR:
+            if (hs_cli_parse_whole(optarg, 0, INT_MAX, &v) != 0) {
+                status = hs_cli_usage_error(&hs_cmd_run, "--thr wants a whole number >= 0, "
+                                            "not '%s'", optarg);
+                goto out;
+            }
+            ro.thr = (int)v;
+            have_thr = 1;
             break;
         case ':':
             status = hs_cli_usage_error(&hs_cmd_run, "option '%s' needs a value",
@@ -350,6 +364,9 @@ static int run_main(int argc, char **argv)
         status = 2;
         goto out;
     }
+    if ((status = hs_cli_policy_options_check(&hs_cmd_run, hs_policy_find(algo), have_thr,
+                                              have_seed, 0)) != 0)
+        goto out;
     /* the backend's name first, then the arguments, then the rest */
     if (ro.backend && hs_run_check(algo, &(hs_run_options){.backend = ro.backend}, &err)) {
         status = hs_cli_usage_error(&hs_cmd_run, "%s", err.msg);

@@ -17,15 +17,24 @@
 static int prepare(const char *policy, const hs_run_options *opt, hs_split_options *sopt,
                    hs_map_options *mopt, const hs_policy **pol, hs_error *err)
 {
+    const hs_policy *p = hs_policy_find(policy);
     const hs_backend_ops *ops;
     hs_error inner = {0}; /* a message that the one in *err quotes */
     int rc;
     for (const char *const *kv = opt->split_options; kv && *kv; kv++)
         if (hs_split_option_set(sopt, *kv, &inner) != HS_OK)
             return hs_error_set(err, HS_EUSAGE, "--split-option: %s", inner.msg);
-    if (!hs_policy_find(policy))
+    if (!p)
         return hs_error_set(err, HS_EUSAGE, "unknown policy '%s' (see hetsched map -a help)",
                             policy ? policy : "(null)");
+    if (opt->thr && !(hs_policy_options(p) & HS_POLICY_TAKES_THR))
+        return hs_error_set(err, HS_EUSAGE, "--thr does not apply to policy %s: it has no "
+                            "dispatch threshold", policy);
+    if (opt->seed && !(hs_policy_options(p) & HS_POLICY_TAKES_SEED))
+        return hs_error_set(err, HS_EUSAGE, "--seed does not apply to policy %s: it has no "
+                            "random choice", policy);
+    if (opt->thr < 0)
+        return hs_error_set(err, HS_EUSAGE, "--thr wants a whole number >= 0");
     if (opt->backend && (!(ops = hs_backend_find(opt->backend)) || ops == &hs_backend_sim))
         return hs_error_set(err, HS_EUSAGE, "--backend wants cpu, emu or cuda, not '%s'",
                             opt->backend);
@@ -53,6 +62,7 @@ static int prepare(const char *policy, const hs_run_options *opt, hs_split_optio
         mopt->live_split_options = sopt;
     }
     mopt->seed = opt->seed;
+    mopt->thr = opt->thr;
     mopt->perfmodel = opt->perfmodel;
     if ((rc = hs__policy_resolve(policy, mopt, pol, err)) != HS_OK) {
         hs_split_graph_free(mopt->split);

@@ -133,3 +133,36 @@ double hs_task_min_cost(const hs_graph *g, size_t t)
             best = g->tasks[t].cost_us[d];
     return best;
 }
+
+/* Longest path in topological order: finish[t] = max over predecessors of
+ * their finish, plus t's fastest cost. */
+int hs_graph_critical_path_us(const hs_graph *g, double *out, hs_error *err)
+{
+    size_t n = g->ntasks ? g->ntasks : 1;
+    size_t *order = malloc(n * sizeof *order);
+    double *finish = malloc(n * sizeof *finish), best = 0;
+    const hs_edge *e;
+    int rc;
+    *out = 0;
+    if (!order || !finish) {
+        free(order);
+        free(finish);
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    }
+    rc = hs_graph_topo_order(g, order, err);
+    for (size_t k = 0; rc == HS_OK && k < g->ntasks; k++) {
+        size_t t = order[k];
+        double start = 0;
+        HS_GRAPH_PRED_FOREACH(g, t, e)
+            if (finish[e->from] > start)
+                start = finish[e->from];
+        finish[t] = start + hs_task_min_cost(g, t);
+        if (finish[t] > best)
+            best = finish[t];
+    }
+    free(order);
+    free(finish);
+    if (rc == HS_OK)
+        *out = best;
+    return rc;
+}

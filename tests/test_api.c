@@ -1,12 +1,15 @@
 /* The public API as a program outside the library uses it: only
  * hetsched/hetsched.h.  hs_run with its options and refusals, and a policy
  * of the program's own registered beside the library's. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -200,6 +203,90 @@ static void run_survives_a_failed_device(void **state)
     hs_workload_free(w);
 }
 
+/* The critical path with fastest costs and free transfers: a -> b at 100 µs
+ * each on two_cpus; va (10 on the cpu) -> scale (10 on the gpu) on
+ * cpu_gpu, its two instances side by side. */
+static void critical_path(void **state)
+{
+    hs_workload *w = load(two_cpus), *v = load(cpu_gpu);
+    hs_error err = {0};
+    double cp = -1;
+    (void)state;
+    assert_int_equal(hs_graph_critical_path_us(&w->graph, &cp, &err), HS_OK);
+    assert_true(fabs(cp - 200) < 1e-9);
+    assert_int_equal(hs_graph_critical_path_us(&v->graph, &cp, &err), HS_OK);
+    assert_true(fabs(cp - 20) < 1e-9);
+    hs_workload_free(w);
+    hs_workload_free(v);
+}
+
+/* A performance model gives typed-example's gemm its cost, as --model
+ * does: without it the workload does not load; with it heft maps it, and
+ * map's makespan is the one the command prints (README). */
+static void a_performance_model(void **state)
+{
+    char path[4096], mpath[4096];
+    const char *root = getenv("HS_SOURCE_ROOT");
+    hs_perfmodel *m = NULL;
+    hs_workload *w = NULL;
+    hs_schedule *s = NULL;
+    hs_map_options mo = {0};
+    hs_error err = {0};
+    (void)state;
+    snprintf(path, sizeof path, "%s/workloads/typed-example.yaml", root);
+    snprintf(mpath, sizeof mpath, "%s/workloads/models/example.json", root);
+    assert_int_equal(hs_workload_load_file(path, &w, &err), HS_EINPUT);
+    assert_non_null(strstr(err.msg, "no performance model is loaded"));
+    assert_int_equal(hs_perfmodel_load(mpath, &m, &err), HS_OK);
+    assert_int_equal(hs_workload_load_file_opts(
+                         path, &(hs_load_options){.cost_fn = hs_perfmodel_cost_fn, .cost_ctx = m},
+                         &w, &err),
+                     HS_OK);
+    mo.perfmodel = m;
+    assert_int_equal(hs_map(w, "heft", &mo, &s, NULL, &err), HS_OK);
+    assert_true(fabs(s->makespan_us - 1417.548) < 5e-4);
+    hs_schedule_free(s);
+    hs_workload_free(w);
+    hs_perfmodel_free(m);
+}
+
+/* Calibration from a program, as `hetsched calibrate --types va --sizes
+ * ... --devices cpu` does it: one row (va on cpu0) fitted on its three
+ * sizes, a platform of one cpu device that loads back; a type that does not
+ * exist is refused before anything runs. */
+static void calibration(void **state)
+{
+    char path[] = "/tmp/hs-test-api-XXXXXX";
+    hs_calib_options o = {.types = "va", .sizes = "1000,10000,100000", .devices = "cpu",
+                          .reps = 3, .threads = 1};
+    hs_calib_result r = {0};
+    hs_workload *p = NULL;
+    hs_error err = {0};
+    int fd = mkstemp(path);
+    (void)state;
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(hs_calibrate(&o, &r, &err), HS_OK);
+    assert_int_equal(r.nrows, 1);
+    assert_string_equal(r.rows[0].type, "va");
+    assert_string_equal(r.rows[0].device, "cpu0");
+    assert_int_equal(r.rows[0].nsizes, 3);
+    assert_true(r.rows[0].samples + r.rows[0].rejected == 9);
+    assert_true(r.rows[0].fitted);
+    assert_non_null(r.model);
+    assert_int_equal(hs_calib_write_platform(&r, path, &err), HS_OK);
+    assert_int_equal(hs_platform_load_file(path, &p, &err), HS_OK);
+    assert_int_equal(p->platform.ndevices, 1);
+    assert_string_equal(p->platform.devices[0].name, "cpu0");
+    hs_workload_free(p);
+    hs_calib_result_free(&r);
+    unlink(path);
+    o.types = "nope";
+    assert_int_equal(hs_calibrate(&o, &r, &err), HS_EINPUT);
+    assert_non_null(strstr(err.msg, "nope"));
+    hs_calib_result_free(&r);
+}
+
 static void run_refuses(void **state)
 {
     (void)state;
@@ -233,6 +320,11 @@ static void run_refuses(void **state)
          "--throttle: the platform has no cpu device 'cpu7'"},
         {"heft", {.fail_device = "cpu7", .fail_after = 2}, HS_EINPUT,
          "--fail: the platform has no device 'cpu7'"},
+        {"heft", {.seed = 3}, HS_EUSAGE,
+         "--seed does not apply to policy heft: it has no random choice"},
+        {"cpu-only", {.thr = 3}, HS_EUSAGE,
+         "--thr does not apply to policy cpu-only: it has no dispatch threshold"},
+        {"d-rank", {.thr = -1}, HS_EUSAGE, "--thr wants a whole number >= 0"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         hs_workload *w = load(two_cpus);
@@ -393,6 +485,9 @@ int main(void)
         cmocka_unit_test(run_typed_on_emu_checks_every_kernel),
         cmocka_unit_test(run_on_a_subset_of_devices),
         cmocka_unit_test(run_survives_a_failed_device),
+        cmocka_unit_test(critical_path),
+        cmocka_unit_test(a_performance_model),
+        cmocka_unit_test(calibration),
         cmocka_unit_test(run_refuses),
         cmocka_unit_test(own_policy_maps_and_runs),
         cmocka_unit_test(register_refuses),

@@ -62,6 +62,18 @@ done
 expect 0 "info" -- "$H" info "$W"
 check "info tasks" "$tmp/out" '^task graph: 5 tasks, 3 edges'
 empty "info stderr" "$tmp/err"
+# where CUDA is built in, a command that needs no GPU loads none of its
+# libraries (they live in the CUDA module, loaded on first use)
+if [ -e "$HS_BUILD_ROOT/libhetsched-cuda.so" ]; then
+    LD_DEBUG=files "$H" info "$W" >/dev/null 2>"$tmp/ld"
+    if grep -Eq 'file=(libcudart|libcublas|libcusolver|libhetsched-cuda)' "$tmp/ld"; then
+        fail=$((fail + 1))
+        echo "FAIL: info loads CUDA libraries:"
+        grep -E 'file=' "$tmp/ld" | grep -i cu | head -5
+    else
+        pass=$((pass + 1))
+    fi
+fi
 for cmd in info validate dot; do
     expect 2 "$cmd unknown option" -- "$H" "$cmd" --bogus "$W"
     check "$cmd unknown option: said so" "$tmp/err" "^hetsched $cmd: unknown option '--bogus'$"
@@ -70,14 +82,16 @@ expect 2 "info --model without a value" -- "$H" info "$W" --model
 check "info --model without a value: why" "$tmp/err" "option '--model' needs a value"
 
 # options that do not apply to the policy or without --split are refused
-expect 2 "map --thr for heft" -- "$H" map -a heft --thr 3 "$W"
-check "map --thr for heft: why" "$tmp/err" \
-    '^hetsched map: --thr does not apply to policy heft: it has no dispatch threshold$'
-expect 0 "map --thr for d-rank" -- "$H" map -a d-rank --thr 3 "$W"
-expect 2 "map --seed for heft" -- "$H" map -a heft --seed 3 "$W"
-check "map --seed for heft: why" "$tmp/err" \
-    '^hetsched map: --seed does not apply to policy heft: it has no random choice$'
-expect 0 "map --seed for random" -- "$H" map -a random --seed 3 "$W"
+for cmd in map run; do
+    expect 2 "$cmd --thr for heft" -- "$H" "$cmd" -a heft --thr 3 "$W"
+    check "$cmd --thr for heft: why" "$tmp/err" \
+        "^hetsched $cmd: --thr does not apply to policy heft: it has no dispatch threshold\$"
+    expect 0 "$cmd --thr for d-rank" -- "$H" "$cmd" -a d-rank --thr 1 "$W"
+    expect 2 "$cmd --seed 0 for heft" -- "$H" "$cmd" -a heft --seed 0 "$W"
+    check "$cmd --seed for heft: why" "$tmp/err" \
+        "^hetsched $cmd: --seed does not apply to policy heft: it has no random choice\$"
+    expect 0 "$cmd --seed for random" -- "$H" "$cmd" -a random --seed 3 "$W"
+done
 expect 2 "map --split-option without --split" -- "$H" map -a heft --split-option beta=0.5 "$W"
 check "map --split-option without --split: why" "$tmp/err" \
     '^hetsched map: --split-option applies to the splitter of --split; give --split SPLITTER$'

@@ -1120,7 +1120,8 @@ static void random_invariants(void **state)
                 ok(hs__upward_rank(g, &w->platform, rank, &err), &err);
             else
                 ok(hs__oct(g, &w->platform, oct, rank, &err), &err);
-            ok(hs__plan_compute(g, &w->platform, rank, pol ? oct : NULL, &plan, &err), &err);
+            ok(hs__plan_compute(g, &w->platform, NULL, rank, pol ? oct : NULL, &plan, &err),
+               &err);
             s = run(w, pol ? "peft" : "heft", 0, 0);
             for (size_t i = 0; i < s->nplacements; i++) {
                 const hs_placement *p = &s->placements[i];

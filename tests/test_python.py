@@ -18,6 +18,8 @@ ROOT = os.environ.get("HS_SOURCE_ROOT", ".")
 HETSCHED = os.environ.get("HETSCHED", "build/cli/hetsched")
 CASE = os.path.join(ROOT, "workloads", "case-study.yaml")
 RUN_SMALL = os.path.join(ROOT, "workloads", "run-small.yaml")
+TYPED = os.path.join(ROOT, "workloads", "typed-example.yaml")
+MODEL = os.path.join(ROOT, "workloads", "models", "example.json")
 
 
 def command(*args):
@@ -84,6 +86,30 @@ class Map(unittest.TestCase):
             hetsched.map(w, "heft", nonsense=1)
 
 
+    def test_a_performance_model(self):
+        # typed-example's gemm has no cost_us: its costs come from the model
+        with self.assertRaisesRegex(hetsched.Error, "no performance model is loaded"):
+            hetsched.load(TYPED)
+        w = hetsched.load(TYPED, model=MODEL)
+        for name in ("heft", "ad-part"):  # ad-part also sizes its parts with it
+            out = command("map", "-a", name, TYPED, "--model", MODEL)
+            self.assertEqual("%.3f" % hetsched.map(w, name).makespan_us,
+                             re.search(r"makespan ([0-9.]+) us", out).group(1), name)
+        # map's model= on a workload loaded without one: the same as --model
+        c = hetsched.load(CASE)
+        out = command("map", "-a", "ad-part", CASE, "--model", MODEL)
+        s = hetsched.map(c, "ad-part", model=MODEL)
+        self.assertEqual("%.3f" % s.makespan_us,
+                         re.search(r"makespan ([0-9.]+) us", out).group(1))
+        s.validate()
+        r = hetsched.run(hetsched.load(TYPED, model=MODEL), "heft", backend="emu", check="none",
+                         predict="delay")
+        self.assertEqual(round(r.predicted.makespan_us, 3),
+                         round(hetsched.map(w, "heft").makespan_us, 3))
+        with self.assertRaisesRegex(hetsched.Error, "cannot read"):
+            hetsched.map(c, "heft", model=os.path.join(ROOT, "no-such-model.json"))
+
+
 class Optimal(unittest.TestCase):
     def test_the_case_studys_optimum(self):
         w = hetsched.load(CASE)
@@ -127,6 +153,13 @@ class Run(unittest.TestCase):
              "applications": [{"name": "app", "kernels": [{"name": "a", "cost_us": {"cpu": 10}}]}]}
         r = hetsched.run(hetsched.load(d), "eager", devices="cpu1")
         self.assertEqual([t["device"] for t in r.tasks], ["cpu1"])
+
+    def test_options_that_do_not_apply(self):
+        w = hetsched.load(CASE)
+        with self.assertRaisesRegex(hetsched.Error, "--thr does not apply to policy heft"):
+            hetsched.run(w, "heft", backend="emu", thr=3)
+        with self.assertRaisesRegex(hetsched.Error, "--seed does not apply to policy heft"):
+            hetsched.run(w, "heft", backend="emu", seed=3)
 
     def test_a_device_fails(self):
         w = hetsched.load(RUN_SMALL)

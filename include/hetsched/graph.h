@@ -295,6 +295,12 @@ double hs_task_kernel_us(const hs_platform *p, const hs_task *t, int d);
  * the kernel, and the whole overhead (each part is a task of its own). */
 double hs_task_part_us(const hs_platform *p, const hs_task *t, int d, double f);
 
+/* The critical path of g where each task costs its fastest device's time
+ * and no transfer costs anything, in µs: the denominator of the schedule
+ * length ratio (SLR; Topcuoglu et al. 2002, eq. (9)) that `compare`
+ * prints.  HS_EINPUT on a cycle, HS_ENOMEM. */
+int hs_graph_critical_path_us(const hs_graph *g, double *out, hs_error *err);
+
 /* Writes w's platform and applications, as declared, in the YAML of
  * DESIGN.md §3 (libyaml's emitter): devices, links, then each application
  * with its kernels (type, params, cost_us as given, input/output bytes) and

@@ -70,12 +70,15 @@ const hs_policy *hs_policy_find(const char *name);
 const char *hs_policy_name(const hs_policy *p);
 const char *hs_policy_description(const hs_policy *p);
 
-/* The hs_map_options a policy reads besides the cost model, as a mask: a
- * command refuses an option the chosen policy would ignore. */
+/* The hs_map_options a policy reads besides the cost model, as a mask (a
+ * command refuses an option the chosen policy would ignore), and what it
+ * promises about its placements (HS_POLICY_CPUS_ONLY). */
 enum {
     HS_POLICY_TAKES_THR = 1 << 0,    /* thr: h-ratio, d-rank, ad-part, best */
     HS_POLICY_TAKES_SEED = 1 << 1,   /* seed: random, best's local search */
     HS_POLICY_TAKES_BUDGET = 1 << 2, /* budget_ms: best */
+    HS_POLICY_CPUS_ONLY = 1 << 3,    /* not an option: runs every task on a CPU device
+                                        (cpu-only), so --split splits over those only */
 };
 unsigned hs_policy_options(const hs_policy *p);
 

@@ -60,7 +60,12 @@ typedef struct hs_run_options {
                                   under emu and cuda; 0: emu unlimited, cuda
                                   the GPU's free memory - 512 MiB */
     hs_check_mode check;       /* --check */
-    unsigned long seed;        /* --seed: of the `random` policy */
+    unsigned long seed;        /* --seed: of random and of best's local search;
+                                  refused (not 0) for a policy without
+                                  HS_POLICY_TAKES_SEED */
+    int thr;                   /* --thr: dispatch threshold of h-ratio, d-rank,
+                                  ad-part and best; 0: the policy's; refused
+                                  for a policy without HS_POLICY_TAKES_THR */
     const struct hs_perfmodel *perfmodel; /* --model: costs of typed kernels
                                   (the workload's cost provider must be set
                                   from it too); NULL: none */
@@ -123,7 +128,8 @@ typedef struct hs_run_result {
 /* Checks what hs_run would refuse before it touches a workload: the policy
  * name, the backend name, the split options and their combinations (the
  * split mode without a splitter, a device failure under a split at run
- * time, a wavefront, a policy that splits kernels itself).  HS_EUSAGE or
+ * time, a wavefront, a policy that splits kernels itself), a seed or a
+ * threshold for a policy that has none.  HS_EUSAGE or
  * HS_EINPUT with the message hs_run would give. */
 int hs_run_check(const char *policy, const hs_run_options *opt, hs_error *err);
 

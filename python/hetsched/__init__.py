@@ -60,6 +60,13 @@ class _Schedule(ctypes.Structure):  # the leading fields of hs_schedule
                 ("makespan_us", ctypes.c_double)]
 
 
+class _LoadOptions(ctypes.Structure):  # hs_load_options, every field
+    _fields_ = [("cost_fn", ctypes.c_void_p), ("cost_ctx", ctypes.c_void_p),
+                ("format", ctypes.c_char_p), ("platform", ctypes.c_void_p),
+                ("speeds", ctypes.c_char_p), ("beta", ctypes.c_double),
+                ("beta_seed", ctypes.c_ulong), ("suite", ctypes.c_int)]
+
+
 class _MapOptions(ctypes.Structure):
     _fields_ = [("seed", ctypes.c_ulong), ("thr", ctypes.c_int),
                 ("split_threshold_us", ctypes.c_double), ("perfmodel", ctypes.c_void_p),
@@ -94,7 +101,7 @@ class _MilpResult(ctypes.Structure):
 class _RunOptions(ctypes.Structure):
     _fields_ = [("backend", ctypes.c_char_p), ("devices", ctypes.c_char_p),
                 ("device_memory", ctypes.c_size_t), ("check", ctypes.c_int),
-                ("seed", ctypes.c_ulong), ("perfmodel", ctypes.c_void_p),
+                ("seed", ctypes.c_ulong), ("thr", ctypes.c_int), ("perfmodel", ctypes.c_void_p),
                 ("split", ctypes.c_char_p), ("split_planned", ctypes.c_int),
                 ("split_options", ctypes.POINTER(ctypes.c_char_p)),
                 ("fail_device", ctypes.c_char_p), ("fail_after", ctypes.c_size_t),
@@ -134,10 +141,15 @@ def _fn(name, restype, *argtypes):
 _P = ctypes.c_void_p
 _S = ctypes.POINTER(_Schedule)
 _E = ctypes.POINTER(_Error)
-_load_file = _fn("hs_workload_load_file", ctypes.c_int, ctypes.c_char_p, ctypes.POINTER(_P), _E)
-_load_buffer = _fn("hs_workload_load_buffer", ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p,
-                   ctypes.c_size_t, ctypes.POINTER(_P), _E)
+_load_file_opts = _fn("hs_workload_load_file_opts", ctypes.c_int, ctypes.c_char_p,
+                      ctypes.POINTER(_LoadOptions), ctypes.POINTER(_P), _E)
+_load_buffer_opts = _fn("hs_workload_load_buffer_opts", ctypes.c_int, ctypes.c_char_p,
+                        ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(_LoadOptions),
+                        ctypes.POINTER(_P), _E)
 _workload_free = _fn("hs_workload_free", None, _P)
+_perfmodel_load = _fn("hs_perfmodel_load", ctypes.c_int, ctypes.c_char_p, ctypes.POINTER(_P), _E)
+_perfmodel_free = _fn("hs_perfmodel_free", None, _P)
+_perfmodel_cost_fn = ctypes.cast(_lib.hs_perfmodel_cost_fn, ctypes.c_void_p)
 _policy_list = _fn("hs_policy_list", ctypes.POINTER(_P))
 _policy_name = _fn("hs_policy_name", ctypes.c_char_p, _P)
 _policy_description = _fn("hs_policy_description", ctypes.c_char_p, _P)
@@ -186,13 +198,30 @@ def _bytes(s):
 # ----------------------------------------------------------------- objects
 
 
+class _Model:
+    """A performance model (JSON, as `hetsched calibrate --out-model`
+    writes it), kept alive by every workload whose costs it gave."""
+
+    def __init__(self, path):
+        self._ptr = _P()
+        self.path = os.fspath(path)
+        err = _Error()
+        _check(_perfmodel_load(_bytes(path), ctypes.byref(self._ptr), ctypes.byref(err)), err)
+
+    def __del__(self):
+        if getattr(self, "_ptr", None):
+            _perfmodel_free(self._ptr)
+            self._ptr = None
+
+
 class Workload:
     """A finalized workload (the YAML of DESIGN.md §3), made by load()."""
 
-    def __init__(self, ptr, path, text):
+    def __init__(self, ptr, path, text, model=None):
         self._ptr = ptr
         self.path = path  # the file it was loaded from, or None
         self._text = text  # the dict it was made from, as JSON, or None
+        self.model = model  # the _Model its typed kernels' costs came from, or None
 
     def __del__(self):
         if getattr(self, "_ptr", None):
@@ -292,27 +321,43 @@ class RunResult(Schedule):
 # --------------------------------------------------------------- functions
 
 
-def load(source):
+def load(source, model=None):
     """load(path) -> Workload: loads a workload file (YAML).
     load(dict) -> Workload: a workload given as Python dicts and lists, in
-    the same shape as the YAML.  Raises hetsched.Error with FILE:LINE:COL
-    for bad input."""
+    the same shape as the YAML.  model: a performance-model file (JSON, as
+    `hetsched calibrate --out-model` writes it) that gives the costs of
+    typed kernels without cost_us, as the commands' --model does; map() and
+    run() then use it too.  Raises hetsched.Error with FILE:LINE:COL for
+    bad input."""
+    m = None if model is None else model if isinstance(model, _Model) else _Model(model)
+    opt = _LoadOptions(cost_fn=_perfmodel_cost_fn, cost_ctx=m._ptr) if m else _LoadOptions()
     ptr = _P()
     err = _Error()
     if isinstance(source, dict):
         text = json.dumps(source).encode()  # JSON is YAML
-        _check(_load_buffer(b"<dict>", text, len(text), ctypes.byref(ptr), ctypes.byref(err)),
-               err)
-        return Workload(ptr, None, text)
-    _check(_load_file(_bytes(source), ctypes.byref(ptr), ctypes.byref(err)), err)
-    return Workload(ptr, os.fspath(source), None)
+        _check(_load_buffer_opts(b"<dict>", text, len(text), ctypes.byref(opt),
+                                 ctypes.byref(ptr), ctypes.byref(err)), err)
+        return Workload(ptr, None, text, m)
+    _check(_load_file_opts(_bytes(source), ctypes.byref(opt), ctypes.byref(ptr),
+                           ctypes.byref(err)), err)
+    return Workload(ptr, os.fspath(source), None, m)
 
 
-def _load_again(workload):
-    """A workload of its own, loaded again from where workload came from."""
+def _load_again(workload, model=None):
+    """A workload of its own, loaded again from where workload came from,
+    with the model given (a path), else with the one it was loaded with."""
+    model = workload.model if model is None else model
     if workload._text is None:
-        return load(workload.path)
-    return load(json.loads(workload._text))
+        return load(workload.path, model)
+    return load(json.loads(workload._text), model)
+
+
+def _with_model(workload, model):
+    """workload, or (model given) a copy whose costs come from the model;
+    and the model's pointer for the options (NULL when there is none)."""
+    if model is not None:
+        workload = _load_again(workload, model)
+    return workload, workload.model._ptr if workload.model else None
 
 
 def policies():
@@ -327,17 +372,22 @@ def policies():
     return out
 
 
-def map(workload, policy, *, seed=0, thr=0, budget_ms=0.0, split_threshold_us=0.0):
+def map(workload, policy, *, seed=0, thr=0, budget_ms=0.0, split_threshold_us=0.0,
+        model=None):
     """map(workload, policy, **options) -> Schedule: maps every task with
     the named policy in the simulator (delay model), as `hetsched map -a
     POLICY` does.  Options: seed (of `random`), thr (dispatch threshold of
     h-ratio and d-rank; 0: the policy's), budget_ms (best only: time for its
     portfolio and local search; 0: 100), split_threshold_us (ad-part: split
-    a kernel predicted longer than this; 0: its default)."""
+    a kernel predicted longer than this; 0: its default), model (a
+    performance-model file, as --model: the costs of typed kernels without
+    cost_us, and ad-part's part costs; the schedule then refers to a copy
+    of the workload loaded with it; default: the model load() was given)."""
     if budget_ms and policy != "best":
         raise ValueError("budget_ms applies to policy best only, not to %s" % policy)
+    workload, perfmodel = _with_model(workload, model)
     opt = _MapOptions(seed=seed, thr=thr, split_threshold_us=split_threshold_us,
-                      budget_ms=budget_ms)
+                      budget_ms=budget_ms, perfmodel=perfmodel)
     out = _S()
     err = _Error()
     _check(_map(workload._ptr, policy.encode(), ctypes.byref(opt), ctypes.byref(out), None,
@@ -379,9 +429,9 @@ _CHECKS = {"sample": 0, "full": 1, "none": 2}
 _PREDICTS = {"executor": 0, "delay": 1}
 
 
-def run(workload, policy, backend=None, *, devices=None, check="sample", seed=0,
+def run(workload, policy, backend=None, *, devices=None, check="sample", seed=0, thr=0,
         predict="executor", device_memory=0, split=None, split_mode="live",
-        split_options=(), fail=None, throttle=None):
+        split_options=(), fail=None, throttle=None, model=None):
     """run(workload, policy, backend=None, **options) -> RunResult: executes
     the workload with the named policy for real, as `hetsched run` does,
     and gives the measured schedule.  backend: "cpu", "emu", "cuda" or None
@@ -389,10 +439,11 @@ def run(workload, policy, backend=None, *, devices=None, check="sample", seed=0,
     emu).  Options, each as the command's option of that name: devices
     ("cpu0,gpu0": run on these only; the schedules then refer to a copy of
     the workload that has only them, and workload stays as it is),
-    check ("sample", "full", "none"), seed, predict ("executor", "delay"),
+    check ("sample", "full", "none"), seed, thr, predict ("executor", "delay"),
     device_memory (bytes), split (a splitter's name), split_mode ("live",
     "planned"), split_options (["beta=0.5", ...]), fail ((device, n): the
-    device fails at its n-th task), throttle ((cpu device, factor))."""
+    device fails at its n-th task), throttle ((cpu device, factor)), model
+    (a performance-model file, as map's)."""
     if check not in _CHECKS:
         raise ValueError("check wants sample, full or none, not %r" % (check,))
     if predict not in _PREDICTS:
@@ -400,16 +451,17 @@ def run(workload, policy, backend=None, *, devices=None, check="sample", seed=0,
     if split_mode not in ("live", "planned"):
         raise ValueError("split_mode wants live or planned, not %r" % (split_mode,))
     kv = (ctypes.c_char_p * (len(split_options) + 1))(*[o.encode() for o in split_options])
-    opt = _RunOptions(backend=_bytes(backend), devices=_bytes(devices),
-                      device_memory=device_memory, check=_CHECKS[check], seed=seed,
+    if devices is not None:
+        workload = _load_again(workload, model)  # hs_run keeps only those devices in it
+    workload, perfmodel = _with_model(workload, None if devices is not None else model)
+    opt = _RunOptions(backend=_bytes(backend), devices=_bytes(devices), perfmodel=perfmodel,
+                      device_memory=device_memory, check=_CHECKS[check], seed=seed, thr=thr,
                       split=_bytes(split), split_planned=split_mode == "planned",
                       split_options=kv, predict=_PREDICTS[predict])
     if fail is not None:
         opt.fail_device, opt.fail_after = fail[0].encode(), fail[1]
     if throttle is not None:
         opt.throttle_device, opt.throttle = throttle[0].encode(), throttle[1]
-    if devices is not None:
-        workload = _load_again(workload)  # hs_run keeps only those devices in it
     res = _RunResult()
     err = _Error()
     _check(_run(workload._ptr, policy.encode(), ctypes.byref(opt), ctypes.byref(res),
