@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "mapper/perfmodel.h"
+#include "mapper/policy.h"
 #include "mapper/split_graph.h"
 
 static int map_main(int argc, char **argv);
@@ -211,9 +212,6 @@ static int map_main(int argc, char **argv)
     if (!algo && !given)
         return hs_cli_usage_error(&hs_cmd_map, "no policy: give -a ALGO (-a help lists them) "
                                   "or --schedule FILE");
-    if (algo && given)
-        return hs_cli_usage_error(&hs_cmd_map, "--schedule runs the schedule it is given: no "
-                                  "-a with it");
     if ((status = hs_cli_outputs_check(&hs_cmd_map, &out, NULL, NULL)) != 0)
         return status;
     if (algo && strcmp(algo, "help") == 0) {
@@ -228,11 +226,10 @@ static int map_main(int argc, char **argv)
     if (algo && (status = hs_cli_policy_options_check(&hs_cmd_map, policy, have_thr, have_seed,
                                                       opt.budget_ms > 0)) != 0)
         return status;
-    if (given && (have_thr || have_seed || opt.budget_ms > 0 || split || split_options))
+    if (given && (have_thr || have_seed || opt.budget_ms > 0))
         return hs_cli_usage_error(&hs_cmd_map, "%s does not apply to --schedule: the schedule "
                                   "places every task", have_thr ? "--thr" : have_seed ? "--seed"
-                                  : opt.budget_ms > 0 ? "--budget-ms" : split ? "--split"
-                                  : "--split-option");
+                                  : "--budget-ms");
     if (split_options && !split)
         return hs_cli_usage_error(&hs_cmd_map, "--split-option applies to the splitter of "
                                   "--split; give --split SPLITTER");
@@ -241,6 +238,10 @@ static int map_main(int argc, char **argv)
                                   argc - optind, hs_cli_plural((unsigned)(argc - optind)));
     if (split && hs_split_graph_new(split, &sopt, &opt.split, &err) != HS_OK)
         return hs_cli_usage_error(&hs_cmd_map, "--split: %s", err.msg);
+    if (given && hs__given_check(algo, &opt, &err) != HS_OK) {
+        hs_split_graph_free(opt.split);
+        return hs_cli_usage_error(&hs_cmd_map, "%s", err.msg);
+    }
     if (!(w = hs_cli_load_model(argv[optind], &src, model_path, &model, &status))) {
         hs_split_graph_free(opt.split);
         return status;

@@ -22,11 +22,11 @@ const hs_cli_cmd hs_cmd_run = {
              "       hetsched run --schedule FILE WORKLOAD [options]\n"
              "\n"
              "Executes WORKLOAD with policy ALGO, or as the schedule FILE maps and orders\n"
-             "it: typed kernels run for real on host\n"
-             "buffers and are checked against their reference, cost-only kernels sleep\n"
-             "their cost.  Prints the measured makespan, the makespan the same policy\n"
-             "predicts in the simulator and their ratio, each device's busy time and the\n"
-             "bytes moved on each link.  Exit status 1 when a kernel's check fails.\n"
+             "it: typed kernels run for real on host buffers and are checked against\n"
+             "their reference, cost-only kernels sleep their cost.  Prints the measured\n"
+             "makespan, the makespan the same policy predicts in the simulator and their\n"
+             "ratio, each device's busy time and the bytes moved on each link.  Exit\n"
+             "status 1 when a kernel's check fails.\n"
              "\n"
              "options:\n"
              "  -a, --algorithm ALGO  the policy (`hetsched map -a help`; required unless\n"
@@ -338,11 +338,6 @@ static int run_main(int argc, char **argv)
     }
     if (!algo && !ro.schedule) {
         status = hs_cli_usage_error(&hs_cmd_run, "no policy: give -a ALGO or --schedule FILE");
-        goto out;
-    }
-    if (algo && ro.schedule) {
-        status = hs_cli_usage_error(&hs_cmd_run, "--schedule runs the schedule it is given: "
-                                    "no -a with it");
         goto out;
     }
     if ((status = hs_cli_outputs_check(&hs_cmd_run, &out, NULL, NULL)) != 0)

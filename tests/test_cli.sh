@@ -751,10 +751,10 @@ given_refused() { # given_refused DESCRIPTION PATTERN -- COMMAND...
     fi
 }
 given_refused "run --schedule with -a" \
-    '^hetsched run: --schedule runs the schedule it is given: no -a with it' \
+    '^hetsched run: --schedule runs the schedule it is given: no policy \(-a heft\) with it$' \
     -- "$H" run -a heft --schedule "$G-opt.json" "$W"
 given_refused "map --schedule with -a" \
-    '^hetsched map: --schedule runs the schedule it is given: no -a with it' \
+    '^hetsched map: --schedule runs the schedule it is given: no policy \(-a heft\) with it$' \
     -- "$H" map -a heft --schedule "$G-opt.json" "$W"
 given_refused "map --schedule --seed" 'seed does not apply to --schedule' \
     -- "$H" map --schedule "$G-opt.json" "$W" --seed 3

@@ -108,10 +108,11 @@ typedef struct hs_run_result {
 } hs_run_result;
 
 /* Checks what hs_run would refuse before it touches a workload: the policy
- * name (NULL only with a schedule, and with a schedule only NULL), the backend name, the split options and their combinations (the
- * split mode without a splitter, a device failure under a split at run
- * time, a wavefront, a policy that splits kernels itself).  HS_EUSAGE or
- * HS_EINPUT with the message hs_run would give. */
+ * name (NULL with a schedule, and only then), the backend name, the split
+ * options and their combinations (the split mode without a splitter, a
+ * device failure under a split at run time, a wavefront, a policy that
+ * splits kernels itself, a split with a schedule).  HS_EUSAGE or HS_EINPUT
+ * with the message hs_run would give. */
 int hs_run_check(const char *policy, const hs_run_options *opt, hs_error *err);
 
 /* The backend hs_run uses when none is named: cpu when every device of w
@@ -127,14 +128,15 @@ int hs_workload_select_devices(hs_workload *w, const char *list, hs_error *err);
 
 /* Runs the finalized workload w with the named policy, or with policy NULL
  * the schedule of opt->schedule (each task on its device there, each
- * device's tasks in their order there; hs_map_options.schedule), on a real
- * backend (opt may be NULL: every default).  With opt->devices, w keeps only those devices first
- * (hs_workload_select_devices), and the schedules refer to that platform.
- * On HS_OK *res holds the measured and the predicted schedules and the
- * counters; on an error *res is empty.  Errors: those of hs_run_check,
- * HS_EINPUT for a device that is not there or a schedule
- * that is not of w (with FILE:LINE:COL), HS_ENOTBUILT for cuda without
- * CUDA, HS_ECHECK when a kernel's result fails its check. */
+ * device's tasks in their order there: hs_map_options.schedule), on a real
+ * backend (opt may be NULL: every default).  With opt->devices, w keeps
+ * only those devices first (hs_workload_select_devices), and the schedules
+ * refer to that platform.  On HS_OK *res holds the measured and the
+ * predicted schedules and the counters; on an error *res is empty.
+ * Errors: those of hs_run_check, HS_EINPUT for a device that is not there
+ * or a schedule that is not of w (located: hs_schedule_read_given),
+ * HS_ENOTBUILT for cuda without CUDA, HS_ECHECK when a kernel's result
+ * fails its check. */
 int hs_run(hs_workload *w, const char *policy, const hs_run_options *opt, hs_run_result *res,
            hs_error *err);
 void hs_run_result_free(hs_run_result *res);
