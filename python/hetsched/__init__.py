@@ -79,7 +79,8 @@ class _MilpOptions(ctypes.Structure):
     _fields_ = [("formulation", ctypes.c_int), ("solver", ctypes.c_int),
                 ("time_limit_s", ctypes.c_double), ("rel_gap", ctypes.c_double),
                 ("verbose", ctypes.c_int), ("progress", ctypes.c_int),
-                ("features", ctypes.c_uint), ("lp_file", ctypes.c_char_p)]
+                ("features", ctypes.c_uint), ("lp_file", ctypes.c_char_p),
+                ("stop", ctypes.c_void_p)]
 
 
 class _MilpResult(ctypes.Structure):
@@ -88,7 +89,8 @@ class _MilpResult(ctypes.Structure):
                 ("gap", ctypes.c_double), ("root_bound_us", ctypes.c_double),
                 ("incumbent_us", ctypes.c_double), ("incumbent_from", ctypes.c_char * 32),
                 ("rows", ctypes.c_int), ("cols", ctypes.c_int), ("binaries", ctypes.c_int),
-                ("nodes", ctypes.c_double), ("solve_s", ctypes.c_double)]
+                ("nodes", ctypes.c_double), ("solve_s", ctypes.c_double),
+                ("interrupted", ctypes.c_int), ("not_built", ctypes.c_char * 256)]
 
 
 class _RunOptions(ctypes.Structure):
