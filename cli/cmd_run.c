@@ -106,8 +106,9 @@ const hs_cli_cmd hs_cmd_run = {
     .main = run_main,
 };
 
-/* Per-device busy time, task count and time idle while holding work, then
- * the links that moved bytes. */
+/* Per-device busy time, task count and time idle while holding work, the
+ * gap between tasks beside the platform's overhead, the kernels' measured
+ * time beside the model's, then the links that moved bytes. */
 static int summarise(FILE *out, const hs_workload *w, const hs_run_result *r, hs_error *err)
 {
     const hs_platform *p = &w->platform;
@@ -131,6 +132,20 @@ static int summarise(FILE *out, const hs_workload *w, const hs_run_result *r, hs
                 st[d].busy_us, 100.0 * st[d].busy_us / ms, st[d].tasks, st[d].held_idle_us,
                 100.0 * st[d].held_idle_us / ms);
     free(st);
+    fprintf(out, "between tasks (median gap) beside the platform's overhead_us:\n");
+    for (int d = 0; d < p->ndevices; d++)
+        fprintf(out, "  %-*s %9.3f us  %9.3f us\n", width, p->devices[d].name, r->gap_us[d],
+                p->devices[d].overhead_us);
+    fprintf(out, "kernel time, measured beside the model's:\n");
+    for (size_t k = 0; k < r->nkernels; k++) {
+        const hs_run_kernel_row *row = &r->kernels[k];
+        fprintf(out, "  %-12s %-*s %7zu task%s %14.3f us %14.3f us", row->kernel, width,
+                p->devices[row->device].name, row->tasks, row->tasks == 1 ? " " : "s",
+                row->measured_us, row->model_us);
+        if (row->model_us > 0)
+            fprintf(out, "  x%.3f", row->measured_us / row->model_us);
+        fprintf(out, "\n");
+    }
     fprintf(out, "bytes moved per link:%s\n", copies ? "" : " none");
     for (int a = 0; a < r->nmemories; a++)
         for (int b = 0; b < r->nmemories; b++) {

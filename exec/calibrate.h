@@ -120,6 +120,7 @@ void hs_calib_result_free(hs_calib_result *r);
 int hs__calib_plan_sizes(const hs_ktype *t, const char *sizes, double *values, int *n,
                          hs_error *err);
 
+
 /* Writes the platform as YAML (hs_platform_write_yaml) after a comment
  * saying where it comes from; `path` "-" is stdout.  HS_EIO on failure. */
 int hs_calib_write_platform(const hs_calib_result *r, const char *path, hs_error *err);

@@ -148,6 +148,80 @@ static int find_device(const hs_workload *w, const char *option, const char *nam
     return HS_OK;
 }
 
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int by_device_kernel(const void *a, const void *b)
+{
+    const hs_run_kernel_row *x = a, *y = b;
+    return x->device != y->device ? (x->device > y->device) - (x->device < y->device)
+                                  : strcmp(x->kernel, y->kernel);
+}
+
+/* res->kernels and res->gap_us from the measured schedule s of w. */
+static int kernel_table(const hs_workload *w, const hs_schedule *s, hs_run_result *res,
+                        hs_error *err)
+{
+    const hs_platform *pf = &w->platform;
+    size_t n = s->nplacements, cap = 0;
+    double *start = malloc((n + 1) * sizeof *start), *end = malloc((n + 1) * sizeof *end);
+    int rc = HS_OK;
+    if (!start || !end || !(res->gap_us = calloc((size_t)pf->ndevices + 1, sizeof *res->gap_us)))
+        rc = hs_error_set(err, HS_ENOMEM, "out of memory");
+    for (size_t i = 0; rc == HS_OK && i < n; i++) {
+        const hs_placement *p = &s->placements[i];
+        const hs_task *t = &w->graph.tasks[p->task];
+        const char *type = w->apps[t->app].kernels[t->kernel].type;
+        const char *name = type ? type : "cost-only";
+        hs_run_kernel_row *row = NULL;
+        for (size_t k = 0; k < res->nkernels && !row; k++)
+            if (res->kernels[k].device == p->device && strcmp(res->kernels[k].kernel, name) == 0)
+                row = &res->kernels[k];
+        if (!row) {
+            if (res->nkernels == cap) {
+                hs_run_kernel_row *g = realloc(res->kernels, (cap = 2 * cap + 8) * sizeof *g);
+                if (!g) {
+                    rc = hs_error_set(err, HS_ENOMEM, "out of memory");
+                    break;
+                }
+                res->kernels = g;
+            }
+            row = &res->kernels[res->nkernels++];
+            *row = (hs_run_kernel_row){.device = p->device};
+            snprintf(row->kernel, sizeof row->kernel, "%s", name);
+        }
+        row->tasks++;
+        row->measured_us += p->end_us - p->start_us;
+        row->model_us += p->fraction * hs_task_kernel_us(pf, t, p->device);
+    }
+    if (rc == HS_OK && res->nkernels > 1)
+        qsort(res->kernels, res->nkernels, sizeof *res->kernels, by_device_kernel);
+    /* a device runs its placements one at a time: its k-th start and k-th
+     * end in time order are the same placement's */
+    for (int d = 0; rc == HS_OK && d < pf->ndevices; d++) {
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++)
+            if (s->placements[i].device == d) {
+                start[m] = s->placements[i].start_us;
+                end[m++] = s->placements[i].end_us;
+            }
+        if (m < 2)
+            continue;
+        qsort(start, m, sizeof *start, by_value);
+        qsort(end, m, sizeof *end, by_value);
+        for (size_t i = 1; i < m; i++)
+            start[i - 1] = start[i] > end[i - 1] ? start[i] - end[i - 1] : 0.0;
+        qsort(start, m - 1, sizeof *start, by_value);
+        res->gap_us[d] = start[(m - 1) / 2];
+    }
+    free(start);
+    free(end);
+    return rc;
+}
+
 int hs_run(hs_workload *w, const char *policy, const hs_run_options *opt, hs_run_result *res,
            hs_error *err)
 {
@@ -221,7 +295,9 @@ int hs_run(hs_workload *w, const char *policy, const hs_run_options *opt, hs_run
     report.link_bytes = report.link_us = NULL;
     report.link_copies = NULL;
     hs_run_report_free(&report);
-    return HS_OK;
+    if ((rc = kernel_table(w, s, res, err)) != HS_OK)
+        hs_run_result_free(res);
+    return rc;
 }
 
 void hs_run_result_free(hs_run_result *res)
@@ -233,5 +309,7 @@ void hs_run_result_free(hs_run_result *res)
     free(res->link_bytes);
     free(res->link_us);
     free(res->link_copies);
+    free(res->kernels);
+    free(res->gap_us);
     memset(res, 0, sizeof *res);
 }

@@ -114,6 +114,17 @@ void hs_graph_free(hs_graph *g)
     memset(g, 0, sizeof *g);
 }
 
+double hs_task_kernel_us(const hs_platform *p, const hs_task *t, int d)
+{
+    double k = t->cost_us[d] - p->devices[d].overhead_us;
+    return k > 0 ? k : 0.0;
+}
+
+double hs_task_part_us(const hs_platform *p, const hs_task *t, int d, double f)
+{
+    return f >= 1 ? t->cost_us[d] : f * hs_task_kernel_us(p, t, d) + p->devices[d].overhead_us;
+}
+
 double hs_task_min_cost(const hs_graph *g, size_t t)
 {
     double best = g->tasks[t].cost_us[0];

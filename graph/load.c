@@ -76,6 +76,7 @@ typedef struct y_device {
     hs_device_kind kind;
     char *memory;
     char *cores;
+    char *overhead_us;
 } y_device;
 
 typedef struct y_link {
@@ -127,6 +128,7 @@ static const cyaml_schema_field_t device_fields[] = {
                      CYAML_ARRAY_LEN(kind_names)),
     STR("memory", 0, y_device, memory),
     STR("cores", OPT, y_device, cores),
+    STR("overhead_us", OPT, y_device, overhead_us),
     CYAML_FIELD_END,
 };
 static const cyaml_schema_value_t device_schema = {
@@ -228,7 +230,7 @@ static const struct context {
 };
 
 static const char *const number_fields[] = {
-    "cores", "bandwidth_gbps", "latency_us", "input_bytes", "output_bytes", "items",
+    "cores", "overhead_us", "bandwidth_gbps", "latency_us", "input_bytes", "output_bytes", "items",
     "instances", "bytes",
 };
 
@@ -864,11 +866,17 @@ static int build_platform(loader *L, const y_platform *yp, hs_workload *w)
     int rc;
     for (unsigned d = 0; d < yp->devices_count; d++) {
         const y_device *yd = &yp->devices[d];
-        int cores;
+        int cores, i;
+        double overhead;
         snprintf(path, sizeof path, "platform.devices[%u].cores", d);
         if ((rc = to_int(L, path, yd->cores, 0, &cores)) != 0)
             return rc;
-        if ((rc = hs_platform_add_device(w, yd->name, yd->kind, yd->memory, cores, L->err)) < 0)
+        snprintf(path, sizeof path, "platform.devices[%u].overhead_us", d);
+        if ((rc = to_number(L, path, yd->overhead_us, 0, 0, &overhead)) != 0)
+            return rc;
+        if ((i = hs_platform_add_device(w, yd->name, yd->kind, yd->memory, cores, L->err)) < 0)
+            return i;
+        if ((rc = hs_platform_set_overhead(w, i, overhead, L->err)) != 0)
             return rc;
     }
     for (unsigned i = 0; i < yp->links_count; i++) {

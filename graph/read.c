@@ -366,7 +366,8 @@ static int copy_platform(hs_workload *w, const hs_platform *p, hs_error *err)
     for (int d = 0; d < p->ndevices; d++)
         if ((rc = hs_platform_add_device(w, p->devices[d].name, p->devices[d].kind,
                                          p->memories[p->devices[d].memory],
-                                         p->devices[d].cores, err)) < 0)
+                                         p->devices[d].cores, err)) < 0 ||
+            (rc = hs_platform_set_overhead(w, d, p->devices[d].overhead_us, err)) != 0)
             return rc;
     for (int q = 0; q < p->nmemories; q++)
         for (int r = 0; r < p->nmemories; r++) {

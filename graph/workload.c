@@ -192,6 +192,19 @@ static int check_name(const char *name, const char *path, hs_error *err)
     return HS_OK;
 }
 
+int hs_platform_set_overhead(hs_workload *w, int d, double overhead_us, hs_error *err)
+{
+    char path[64];
+    if (d < 0 || d >= w->platform.ndevices)
+        return hs_error_set(err, HS_EINPUT, "no device %d", d);
+    snprintf(path, sizeof path, "platform.devices[%d].overhead_us", d);
+    if (bad_number(overhead_us) || overhead_us > HS_MAX_US)
+        return hs_error_at(err, HS_EINPUT, path, "must be a number from 0 to %g us, not %g",
+                           HS_MAX_US, overhead_us);
+    w->platform.devices[d].overhead_us = overhead_us;
+    return HS_OK;
+}
+
 int hs_platform_add_device(hs_workload *w, const char *name, hs_device_kind kind,
                            const char *memory, int cores, hs_error *err)
 {
@@ -803,8 +816,11 @@ int hs_workload_finalize(hs_workload *w, hs_error *err)
                 task->kernel = k;
                 task->input_bytes = app->kernels[k].input_bytes;
                 task->output_bytes = app->kernels[k].output_bytes;
-                memcpy(task->cost_us, app->kernels[k].cost_us,
-                       (size_t)w->platform.ndevices * sizeof *task->cost_us);
+                /* what a device runs: the kernel, and what the executor
+                 * spends on any task there */
+                for (int d = 0; d < w->platform.ndevices; d++)
+                    task->cost_us[d] =
+                        app->kernels[k].cost_us[d] + w->platform.devices[d].overhead_us;
             }
             for (int k = 0; k < app->nedges; k++, e++)
                 w->graph.edges[e] = (hs_edge){.from = first + (size_t)app->edges[k].from,

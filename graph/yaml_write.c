@@ -121,6 +121,8 @@ static void write_platform(writer *W, const hs_platform *p)
         key_str(W, "memory", p->memories[dev->memory]);
         if (dev->cores > 0)
             key_num(W, "cores", dev->cores);
+        if (dev->overhead_us > 0)
+            key_num(W, "overhead_us", dev->overhead_us);
         map_end(W);
     }
     seq_end(W);

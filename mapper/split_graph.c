@@ -194,7 +194,7 @@ static int split_transform(const hs_workload *w, const hs_map_options *opt, hs_g
             left -= f;
             hs__part_fill(p, src, t, k, np, f);
             for (int e = 0; e < m; e++)
-                p->cost_us[e] = src->cost_us[e] * f;
+                p->cost_us[e] = hs_task_part_us(&w->platform, src, e, f);
             sg->pin[base[t] + k] = d;
             k++;
         }

@@ -121,6 +121,36 @@ static void run_typed_on_emu_checks_every_kernel(void **state)
     assert_int_equal(r.checked, 4);
     assert_int_equal(r.nmemories, 2);
     assert_int_equal(hs_schedule_validate(w, r.schedule, &err), HS_OK);
+    /* the kernel table: every placement in the row of its type and device,
+     * the measured spans and the model's costs summed, rows in order */
+    {
+        size_t tasks = 0;
+        for (size_t k = 0; k < r.nkernels; k++) {
+            const hs_run_kernel_row *row = &r.kernels[k];
+            double measured = 0, model = 0;
+            size_t n = 0;
+            for (size_t i = 0; i < r.schedule->nplacements; i++) {
+                const hs_placement *p = &r.schedule->placements[i];
+                const hs_task *t = &w->graph.tasks[p->task];
+                if (p->device == row->device &&
+                    strcmp(w->apps[t->app].kernels[t->kernel].type, row->kernel) == 0) {
+                    n++;
+                    measured += p->end_us - p->start_us;
+                    model += t->cost_us[p->device];
+                }
+            }
+            assert_int_equal(row->tasks, n);
+            assert_float_equal(row->measured_us, measured, 1e-9 * measured);
+            assert_float_equal(row->model_us, model, 0);
+            tasks += n;
+            if (k > 0)
+                assert_true(r.kernels[k - 1].device < row->device ||
+                            (r.kernels[k - 1].device == row->device &&
+                             strcmp(r.kernels[k - 1].kernel, row->kernel) < 0));
+        }
+        assert_int_equal(tasks, 4);
+        assert_true(r.gap_us[0] >= 0 && r.gap_us[1] >= 0);
+    }
     /* the prediction is hs_map's schedule under the delay model */
     {
         hs_schedule *m = NULL;

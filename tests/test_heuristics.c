@@ -923,6 +923,40 @@ static void ad_part_refuses_costly_split(void **state)
 }
 
 
+/* A typed kernel whose type cannot be cut by items (potrf) is never split:
+ * it would run whole in its first part (exec/data.c), so parts would
+ * predict a parallelism that never happens.  va beside it, as long, is. */
+static void ad_part_splits_only_cuttable_types(void **state)
+{
+    hs_workload *w = hs_workload_new();
+    hs_error err = {0};
+    hs_graph t;
+    int a;
+    (void)state;
+    ok(hs_platform_add_device(w, "cpu0", HS_DEVICE_CPU, "host", 0, &err), &err);
+    ok(hs_platform_add_device(w, "gpu0", HS_DEVICE_GPU, "gpu0", 0, &err), &err);
+    ok(a = hs_workload_add_app(w, "g", 1, &err), &err);
+    ok(hs_app_add_kernel(w, a, "chol", &err), &err);
+    ok(hs_kernel_set_type(w, a, 0, "potrf", &err), &err);
+    ok(hs_kernel_add_param(w, a, 0, "n", 64, &err), &err);
+    ok(hs_app_add_kernel(w, a, "add", &err), &err);
+    ok(hs_kernel_set_type(w, a, 1, "va", &err), &err);
+    ok(hs_kernel_add_param(w, a, 1, "n", 1000, &err), &err);
+    for (int k = 0; k < 2; k++) {
+        ok(hs_kernel_set_cost(w, a, k, "cpu", 1000, &err), &err);
+        ok(hs_kernel_set_cost(w, a, k, "gpu", 1000, &err), &err);
+    }
+    ok(hs_workload_finalize(w, &err), &err);
+    assert_int_equal(transform(w, 10, &t), 1);
+    assert_int_equal(t.ntasks, 3); /* chol whole, add in two parts */
+    assert_int_equal(t.tasks[0].nparts, 1);
+    assert_int_equal(t.tasks[0].origin, 0);
+    assert_int_equal(t.tasks[1].nparts, 2);
+    assert_int_equal(t.tasks[2].origin, 1);
+    hs_graph_free(&t);
+    hs_workload_free(w);
+}
+
 /* ad-part with a performance model: one typed kernel va n = 1000 (D = its
  * flops = 1000) on cpu0 and gpu0, costs from the model `fits` (JSON), split
  * threshold 1 us.  Loads the model, builds and finalizes the workload with
@@ -1593,6 +1627,7 @@ int main(void)
         cmocka_unit_test(case_study_makespans),
         cmocka_unit_test(ad_part_case_study),
         cmocka_unit_test(ad_part_refuses_costly_split),
+        cmocka_unit_test(ad_part_splits_only_cuttable_types),
         cmocka_unit_test(ad_part_model_parts),
         cmocka_unit_test(ad_part_model_floor),
         cmocka_unit_test(random_invariants),

@@ -143,6 +143,11 @@ class Run(unittest.TestCase):
         self.assertEqual(r.predicted.model, "executor")
         self.assertEqual(round(r.predicted.makespan_us, 3), 990.0)  # README's prediction
         self.assertTrue(all(copies > 0 for _, copies, _ in r.links.values()))
+        # the kernel table covers every task once, the gaps every device that ran one
+        self.assertEqual(sum(k["tasks"] for k in r.kernels), 8)
+        self.assertIn("cost-only", [k["kernel"] for k in r.kernels])
+        self.assertEqual(len(r.gap_us), 1 + max(k["device"] for k in r.kernels))
+        self.assertTrue(all(g >= 0 for g in r.gap_us))
         r.validate()
 
     def test_a_subset_of_devices(self):

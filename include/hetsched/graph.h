@@ -73,6 +73,11 @@ typedef struct hs_device {
     hs_device_kind kind;
     int memory;          /* index into hs_platform.memories */
     int cores;           /* 0 when not given */
+    double overhead_us;  /* what the executor spends on each task it runs
+                            there besides the kernel (hand-over, launch,
+                            completion, the engine's step), µs; every task's
+                            cost on it includes it; 0 when not given
+                            (`hetsched run` prints the gap it saw) */
 } hs_device;
 
 typedef struct hs_link {
@@ -233,6 +238,8 @@ int hs_platform_add_device(hs_workload *w, const char *name, hs_device_kind kind
                            const char *memory, int cores, hs_error *err);
 int hs_platform_add_link(hs_workload *w, const char *from, const char *to,
                          double bandwidth_gbps, double latency_us, hs_error *err);
+/* Sets device d's overhead_us (0 .. HS_MAX_US); HS_OK or HS_EINPUT. */
+int hs_platform_set_overhead(hs_workload *w, int d, double overhead_us, hs_error *err);
 
 /* Applications.  Return the new index, or a negative error. */
 int hs_workload_add_app(hs_workload *w, const char *name, int instances, hs_error *err);
@@ -282,6 +289,11 @@ const hs_kernel_edge *hs_edge_origin(const hs_workload *w, const hs_graph *g, co
 
 /* The smallest cost of task t over all devices. */
 double hs_task_min_cost(const hs_graph *g, size_t t);
+/* Task t's cost on device d less d's overhead_us: what its kernel takes. */
+double hs_task_kernel_us(const hs_platform *p, const hs_task *t, int d);
+/* The cost on d of a part of t that holds fraction f of its items: f of
+ * the kernel, and the whole overhead (each part is a task of its own). */
+double hs_task_part_us(const hs_platform *p, const hs_task *t, int d, double f);
 
 /* Writes w's platform and applications, as declared, in the YAML of
  * DESIGN.md §3 (libyaml's emitter): devices, links, then each application

@@ -82,6 +82,17 @@ typedef struct hs_run_options {
                                   (hs_schedule_read_given); NULL: none */
 } hs_run_options;
 
+/* Kernel times of a run against the model that predicted them: one row per
+ * kernel type (untyped kernels: "cost-only") and device. */
+typedef struct hs_run_kernel_row {
+    char kernel[32];           /* the type's name, or "cost-only" */
+    int device;
+    size_t tasks;              /* placements (a chunk counts as one) */
+    double measured_us;        /* the sum of their measured spans */
+    double model_us;           /* the sum of their kernels' predicted costs
+                                  (hs_task_kernel_us, times the fraction) */
+} hs_run_kernel_row;
+
 /* What a run gave.  hs_run fills it; free with hs_run_result_free. */
 typedef struct hs_run_result {
     const char *backend;       /* the backend that ran ("cpu", "emu", "cuda") */
@@ -105,6 +116,12 @@ typedef struct hs_run_result {
     size_t evictions, writebacks; /* replicas evicted; of those, copied to host */
     size_t pool_hits, pool_misses, pool_reserved; /* buffers: reused, made
                                   during the run, made ahead */
+    hs_run_kernel_row *kernels; /* [nkernels], by device then kernel */
+    size_t nkernels;
+    double *gap_us;            /* [ndevices]: the median time from one task's
+                                  end to the next one's start on each device
+                                  (0 with fewer than 2 tasks), to set beside
+                                  its overhead_us */
 } hs_run_result;
 
 /* Checks what hs_run would refuse before it touches a workload: the policy

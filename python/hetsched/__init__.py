@@ -104,6 +104,12 @@ class _RunOptions(ctypes.Structure):
                 ("predict", ctypes.c_int), ("schedule", ctypes.c_char_p)]
 
 
+class _KernelRow(ctypes.Structure):
+    _fields_ = [("kernel", ctypes.c_char * 32), ("device", ctypes.c_int),
+                ("tasks", ctypes.c_size_t), ("measured_us", ctypes.c_double),
+                ("model_us", ctypes.c_double)]
+
+
 class _RunResult(ctypes.Structure):
     _fields_ = [("backend", ctypes.c_char_p), ("schedule", ctypes.POINTER(_Schedule)),
                 ("predicted", ctypes.POINTER(_Schedule)), ("stats", _MapStats),
@@ -115,7 +121,9 @@ class _RunResult(ctypes.Structure):
                 ("link_copies", ctypes.POINTER(ctypes.c_size_t)),
                 ("prefetched", ctypes.c_size_t), ("evictions", ctypes.c_size_t),
                 ("writebacks", ctypes.c_size_t), ("pool_hits", ctypes.c_size_t),
-                ("pool_misses", ctypes.c_size_t), ("pool_reserved", ctypes.c_size_t)]
+                ("pool_misses", ctypes.c_size_t), ("pool_reserved", ctypes.c_size_t),
+                ("kernels", ctypes.POINTER(_KernelRow)), ("nkernels", ctypes.c_size_t),
+                ("gap_us", ctypes.POINTER(ctypes.c_double))]
 
 
 def _fn(name, restype, *argtypes):
@@ -277,6 +285,11 @@ class RunResult(Schedule):
     .links       {(from memory index, to memory index): (bytes, copies, us)}
                  for every link that moved data
     .stats       failed_devices, rerun, live_splits, chunks (a dict)
+    .kernels     [{"kernel": type or "cost-only", "device": index, "tasks": n,
+                 "measured_us": ..., "model_us": ...}]: kernel time against the
+                 model, per type and device
+    .gap_us      [median µs from one task's end to the next one's start] per
+                 device, in platform order (compare with its overhead_us)
     """
 
 
@@ -440,5 +453,10 @@ def run(workload, policy=None, backend=None, *, devices=None, check="sample", se
                for i in range(n * n) if res.link_copies[i]}
     r.stats = {k: getattr(res.stats, k) for k in ("failed_devices", "rerun", "live_splits",
                                                    "chunks")}
+    r.kernels = [{"kernel": k.kernel.decode(), "device": k.device, "tasks": k.tasks,
+                  "measured_us": k.measured_us, "model_us": k.model_us}
+                 for k in res.kernels[:res.nkernels]]
+    ndev = 1 + max((t["device"] for t in r.kernels), default=-1)
+    r.gap_us = [res.gap_us[d] for d in range(ndev)]
     _run_result_free(ctypes.byref(res))
     return r
