@@ -19,15 +19,25 @@ const hs_cli_cmd hs_cmd_run = {
     .name = "run",
     .summary = "execute a workload with one policy for real (cpu, emu or cuda backend)",
     .usage = "usage: hetsched run -a ALGO WORKLOAD [options]\n"
+             "       hetsched run --schedule FILE WORKLOAD [options]\n"
              "\n"
-             "Executes WORKLOAD with policy ALGO: typed kernels run for real on host\n"
-             "buffers and are checked against their reference, cost-only kernels sleep\n"
-             "their cost.  Prints the measured makespan, the makespan the same policy\n"
-             "predicts in the simulator and their ratio, each device's busy time and the\n"
-             "bytes moved on each link.  Exit status 1 when a kernel's check fails.\n"
+             "Executes WORKLOAD with policy ALGO, or as the schedule FILE maps and orders\n"
+             "it: typed kernels run for real on host buffers and are checked against\n"
+             "their reference, cost-only kernels sleep their cost.  Prints the measured\n"
+             "makespan, the makespan the same policy predicts in the simulator and their\n"
+             "ratio, each device's busy time and the bytes moved on each link.  Exit\n"
+             "status 1 when a kernel's check fails.\n"
              "\n"
              "options:\n"
-             "  -a, --algorithm ALGO  the policy (required; `hetsched map -a help`)\n"
+             "  -a, --algorithm ALGO  the policy (`hetsched map -a help`; required unless\n"
+             "                        --schedule)\n"
+             "  --schedule FILE       instead of a policy, run the schedule FILE (JSON of\n"
+             "                        map --json, optimal --json or run --json; '-' for\n"
+             "                        stdin): each task on its device there, each device's\n"
+             "                        tasks in their start order there, a task waiting\n"
+             "                        for its device's previous task and its inputs.  It\n"
+             "                        must place every task of WORKLOAD once, whole, on\n"
+             "                        the devices run uses (--devices)\n"
              "  --backend NAME        cpu: one worker thread per device, all on host\n"
              "                        memory (cpu devices only); emu: each memory is a\n"
              "                        separate memory space and inputs are copied to it;\n"
@@ -193,7 +203,7 @@ static int run_main(int argc, char **argv)
 {
     enum { OPT_JSON = 256, OPT_GANTT, OPT_TRACE, OPT_SEED, OPT_THR, OPT_MODEL, OPT_BACKEND,
            OPT_DEVICES, OPT_DEVMEM, OPT_SPLIT, OPT_SPLIT_OPTION, OPT_CHECK, OPT_PREDICT,
-           OPT_UPDATE_MODEL, OPT_FAIL, OPT_SPLIT_MODE, OPT_THROTTLE };
+           OPT_UPDATE_MODEL, OPT_FAIL, OPT_SPLIT_MODE, OPT_THROTTLE, OPT_SCHEDULE };
     static const char *const check_modes[] = {"sample", "full", "none"};
     static const struct option longopts[] = {
         {"algorithm", required_argument, NULL, 'a'},
@@ -214,6 +224,7 @@ static int run_main(int argc, char **argv)
         {"fail", required_argument, NULL, OPT_FAIL},
         {"split-mode", required_argument, NULL, OPT_SPLIT_MODE},
         {"throttle", required_argument, NULL, OPT_THROTTLE},
+        {"schedule", required_argument, NULL, OPT_SCHEDULE},
         HS_CLI_SOURCE_OPTIONS,
         {NULL, 0, NULL, 0},
     };
@@ -258,6 +269,7 @@ static int run_main(int argc, char **argv)
         case OPT_UPDATE_MODEL: update_path = optarg; break;
         case OPT_DEVICES: ro.devices = optarg; break;
         case OPT_SPLIT: ro.split = optarg; break;
+        case OPT_SCHEDULE: ro.schedule = optarg; break;
         case OPT_FAIL: {
             const char *at = strstr(optarg, ":after=");
             if (!at || at == optarg ||
@@ -353,13 +365,13 @@ static int run_main(int argc, char **argv)
             goto out;
         }
     }
-    if (!algo) {
-        status = hs_cli_usage_error(&hs_cmd_run, "no policy: give -a ALGO");
+    if (!algo && !ro.schedule) {
+        status = hs_cli_usage_error(&hs_cmd_run, "no policy: give -a ALGO or --schedule FILE");
         goto out;
     }
     if ((status = hs_cli_outputs_check(&hs_cmd_run, &out, NULL, NULL)) != 0)
         goto out;
-    if (!hs_policy_find(algo)) {
+    if (algo && !hs_policy_find(algo)) {
         fprintf(stderr, "hetsched run: unknown policy '%s' (see hetsched map -a help)\n", algo);
         status = 2;
         goto out;
@@ -368,7 +380,9 @@ static int run_main(int argc, char **argv)
                                               have_seed, 0)) != 0)
         goto out;
     /* the backend's name first, then the arguments, then the rest */
-    if (ro.backend && hs_run_check(algo, &(hs_run_options){.backend = ro.backend}, &err)) {
+    if (ro.backend &&
+        hs_run_check(algo, &(hs_run_options){.backend = ro.backend, .schedule = ro.schedule},
+                     &err)) {
         status = hs_cli_usage_error(&hs_cmd_run, "%s", err.msg);
         goto out;
     }
@@ -396,8 +410,9 @@ static int run_main(int argc, char **argv)
     if (rc == HS_OK) {
         FILE *o = hs_cli_outputs_use_stdout(&out) ? stderr : stdout;
         const hs_schedule *s = res.schedule, *pred = res.predicted;
-        fprintf(o, "policy %s on %s, backend %s: measured makespan %.3f us\n", algo,
-                argv[optind], res.backend, s->makespan_us);
+        fprintf(o, "%s %s on %s, backend %s: measured makespan %.3f us\n",
+                algo ? "policy" : "schedule", algo ? algo : ro.schedule, argv[optind],
+                res.backend, s->makespan_us);
         fprintf(o, "predicted makespan %.3f us (%s model; measured / predicted %.3f)\n",
                 pred->makespan_us, ro.predict == HS_PREDICT_EXECUTOR ? "executor" : "delay",
                 pred->makespan_us > 0 ? s->makespan_us / pred->makespan_us : 0.0);

@@ -24,13 +24,16 @@ static int prepare(const char *policy, const hs_run_options *opt, hs_split_optio
     for (const char *const *kv = opt->split_options; kv && *kv; kv++)
         if (hs_split_option_set(sopt, *kv, &inner) != HS_OK)
             return hs_error_set(err, HS_EUSAGE, "--split-option: %s", inner.msg);
-    if (!p)
+    if (!opt->schedule && !p)
         return hs_error_set(err, HS_EUSAGE, "unknown policy '%s' (see hetsched map -a help)",
                             policy ? policy : "(null)");
-    if (opt->thr && !(hs_policy_options(p) & HS_POLICY_TAKES_THR))
+    if (opt->schedule && (opt->thr || opt->seed))
+        return hs_error_set(err, HS_EUSAGE, "--%s does not apply to --schedule: the schedule "
+                            "is run as it is given", opt->thr ? "thr" : "seed");
+    if (p && opt->thr && !(hs_policy_options(p) & HS_POLICY_TAKES_THR))
         return hs_error_set(err, HS_EUSAGE, "--thr does not apply to policy %s: it has no "
                             "dispatch threshold", policy);
-    if (opt->seed && !(hs_policy_options(p) & HS_POLICY_TAKES_SEED))
+    if (p && opt->seed && !(hs_policy_options(p) & HS_POLICY_TAKES_SEED))
         return hs_error_set(err, HS_EUSAGE, "--seed does not apply to policy %s: it has no "
                             "random choice", policy);
     if (opt->thr < 0)
@@ -64,7 +67,12 @@ static int prepare(const char *policy, const hs_run_options *opt, hs_split_optio
     mopt->seed = opt->seed;
     mopt->thr = opt->thr;
     mopt->perfmodel = opt->perfmodel;
-    if ((rc = hs__policy_resolve(policy, mopt, pol, err)) != HS_OK) {
+    /* a schedule is read by hs_run once the devices are chosen */
+    if (opt->schedule && (rc = hs__given_check(policy, mopt, err)) == HS_OK)
+        *pol = &hs__policy_given;
+    else if (!opt->schedule)
+        rc = hs__policy_resolve(policy, mopt, pol, err);
+    if (rc != HS_OK) {
         hs_split_graph_free(mopt->split);
         mopt->split = NULL;
     }
@@ -237,7 +245,7 @@ int hs_run(hs_workload *w, const char *policy, const hs_run_options *opt, hs_run
     const hs_backend_ops *ops;
     hs_run_report report = {0};
     hs_backend b = {.state = &report};
-    hs_schedule *s = NULL, *pred = NULL;
+    hs_schedule *s = NULL, *pred = NULL, *given = NULL;
     int *depth = NULL, rc;
     memset(res, 0, sizeof *res);
     if (!opt)
@@ -255,9 +263,13 @@ int hs_run(hs_workload *w, const char *policy, const hs_run_options *opt, hs_run
     if (rc == HS_OK && opt->throttle_device)
         rc = find_device(w, "--throttle", opt->throttle_device, 1, &report.throttle_device,
                          err);
+    if (rc == HS_OK && opt->schedule &&
+        (rc = hs_schedule_read_given(w, opt->schedule, &given, err)) == HS_OK)
+        mopt.schedule = given;
     popt = (hs_map_options){.seed = mopt.seed, .perfmodel = mopt.perfmodel, .split = mopt.split,
                             .live_split = mopt.live_split,
-                            .live_split_options = mopt.live_split_options};
+                            .live_split_options = mopt.live_split_options,
+                            .schedule = mopt.schedule};
     if (rc == HS_OK && opt->predict == HS_PREDICT_EXECUTOR) {
         /* the prediction: the same policy in the simulator, under the
          * executor's model with the backend's depths */
@@ -274,6 +286,7 @@ int hs_run(hs_workload *w, const char *policy, const hs_run_options *opt, hs_run
         rc = hs_run_measured_schedule(w, ops->name, &report, s, err);
     free(depth);
     hs_split_graph_free(mopt.split);
+    hs_schedule_free(given);
     if (rc != HS_OK) {
         hs_run_report_free(&report);
         hs_schedule_free(s);

@@ -1,6 +1,7 @@
 /* The public API as a program outside the library uses it: only
- * hetsched/hetsched.h.  hs_run with its options and refusals, and a policy
- * of the program's own registered beside the library's. */
+ * hetsched/hetsched.h.  hs_run with its options (a schedule given among
+ * them) and refusals, and a policy of the program's own registered beside
+ * the library's. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -285,6 +286,58 @@ static void calibration(void **state)
     assert_int_equal(hs_calibrate(&o, &r, &err), HS_EINPUT);
     assert_non_null(strstr(err.msg, "nope"));
     hs_calib_result_free(&r);
+/* A schedule given in a file (hs_run_options.schedule), policy NULL: a on
+ * cpu1, then c there; b on cpu0, which heft would not choose for both.  In
+ * the delay model a ends at 150 on cpu1, b at 250 on cpu0, c at 300. */
+static void run_a_given_schedule(void **state)
+{
+    static const char text[] =
+        "{\"workload\": null, \"algorithm\": null, \"model\": \"delay\", \"makespan_us\": 0,\n"
+        " \"tasks\": [\n"
+        "  {\"id\": \"app#0/c\", \"device\": \"cpu1\", \"start_us\": 2, \"end_us\": 3, \"fraction\": 1},\n"
+        "  {\"id\": \"app#0/b\", \"device\": \"cpu0\", \"start_us\": 2, \"end_us\": 3, \"fraction\": 1},\n"
+        "  {\"id\": \"app#0/a\", \"device\": \"cpu1\", \"start_us\": 0, \"end_us\": 1, \"fraction\": 1}\n"
+        " ],\n"
+        " \"transfers\": []}\n";
+    static const int device[] = {1, 0, 1}; /* a, b, c */
+    hs_workload *w = load(two_cpus);
+    char path[] = "/tmp/hs_api_given_XXXXXX";
+    hs_run_options o = {.schedule = path, .predict = HS_PREDICT_DELAY};
+    hs_run_result r;
+    hs_error err = {0};
+    const hs_placement *a = NULL, *c = NULL;
+    FILE *f;
+    int fd = mkstemp(path);
+    (void)state;
+    assert_true(fd >= 0 && (f = fdopen(fd, "w")) != NULL);
+    fputs(text, f);
+    fclose(f);
+    if (hs_run(w, NULL, &o, &r, &err) != HS_OK)
+        fail_msg("%s", err.msg);
+    assert_string_equal(r.schedule->algorithm, "given");
+    each_task_once(w, r.schedule);
+    for (size_t i = 0; i < r.schedule->nplacements; i++) {
+        const hs_placement *p = &r.schedule->placements[i];
+        assert_int_equal(p->device, device[p->task]);
+        if (p->task == 0)
+            a = p;
+        if (p->task == 2)
+            c = p;
+    }
+    assert_true(a && c && c->start_us >= a->end_us);
+    assert_true(r.predicted->makespan_us > 299.999 && r.predicted->makespan_us < 300.001);
+    hs_run_result_free(&r);
+    /* a policy beside it, a split with it, neither */
+    assert_int_equal(hs_run_check("heft", &o, &err), HS_EUSAGE);
+    assert_string_equal(err.msg, "--schedule runs the schedule it is given: no policy (-a heft) "
+                                 "with it");
+    o.split = "hdss";
+    assert_int_equal(hs_run_check(NULL, &o, &err), HS_EUSAGE);
+    assert_string_equal(err.msg, "--split does not apply to --schedule: the schedule places "
+                                 "whole tasks");
+    assert_int_equal(hs_run(w, NULL, NULL, &r, &err), HS_EUSAGE);
+    unlink(path);
+    hs_workload_free(w);
 }
 
 static void run_refuses(void **state)
@@ -488,6 +541,7 @@ int main(void)
         cmocka_unit_test(critical_path),
         cmocka_unit_test(a_performance_model),
         cmocka_unit_test(calibration),
+        cmocka_unit_test(run_a_given_schedule),
         cmocka_unit_test(run_refuses),
         cmocka_unit_test(own_policy_maps_and_runs),
         cmocka_unit_test(register_refuses),

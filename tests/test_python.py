@@ -5,8 +5,10 @@ PYTHONPATH=python and LD_LIBRARY_PATH=build."""
 
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import unittest
 
 if os.environ.get("HS_SANITIZED"):
@@ -119,6 +121,41 @@ class Optimal(unittest.TestCase):
         self.assertLessEqual(s.bound_us, s.makespan_us)
         self.assertEqual(s.algorithm, "optimal")
         s.validate()
+
+
+class Given(unittest.TestCase):
+    def test_the_optimum_run_as_given(self):
+        w = hetsched.load(CASE)
+        path = os.path.join(self.tmp, "optimal.json")
+        hetsched.optimal(w, time_limit=60).write_json(path)
+        s = hetsched.map(w, schedule=path)
+        self.assertEqual(round(s.makespan_us, 3), 6390.208)
+        self.assertEqual(s.algorithm, "given")
+        r = hetsched.run(w, schedule=path, backend="emu")
+        self.assertEqual(r.algorithm, "given")
+        self.assertEqual({t["id"]: t["device"] for t in r.tasks},
+                         {t["id"]: t["device"] for t in s.tasks})
+        r.validate()
+
+    def test_refused(self):
+        w = hetsched.load(CASE)
+        path = os.path.join(self.tmp, "heft.json")
+        hetsched.map(w, "heft").write_json(path)
+        with self.assertRaisesRegex(ValueError, "give a policy or a schedule"):
+            hetsched.run(w, "heft", schedule=path)
+        with self.assertRaisesRegex(ValueError, "not neither"):
+            hetsched.map(w)
+        with self.assertRaisesRegex(hetsched.Error, r"^--split does not apply to --schedule"):
+            hetsched.run(w, schedule=path, split="hdss")
+        with self.assertRaisesRegex(hetsched.Error, r"^%s:\d+:\d+: error: tasks\[\d+\]\.device: "
+                                    r"no device 'gpu0' in the workload$" % re.escape(path)):
+            hetsched.run(w, schedule=path, devices="cpu0")
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
 
 
 class Run(unittest.TestCase):

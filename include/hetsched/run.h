@@ -81,6 +81,10 @@ typedef struct hs_run_options {
     const char *throttle_device; /* --throttle: this cpu device runs each kernel */
     double throttle;           /* `throttle` times slower (> 1, <= 1e6) */
     hs_run_predict predict;    /* --predict */
+    const char *schedule;      /* --schedule: the file of a schedule to run
+                                  instead of a policy's (policy NULL), read
+                                  once the devices are chosen
+                                  (hs_schedule_read_given); NULL: none */
 } hs_run_options;
 
 /* Kernel times of a run against the model that predicted them: one row per
@@ -126,11 +130,12 @@ typedef struct hs_run_result {
 } hs_run_result;
 
 /* Checks what hs_run would refuse before it touches a workload: the policy
- * name, the backend name, the split options and their combinations (the
- * split mode without a splitter, a device failure under a split at run
- * time, a wavefront, a policy that splits kernels itself), a seed or a
- * threshold for a policy that has none.  HS_EUSAGE or
- * HS_EINPUT with the message hs_run would give. */
+ * name (NULL with a schedule, and only then), the backend name, the split
+ * options and their combinations (the split mode without a splitter, a
+ * device failure under a split at run time, a wavefront, a policy that
+ * splits kernels itself, a split with a schedule), a seed or a threshold
+ * for a policy that has none (or with a schedule).  HS_EUSAGE or HS_EINPUT
+ * with the message hs_run would give. */
 int hs_run_check(const char *policy, const hs_run_options *opt, hs_error *err);
 
 /* The backend hs_run uses when none is named: cpu when every device of w
@@ -144,13 +149,17 @@ const char *hs_run_default_backend(const hs_workload *w);
  * then unchanged). */
 int hs_workload_select_devices(hs_workload *w, const char *list, hs_error *err);
 
-/* Runs the finalized workload w with the named policy (opt may be NULL:
- * every default).  With opt->devices, w keeps only those devices first
- * (hs_workload_select_devices), and the schedules refer to that platform.
- * On HS_OK *res holds the measured and the predicted schedules and the
- * counters; on an error *res is empty.  Errors: those of hs_run_check,
- * HS_EINPUT for a device that is not there, HS_ENOTBUILT for cuda without
- * CUDA, HS_ECHECK when a kernel's result fails its check. */
+/* Runs the finalized workload w with the named policy, or with policy NULL
+ * the schedule of opt->schedule (each task on its device there, each
+ * device's tasks in their order there: hs_map_options.schedule), on a real
+ * backend (opt may be NULL: every default).  With opt->devices, w keeps
+ * only those devices first (hs_workload_select_devices), and the schedules
+ * refer to that platform.  On HS_OK *res holds the measured and the
+ * predicted schedules and the counters; on an error *res is empty.
+ * Errors: those of hs_run_check, HS_EINPUT for a device that is not there
+ * or a schedule that is not of w (located: hs_schedule_read_given),
+ * HS_ENOTBUILT for cuda without CUDA, HS_ECHECK when a kernel's result
+ * fails its check. */
 int hs_run(hs_workload *w, const char *policy, const hs_run_options *opt, hs_run_result *res,
            hs_error *err);
 void hs_run_result_free(hs_run_result *res);

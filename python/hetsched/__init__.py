@@ -72,7 +72,7 @@ class _MapOptions(ctypes.Structure):
                 ("split_threshold_us", ctypes.c_double), ("perfmodel", ctypes.c_void_p),
                 ("split", ctypes.c_void_p), ("executor_depth", ctypes.c_void_p),
                 ("live_split", ctypes.c_void_p), ("live_split_options", ctypes.c_void_p),
-                ("budget_ms", ctypes.c_double)]
+                ("budget_ms", ctypes.c_double), ("schedule", ctypes.c_void_p)]
 
 
 class _MapStats(ctypes.Structure):
@@ -86,7 +86,8 @@ class _MilpOptions(ctypes.Structure):
     _fields_ = [("formulation", ctypes.c_int), ("solver", ctypes.c_int),
                 ("time_limit_s", ctypes.c_double), ("rel_gap", ctypes.c_double),
                 ("verbose", ctypes.c_int), ("progress", ctypes.c_int),
-                ("features", ctypes.c_uint), ("lp_file", ctypes.c_char_p)]
+                ("features", ctypes.c_uint), ("lp_file", ctypes.c_char_p),
+                ("stop", ctypes.c_void_p)]
 
 
 class _MilpResult(ctypes.Structure):
@@ -95,7 +96,8 @@ class _MilpResult(ctypes.Structure):
                 ("gap", ctypes.c_double), ("root_bound_us", ctypes.c_double),
                 ("incumbent_us", ctypes.c_double), ("incumbent_from", ctypes.c_char * 32),
                 ("rows", ctypes.c_int), ("cols", ctypes.c_int), ("binaries", ctypes.c_int),
-                ("nodes", ctypes.c_double), ("solve_s", ctypes.c_double)]
+                ("nodes", ctypes.c_double), ("solve_s", ctypes.c_double),
+                ("interrupted", ctypes.c_int), ("not_built", ctypes.c_char * 256)]
 
 
 class _RunOptions(ctypes.Structure):
@@ -106,7 +108,7 @@ class _RunOptions(ctypes.Structure):
                 ("split_options", ctypes.POINTER(ctypes.c_char_p)),
                 ("fail_device", ctypes.c_char_p), ("fail_after", ctypes.c_size_t),
                 ("throttle_device", ctypes.c_char_p), ("throttle", ctypes.c_double),
-                ("predict", ctypes.c_int)]
+                ("predict", ctypes.c_int), ("schedule", ctypes.c_char_p)]
 
 
 class _KernelRow(ctypes.Structure):
@@ -156,6 +158,8 @@ _policy_description = _fn("hs_policy_description", ctypes.c_char_p, _P)
 _map = _fn("hs_map", ctypes.c_int, _P, ctypes.c_char_p, ctypes.POINTER(_MapOptions),
            ctypes.POINTER(_S), ctypes.POINTER(_MapStats), _E)
 _schedule_free = _fn("hs_schedule_free", None, _S)
+_schedule_read_given = _fn("hs_schedule_read_given", ctypes.c_int, _P, ctypes.c_char_p,
+                           ctypes.POINTER(_S), _E)
 _schedule_write_json = _fn("hs_schedule_write_json", ctypes.c_int, _P, _S, ctypes.c_char_p, _E)
 _schedule_validate = _fn("hs_schedule_validate", ctypes.c_int, _P, _S, _E)
 _lower_bound = _fn("hs_lower_bound_us", ctypes.c_double, _P)
@@ -372,8 +376,16 @@ def policies():
     return out
 
 
-def map(workload, policy, *, seed=0, thr=0, budget_ms=0.0, split_threshold_us=0.0,
-        model=None):
+def _policy_or_schedule(policy, schedule):
+    """The policy's name for hs_map and hs_run: None with a schedule."""
+    if (policy is None) == (schedule is None):
+        raise ValueError("give a policy or a schedule (a path), not %s"
+                         % ("both" if policy is not None else "neither"))
+    return None if policy is None else policy.encode()
+
+
+def map(workload, policy=None, *, seed=0, thr=0, budget_ms=0.0, split_threshold_us=0.0,
+        model=None, schedule=None):
     """map(workload, policy, **options) -> Schedule: maps every task with
     the named policy in the simulator (delay model), as `hetsched map -a
     POLICY` does.  Options: seed (of `random`), thr (dispatch threshold of
@@ -382,16 +394,28 @@ def map(workload, policy, *, seed=0, thr=0, budget_ms=0.0, split_threshold_us=0.
     a kernel predicted longer than this; 0: its default), model (a
     performance-model file, as --model: the costs of typed kernels without
     cost_us, and ad-part's part costs; the schedule then refers to a copy
-    of the workload loaded with it; default: the model load() was given)."""
+    of the workload loaded with it; default: the model load() was given).
+    map(workload, schedule=PATH) runs the schedule of the JSON file PATH
+    instead of a policy, as `hetsched map --schedule PATH` does: each task
+    on its device there, each device's tasks in their order there."""
+    name = _policy_or_schedule(policy, schedule)
     if budget_ms and policy != "best":
         raise ValueError("budget_ms applies to policy best only, not to %s" % policy)
     workload, perfmodel = _with_model(workload, model)
     opt = _MapOptions(seed=seed, thr=thr, split_threshold_us=split_threshold_us,
                       budget_ms=budget_ms, perfmodel=perfmodel)
+    given = _S()
     out = _S()
     err = _Error()
-    _check(_map(workload._ptr, policy.encode(), ctypes.byref(opt), ctypes.byref(out), None,
-                ctypes.byref(err)), err)
+    try:
+        if schedule is not None:
+            _check(_schedule_read_given(workload._ptr, _bytes(schedule), ctypes.byref(given),
+                                        ctypes.byref(err)), err)
+            opt.schedule = ctypes.cast(given, _P)
+        _check(_map(workload._ptr, name, ctypes.byref(opt), ctypes.byref(out), None,
+                    ctypes.byref(err)), err)
+    finally:
+        _schedule_free(given)
     return Schedule(out, workload)
 
 
@@ -429,9 +453,9 @@ _CHECKS = {"sample": 0, "full": 1, "none": 2}
 _PREDICTS = {"executor": 0, "delay": 1}
 
 
-def run(workload, policy, backend=None, *, devices=None, check="sample", seed=0, thr=0,
+def run(workload, policy=None, backend=None, *, devices=None, check="sample", seed=0, thr=0,
         predict="executor", device_memory=0, split=None, split_mode="live",
-        split_options=(), fail=None, throttle=None, model=None):
+        split_options=(), fail=None, throttle=None, model=None, schedule=None):
     """run(workload, policy, backend=None, **options) -> RunResult: executes
     the workload with the named policy for real, as `hetsched run` does,
     and gives the measured schedule.  backend: "cpu", "emu", "cuda" or None
@@ -443,7 +467,11 @@ def run(workload, policy, backend=None, *, devices=None, check="sample", seed=0,
     device_memory (bytes), split (a splitter's name), split_mode ("live",
     "planned"), split_options (["beta=0.5", ...]), fail ((device, n): the
     device fails at its n-th task), throttle ((cpu device, factor)), model
-    (a performance-model file, as map's)."""
+    (a performance-model file, as map's).
+    run(workload, schedule=PATH, ...) runs the schedule of the JSON file
+    PATH instead of a policy, as `hetsched run --schedule PATH` does: each
+    task on its device there, each device's tasks in their order there."""
+    name = _policy_or_schedule(policy, schedule)
     if check not in _CHECKS:
         raise ValueError("check wants sample, full or none, not %r" % (check,))
     if predict not in _PREDICTS:
@@ -457,15 +485,16 @@ def run(workload, policy, backend=None, *, devices=None, check="sample", seed=0,
     opt = _RunOptions(backend=_bytes(backend), devices=_bytes(devices), perfmodel=perfmodel,
                       device_memory=device_memory, check=_CHECKS[check], seed=seed, thr=thr,
                       split=_bytes(split), split_planned=split_mode == "planned",
-                      split_options=kv, predict=_PREDICTS[predict])
+                      split_options=kv, predict=_PREDICTS[predict],
+                      schedule=_bytes(schedule))
     if fail is not None:
         opt.fail_device, opt.fail_after = fail[0].encode(), fail[1]
     if throttle is not None:
         opt.throttle_device, opt.throttle = throttle[0].encode(), throttle[1]
     res = _RunResult()
     err = _Error()
-    _check(_run(workload._ptr, policy.encode(), ctypes.byref(opt), ctypes.byref(res),
-                ctypes.byref(err)), err)
+    _check(_run(workload._ptr, name, ctypes.byref(opt), ctypes.byref(res), ctypes.byref(err)),
+           err)
     r = RunResult(_take(res, "schedule"), workload)
     r.predicted = Schedule(_take(res, "predicted"), workload)
     n = res.nmemories
