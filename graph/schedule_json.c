@@ -772,36 +772,40 @@ static void take_key(reader *r, object *o, const hs__jevent *e)
     o->key = -2;
 }
 
+/* o's keys, "id, device, ...", for messages. */
+static const char *key_list(const object *o, char *list, size_t size)
+{
+    list[0] = '\0';
+    for (int k = 0; o->keys[k]; k++)
+        snprintf(list + strlen(list), size - strlen(list), "%s%s", k ? ", " : "", o->keys[k]);
+    return list;
+}
+
 /* Refuses the key r->bad_key of o at its value e. */
 static int bad_key(reader *r, hs__jstream *js, const object *o, const hs__jevent *e)
 {
-    char list[256] = "", path[512];
-    for (int k = 0; o->keys[k]; k++)
-        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", k ? ", " : "",
-                 o->keys[k]);
+    char list[256], path[512];
     item_path(r, r->bad_key, path, sizeof path);
     if (r->bad_dup)
         return hs__jstream_error(js, hs__jstream_offset(js, e), path,
                                  "duplicate key (a key is given once)");
     return hs__jstream_error(js, hs__jstream_offset(js, e), path, "unknown key (%s has %s)",
-                             o->what, list);
+                             o->what, key_list(o, list, sizeof list));
 }
 
 /* The end of object o: every key there. */
 static int all_keys(reader *r, hs__jstream *js, const object *o)
 {
-    char list[256] = "", path[256];
+    char list[256], path[256];
     int missing = -1;
-    for (int k = 0; o->keys[k]; k++) {
-        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", k ? ", " : "",
-                 o->keys[k]);
-        if (missing < 0 && !((o->seen >> k) & 1))
+    for (int k = 0; o->keys[k] && missing < 0; k++)
+        if (!((o->seen >> k) & 1))
             missing = k;
-    }
     if (missing < 0)
         return HS_OK;
     return hs__jstream_error(js, o->at, item_path(r, NULL, path, sizeof path),
-                             "missing key '%s' (%s has %s)", o->keys[missing], o->what, list);
+                             "missing key '%s' (%s has %s)", o->keys[missing], o->what,
+                             key_list(o, list, sizeof list));
 }
 
 /* The end of a task's or transfer's object. */
