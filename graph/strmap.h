@@ -1,5 +1,6 @@
 /* hetsched — internal string -> index hash map (open addressing, FNV-1a).
- * Keys are copied.  Used for task ids and names; never shrinks. */
+ * Keys are copied, packed in blocks the map owns.  Used for task ids and
+ * names; never shrinks. */
 #ifndef HS_GRAPH_STRMAP_H
 #define HS_GRAPH_STRMAP_H
 
