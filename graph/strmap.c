@@ -147,3 +147,84 @@ int hs__strmap_get(const hs__strmap *m, const char *key, size_t *value)
     *value = m->slots[i].value;
     return 1;
 }
+
+/* ------------------------------------------------------------- pairs */
+
+typedef struct pair_slot {
+    uint64_t key; /* (a << 32 | b) + 1; 0: empty */
+    size_t value;
+} pair_slot;
+
+struct hs__pairmap {
+    size_t cap, len; /* cap is a power of two */
+    pair_slot *slots;
+};
+
+/* splitmix64's finaliser: the slot from every bit of both ends */
+static uint64_t mix(uint64_t x)
+{
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+hs__pairmap *hs__pairmap_new(void)
+{
+    hs__pairmap *m = calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+    m->cap = 16;
+    if (!(m->slots = calloc(m->cap, sizeof *m->slots))) {
+        free(m);
+        return NULL;
+    }
+    return m;
+}
+
+void hs__pairmap_free(hs__pairmap *m)
+{
+    if (m)
+        free(m->slots);
+    free(m);
+}
+
+static size_t pair_find(const pair_slot *slots, size_t cap, uint64_t key)
+{
+    size_t i = (size_t)mix(key) & (cap - 1);
+    while (slots[i].key && slots[i].key != key)
+        i = (i + 1) & (cap - 1);
+    return i;
+}
+
+int hs__pairmap_put(hs__pairmap *m, unsigned a, unsigned b, size_t value)
+{
+    uint64_t key = ((uint64_t)a << 32 | b) + 1;
+    size_t i;
+    if ((m->len + 1) * 2 > m->cap) {
+        size_t cap = m->cap * 2;
+        pair_slot *slots = calloc(cap, sizeof *slots);
+        if (!slots)
+            return -1;
+        for (size_t j = 0; j < m->cap; j++)
+            if (m->slots[j].key)
+                slots[pair_find(slots, cap, m->slots[j].key)] = m->slots[j];
+        free(m->slots);
+        m->slots = slots;
+        m->cap = cap;
+    }
+    i = pair_find(m->slots, m->cap, key);
+    if (m->slots[i].key)
+        return 1;
+    m->slots[i] = (pair_slot){.key = key, .value = value};
+    m->len++;
+    return 0;
+}
+
+int hs__pairmap_get(const hs__pairmap *m, unsigned a, unsigned b, size_t *value)
+{
+    size_t i = pair_find(m->slots, m->cap, ((uint64_t)a << 32 | b) + 1);
+    if (!m->slots[i].key)
+        return 0;
+    *value = m->slots[i].value;
+    return 1;
+}

@@ -8,7 +8,6 @@
 
 #include "hetsched/graph.h"
 #include "graph/binding.h"
-#include "graph/numfmt.h"
 #include "graph/strmap.h"
 #include "graph/utf8.h"
 
@@ -171,6 +170,7 @@ void hs_workload_free(hs_workload *w)
         free(app->edges);
         free(app->name);
         hs__strmap_free(app->kernel_index);
+        hs__pairmap_free(app->edge_index);
     }
     free(w->apps);
     hs_graph_free(&w->graph);
@@ -318,8 +318,8 @@ static int find_app(const hs_workload *w, const char *name)
     return -1;
 }
 
-/* Kernels are found through a->kernel_index (names as keys); edges are keyed
- * "#F>T" there, which no name can collide with since names exclude '#'. */
+/* Kernels are found through a->kernel_index (names as keys), edges through
+ * a->edge_index (their kernels' indices). */
 static int find_kernel(const hs_app *a, const char *name)
 {
     size_t idx;
@@ -329,18 +329,6 @@ static int find_kernel(const hs_app *a, const char *name)
         if (strcmp(a->kernels[k].name, name) == 0)
             return k;
     return -1;
-}
-
-/* The key of the edge from kernel f to kernel t in a->kernel_index:
- * "#F>T" (key holds 24 bytes). */
-static void edge_key(char *key, int f, int t)
-{
-    size_t n = 1;
-    key[0] = '#';
-    n += (size_t)hs__format_u64((unsigned long long)f, key + n);
-    key[n++] = '>';
-    n += (size_t)hs__format_u64((unsigned long long)t, key + n);
-    key[n] = '\0';
 }
 
 int hs_workload_add_app(hs_workload *w, const char *name, int instances, hs_error *err)
@@ -494,7 +482,7 @@ int hs_app_add_edge(hs_workload *w, int app, const char *from, const char *to, d
                     hs_error *err)
 {
     hs_app *a = app_at(w, app);
-    char path[128], key[32];
+    char path[128];
     size_t dup;
     int f, t = -1, rc;
     if (!a || w->finalized)
@@ -509,8 +497,9 @@ int hs_app_add_edge(hs_workload *w, int app, const char *from, const char *to, d
                                f < 0 ? from : to, a->name);
         return hs_error_at(err, HS_EINPUT, path, "kernel '%s' cannot depend on itself", to);
     }
-    edge_key(key, f, t);
-    if (hs__strmap_get(a->kernel_index, key, &dup)) {
+    if (!a->edge_index && !(a->edge_index = hs__pairmap_new()))
+        return nomem(err);
+    if (hs__pairmap_get(a->edge_index, (unsigned)f, (unsigned)t, &dup)) {
         snprintf(path, sizeof path, "applications[%d].edges[%d]", app, a->nedges);
         return hs_error_at(err, HS_EINPUT, path, "duplicate edge from '%s' to '%s'", from,
                            to);
@@ -519,7 +508,7 @@ int hs_app_add_edge(hs_workload *w, int app, const char *from, const char *to, d
                            "applications[%d].edges[%d].bytes", app, a->nedges)) != 0)
         return rc;
     if (GROW(a->edges, a->nedges) != 0 ||
-        hs__strmap_put(a->kernel_index, key, (size_t)a->nedges) < 0)
+        hs__pairmap_put(a->edge_index, (unsigned)f, (unsigned)t, (size_t)a->nedges) < 0)
         return nomem(err);
     a->edges[a->nedges] = (hs_kernel_edge){.from = f, .to = t, .bytes = bytes, .feeds = -1};
     return a->nedges++;
@@ -546,12 +535,12 @@ const hs_kernel_edge *hs_edge_origin(const hs_workload *w, const hs_graph *g, co
 {
     const hs_task *from = &g->tasks[e->from], *to = &g->tasks[e->to];
     const hs_app *a = &w->apps[to->app];
-    char key[32];
     size_t idx;
-    if (from->app != to->app || !a->kernel_index)
+    if (from->app != to->app || !a->edge_index)
         return NULL;
-    edge_key(key, from->kernel, to->kernel);
-    return hs__strmap_get(a->kernel_index, key, &idx) ? &a->edges[idx] : NULL;
+    return hs__pairmap_get(a->edge_index, (unsigned)from->kernel, (unsigned)to->kernel, &idx)
+               ? &a->edges[idx]
+               : NULL;
 }
 
 /* ---------------------------------------------------------------- finalize */
