@@ -1,6 +1,7 @@
 /* hetsched — internal: reading JSON documents with jansson, shared by the
- * schedule reader (graph/schedule_json.c) and the performance model's
- * (mapper/perfmodel.c).
+ * performance model's reader (mapper/perfmodel.c) and the WfFormat reader
+ * (graph/read_wfformat.c); schedules, which can be far larger, are streamed
+ * (graph/json_stream.h), under the same cap variable.
  *
  * A document is read whole, up to a size cap, and parsed with duplicate keys
  * refused.  Every error is one line that names the file and where in it:
