@@ -9,8 +9,8 @@
  * and byte counts that are whole numbers are written as integers.
  *
  * Reading streams too: yajl's events (graph/json_stream.h) fill the schedule
- * in one pass without a document tree, in about half the memory the text
- * takes on disk.  It is strict: every key known, present and given once,
+ * in one pass without a document tree, in less than half the memory the
+ * text takes on disk.  It is strict: every key known, present and given once,
  * every value of the right type and range, every task id and device known to
  * the workload.  Errors read `FILE:LINE:COL: error: PATH: WHAT` with the JSON
  * path of the bad item, located at its value, or `FILE:LINE:COL: error:
