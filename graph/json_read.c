@@ -13,8 +13,13 @@
 
 size_t hs__json_max_bytes(hs_error *err)
 {
+    return hs__json_max_bytes_or(HS__JSON_MAX_MIB, err);
+}
+
+size_t hs__json_max_bytes_or(unsigned long long default_mib, hs_error *err)
+{
     const char *s = getenv(HS__JSON_MAX_ENV);
-    unsigned long long mib = HS__JSON_MAX_MIB;
+    unsigned long long mib = default_mib;
     char *end;
     if (s) {
         errno = 0;
@@ -29,7 +34,7 @@ size_t hs__json_max_bytes(hs_error *err)
     return (size_t)(mib << 20);
 }
 
-static int too_big(const char *name, size_t max, hs_error *err)
+int hs__json_too_big(const char *name, size_t max, hs_error *err)
 {
     return hs_error_set(err, HS_EINPUT, "%s: error: the file is larger than %zu MiB (the "
                         "environment variable %s raises the limit)",
@@ -233,7 +238,7 @@ static int parse(hs__json_doc *doc, hs_error *err)
     if (max == 0)
         return HS_EINPUT;
     if (doc->len > max)
-        return too_big(doc->name, max, err);
+        return hs__json_too_big(doc->name, max, err);
     /* jansson skips a NUL byte in some places (after a number): no JSON
      * text holds one, and what it means is refused rather than guessed */
     if ((nul = memchr(doc->data, '\0', doc->len))) {
@@ -277,7 +282,7 @@ int hs__json_read_file(const char *path, hs__json_doc *doc, hs_error *err)
     if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (unsigned long long)st.st_size > max) {
         if (!from_stdin)
             fclose(f);
-        return too_big(doc->name, max, err);
+        return hs__json_too_big(doc->name, max, err);
     }
     /* at most max + 1 bytes: a larger file, or an endless pipe, is refused
      * without being read whole */

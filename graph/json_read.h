@@ -1,6 +1,7 @@
 /* hetsched — internal: reading JSON documents with jansson, shared by the
- * schedule reader (graph/schedule_json.c) and the performance model's
- * (mapper/perfmodel.c).
+ * performance model's reader (mapper/perfmodel.c) and the WfFormat reader
+ * (graph/read_wfformat.c); schedules, which can be far larger, are streamed
+ * (graph/json_stream.h), under the same cap variable.
  *
  * A document is read whole, up to a size cap, and parsed with duplicate keys
  * refused.  Every error is one line that names the file and where in it:
@@ -51,6 +52,11 @@ void hs__json_doc_free(hs__json_doc *doc);
 /* The cap in bytes (HS__JSON_MAX_MIB or HETSCHED_JSON_MAX_MIB), or 0 with err
  * filled when the variable is not a whole number from 1 to 1048576. */
 size_t hs__json_max_bytes(hs_error *err);
+/* The same with another default, in MiB (graph/json_stream.h's). */
+size_t hs__json_max_bytes_or(unsigned long long default_mib, hs_error *err);
+/* Fills err with HS_EINPUT and "NAME: error: the file is larger than N MiB
+ * (...)" for a file over `max` bytes; returns HS_EINPUT. */
+int hs__json_too_big(const char *name, size_t max, hs_error *err);
 
 /* The line and column (from 1, as hs__json_error counts them) of the item
  * at `path`: 1, or 0 when the text holds no such item. */

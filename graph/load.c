@@ -796,11 +796,24 @@ static int schema_error(loader *L, cyaml_err_t cerr)
  * and finite negative values pass, so the builder refuses them in its own
  * words.  `whole` asks for an integer (checked on finite values >= 0; the
  * builder refuses the others). */
-static int to_number(loader *L, const char *path, const char *text, double dflt, int whole,
-                     double *out)
+static int to_number(loader *L, const char *text, double dflt, int whole, double *out,
+                     const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+/* The item path `fmt` formats, into path[256]: only for a message, since a
+ * million-task file has millions of values. */
+#define FORMAT_PATH(path, fmt)                                                                     \
+    do {                                                                                           \
+        va_list ap_;                                                                               \
+        va_start(ap_, fmt);                                                                        \
+        vsnprintf(path, sizeof path, fmt, ap_);                                                    \
+        va_end(ap_);                                                                               \
+    } while (0)
+
+static int to_number(loader *L, const char *text, double dflt, int whole, double *out,
+                     const char *fmt, ...)
 {
     const char *s = text;
-    char *end;
+    char *end, path[256];
     double x;
     if (!text) {
         *out = dflt;
@@ -816,13 +829,19 @@ static int to_number(loader *L, const char *path, const char *text, double dflt,
     } else {
         errno = 0;
         x = strtod(text, &end);
-        if (end == text || *end != '\0' || *text == ' ' || *text == '\t')
+        if (end == text || *end != '\0' || *text == ' ' || *text == '\t') {
+            FORMAT_PATH(path, fmt);
             return hs_error_at(L->err, HS_EINPUT, path, "expected a number, not '%.64s'", text);
-        if (errno == ERANGE && isinf(x))
+        }
+        if (errno == ERANGE && isinf(x)) {
+            FORMAT_PATH(path, fmt);
             return hs_error_at(L->err, HS_EINPUT, path, "%.64s is out of range", text);
+        }
     }
-    if (whole && isfinite(x) && x >= 0 && x != floor(x))
+    if (whole && isfinite(x) && x >= 0 && x != floor(x)) {
+        FORMAT_PATH(path, fmt);
         return hs_error_at(L->err, HS_EINPUT, path, "must be a whole number, not %.64s", text);
+    }
     *out = x;
     return HS_OK;
 }
@@ -831,7 +850,7 @@ static int to_number(loader *L, const char *path, const char *text, double dflt,
 static int to_int(loader *L, const char *path, const char *text, int dflt, int *out)
 {
     double x;
-    int rc = to_number(L, path, text, dflt, 1, &x);
+    int rc = to_number(L, text, dflt, 1, &x, "%s", path);
     if (rc)
         return rc;
     if (!isfinite(x) || x != floor(x))
@@ -842,10 +861,14 @@ static int to_int(loader *L, const char *path, const char *text, int dflt, int *
     return HS_OK;
 }
 
-static int to_bool(loader *L, const char *path, const char *text, int *out)
+static int to_bool(loader *L, const char *text, int *out, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int to_bool(loader *L, const char *text, int *out, const char *fmt, ...)
 {
     static const char *const yes[] = {"true", "True", "TRUE"};
     static const char *const no[] = {"false", "False", "FALSE"};
+    char path[256];
     *out = 0;
     if (!text)
         return HS_OK;
@@ -857,6 +880,7 @@ static int to_bool(loader *L, const char *path, const char *text, int *out)
         if (strcmp(text, no[i]) == 0)
             return HS_OK;
     }
+    FORMAT_PATH(path, fmt);
     return hs_error_at(L->err, HS_EINPUT, path, "expected true or false, not '%.64s'", text);
 }
 
@@ -871,8 +895,8 @@ static int build_platform(loader *L, const y_platform *yp, hs_workload *w)
         snprintf(path, sizeof path, "platform.devices[%u].cores", d);
         if ((rc = to_int(L, path, yd->cores, 0, &cores)) != 0)
             return rc;
-        snprintf(path, sizeof path, "platform.devices[%u].overhead_us", d);
-        if ((rc = to_number(L, path, yd->overhead_us, 0, 0, &overhead)) != 0)
+        if ((rc = to_number(L, yd->overhead_us, 0, 0, &overhead,
+                            "platform.devices[%u].overhead_us", d)) != 0)
             return rc;
         if ((i = hs_platform_add_device(w, yd->name, yd->kind, yd->memory, cores, L->err)) < 0)
             return i;
@@ -882,11 +906,10 @@ static int build_platform(loader *L, const y_platform *yp, hs_workload *w)
     for (unsigned i = 0; i < yp->links_count; i++) {
         const y_link *yl = &yp->links[i];
         double bw, lat;
-        snprintf(path, sizeof path, "platform.links[%u].bandwidth_gbps", i);
-        if ((rc = to_number(L, path, yl->bandwidth_gbps, 0, 0, &bw)) != 0)
-            return rc;
-        snprintf(path, sizeof path, "platform.links[%u].latency_us", i);
-        if ((rc = to_number(L, path, yl->latency_us, 0, 0, &lat)) != 0)
+        if ((rc = to_number(L, yl->bandwidth_gbps, 0, 0, &bw, "platform.links[%u].bandwidth_gbps",
+                            i)) != 0 ||
+            (rc = to_number(L, yl->latency_us, 0, 0, &lat, "platform.links[%u].latency_us", i)) !=
+                0)
             return rc;
         if ((rc = hs_platform_add_link(w, yl->from, yl->to, bw, lat, L->err)) < 0)
             return rc;
@@ -962,9 +985,8 @@ static int build_free_map(loader *L, hs_workload *w, int a, int k, const char *f
     }
     for (int i = 0; i < m->n; i++) {
         double x;
-        snprintf(path, sizeof path, "applications[%d].kernels[%d].%s.%s", a, k, field,
-                 m->keys[i]);
-        if ((rc = to_number(L, path, m->values[i], 0, 0, &x)) != 0 ||
+        if ((rc = to_number(L, m->values[i], 0, 0, &x, "applications[%d].kernels[%d].%s.%s", a,
+                            k, field, m->keys[i])) != 0 ||
             (rc = add(w, a, k, m->keys[i], x, L->err)) != 0)
             return rc;
     }
@@ -981,10 +1003,11 @@ static int check_kernel_type(loader *L, const hs_workload *w, int a, int k, int 
     hs_error kerr = {0};
     char path[64 + sizeof kerr.path];
     hs_kconf c;
-    snprintf(path, sizeof path, "applications[%d].kernels[%d].params", a, k);
-    if (!kn->type && has_params)
+    if (!kn->type && has_params) {
+        snprintf(path, sizeof path, "applications[%d].kernels[%d].params", a, k);
         return hs_error_at(L->err, HS_EINPUT, path, "params without a type (give the kernel "
                            "type they configure, e.g. type: gemm)");
+    }
     if (!kn->type || hs_kconf_init(&c, kn->type, kn->params, kn->nparams, &kerr) == 0)
         return HS_OK;
     snprintf(path, sizeof path, "applications[%d].kernels[%d].%s", a, k,
@@ -1005,11 +1028,10 @@ static int build_kernel(loader *L, const y_kernel *yk, const free_map *cost,
     if ((rc = build_free_map(L, w, a, k, "cost_us", w->platform.ndevices + 2, cost,
                              hs_kernel_set_cost)) != 0)
         return rc;
-    snprintf(path, sizeof path, "applications[%d].kernels[%d].input_bytes", a, k);
-    if ((rc = to_number(L, path, yk->input_bytes, 0, 1, &in)) != 0)
-        return rc;
-    snprintf(path, sizeof path, "applications[%d].kernels[%d].output_bytes", a, k);
-    if ((rc = to_number(L, path, yk->output_bytes, 0, 1, &out)) != 0)
+    if ((rc = to_number(L, yk->input_bytes, 0, 1, &in, "applications[%d].kernels[%d].input_bytes",
+                        a, k)) != 0 ||
+        (rc = to_number(L, yk->output_bytes, 0, 1, &out,
+                        "applications[%d].kernels[%d].output_bytes", a, k)) != 0)
         return rc;
     if ((rc = hs_kernel_set_bytes(w, a, k, in, out, L->err)) != 0)
         return rc;
@@ -1025,11 +1047,10 @@ static int build_kernel(loader *L, const y_kernel *yk, const free_map *cost,
             0 ||
         (rc = check_kernel_type(L, w, a, k, has_params)) != 0)
         return rc;
-    snprintf(path, sizeof path, "applications[%d].kernels[%d].splittable", a, k);
-    if ((rc = to_bool(L, path, yk->splittable, &split)) != 0)
-        return rc;
-    snprintf(path, sizeof path, "applications[%d].kernels[%d].items", a, k);
-    if ((rc = to_number(L, path, yk->items, 0, 0, &items)) != 0)
+    if ((rc = to_bool(L, yk->splittable, &split, "applications[%d].kernels[%d].splittable", a,
+                      k)) != 0 ||
+        (rc = to_number(L, yk->items, 0, 0, &items, "applications[%d].kernels[%d].items", a, k)) !=
+            0)
         return rc;
     if ((yk->splittable || yk->items) &&
         (rc = hs_kernel_set_split(w, a, k, split, items, L->err)) != 0)
@@ -1040,11 +1061,10 @@ static int build_kernel(loader *L, const y_kernel *yk, const free_map *cost,
 /* Adds edge `ye` to app a. */
 static int build_edge(loader *L, const y_edge *ye, hs_workload *w, int a)
 {
-    char path[96];
     double bytes;
     int rc;
-    snprintf(path, sizeof path, "applications[%d].edges[%d].bytes", a, w->apps[a].nedges);
-    if ((rc = to_number(L, path, ye->bytes, 0, 1, &bytes)) != 0)
+    if ((rc = to_number(L, ye->bytes, 0, 1, &bytes, "applications[%d].edges[%d].bytes", a,
+                        w->apps[a].nedges)) != 0)
         return rc;
     if ((rc = hs_app_add_edge(w, a, ye->from, ye->to, bytes, L->err)) < 0 ||
         (ye->buffer && (rc = hs_edge_set_buffer(w, a, rc, ye->buffer, L->err)) != 0))

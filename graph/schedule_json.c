@@ -1,4 +1,5 @@
-/* hetsched — schedules as the JSON of DESIGN.md §4, with jansson
+/* hetsched — schedules as the JSON of DESIGN.md §4, written with jansson and
+ * read with yajl
  * (include/hetsched/schedule.h).
  *
  * Writing streams one task or transfer per line (each line dumped by
@@ -7,18 +8,23 @@
  * with the fewest digits (15, 16 or 17) that give back every double on it,
  * and byte counts that are whole numbers are written as integers.
  *
- * Reading is strict: every key known and present, every value of the right
- * type and range, every task id and device known to the workload.  Errors
- * read `FILE:LINE:COL: error: PATH: WHAT` with the JSON path of the bad item,
- * or `FILE:LINE:COL: error: WHAT` for JSON syntax (graph/json_read.h). */
+ * Reading streams too: yajl's events (graph/json_stream.h) fill the schedule
+ * in one pass without a document tree, in less than half the memory the
+ * text takes on disk.  It is strict: every key known, present and given once,
+ * every value of the right type and range, every task id and device known to
+ * the workload.  Errors read `FILE:LINE:COL: error: PATH: WHAT` with the JSON
+ * path of the bad item, located at its value, or `FILE:LINE:COL: error:
+ * invalid JSON: WHAT` for JSON syntax. */
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
 #include "hetsched/schedule.h"
-#include "graph/json_read.h"
+#include "graph/json_stream.h"
 #include "graph/numfmt.h"
 #include "graph/output.h"
 #include "graph/schedule_int.h"
@@ -423,34 +429,15 @@ int hs_schedule_write_json(const hs_workload *w, const hs_schedule *s, const cha
 
 /* ----------------------------------------------------------------- reading */
 
-typedef struct reader {
-    const hs__json_doc *doc; /* the text, for located messages */
-    hs_workload *w;
-    hs_schedule *s;
-    hs_error *err;
-} reader;
+/* The reader follows the events of graph/json_stream.h through the only
+ * shape a schedule has: an object of scalars and two arrays of flat
+ * objects.  A value of the wrong type is refused at once, so nothing is
+ * ever skipped and the nesting never goes deeper than an item's object. */
 
-#define PATH_MAX_LEN 256
-
-static int get_device(reader *r, const json_t *obj, const char *key, const char *path, int host_ok,
-                      int *out)
-{
-    const char *name;
-    char sub[PATH_MAX_LEN];
-    int rc = hs__json_string(r->doc, r->err, obj, key, path, 0, &name);
-    if (rc != HS_OK)
-        return rc;
-    if (host_ok && strcmp(name, "host") == 0) {
-        *out = HS_HOST_DEVICE;
-        return HS_OK;
-    }
-    if ((*out = hs_platform_find_device(&r->w->platform, name)) < 0) {
-        snprintf(sub, sizeof sub, "%s.%s", path, key);
-        return hs__json_error(r->doc, r->err, sub, "no device '%.200s' in the workload%s", name,
-                              host_ok ? " (nor 'host')" : "");
-    }
-    return HS_OK;
-}
+enum { TOP_WORKLOAD, TOP_ALGORITHM, TOP_MODEL, TOP_MAKESPAN, TOP_TASKS, TOP_TRANSFERS };
+enum { TASK_ID, TASK_DEVICE, TASK_START, TASK_END, TASK_FRACTION };
+enum { XFER_FROM_TASK, XFER_TO_TASK, XFER_FROM_DEVICE, XFER_TO_DEVICE, XFER_BYTES, XFER_START,
+       XFER_END };
 
 static const char *const top_keys[] = {"workload", "algorithm", "model", "makespan_us",
                                        "tasks",    "transfers", NULL};
@@ -458,44 +445,24 @@ static const char *const task_keys[] = {"id", "device", "start_us", "end_us", "f
 static const char *const transfer_keys[] = {"from_task", "to_task",  "from_device", "to_device",
                                             "bytes",     "start_us", "end_us",      NULL};
 
-/* The task (and part) an id names, located at `path` when there is none;
- * the message then says when the schedule is of another workload file. */
-static int parse_id(reader *r, const char *id, const char *path, size_t *task, int *part,
-                    int *nparts)
-{
-    const char *sw = r->s->workload, *ww = r->w->path;
-    hs_error perr = {0};
-    if (hs_task_parse_id(r->w, id, task, part, nparts, &perr) == HS_OK)
-        return HS_OK;
-    if (perr.code != HS_EINPUT)
-        return hs_error_set(r->err, perr.code, "%s", perr.msg);
-    if (sw && ww && !hs__same_file(sw, ww))
-        return hs__json_error(r->doc, r->err, path, "%s (the schedule is of workload %.300s, "
-                              "not %.300s)", perr.msg, sw, ww);
-    return hs__json_error(r->doc, r->err, path, "%s", perr.msg);
-}
+/* One object being read: its keys, those seen, the key whose value comes
+ * next (-1: none; -2: a key to refuse at its value). */
+typedef struct object {
+    const char *const *keys;
+    const char *what; /* "a task", for messages */
+    long long at;     /* offset of its '{' */
+    unsigned seen;    /* bit k: keys[k] was read */
+    int key;
+} object;
 
-static int read_task(reader *r, const json_t *v, size_t i)
-{
-    hs_placement p = {0};
-    const char *id;
-    char path[64], sub[72];
-    int rc;
-    snprintf(path, sizeof path, "tasks[%zu]", i);
-    snprintf(sub, sizeof sub, "%s.id", path);
-    if ((rc = hs__json_keys(r->doc, r->err, v, path, task_keys, "a task")) != HS_OK ||
-        (rc = hs__json_string(r->doc, r->err, v, "id", path, 0, &id)) != HS_OK ||
-        (rc = parse_id(r, id, sub, &p.task, &p.part, &p.nparts)) != HS_OK ||
-        (rc = get_device(r, v, "device", path, 0, &p.device)) != HS_OK ||
-        (rc = hs__json_number(r->doc, r->err, v, "start_us", path, HS__JSON_NONNEG,
-                              &p.start_us)) != HS_OK ||
-        (rc = hs__json_number(r->doc, r->err, v, "end_us", path, HS__JSON_NONNEG,
-                              &p.end_us)) != HS_OK ||
-        (rc = hs__json_number(r->doc, r->err, v, "fraction", path, HS__JSON_FRACTION,
-                              &p.fraction)) != HS_OK)
-        return rc;
-    return hs_schedule_add_placement(r->s, &p, r->err) < 0 ? HS_ENOMEM : HS_OK;
-}
+/* A place a transfer's task id names, while the tasks are not all read
+ * (the transfers came first): found when they are. */
+typedef struct pending_end {
+    size_t transfer;
+    int to; /* 0: from_task, 1: to_task */
+    hs_placement want;
+    long long at;
+} pending_end;
 
 /* A placement by task and part, to find the one a transfer's id names. */
 typedef struct part_key {
@@ -503,6 +470,154 @@ typedef struct part_key {
     int nparts, part;
     long i;
 } part_key;
+
+typedef struct reader {
+    hs_workload *w;
+    hs_schedule *s;
+    int depth;         /* 0: before the top object; 1: in it; 2: in tasks or transfers;
+                          3: in one of their objects */
+    object top, item;
+    int list;          /* TOP_TASKS or TOP_TRANSFERS, from depth 2 */
+    size_t count[2];   /* tasks and transfers read */
+    hs_placement p;    /* the task being read */
+    hs_transfer t;     /* the transfer being read */
+    part_key *keys;    /* every placement, sorted, once the tasks are read; else NULL */
+    pending_end *pending;
+    size_t npending, pending_cap;
+    char bad_key[208]; /* the key to refuse (object.key == -2), cut short */
+    int bad_dup;       /* 1: it is a duplicate, 0: unknown */
+    char *text;        /* the current string or number, NUL-terminated */
+    size_t text_cap;
+} reader;
+
+static const char *type_name(enum hs__jtype t)
+{
+    switch (t) {
+    case HS__J_MAP: return "an object";
+    case HS__J_ARRAY: return "an array";
+    case HS__J_STRING: return "a string";
+    case HS__J_NUMBER: return "a number";
+    case HS__J_BOOL: return "a boolean";
+    default: return "null";
+    }
+}
+
+/* The path of the item being read, with `key` (NULL: none) after it:
+ * "tasks[3].device", "makespan_us", "transfers[0]". */
+static const char *item_path(const reader *r, const char *key, char *buf, size_t size)
+{
+    if (r->depth <= 1)
+        snprintf(buf, size, "%s", key ? key : "");
+    else
+        snprintf(buf, size, "%s[%zu]%s%s", top_keys[r->list], r->count[r->list == TOP_TRANSFERS],
+                 key ? "." : "", key ? key : "");
+    return buf;
+}
+
+/* Refuses the value `e` of the current key: "PATH.KEY: must be ...". */
+static int bad_value(reader *r, hs__jstream *js, const hs__jevent *e, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int bad_value(reader *r, hs__jstream *js, const hs__jevent *e, const char *fmt, ...)
+{
+    const object *o = r->depth == 1 ? &r->top : &r->item;
+    char path[256], what[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return hs__jstream_error(js, hs__jstream_offset(js, e), item_path(r, o->keys[o->key], path,
+                             sizeof path), "%s", what);
+}
+
+/* The text of a string or number, NUL-terminated in r->text; a string
+ * holding a NUL byte (\u0000) is refused. */
+static int take_text(reader *r, hs__jstream *js, const hs__jevent *e)
+{
+    if (e->len >= r->text_cap) {
+        size_t cap = 2 * e->len + 64;
+        char *grown = realloc(r->text, cap);
+        if (!grown)
+            return hs_error_set(hs__jstream_err(js), HS_ENOMEM, "out of memory");
+        r->text = grown;
+        r->text_cap = cap;
+    }
+    memcpy(r->text, e->text, e->len);
+    r->text[e->len] = '\0';
+    if (e->type == HS__J_STRING && memchr(e->text, '\0', e->len))
+        return bad_value(r, js, e, "must not hold a NUL character (\\u0000)");
+    return HS_OK;
+}
+
+static int want_string(reader *r, hs__jstream *js, const hs__jevent *e, int nullable)
+{
+    if (e->type == HS__J_STRING || (nullable && e->type == HS__J_NULL))
+        return e->type == HS__J_NULL ? HS_OK : take_text(r, js, e);
+    return bad_value(r, js, e, "must be a string%s, not %s", nullable ? " or null" : "",
+                     type_name(e->type));
+}
+
+enum range { FINITE_NONNEG, FRACTION };
+
+/* A number in range into *out. */
+static int want_number(reader *r, hs__jstream *js, const hs__jevent *e, enum range range,
+                       double *out)
+{
+    double x;
+    int rc;
+    if (e->type != HS__J_NUMBER)
+        return bad_value(r, js, e, "must be a number, not %s", type_name(e->type));
+    if ((rc = take_text(r, js, e)) != HS_OK)
+        return rc;
+    x = strtod(r->text, NULL);
+    if (range == FINITE_NONNEG ? !(isfinite(x) && x >= 0) : !(x > 0 && x <= 1))
+        return bad_value(r, js, e, "must be %s, not %.64s",
+                         range == FINITE_NONNEG ? "a finite number >= 0" : "a number in (0, 1]",
+                         r->text);
+    *out = x;
+    return HS_OK;
+}
+
+static int set_string(reader *r, hs__jstream *js, const hs__jevent *e, char **field)
+{
+    free(*field);
+    *field = NULL;
+    if (e->type == HS__J_STRING && !(*field = strdup(r->text)))
+        return hs_error_set(hs__jstream_err(js), HS_ENOMEM, "out of memory");
+    return HS_OK;
+}
+
+/* The device the current string names (host_ok: or "host"). */
+static int want_device(reader *r, hs__jstream *js, const hs__jevent *e, int host_ok, int *out)
+{
+    int rc = want_string(r, js, e, 0);
+    if (rc != HS_OK)
+        return rc;
+    if (host_ok && strcmp(r->text, "host") == 0) {
+        *out = HS_HOST_DEVICE;
+        return HS_OK;
+    }
+    if ((*out = hs_platform_find_device(&r->w->platform, r->text)) < 0)
+        return bad_value(r, js, e, "no device '%.200s' in the workload%s", r->text,
+                         host_ok ? " (nor 'host')" : "");
+    return HS_OK;
+}
+
+/* The task (and part) the current string names into *p; the message, when
+ * there is none, says when the schedule is of another workload file. */
+static int want_task(reader *r, hs__jstream *js, const hs__jevent *e, hs_placement *p)
+{
+    const char *sw = r->s->workload, *ww = r->w->path;
+    hs_error perr = {0};
+    if (hs_task_parse_id(r->w, r->text, &p->task, &p->part, &p->nparts, &perr) == HS_OK)
+        return HS_OK;
+    if (perr.code != HS_EINPUT)
+        return hs_error_set(hs__jstream_err(js), perr.code, "%s", perr.msg);
+    if (sw && ww && !hs__same_file(sw, ww))
+        return bad_value(r, js, e, "%s (the schedule is of workload %.300s, not %.300s)",
+                         perr.msg, sw, ww);
+    return bad_value(r, js, e, "%s", perr.msg);
+}
 
 static int by_part_key(const void *a, const void *b)
 {
@@ -516,119 +631,286 @@ static int by_part_key(const void *a, const void *b)
     return (x->i > y->i) - (x->i < y->i);
 }
 
-/* The placement a transfer's task id names: the first placement of that
- * task with the same part (the validator complains about duplicates),
- * found by binary search in `keys` (every placement, sorted by part_key). */
-static int find_placement(reader *r, const part_key *keys, const json_t *v, const char *key,
-                          const char *path, long *out)
+/* Sorts every placement into r->keys, once the tasks are read. */
+static int index_placements(reader *r, hs__jstream *js)
 {
-    const char *id;
-    part_key want = {.i = -1};
+    size_t n = r->s->nplacements;
+    if (!(r->keys = malloc((n ? n : 1) * sizeof *r->keys)))
+        return hs_error_set(hs__jstream_err(js), HS_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        const hs_placement *p = &r->s->placements[i];
+        r->keys[i] = (part_key){.task = p->task, .nparts = p->nparts, .part = p->part, .i = (long)i};
+    }
+    qsort(r->keys, n, sizeof *r->keys, by_part_key);
+    return HS_OK;
+}
+
+/* The first placement of want's task and part (the validator complains
+ * about duplicates), by binary search in r->keys; -1 when there is none. */
+static long find_placement(const reader *r, const hs_placement *want)
+{
+    part_key key = {.task = want->task, .nparts = want->nparts, .part = want->part, .i = -1};
     size_t lo = 0, hi = r->s->nplacements;
-    char sub[72];
-    int rc = hs__json_string(r->doc, r->err, v, key, path, 1, &id);
-    if (rc != HS_OK)
-        return rc;
-    *out = HS_NONE;
-    if (!id)
-        return HS_OK;
-    snprintf(sub, sizeof sub, "%s.%s", path, key);
-    if ((rc = parse_id(r, id, sub, &want.task, &want.part, &want.nparts)) != HS_OK)
-        return rc;
-    while (lo < hi) { /* the first key not below `want` (i = -1 sorts first) */
+    while (lo < hi) { /* the first key not below `key` (i = -1 sorts first) */
         size_t mid = lo + (hi - lo) / 2;
-        if (by_part_key(&keys[mid], &want) < 0)
+        if (by_part_key(&r->keys[mid], &key) < 0)
             lo = mid + 1;
         else
             hi = mid;
     }
-    if (lo < r->s->nplacements && keys[lo].task == want.task &&
-        keys[lo].nparts == want.nparts && keys[lo].part == want.part) {
-        *out = keys[lo].i;
-        return HS_OK;
-    }
-    return hs__json_error(r->doc, r->err, sub, "task '%.200s' is not in this schedule's tasks",
-                          id);
+    if (lo < r->s->nplacements && r->keys[lo].task == key.task &&
+        r->keys[lo].nparts == key.nparts && r->keys[lo].part == key.part)
+        return r->keys[lo].i;
+    return -1;
 }
 
-static int read_transfer(reader *r, const part_key *keys, const json_t *v, size_t k)
+/* Refuses a transfer's end at `at`: no placement of task `id`. */
+static int not_placed(hs__jstream *js, long long at, const char *path, const char *id)
 {
-    hs_transfer t = {0};
-    char path[64];
+    return hs__jstream_error(js, at, path, "task '%.200s' is not in this schedule's tasks", id);
+}
+
+/* A transfer's end: null, or a task id whose placement is found now, or
+ * once the tasks are read. */
+static int want_end(reader *r, hs__jstream *js, const hs__jevent *e, int to, long *out)
+{
+    hs_placement want = {0};
+    char path[256];
     int rc;
-    snprintf(path, sizeof path, "transfers[%zu]", k);
-    if ((rc = hs__json_keys(r->doc, r->err, v, path, transfer_keys, "a transfer")) != HS_OK ||
-        (rc = find_placement(r, keys, v, "from_task", path, &t.from_placement)) != HS_OK ||
-        (rc = find_placement(r, keys, v, "to_task", path, &t.to_placement)) != HS_OK ||
-        (rc = get_device(r, v, "from_device", path, 1, &t.from_device)) != HS_OK ||
-        (rc = get_device(r, v, "to_device", path, 1, &t.to_device)) != HS_OK ||
-        (rc = hs__json_number(r->doc, r->err, v, "bytes", path, HS__JSON_NONNEG, &t.bytes)) !=
-            HS_OK ||
-        (rc = hs__json_number(r->doc, r->err, v, "start_us", path, HS__JSON_NONNEG,
-                              &t.start_us)) != HS_OK ||
-        (rc = hs__json_number(r->doc, r->err, v, "end_us", path, HS__JSON_NONNEG, &t.end_us)) !=
-            HS_OK)
+    *out = HS_NONE;
+    if ((rc = want_string(r, js, e, 1)) != HS_OK || e->type == HS__J_NULL ||
+        (rc = want_task(r, js, e, &want)) != HS_OK)
         return rc;
-    return hs_schedule_add_transfer(r->s, &t, r->err) < 0 ? HS_ENOMEM : HS_OK;
-}
-
-static int set_string(reader *r, char **field, const char *value)
-{
-    free(*field);
-    *field = NULL;
-    if (value && !(*field = strdup(value)))
-        return hs_error_set(r->err, HS_ENOMEM, "out of memory");
+    if (r->keys) {
+        if ((*out = find_placement(r, &want)) >= 0)
+            return HS_OK;
+        return not_placed(js, hs__jstream_offset(js, e),
+                          item_path(r, r->item.keys[r->item.key], path, sizeof path), r->text);
+    }
+    if (r->npending == r->pending_cap) {
+        size_t cap = r->pending_cap ? 2 * r->pending_cap : 64;
+        pending_end *grown = realloc(r->pending, cap * sizeof *grown);
+        if (!grown)
+            return hs_error_set(hs__jstream_err(js), HS_ENOMEM, "out of memory");
+        r->pending = grown;
+        r->pending_cap = cap;
+    }
+    r->pending[r->npending++] = (pending_end){
+        .transfer = r->count[1], .to = to, .want = want, .at = hs__jstream_offset(js, e)};
     return HS_OK;
 }
 
-/* Fills r->s from the parsed document. */
-static int read_doc(reader *r, const json_t *root)
+/* The value of a top-level key. */
+static int top_value(reader *r, hs__jstream *js, const hs__jevent *e)
 {
-    const json_t *tasks, *transfers;
-    const char *workload, *algorithm, *model;
-    part_key *keys;
     int rc;
-    if (!json_is_object(root))
-        return hs__json_error(r->doc, r->err, "", "a schedule is a JSON object, not %s",
-                              hs__json_type_name(root));
-    if ((rc = hs__json_keys(r->doc, r->err, root, "", top_keys, "the top level")) != HS_OK ||
-        (rc = hs__json_string(r->doc, r->err, root, "workload", "", 1, &workload)) != HS_OK ||
-        (rc = hs__json_string(r->doc, r->err, root, "algorithm", "", 1, &algorithm)) != HS_OK ||
-        (rc = hs__json_string(r->doc, r->err, root, "model", "", 0, &model)) != HS_OK ||
-        (rc = hs__json_number(r->doc, r->err, root, "makespan_us", "", HS__JSON_NONNEG,
-                              &r->s->makespan_us)) != HS_OK ||
-        (rc = hs__json_array(r->doc, r->err, root, "tasks", "", &tasks)) != HS_OK ||
-        (rc = hs__json_array(r->doc, r->err, root, "transfers", "", &transfers)) != HS_OK)
-        return rc;
-    if ((rc = set_string(r, &r->s->workload, workload)) != HS_OK ||
-        (rc = set_string(r, &r->s->algorithm, algorithm)) != HS_OK ||
-        (rc = set_string(r, &r->s->model, model)) != HS_OK)
-        return rc;
-    for (size_t i = 0; i < json_array_size(tasks); i++)
-        if ((rc = read_task(r, json_array_get(tasks, i), i)) != HS_OK)
+    switch (r->top.key) {
+    case TOP_WORKLOAD:
+    case TOP_ALGORITHM:
+        if ((rc = want_string(r, js, e, 1)) != HS_OK)
             return rc;
-    if (!(keys = malloc((r->s->nplacements ? r->s->nplacements : 1) * sizeof *keys)))
-        return hs_error_set(r->err, HS_ENOMEM, "out of memory");
-    for (size_t i = 0; i < r->s->nplacements; i++) {
-        const hs_placement *p = &r->s->placements[i];
-        keys[i] = (part_key){.task = p->task, .nparts = p->nparts, .part = p->part, .i = (long)i};
+        return set_string(r, js, e, r->top.key == TOP_WORKLOAD ? &r->s->workload : &r->s->algorithm);
+    case TOP_MODEL:
+        if ((rc = want_string(r, js, e, 0)) != HS_OK)
+            return rc;
+        return set_string(r, js, e, &r->s->model);
+    case TOP_MAKESPAN: return want_number(r, js, e, FINITE_NONNEG, &r->s->makespan_us);
+    default:
+        if (e->type != HS__J_ARRAY)
+            return bad_value(r, js, e, "must be an array, not %s", type_name(e->type));
+        r->list = r->top.key;
+        r->depth = 2;
+        return HS_OK;
     }
-    qsort(keys, r->s->nplacements, sizeof *keys, by_part_key);
-    for (size_t k = 0; k < json_array_size(transfers) && rc == HS_OK; k++)
-        rc = read_transfer(r, keys, json_array_get(transfers, k), k);
-    free(keys);
+}
+
+/* The value of a key of a task or transfer. */
+static int item_value(reader *r, hs__jstream *js, const hs__jevent *e)
+{
+    hs_placement *p = &r->p;
+    hs_transfer *t = &r->t;
+    int rc;
+    if (r->list == TOP_TASKS) {
+        switch (r->item.key) {
+        case TASK_ID:
+            if ((rc = want_string(r, js, e, 0)) != HS_OK)
+                return rc;
+            return want_task(r, js, e, p);
+        case TASK_DEVICE: return want_device(r, js, e, 0, &p->device);
+        case TASK_START: return want_number(r, js, e, FINITE_NONNEG, &p->start_us);
+        case TASK_END: return want_number(r, js, e, FINITE_NONNEG, &p->end_us);
+        default: return want_number(r, js, e, FRACTION, &p->fraction);
+        }
+    }
+    switch (r->item.key) {
+    case XFER_FROM_TASK: return want_end(r, js, e, 0, &t->from_placement);
+    case XFER_TO_TASK: return want_end(r, js, e, 1, &t->to_placement);
+    case XFER_FROM_DEVICE: return want_device(r, js, e, 1, &t->from_device);
+    case XFER_TO_DEVICE: return want_device(r, js, e, 1, &t->to_device);
+    case XFER_BYTES: return want_number(r, js, e, FINITE_NONNEG, &t->bytes);
+    case XFER_START: return want_number(r, js, e, FINITE_NONNEG, &t->start_us);
+    default: return want_number(r, js, e, FINITE_NONNEG, &t->end_us);
+    }
+}
+
+/* A key of object o: known and new, else refused at its value. */
+static void take_key(reader *r, object *o, const hs__jevent *e)
+{
+    for (int k = 0; o->keys[k]; k++) {
+        if (strlen(o->keys[k]) == e->len && memcmp(o->keys[k], e->text, e->len) == 0) {
+            r->bad_dup = (o->seen >> k) & 1;
+            o->seen |= 1u << k;
+            o->key = r->bad_dup ? -2 : k;
+            if (r->bad_dup)
+                snprintf(r->bad_key, sizeof r->bad_key, "%s", o->keys[k]);
+            return;
+        }
+    }
+    snprintf(r->bad_key, sizeof r->bad_key, "%.*s",
+             (int)(e->len < sizeof r->bad_key ? e->len : sizeof r->bad_key - 1), e->text);
+    r->bad_dup = 0;
+    o->key = -2;
+}
+
+/* o's keys, "id, device, ...", for messages. */
+static const char *key_list(const object *o, char *list, size_t size)
+{
+    list[0] = '\0';
+    for (int k = 0; o->keys[k]; k++)
+        snprintf(list + strlen(list), size - strlen(list), "%s%s", k ? ", " : "", o->keys[k]);
+    return list;
+}
+
+/* Refuses the key r->bad_key of o at its value e. */
+static int bad_key(reader *r, hs__jstream *js, const object *o, const hs__jevent *e)
+{
+    char list[256], path[512];
+    item_path(r, r->bad_key, path, sizeof path);
+    if (r->bad_dup)
+        return hs__jstream_error(js, hs__jstream_offset(js, e), path,
+                                 "duplicate key (a key is given once)");
+    return hs__jstream_error(js, hs__jstream_offset(js, e), path, "unknown key (%s has %s)",
+                             o->what, key_list(o, list, sizeof list));
+}
+
+/* The end of object o: every key there. */
+static int all_keys(reader *r, hs__jstream *js, const object *o)
+{
+    char list[256], path[256];
+    int missing = -1;
+    for (int k = 0; o->keys[k] && missing < 0; k++)
+        if (!((o->seen >> k) & 1))
+            missing = k;
+    if (missing < 0)
+        return HS_OK;
+    return hs__jstream_error(js, o->at, item_path(r, NULL, path, sizeof path),
+                             "missing key '%s' (%s has %s)", o->keys[missing], o->what,
+                             key_list(o, list, sizeof list));
+}
+
+/* The end of a task's or transfer's object. */
+static int item_end(reader *r, hs__jstream *js)
+{
+    int rc = all_keys(r, js, &r->item);
+    hs_error *err = hs__jstream_err(js);
+    if (rc != HS_OK)
+        return rc;
+    if (r->list == TOP_TASKS ? hs_schedule_add_placement(r->s, &r->p, err) < 0
+                             : hs_schedule_add_transfer(r->s, &r->t, err) < 0)
+        return HS_ENOMEM;
+    r->count[r->list == TOP_TRANSFERS]++;
+    r->depth = 2;
+    return HS_OK;
+}
+
+static int on_event(void *ctx, hs__jstream *js, const hs__jevent *e)
+{
+    reader *r = ctx;
+    object *o = r->depth == 1 ? &r->top : &r->item;
+    int rc;
+    switch (r->depth) {
+    case 0:
+        if (e->type != HS__J_MAP)
+            return hs__jstream_error(js, hs__jstream_offset(js, e), "",
+                                     "a schedule is a JSON object, not %s", type_name(e->type));
+        r->top = (object){.keys = top_keys, .what = "the top level", .key = -1,
+                          .at = hs__jstream_offset(js, e)};
+        r->depth = 1;
+        return HS_OK;
+    case 2:
+        if (e->type == HS__J_ARRAY_END) {
+            r->depth = 1;
+            return r->list == TOP_TASKS ? index_placements(r, js) : HS_OK;
+        }
+        if (e->type != HS__J_MAP) {
+            char path[64];
+            return hs__jstream_error(js, hs__jstream_offset(js, e),
+                                     item_path(r, NULL, path, sizeof path),
+                                     "must be an object (%s), not %s",
+                                     r->list == TOP_TASKS ? "a task" : "a transfer",
+                                     type_name(e->type));
+        }
+        r->item = (object){.keys = r->list == TOP_TASKS ? task_keys : transfer_keys,
+                           .what = r->list == TOP_TASKS ? "a task" : "a transfer", .key = -1,
+                           .at = hs__jstream_offset(js, e)};
+        r->p = (hs_placement){0};
+        r->t = (hs_transfer){0};
+        r->depth = 3;
+        return HS_OK;
+    default:
+        break;
+    }
+    if (e->type == HS__J_KEY) {
+        take_key(r, o, e);
+        return HS_OK;
+    }
+    if (e->type == HS__J_MAP_END)
+        return r->depth == 3 ? item_end(r, js) : all_keys(r, js, o);
+    if (o->key == -2)
+        return bad_key(r, js, o, e);
+    rc = r->depth == 1 ? top_value(r, js, e) : item_value(r, js, e);
+    o->key = -1;
     return rc;
 }
 
-/* Reads the parsed document into a new schedule of w's tasks. */
-static int read_schedule(hs_workload *w, const hs__json_doc *doc, hs_schedule **out,
-                         hs_error *err)
+/* Once the text is read: the transfers' ends that came before the tasks. */
+static int on_finish(void *ctx, hs__jstream *js)
 {
-    reader r = {.doc = doc, .w = w, .err = err};
+    reader *r = ctx;
+    for (size_t k = 0; k < r->npending; k++) {
+        const pending_end *pe = &r->pending[k];
+        hs_transfer *t = &r->s->transfers[pe->transfer];
+        long i = find_placement(r, &pe->want);
+        char path[64], id[256];
+        if (i < 0) {
+            snprintf(path, sizeof path, "transfers[%zu].%s", pe->transfer,
+                     pe->to ? "to_task" : "from_task");
+            hs__placement_id(r->w, &pe->want, id, sizeof id);
+            return not_placed(js, pe->at, path, id);
+        }
+        *(pe->to ? &t->to_placement : &t->from_placement) = i;
+    }
+    return HS_OK;
+}
+
+/* Reads the schedule at `path` or in `data` (path NULL) into a new
+ * schedule of w's tasks. */
+static int read_schedule(hs_workload *w, const char *path, const char *name, const char *data,
+                         size_t len, hs_schedule **out, hs_error *err)
+{
+    reader r = {.w = w};
+    hs__jhandler h = {.event = on_event, .finish = on_finish, .ctx = &r};
     int rc;
+    if (!w->finalized)
+        return hs_error_set(err, HS_EUSAGE, "the workload is not finalized");
     if (!(r.s = hs_schedule_new(NULL, NULL)))
         return hs_error_set(err, HS_ENOMEM, "out of memory");
-    if ((rc = read_doc(&r, doc->root)) != HS_OK) {
+    rc = path ? hs__jstream_read_file(path, &h, err)
+              : hs__jstream_read_buffer(name, data, len, &h, err);
+    free(r.keys);
+    free(r.pending);
+    free(r.text);
+    if (rc != HS_OK) {
         hs_schedule_free(r.s);
         return rc;
     }
@@ -638,27 +920,11 @@ static int read_schedule(hs_workload *w, const hs__json_doc *doc, hs_schedule **
 
 int hs_schedule_read_json(hs_workload *w, const char *path, hs_schedule **out, hs_error *err)
 {
-    hs__json_doc doc;
-    int rc;
-    if (!w->finalized)
-        return hs_error_set(err, HS_EUSAGE, "the workload is not finalized");
-    if ((rc = hs__json_read_file(path, &doc, err)) != HS_OK)
-        return rc;
-    rc = read_schedule(w, &doc, out, err);
-    hs__json_doc_free(&doc);
-    return rc;
+    return read_schedule(w, path, NULL, NULL, 0, out, err);
 }
 
 int hs_schedule_read_json_buffer(hs_workload *w, const char *name, const char *data, size_t len,
                                  hs_schedule **out, hs_error *err)
 {
-    hs__json_doc doc;
-    int rc;
-    if (!w->finalized)
-        return hs_error_set(err, HS_EUSAGE, "the workload is not finalized");
-    if ((rc = hs__json_read_buffer(name, data, len, &doc, err)) != HS_OK)
-        return rc;
-    rc = read_schedule(w, &doc, out, err);
-    hs__json_doc_free(&doc);
-    return rc;
+    return read_schedule(w, NULL, name, data, len, out, err);
 }

@@ -1,5 +1,6 @@
 /* hetsched — internal string -> index hash map (open addressing, FNV-1a).
- * Keys are copied.  Used for task ids and names; never shrinks. */
+ * Keys are copied, packed in blocks the map owns.  Used for task ids and
+ * names; never shrinks. */
 #ifndef HS_GRAPH_STRMAP_H
 #define HS_GRAPH_STRMAP_H
 
@@ -14,5 +15,15 @@ void hs__strmap_free(hs__strmap *m);
 int hs__strmap_put(hs__strmap *m, const char *key, size_t value);
 /* Returns 1 and sets *value when found, else 0. */
 int hs__strmap_get(const hs__strmap *m, const char *key, size_t *value);
+
+/* A map from pairs of indices below 2^31 (an edge's two ends) to an index,
+ * with the same contract: a million-task workload has millions of edges,
+ * which as string keys would take a copy and a string compare each. */
+typedef struct hs__pairmap hs__pairmap;
+
+hs__pairmap *hs__pairmap_new(void);
+void hs__pairmap_free(hs__pairmap *m);
+int hs__pairmap_put(hs__pairmap *m, unsigned a, unsigned b, size_t value);
+int hs__pairmap_get(const hs__pairmap *m, unsigned a, unsigned b, size_t *value);
 
 #endif

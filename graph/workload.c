@@ -1,6 +1,8 @@
 /* hetsched — building, checking and flattening a workload
  * (include/hetsched/graph.h). */
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,12 +35,23 @@ static int bad_number(double x)
     return !isfinite(x) || x < 0;
 }
 
-/* Checks a number given at `path`: finite and >= 0, then at most `max`
- * (`unit` says in what, for the message, which quotes x with the digits
- * that tell it from max). */
-static int check_number(double x, double max, const char *unit, const char *path, hs_error *err)
+/* Checks a number given at the path `fmt` formats: finite and >= 0, then
+ * at most `max` (`unit` says in what, for the message, which quotes x with
+ * the digits that tell it from max).  The path is formatted only for a
+ * message: a million-task workload checks some ten million numbers. */
+static int check_number(double x, double max, const char *unit, hs_error *err, const char *fmt,
+                        ...) __attribute__((format(printf, 5, 6)));
+
+static int check_number(double x, double max, const char *unit, hs_error *err, const char *fmt,
+                        ...)
 {
-    char text[32];
+    char text[32], path[256];
+    va_list ap;
+    if (!bad_number(x) && x <= max)
+        return HS_OK;
+    va_start(ap, fmt);
+    vsnprintf(path, sizeof path, fmt, ap);
+    va_end(ap);
     if (bad_number(x))
         return hs_error_at(err, HS_EINPUT, path, "must be a finite number >= 0, not %g", x);
     if (x <= max)
@@ -157,6 +170,7 @@ void hs_workload_free(hs_workload *w)
         free(app->edges);
         free(app->name);
         hs__strmap_free(app->kernel_index);
+        hs__pairmap_free(app->edge_index);
     }
     free(w->apps);
     hs_graph_free(&w->graph);
@@ -168,7 +182,27 @@ void hs_workload_free(hs_workload *w)
 /* A name: 1 to HS_NAME_MAX bytes of valid UTF-8 without control
  * characters (C0, DEL, C1: they would reach terminals, labels and JSON) and
  * without what delimits task ids ('#', '/', '[', ']') or quotes them ('"'). */
-static int check_name(const char *name, const char *path, hs_error *err)
+static int name_error(const char *name, const char *path, hs_error *err);
+
+/* Checks a name given at the path `fmt` formats (only for a message). */
+static int check_name(const char *name, hs_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int check_name(const char *name, hs_error *err, const char *fmt, ...)
+{
+    char path[256];
+    va_list ap;
+    if (name_error(name, NULL, NULL) == HS_OK)
+        return HS_OK;
+    va_start(ap, fmt);
+    vsnprintf(path, sizeof path, fmt, ap);
+    va_end(ap);
+    return name_error(name, path, err);
+}
+
+/* What is wrong with a name, as the message for `path` (err NULL: only
+ * whether something is). */
+static int name_error(const char *name, const char *path, hs_error *err)
 {
     size_t n;
     if (!name || !*name)
@@ -211,9 +245,9 @@ int hs_platform_add_device(hs_workload *w, const char *name, hs_device_kind kind
     hs_platform *p = &w->platform;
     char path[64];
     int m, rc;
-    snprintf(path, sizeof path, "platform.devices[%d].name", p->ndevices);
-    if ((rc = check_name(name, path, err)) != 0)
+    if ((rc = check_name(name, err, "platform.devices[%d].name", p->ndevices)) != 0)
         return rc;
+    snprintf(path, sizeof path, "platform.devices[%d].name", p->ndevices);
     if (hs_platform_find_device(p, name) >= 0)
         return hs_error_at(err, HS_EINPUT, path, "duplicate device name '%s'", name);
     if (strcmp(name, "cpu") == 0 || strcmp(name, "gpu") == 0 || strcmp(name, "host") == 0)
@@ -224,8 +258,7 @@ int hs_platform_add_device(hs_workload *w, const char *name, hs_device_kind kind
         return hs_error_at(err, HS_EINPUT, path, "must be a whole number from 0 to %d, not %d",
                            HS_MAX_CORES, cores);
     }
-    snprintf(path, sizeof path, "platform.devices[%d].memory", p->ndevices);
-    if ((rc = check_name(memory, path, err)) != 0)
+    if ((rc = check_name(memory, err, "platform.devices[%d].memory", p->ndevices)) != 0)
         return rc;
     if (GROW(p->devices, p->ndevices) != 0 || (m = add_memory(p, memory)) < 0)
         return nomem(err);
@@ -267,10 +300,9 @@ int hs_platform_add_link(hs_workload *w, const char *from, const char *to,
     if (bandwidth_gbps < HS_MIN_BANDWIDTH_GBPS)
         return hs_error_at(err, HS_EINPUT, path, "must be at least %g GB/s, not %g",
                            HS_MIN_BANDWIDTH_GBPS, bandwidth_gbps);
-    if ((rc = check_number(bandwidth_gbps, HS_MAX_BANDWIDTH_GBPS, "GB/s", path, err)) != 0)
-        return rc;
-    snprintf(path, sizeof path, "platform.links[%d].latency_us", nlinks);
-    if ((rc = check_number(latency_us, HS_MAX_US, "us", path, err)) != 0)
+    if ((rc = check_number(bandwidth_gbps, HS_MAX_BANDWIDTH_GBPS, "GB/s", err, "%s", path)) != 0 ||
+        (rc = check_number(latency_us, HS_MAX_US, "us", err, "platform.links[%d].latency_us",
+                           nlinks)) != 0)
         return rc;
     rc = nlinks;
     p->links[q * p->nmemories + r] =
@@ -299,8 +331,8 @@ static int find_app(const hs_workload *w, const char *name)
     return -1;
 }
 
-/* Kernels are found through a->kernel_index (names as keys); edges are keyed
- * "#F>T" there, which no name can collide with since names exclude '#'. */
+/* Kernels are found through a->kernel_index (names as keys), edges through
+ * a->edge_index (their kernels' indices). */
 static int find_kernel(const hs_app *a, const char *name)
 {
     size_t idx;
@@ -318,9 +350,9 @@ int hs_workload_add_app(hs_workload *w, const char *name, int instances, hs_erro
     int rc;
     if (w->finalized)
         return hs_error_set(err, HS_EUSAGE, "the workload is already finalized");
-    snprintf(path, sizeof path, "applications[%d].name", w->napps);
-    if ((rc = check_name(name, path, err)) != 0)
+    if ((rc = check_name(name, err, "applications[%d].name", w->napps)) != 0)
         return rc;
+    snprintf(path, sizeof path, "applications[%d].name", w->napps);
     if (find_app(w, name) >= 0)
         return hs_error_at(err, HS_EINPUT, path, "duplicate application name '%s'", name);
     if (instances < 1) {
@@ -343,12 +375,13 @@ int hs_app_add_kernel(hs_workload *w, int app, const char *name, hs_error *err)
     int rc;
     if (!a || w->finalized)
         return hs_error_set(err, HS_EUSAGE, "no application %d to add a kernel to", app);
-    snprintf(path, sizeof path, "applications[%d].kernels[%d].name", app, a->nkernels);
-    if ((rc = check_name(name, path, err)) != 0)
+    if ((rc = check_name(name, err, "applications[%d].kernels[%d].name", app, a->nkernels)) != 0)
         return rc;
-    if (find_kernel(a, name) >= 0)
+    if (find_kernel(a, name) >= 0) {
+        snprintf(path, sizeof path, "applications[%d].kernels[%d].name", app, a->nkernels);
         return hs_error_at(err, HS_EINPUT, path, "duplicate kernel name '%s' in application '%s'",
                            name, a->name);
+    }
     if (!a->kernel_index && !(a->kernel_index = hs__strmap_new(16)))
         return nomem(err);
     if (GROW(a->kernels, a->nkernels) != 0)
@@ -373,12 +406,16 @@ int hs_kernel_set_cost(hs_workload *w, int app, int kernel, const char *key, dou
     char path[160];
     int rc;
     KERNEL_OR_FAIL(k, w, app, kernel, err);
-    snprintf(path, sizeof path, "applications[%d].kernels[%d].cost_us.%s", app, kernel, key);
-    if ((rc = check_number(us, HS_MAX_US, "us", path, err)) != 0)
+    if ((rc = check_number(us, HS_MAX_US, "us", err, "applications[%d].kernels[%d].cost_us.%s",
+                           app, kernel, key)) != 0)
         return rc;
-    for (int i = 0; i < k->ncosts; i++)
-        if (strcmp(k->costs[i].key, key) == 0)
+    for (int i = 0; i < k->ncosts; i++) {
+        if (strcmp(k->costs[i].key, key) == 0) {
+            snprintf(path, sizeof path, "applications[%d].kernels[%d].cost_us.%s", app, kernel,
+                     key);
             return hs_error_at(err, HS_EINPUT, path, "duplicate cost for '%s'", key);
+        }
+    }
     if (GROW(k->costs, k->ncosts) != 0)
         return nomem(err);
     k->costs[k->ncosts] = (hs_cost_entry){.key = strdup(key), .us = us};
@@ -391,14 +428,12 @@ int hs_kernel_set_cost(hs_workload *w, int app, int kernel, const char *key, dou
 int hs_kernel_set_bytes(hs_workload *w, int app, int kernel, double input_bytes,
                         double output_bytes, hs_error *err)
 {
-    char path[128];
     int rc;
     KERNEL_OR_FAIL(k, w, app, kernel, err);
-    snprintf(path, sizeof path, "applications[%d].kernels[%d].input_bytes", app, kernel);
-    if ((rc = check_number(input_bytes, HS_MAX_BYTES, "bytes", path, err)) != 0)
-        return rc;
-    snprintf(path, sizeof path, "applications[%d].kernels[%d].output_bytes", app, kernel);
-    if ((rc = check_number(output_bytes, HS_MAX_BYTES, "bytes", path, err)) != 0)
+    if ((rc = check_number(input_bytes, HS_MAX_BYTES, "bytes", err,
+                           "applications[%d].kernels[%d].input_bytes", app, kernel)) != 0 ||
+        (rc = check_number(output_bytes, HS_MAX_BYTES, "bytes", err,
+                           "applications[%d].kernels[%d].output_bytes", app, kernel)) != 0)
         return rc;
     k->input_bytes = input_bytes;
     k->output_bytes = output_bytes;
@@ -407,11 +442,9 @@ int hs_kernel_set_bytes(hs_workload *w, int app, int kernel, double input_bytes,
 
 int hs_kernel_set_type(hs_workload *w, int app, int kernel, const char *type, hs_error *err)
 {
-    char path[128];
     int rc;
     KERNEL_OR_FAIL(k, w, app, kernel, err);
-    snprintf(path, sizeof path, "applications[%d].kernels[%d].type", app, kernel);
-    if ((rc = check_name(type, path, err)) != 0)
+    if ((rc = check_name(type, err, "applications[%d].kernels[%d].type", app, kernel)) != 0)
         return rc;
     free(k->type);
     if (!(k->type = strdup(type)))
@@ -448,7 +481,7 @@ int hs_kernel_set_split(hs_workload *w, int app, int kernel, int splittable, dou
     snprintf(path, sizeof path, "applications[%d].kernels[%d].items", app, kernel);
     if (bad_number(items) || items != floor(items))
         return hs_error_at(err, HS_EINPUT, path, "must be a whole number >= 0, not %g", items);
-    if ((rc = check_number(items, HS_MAX_ITEMS, "items", path, err)) != 0)
+    if ((rc = check_number(items, HS_MAX_ITEMS, "items", err, "%s", path)) != 0)
         return rc;
     if (splittable && items < 1)
         return hs_error_at(err, HS_EINPUT, path,
@@ -462,31 +495,33 @@ int hs_app_add_edge(hs_workload *w, int app, const char *from, const char *to, d
                     hs_error *err)
 {
     hs_app *a = app_at(w, app);
-    char path[128], key[32];
+    char path[128];
     size_t dup;
-    int f, t, rc;
+    int f, t = -1, rc;
     if (!a || w->finalized)
         return hs_error_set(err, HS_EUSAGE, "no application %d to add an edge to", app);
-    snprintf(path, sizeof path, "applications[%d].edges[%d].from", app, a->nedges);
-    if ((f = find_kernel(a, from)) < 0)
-        return hs_error_at(err, HS_EINPUT, path, "no kernel '%s' in application '%s'", from,
-                           a->name);
-    snprintf(path, sizeof path, "applications[%d].edges[%d].to", app, a->nedges);
-    if ((t = find_kernel(a, to)) < 0)
-        return hs_error_at(err, HS_EINPUT, path, "no kernel '%s' in application '%s'", to,
-                           a->name);
-    if (f == t)
+    /* paths are formatted for a message only (a million-task workload
+     * adds millions of edges) */
+    if ((f = find_kernel(a, from)) < 0 || (t = find_kernel(a, to)) < 0 || f == t) {
+        snprintf(path, sizeof path, "applications[%d].edges[%d].%s", app, a->nedges,
+                 f < 0 ? "from" : "to");
+        if (f < 0 || t < 0)
+            return hs_error_at(err, HS_EINPUT, path, "no kernel '%s' in application '%s'",
+                               f < 0 ? from : to, a->name);
         return hs_error_at(err, HS_EINPUT, path, "kernel '%s' cannot depend on itself", to);
-    snprintf(path, sizeof path, "applications[%d].edges[%d]", app, a->nedges);
-    snprintf(key, sizeof key, "#%d>%d", f, t);
-    if (hs__strmap_get(a->kernel_index, key, &dup))
+    }
+    if (!a->edge_index && !(a->edge_index = hs__pairmap_new()))
+        return nomem(err);
+    if (hs__pairmap_get(a->edge_index, (unsigned)f, (unsigned)t, &dup)) {
+        snprintf(path, sizeof path, "applications[%d].edges[%d]", app, a->nedges);
         return hs_error_at(err, HS_EINPUT, path, "duplicate edge from '%s' to '%s'", from,
                            to);
-    snprintf(path, sizeof path, "applications[%d].edges[%d].bytes", app, a->nedges);
-    if ((rc = check_number(bytes, HS_MAX_BYTES, "bytes", path, err)) != 0)
+    }
+    if ((rc = check_number(bytes, HS_MAX_BYTES, "bytes", err,
+                           "applications[%d].edges[%d].bytes", app, a->nedges)) != 0)
         return rc;
     if (GROW(a->edges, a->nedges) != 0 ||
-        hs__strmap_put(a->kernel_index, key, (size_t)a->nedges) < 0)
+        hs__pairmap_put(a->edge_index, (unsigned)f, (unsigned)t, (size_t)a->nedges) < 0)
         return nomem(err);
     a->edges[a->nedges] = (hs_kernel_edge){.from = f, .to = t, .bytes = bytes, .feeds = -1};
     return a->nedges++;
@@ -513,12 +548,12 @@ const hs_kernel_edge *hs_edge_origin(const hs_workload *w, const hs_graph *g, co
 {
     const hs_task *from = &g->tasks[e->from], *to = &g->tasks[e->to];
     const hs_app *a = &w->apps[to->app];
-    char key[32];
     size_t idx;
-    if (from->app != to->app || !a->kernel_index)
+    if (from->app != to->app || !a->edge_index)
         return NULL;
-    snprintf(key, sizeof key, "#%d>%d", from->kernel, to->kernel);
-    return hs__strmap_get(a->kernel_index, key, &idx) ? &a->edges[idx] : NULL;
+    return hs__pairmap_get(a->edge_index, (unsigned)from->kernel, (unsigned)to->kernel, &idx)
+               ? &a->edges[idx]
+               : NULL;
 }
 
 /* ---------------------------------------------------------------- finalize */

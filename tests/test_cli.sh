@@ -272,13 +272,16 @@ PY
     check "validate broken says why" "$tmp/err" 'invalid schedule'
     echo '{"workload": 3' >"$tmp/junk.json"
     expect 2 "validate junk" -- "$H" validate "$W" "$tmp/junk.json"
-    check "validate junk located" "$tmp/err" "^hetsched: $tmp/junk.json:1:15: error: "
+    # read as it streams: the bad value is refused before the end of the text
+    check "validate junk located" "$tmp/err" \
+        "^hetsched: $tmp/junk.json:1:14: error: workload: must be a string or null, not a number$"
     # what cannot be read is bad input (2), not an invalid schedule (1)
     expect 2 "validate a directory" -- "$H" validate "$W" "$tmp"
     check "validate a directory: why" "$tmp/err" "^hetsched: $tmp: cannot read: Is a directory"
     expect 2 "validate a missing file" -- "$H" validate "$W" "$tmp/none.json"
+    # a pipe (no size known ahead) of valid JSON so far: refused at the cap
     expect 2 "validate over the size cap" -- env HETSCHED_JSON_MAX_MIB=1 "$H" validate "$W" \
-        <(head -c 1100000 /dev/zero)
+        <(printf '{"tasks": ['; head -c 1100000 /dev/zero | tr '\0' ' ')
     check "validate over the size cap: why" "$tmp/err" \
         "error: the file is larger than 1 MiB \(the environment variable HETSCHED_JSON_MAX_MIB"
     expect 2 "validate bad HETSCHED_JSON_MAX_MIB" -- env HETSCHED_JSON_MAX_MIB=0 "$H" validate \

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -89,6 +90,49 @@ static void builder_refusals(void **state)
                  "applications[0].kernels[0].cost_us.gpu: must be a finite number >= 0, not inf");
     expect_error(hs_kernel_set_bytes(w, a, 0, 1, -5, &err), &err,
                  "applications[0].kernels[0].output_bytes: must be a finite number >= 0, not -5");
+    hs_workload_free(w);
+}
+
+/* The builder's indexes at a size that grows them many times: every
+ * kernel found by name, every duplicate edge refused, and after finalize
+ * every task-graph edge traced back to its kernel edge. */
+static void builder_indexes(void **state)
+{
+    enum { N = 20000 };
+    hs_workload *w = two_gpus();
+    hs_error err = {0};
+    char from[16], to[16];
+    int a = hs_workload_add_app(w, "big", 1, &err);
+    (void)state;
+    for (int k = 0; k < N; k++) {
+        snprintf(from, sizeof from, "k%d", k);
+        assert_int_equal(hs_app_add_kernel(w, a, from, &err), k);
+        assert_int_equal(hs_kernel_set_cost(w, a, k, "cpu", 1 + k % 7, &err), 0);
+        assert_int_equal(hs_kernel_set_cost(w, a, k, "gpu", 1 + k % 5, &err), 0);
+    }
+    for (int k = 0; k + 7 < N; k++) {
+        snprintf(from, sizeof from, "k%d", k);
+        snprintf(to, sizeof to, "k%d", k + 1);
+        assert_int_equal(hs_app_add_edge(w, a, from, to, 0, &err), 2 * k); /* gpu1 has no link */
+        snprintf(to, sizeof to, "k%d", k + 7);
+        assert_int_equal(hs_app_add_edge(w, a, from, to, 0, &err), 2 * k + 1);
+    }
+    expect_error(hs_app_add_edge(w, a, "k123", "k130", 1, &err), &err,
+                 "applications[0].edges[39986]: duplicate edge from 'k123' to 'k130'");
+    expect_error(hs_app_add_edge(w, a, "k5", "k5", 1, &err), &err,
+                 "applications[0].edges[39986].to: kernel 'k5' cannot depend on itself");
+    expect_error(hs_app_add_edge(w, a, "nope", "k5", 1, &err), &err,
+                 "applications[0].edges[39986].from: no kernel 'nope' in application 'big'");
+    assert_int_equal(hs_app_add_edge(w, a, "k123", "k129", 0, &err), 39986); /* a new pair */
+    assert_int_equal(hs_workload_finalize(w, &err), HS_OK);
+    assert_int_equal(w->graph.nedges, 39987);
+    for (size_t e = 0; e < w->graph.nedges; e++) {
+        const hs_edge *ge = &w->graph.edges[e];
+        const hs_kernel_edge *ke = hs_edge_origin(w, &w->graph, ge);
+        assert_non_null(ke);
+        assert_int_equal(ke->from, w->graph.tasks[ge->from].kernel);
+        assert_int_equal(ke->to, w->graph.tasks[ge->to].kernel);
+    }
     hs_workload_free(w);
 }
 
@@ -322,6 +366,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(transfer_formula),   cmocka_unit_test(builder_refusals),
+        cmocka_unit_test(builder_indexes),
         cmocka_unit_test(finalize_refusals),  cmocka_unit_test(edge_bindings),
         cmocka_unit_test(cycle_is_named),
         cmocka_unit_test(flatten_resolve_and_ids), cmocka_unit_test(error_table),

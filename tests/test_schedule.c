@@ -394,12 +394,15 @@ static void json_read_errors(void **state)
     const char *task = " (a task has id, device, start_us, end_us, fraction)";
     char want[512];
     (void)state;
-    /* syntax, with jansson's line and column */
+    /* syntax, with yajl's words at the last byte it read */
     expect_read_error(w, "{\n  \"workload\": nul\n}", HS_EINPUT,
-                      ":2:17: error: invalid token near 'nul'");
-    expect_read_error(w, "", HS_EINPUT, ":1:1: error: '[' or '{' expected near end of file");
-    expect_read_error(w, "{\"model\": \"a\", \"model\": \"b\"}", HS_EINPUT,
-                      ":1:22: error: duplicate object key near '\"model\"'");
+                      ":2:17: error: invalid JSON: invalid string in json text");
+    expect_read_error(w, "", HS_EINPUT, ":1:1: error: invalid JSON: premature EOF");
+    expect_read_error(w, "{\"model\": \"a\",\n \"model\": \"b\"}", HS_EINPUT,
+                      ":2:11: error: model: duplicate key (a key is given once)");
+    expect_read_error(w, "{\"model\": \"a\" \"b\"}", HS_EINPUT,
+                      ":1:16: error: invalid JSON: after key and value, inside map, I expect ',' "
+                      "or '}'");
     expect_read_error(w, "[]", HS_EINPUT, ":1:1: error: a schedule is a JSON object, not an array");
     /* keys */
     snprintf(want, sizeof want, ":1:115: error: colour: unknown key%s", top);
@@ -466,7 +469,7 @@ static void json_read_errors(void **state)
         w,
         HEAD "\"tasks\": [" TASK("va#0/add", "gpu0", "0", "1e999", "1") "], "
                                                                         "\"transfers\": []}",
-        HS_EINPUT, ":1:151: error: real number overflow near '1e999'");
+        HS_EINPUT, ":1:147: error: tasks[0].end_us: must be a finite number >= 0, not 1e999");
     /* transfers: ends must be placed tasks or null, devices known or host */
     expect_read_error(w,
                       HEAD "\"tasks\": [" TASK(
@@ -504,10 +507,11 @@ static void json_read_errors(void **state)
     snprintf(want, sizeof want, ":1:122: error: \\x1b[31mred: unknown key%s", top);
     expect_read_error(w, HEAD "\"tasks\": [], \"transfers\": [], \"\\u001b[31mred\": 1}", HS_EINPUT,
                       want);
-    /* a raw newline inside a bad escape: jansson's text holds it, and its
-     * column would be 0; the position is that of the newline, line 2 */
+    /* a raw newline after a backslash in a string: located at the
+     * backslash, on line 2 */
     expect_read_error(w, "{\"a\":\n\"l\\\n", HS_EINPUT,
-                      ":2:4: error: invalid escape near '\"l\\\\n'");
+                      ":2:3: error: invalid JSON: inside a string, '\\' occurs before a "
+                      "character which it may not");
     /* on the lines of a written schedule: the third line's device */
     expect_read_error(w,
                       HEAD "\"tasks\": [\n" TASK("va#0/add", "gpu0", "0", "1", "1") ",\n  " TASK(
@@ -543,7 +547,9 @@ static void json_stdin_and_write_refusals(void **state)
     write_text(tmp_path("in.json"), "{\n\"tasks\": [}", 13);
     assert_non_null(freopen(tmp_path("in.json"), "r", stdin));
     assert_int_equal(hs_schedule_read_json(w, "-", &back, &err), HS_EINPUT);
-    assert_string_equal(err.msg, "<stdin>:2:11: error: unexpected token near '}'");
+    assert_string_equal(err.msg,
+                        "<stdin>:2:11: error: invalid JSON: unallowed token at this point in "
+                        "JSON text");
 
     s->placements[1].end_us = NAN;
     assert_int_equal(hs_schedule_write_json(w, s, tmp_path("nan.json"), &err), HS_EUSAGE);
@@ -560,6 +566,100 @@ static void json_stdin_and_write_refusals(void **state)
     snprintf(want, sizeof want, "cannot write %s: Is a directory", tmpdir);
     assert_string_equal(err.msg, want);
     hs_schedule_free(s);
+    hs_workload_free(w);
+}
+
+/* The reader streams: keys in any order (the transfers before the tasks,
+ * their ends found once the tasks are read), escapes in strings, and
+ * errors located where the bad value starts however far into the text
+ * (past the chunks kept in memory), from a file and from a pipe. */
+#define XFER(from, to)                                                                             \
+    "{\"from_task\": " from ", \"to_task\": " to ", \"from_device\": \"gpu0\", "                 \
+    "\"to_device\": \"host\", \"bytes\": 8, \"start_us\": 1, \"end_us\": 2}"
+
+static void json_streaming(void **state)
+{
+    hs_workload *w = tiny();
+    hs_schedule *s = NULL;
+    hs_error err = {0};
+    const char *path = tmp_path("stream.json");
+    const size_t pad = 3u << 20; /* three of the reader's 1 MiB chunks */
+    char *text, want[512];
+    size_t n;
+    (void)state;
+    /* transfers first, a task id with escapes ("\/" and "\u0061" for "a") */
+    text = HEAD "\"transfers\": [" XFER("\"va#0/add\"", "null") "], \"tasks\": ["
+        TASK("va#0\\/\\u0061dd", "gpu0", "0", "1", "1") "]}";
+    write_text(path, text, strlen(text));
+    assert_int_equal(hs_schedule_read_json(w, path, &s, &err), HS_OK);
+    assert_int_equal(s->nplacements, 1);
+    assert_int_equal(s->placements[0].task, ADD);
+    assert_int_equal(s->ntransfers, 1);
+    assert_int_equal(s->transfers[0].from_placement, 0);
+    assert_int_equal(s->transfers[0].to_placement, HS_NONE);
+    assert_int_equal(s->transfers[0].to_device, HS_HOST_DEVICE);
+    hs_schedule_free(s);
+    s = NULL;
+    /* ... and an end not placed, found at the end, located all the same */
+    expect_read_error(w,
+                      HEAD "\"transfers\": [" XFER("\"va#0/add\"", "\"va#0/norm\"") "], "
+                           "\"tasks\": [" TASK("va#0/add", "gpu0", "0", "1", "1") "]}",
+                      HS_EINPUT,
+                      ":1:126: error: transfers[0].to_task: task 'va#0/norm' is not in this "
+                      "schedule's tasks");
+    /* an escaped string before the bad value: located at its opening quote */
+    expect_read_error(w, HEAD "\"tasks\": [{\"id\": \"va#0\\\"/add\"}], \"transfers\": []}",
+                      HS_EINPUT, ":1:92: error: tasks[0].id: no task 'va#0\"/add' in the workload");
+    /* 3 MiB of blanks, then lines whose third holds the bad device: from
+     * the file, and through a pipe (no file to read again) */
+    n = strlen(HEAD "\"tasks\": [");
+    text = malloc(pad + 1024);
+    assert_non_null(text);
+    memcpy(text, HEAD "\"tasks\": [", n);
+    memset(text + n, ' ', pad);
+    n += pad;
+    n += (size_t)sprintf(text + n, "\n%s,\n  %s], \"transfers\": []}",
+                         TASK("va#0/add", "gpu0", "0", "1", "1"),
+                         TASK("va#0/scale", "gpu9", "0", "1", "1"));
+    write_text(path, text, n);
+    snprintf(want, sizeof want, "%s:3:34: error: tasks[1].device: no device 'gpu9' in the workload",
+             path);
+    assert_int_equal(hs_schedule_read_json(w, path, &s, &err), HS_EINPUT);
+    assert_string_equal(err.msg, want);
+    assert_non_null(freopen(path, "r", stdin));
+    assert_int_equal(hs_schedule_read_json(w, "-", &s, &err), HS_EINPUT);
+    assert_string_equal(err.msg, "<stdin>:3:34: error: tasks[1].device: no device 'gpu9' in the "
+                                 "workload");
+    /* a bad string that straddles two chunks: its start is in the one before */
+    n = (1u << 20) - 5 - strlen(HEAD "\"tasks\": [{\"id\": ");
+    memcpy(text, HEAD "\"tasks\": [", strlen(HEAD "\"tasks\": ["));
+    memset(text + strlen(HEAD "\"tasks\": ["), ' ', n);
+    n += strlen(HEAD "\"tasks\": [");
+    n += (size_t)sprintf(text + n, "{\"id\": \"va#0/nothing\"}], \"transfers\": []}");
+    write_text(path, text, n);
+    snprintf(want, sizeof want, "<stdin>:1:%zu: error: tasks[0].id: no task 'va#0/nothing' in "
+             "the workload", (size_t)(1u << 20) - 4);
+    assert_non_null(freopen(path, "r", stdin));
+    assert_int_equal(hs_schedule_read_json(w, "-", &s, &err), HS_EINPUT);
+    assert_string_equal(err.msg, want);
+    /* the transfers before the tasks, 3 MiB apart: the end not placed is
+     * found when the chunk that held it is long gone, and the file is read
+     * again for its position; from a pipe it cannot be */
+    n = (size_t)sprintf(text, HEAD "\"transfers\": [\n" XFER("\"va#0/scale\"", "null") "],");
+    memset(text + n, '\n', pad);
+    n += pad;
+    n += (size_t)sprintf(text + n, "\"tasks\": [%s]}", TASK("va#0/add", "gpu0", "0", "1", "1"));
+    write_text(path, text, n);
+    snprintf(want, sizeof want, "%s:2:15: error: transfers[0].from_task: task 'va#0/scale' is not "
+             "in this schedule's tasks", path);
+    assert_int_equal(hs_schedule_read_json(w, path, &s, &err), HS_EINPUT);
+    assert_string_equal(err.msg, want);
+    assert_non_null(freopen(path, "r", stdin));
+    assert_int_equal(hs_schedule_read_json(w, "-", &s, &err), HS_EINPUT);
+    assert_string_equal(err.msg, "<stdin>: error: transfers[0].from_task: task 'va#0/scale' is "
+                                 "not in this schedule's tasks");
+    assert_null(s);
+    free(text);
     hs_workload_free(w);
 }
 
@@ -1457,6 +1557,7 @@ int main(void)
         cmocka_unit_test(json_round_trip),
         cmocka_unit_test(json_read_errors),
         cmocka_unit_test(json_stdin_and_write_refusals),
+        cmocka_unit_test(json_streaming),
         cmocka_unit_test(json_junk),
         cmocka_unit_test(validate_catches),
         cmocka_unit_test(validate_tolerance),

@@ -156,9 +156,10 @@ typedef struct hs_app {
     hs_kernel *kernels;
     int nedges;
     hs_kernel_edge *edges;
-    struct hs__strmap *kernel_index; /* kernel name -> index, and "F>T" -> edge
-                                        index: keeps the builder's checks O(1)
-                                        so generators can build 1M kernels */
+    struct hs__strmap *kernel_index; /* kernel name -> index, and */
+    struct hs__pairmap *edge_index;  /* (from, to) kernels -> edge index: keep
+                                        the builder's checks O(1) so generators
+                                        can build 1M kernels */
 } hs_app;
 
 /* ------------------------------------------------------------- task graph */
