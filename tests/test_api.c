@@ -286,6 +286,8 @@ static void calibration(void **state)
     assert_int_equal(hs_calibrate(&o, &r, &err), HS_EINPUT);
     assert_non_null(strstr(err.msg, "nope"));
     hs_calib_result_free(&r);
+}
+
 /* A schedule given in a file (hs_run_options.schedule), policy NULL: a on
  * cpu1, then c there; b on cpu0, which heft would not choose for both.  In
  * the delay model a ends at 150 on cpu1, b at 250 on cpu0, c at 300. */
