@@ -61,11 +61,8 @@
 #define MAX_KEYS 128               /* keys of one mapping */
 #define MAX_DEVICES 64             /* of the platform, or of one node */
 #define MAX_LINKS (65 * 64)        /* every ordered pair of 65 memories */
-#define MAX_NODES 256
+#define MAX_NODES HS_MAX_NODES
 #define MAX_NETWORK (MAX_NODES * (MAX_NODES - 1)) /* every ordered pair of nodes */
-/* Devices of all nodes: each new memory copies the links matrix, so a
- * platform costs O(memories^3) to build (512: 3 GB copied, a second). */
-#define MAX_PLATFORM_DEVICES 512
 #define MAX_APPS 4096
 #define MAX_APP_KERNELS HS_MAX_TASKS
 #define MAX_APP_EDGES HS_MAX_EDGES
@@ -924,11 +921,6 @@ static int build_machine(loader *L, const char *at, const y_device *devices, uns
         snprintf(path, sizeof path, "%s.devices[%u].cores", at, d);
         if ((rc = to_int(L, path, yd->cores, 0, &cores)) != 0)
             return rc;
-        if (w->platform.ndevices == MAX_PLATFORM_DEVICES) {
-            snprintf(path, sizeof path, "%s.devices[%u]", at, d);
-            return hs_error_at(L->err, HS_EINPUT, path, "more than %d devices in the platform "
-                               "(the loader's limit)", MAX_PLATFORM_DEVICES);
-        }
         if ((rc = hs_platform_add_device(w, yd->name, yd->kind, yd->memory, cores, L->err)) < 0)
             return rc;
     }

@@ -249,6 +249,9 @@ int hs_platform_add_device(hs_workload *w, const char *name, hs_device_kind kind
     if (strcmp(name, "cpu") == 0 || strcmp(name, "gpu") == 0 || strcmp(name, "host") == 0)
         return hs_error_at(err, HS_EINPUT, path,
                            "'%s' is reserved (a device kind or the host memory)", name);
+    if (p->ndevices == HS_MAX_DEVICES)
+        return hs_error_at(err, HS_EINPUT, path, "a platform has at most %d devices",
+                           HS_MAX_DEVICES);
     if (cores < 0 || cores > HS_MAX_CORES) {
         platform_path(p, "devices", index, "cores", path, sizeof path);
         return hs_error_at(err, HS_EINPUT, path, "must be a whole number from 0 to %d, not %d",
@@ -338,6 +341,9 @@ int hs_platform_add_node(hs_workload *w, const char *name, const char *host, hs_
                            "or nodes (with their devices), not both");
     if (hs_platform_find_node(p, name) >= 0)
         return hs_error_at(err, HS_EINPUT, path, "duplicate node name '%s'", name);
+    if (n == HS_MAX_NODES)
+        return hs_error_at(err, HS_EINPUT, path, "a platform has at most %d nodes",
+                           HS_MAX_NODES);
     snprintf(path, sizeof path, "platform.nodes[%d].host", n);
     if (n == 0 && host && strcmp(host, "host") != 0)
         return hs_error_at(err, HS_EINPUT, path, "the first node's host memory is 'host' (the "
@@ -380,10 +386,8 @@ int hs_platform_add_network_link(hs_workload *w, const char *from, const char *t
                                  hs_error *err)
 {
     hs_platform *p = &w->platform;
-    int nlinks = 0, a, b, rc;
+    int nlinks = p->nnetwork, a, b, rc;
     char path[64];
-    for (int i = 0; i < p->nnodes * p->nnodes; i++)
-        nlinks += p->network[i].present;
     snprintf(path, sizeof path, "platform.network[%d].from", nlinks);
     if ((a = hs_platform_find_node(p, from)) < 0)
         return hs_error_at(err, HS_EINPUT, path, "no node '%s' in platform.nodes", from);
@@ -402,7 +406,7 @@ int hs_platform_add_network_link(hs_workload *w, const char *from, const char *t
     p->network[a * p->nnodes + b] =
         (hs_net_link){.present = 1, .gpu_direct = gpu_direct != 0,
                       .bandwidth_gbps = bandwidth_gbps, .latency_us = latency_us};
-    return nlinks;
+    return p->nnetwork++;
 }
 
 /* Adds hop q -> r (nothing when q == r) of a route to *latency_us and
@@ -884,8 +888,8 @@ static void no_link(const hs_platform *p, int from, int to, char *buf, size_t si
     else
         q = p->nodes[b].host, a = b;
     snprintf(buf, size, "no route from '%s' to '%s': a copy between nodes goes through their "
-             "host memories, and node '%s' has no link from '%s' to '%s' (platform.nodes[%d]"
-             ".links)", p->memories[from], p->memories[to], p->nodes[a].name, p->memories[q],
+             "host memories, and node '%s' has no link from '%s' to '%s' in platform.nodes[%d]"
+             ".links", p->memories[from], p->memories[to], p->nodes[a].name, p->memories[q],
              p->memories[r], a);
 }
 

@@ -54,6 +54,10 @@ extern "C" {
 #define HS_MIN_BANDWIDTH_GBPS 1e-6 /* 1 kB/s */
 #define HS_MAX_BANDWIDTH_GBPS 1e6  /* 1 PB/s */
 #define HS_MAX_CORES 1048576
+/* Devices of a platform, every node's together (each new memory copies
+ * the links matrix, O(memories^2)), and nodes of a cluster. */
+#define HS_MAX_DEVICES 512
+#define HS_MAX_NODES 256
 #define HS_MAX_TASKS 1000000       /* tasks of the flattened graph */
 #define HS_MAX_EDGES 4000000       /* edges of the flattened graph */
 /* Bytes of a name (application, kernel, device, memory), valid UTF-8 without
@@ -120,6 +124,7 @@ typedef struct hs_platform {
     int nnodes;          /* 0: one machine, no nodes declared */
     hs_node *nodes;
     hs_net_link *network; /* nnodes x nnodes, network[from * nnodes + to] */
+    int nnetwork;        /* network links present */
 } hs_platform;
 
 const char *hs_device_kind_name(hs_device_kind kind); /* "cpu", "gpu" */
