@@ -60,6 +60,9 @@ const char *hs_device_kind_name(hs_device_kind kind)
 
 int hs_platform_find_device(const hs_platform *p, const char *name)
 {
+    size_t idx;
+    if (p->device_index)
+        return hs__strmap_get(p->device_index, name, &idx) ? (int)idx : -1;
     for (int d = 0; d < p->ndevices; d++)
         if (strcmp(p->devices[d].name, name) == 0)
             return d;
@@ -153,6 +156,7 @@ void hs_workload_free(hs_workload *w)
     for (int d = 0; d < w->platform.ndevices; d++)
         free(w->platform.devices[d].name);
     free(w->platform.devices);
+    hs__strmap_free(w->platform.device_index);
     for (int m = 0; m < w->platform.nmemories; m++)
         free(w->platform.memories[m]);
     free(w->platform.memories);
@@ -263,12 +267,16 @@ int hs_platform_add_device(hs_workload *w, const char *name, hs_device_kind kind
     if ((m = hs_platform_find_memory(p, memory)) >= 0 &&
         (rc = check_own_memory(p, m, path, err)) != 0)
         return rc;
-    if (GROW(p->devices, p->ndevices) != 0 || (m = add_memory(p, memory)) < 0)
+    if ((!p->device_index && !(p->device_index = hs__strmap_new(16))) ||
+        GROW(p->devices, p->ndevices) != 0 || (m = add_memory(p, memory)) < 0)
         return nomem(err);
     p->devices[p->ndevices] = (hs_device){.name = strdup(name), .kind = kind, .memory = m,
                                           .cores = cores, .node = node};
-    if (!p->devices[p->ndevices].name)
+    if (!p->devices[p->ndevices].name ||
+        hs__strmap_put(p->device_index, name, (size_t)p->ndevices) < 0) {
+        free(p->devices[p->ndevices].name);
         return nomem(err);
+    }
     return p->ndevices++;
 }
 
@@ -295,11 +303,8 @@ int hs_platform_add_link(hs_workload *w, const char *from, const char *to,
                          double bandwidth_gbps, double latency_us, hs_error *err)
 {
     hs_platform *p = &w->platform;
-    int nlinks = 0, q, r, rc, node = p->nnodes - 1;
+    int nlinks = p->nlinks - (p->nnodes > 0 ? p->nodes[p->nnodes - 1].first_link : 0), q, r, rc;
     char path[96];
-    for (int i = 0; i < p->nmemories * p->nmemories; i++)
-        nlinks += p->links[i].present && !p->links[i].route &&
-                  (node < 0 || p->memory_node[i / p->nmemories] == node);
     platform_path(p, "links", nlinks, "from", path, sizeof path);
     if ((q = hs_platform_find_memory(p, from)) < 0)
         return hs_error_at(err, HS_EINPUT, path,
@@ -324,6 +329,7 @@ int hs_platform_add_link(hs_workload *w, const char *from, const char *to,
         return rc;
     p->links[q * p->nmemories + r] =
         (hs_link){.present = 1, .bandwidth_gbps = bandwidth_gbps, .latency_us = latency_us};
+    p->nlinks++;
     return nlinks;
 }
 
@@ -372,6 +378,7 @@ int hs_platform_add_node(hs_workload *w, const char *name, const char *host, hs_
     p->network = network;
     if (!(p->nodes[n].name = strdup(name)))
         return nomem(err);
+    p->nodes[n].first_link = p->nlinks;
     p->nnodes++;
     if ((m = n == 0 ? HS_HOST_MEMORY : add_memory(p, host)) < 0) {
         free(p->nodes[--p->nnodes].name);
@@ -574,14 +581,11 @@ int hs_kernel_set_cost(hs_workload *w, int app, int kernel, const char *key, dou
                        hs_error *err)
 {
     char path[160];
-    int rc;
     KERNEL_OR_FAIL(k, w, app, kernel, err);
-    snprintf(path, sizeof path, "applications[%d].kernels[%d].cost_us.%s", app, kernel, key);
-    if ((rc = check_number(us, HS_MAX_US, "us", path, err)) != 0)
-        return rc;
-    for (int i = 0; i < k->ncosts; i++)
-        if (strcmp(k->costs[i].key, key) == 0)
-            return hs_error_at(err, HS_EINPUT, path, "duplicate cost for '%s'", key);
+    if (bad_number(us) || us > HS_MAX_US) { /* the path only for the message */
+        snprintf(path, sizeof path, "applications[%d].kernels[%d].cost_us.%s", app, kernel, key);
+        return check_number(us, HS_MAX_US, "us", path, err);
+    }
     if (GROW(k->costs, k->ncosts) != 0)
         return nomem(err);
     k->costs[k->ncosts] = (hs_cost_entry){.key = strdup(key), .us = us};
@@ -735,34 +739,43 @@ void hs_workload_set_cost_fn(hs_workload *w, hs_cost_fn fn, void *ctx)
 /* Cost of kernel k on device d: an entry naming the device wins over one
  * naming its kind (DESIGN.md §3); a typed kernel that has neither asks the
  * workload's cost provider, when one is set. */
-static int resolve_costs(hs_workload *w, int a, int ki, hs_error *err)
+/* Fills kernel ki's cost_us from its entries (a device's name wins over its
+ * kind), else from the cost provider.  Refuses an entry naming neither a
+ * device nor a kind, and two entries for one key.  by_name: scratch of
+ * ndevices ints.  O(entries + devices), so that a kernel of a cluster with
+ * hundreds of devices, each named in its costs, resolves in linear time. */
+static int resolve_costs(hs_workload *w, int a, int ki, int *by_name_of, hs_error *err)
 {
     const hs_platform *p = &w->platform;
     hs_kernel *k = &w->apps[a].kernels[ki];
+    int by_kind_of[2] = {-1, -1};
     char path[128];
     snprintf(path, sizeof path, "applications[%d].kernels[%d].cost_us", a, ki);
+    for (int d = 0; d < p->ndevices; d++)
+        by_name_of[d] = -1;
     for (int i = 0; i < k->ncosts; i++) {
         const char *key = k->costs[i].key;
-        if (strcmp(key, "cpu") != 0 && strcmp(key, "gpu") != 0 &&
-            hs_platform_find_device(p, key) < 0) {
-            char kpath[192];
-            snprintf(kpath, sizeof kpath, "%s.%s", path, key);
+        int d = -1, *slot = strcmp(key, "cpu") == 0   ? &by_kind_of[HS_DEVICE_CPU]
+                            : strcmp(key, "gpu") == 0 ? &by_kind_of[HS_DEVICE_GPU]
+                            : (d = hs_platform_find_device(p, key)) >= 0 ? &by_name_of[d]
+                                                                          : NULL;
+        char kpath[192];
+        if (slot && *slot < 0) {
+            *slot = i;
+            continue;
+        }
+        snprintf(kpath, sizeof kpath, "%s.%s", path, key);
+        if (!slot)
             return hs_error_at(err, HS_EINPUT, kpath,
                                "no device or device kind named '%s' (kinds are cpu, gpu)", key);
-        }
+        return hs_error_at(err, HS_EINPUT, kpath, "duplicate cost for '%s'", key);
     }
     free(k->cost_us);
     if (!(k->cost_us = calloc((size_t)p->ndevices + 1, sizeof *k->cost_us)))
         return nomem(err);
     for (int d = 0; d < p->ndevices; d++) {
         const hs_device *dev = &p->devices[d];
-        int by_name = -1, by_kind = -1;
-        for (int i = 0; i < k->ncosts; i++) {
-            if (strcmp(k->costs[i].key, dev->name) == 0)
-                by_name = i;
-            else if (strcmp(k->costs[i].key, hs_device_kind_name(dev->kind)) == 0)
-                by_kind = i;
-        }
+        int by_name = by_name_of[d], by_kind = by_kind_of[dev->kind];
         if (by_name < 0 && by_kind < 0 && k->type && w->cost_fn) {
             hs_error perr = {0};
             int rc = w->cost_fn(w->cost_ctx, k, dev, &k->cost_us[d], &perr);
@@ -793,6 +806,18 @@ static int resolve_costs(hs_workload *w, int a, int ki, hs_error *err)
 /* Depth-first search for a cycle in one application's kernel graph; the
  * message lists the kernels on it, in edge order.  Each kernel's out-edges
  * are listed once (counting sort, in edge order) so the search is O(n + e). */
+/* resolve_costs for every kernel of application a. */
+static int resolve_app_costs(hs_workload *w, int a, hs_error *err)
+{
+    int *scratch = malloc(((size_t)w->platform.ndevices + 1) * sizeof *scratch), rc = HS_OK;
+    if (!scratch)
+        return nomem(err);
+    for (int k = 0; k < w->apps[a].nkernels && rc == HS_OK; k++)
+        rc = resolve_costs(w, a, k, scratch, err);
+    free(scratch);
+    return rc;
+}
+
 static int find_cycle(const hs_app *a, int ai, hs_error *err)
 {
     int n = a->nkernels, rc = HS_OK;
@@ -1022,10 +1047,7 @@ int hs_workload_finalize(hs_workload *w, hs_error *err)
             return hs_error_at(err, HS_EINPUT, path, "application '%s' has no kernel",
                                w->apps[a].name);
         }
-        for (int k = 0; k < w->apps[a].nkernels; k++)
-            if ((rc = resolve_costs(w, a, k, err)) != 0)
-                return rc;
-        if ((rc = find_cycle(&w->apps[a], a, err)) != 0 || (rc = hs__bind_edges(w, a, err)) != 0)
+        if ((rc = resolve_app_costs(w, a, err)) != 0 || (rc = find_cycle(&w->apps[a], a, err)) != 0 || (rc = hs__bind_edges(w, a, err)) != 0)
             return rc;
         ntasks += (size_t)w->apps[a].instances * (size_t)w->apps[a].nkernels;
         nedges += (size_t)w->apps[a].instances * (size_t)w->apps[a].nedges;

@@ -101,6 +101,7 @@ typedef struct hs_link {
 typedef struct hs_node {
     char *name;          /* unique among nodes */
     int host;            /* index of its host memory */
+    int first_link;      /* declared links before its own (hs_platform.nlinks) */
 } hs_node;
 
 /* A link of the network, from one node to another.  gpu_direct: the
@@ -124,7 +125,9 @@ typedef struct hs_platform {
     int nnodes;          /* 0: one machine, no nodes declared */
     hs_node *nodes;
     hs_net_link *network; /* nnodes x nnodes, network[from * nnodes + to] */
+    int nlinks;          /* declared links */
     int nnetwork;        /* network links present */
+    struct hs__strmap *device_index; /* device name -> index (NULL: search the list) */
 } hs_platform;
 
 const char *hs_device_kind_name(hs_device_kind kind); /* "cpu", "gpu" */
