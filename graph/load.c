@@ -58,7 +58,7 @@
 #define DEFAULT_MAX_NODES 4000000
 #define MAX_NODES_ENV "HETSCHED_YAML_NODES"
 #define MAX_NODES_LIMIT 1000000000
-#define MAX_KEYS 128               /* keys of one mapping */
+#define MAX_KEYS (HS_MAX_DEVICES + 2) /* keys of one mapping: a cost per device and kind */
 #define MAX_DEVICES 64             /* of the platform, or of one node */
 #define MAX_LINKS (65 * 64)        /* every ordered pair of 65 memories */
 #define MAX_NODES HS_MAX_NODES

@@ -269,6 +269,9 @@ for a in $("$H" map -a help | awk '/^  [a-z]/ {print $1}'); do
     expect 0 "cluster: map -a $a" -- "$H" map -a "$a" "$tmp/cl.yaml" --json "$tmp/cl.json"
     expect 0 "cluster: map -a $a valid" -- "$H" validate "$tmp/cl.yaml" "$tmp/cl.json"
 done
+expect 0 "gen --nodes 64" -- "$H" gen random --tasks 20 --nodes 64 --devices cpu:1,gpu:4 \
+    -o "$tmp/c64.yaml"
+expect 0 "gen --nodes 64: 320 devices, a cost each, load" -- "$H" map -a dmda "$tmp/c64.yaml"
 expect 2 "gen --nodes too many devices" -- "$H" gen random --nodes 200 --devices cpu:1,gpu:4
 check "gen --nodes too many devices: why" "$tmp/err" \
     "nodes must be 1..256 with at most 512 devices in all, not 200 of 5 devices"
