@@ -237,6 +237,21 @@ static int check_own_memory(const hs_platform *p, int m, const char *path, hs_er
                        p->memories[m], p->nodes[p->memory_node[m]].name, p->nodes[node].name);
 }
 
+/* Builds p->device_index from p's devices (a program that removed devices
+ * dropped it).  0, or -1 when out of memory. */
+static int index_devices(hs_platform *p)
+{
+    if (!(p->device_index = hs__strmap_new(16)))
+        return -1;
+    for (int d = 0; d < p->ndevices; d++)
+        if (hs__strmap_put(p->device_index, p->devices[d].name, (size_t)d) < 0) {
+            hs__strmap_free(p->device_index);
+            p->device_index = NULL;
+            return -1;
+        }
+    return 0;
+}
+
 int hs_platform_add_device(hs_workload *w, const char *name, hs_device_kind kind,
                            const char *memory, int cores, hs_error *err)
 {
@@ -267,8 +282,8 @@ int hs_platform_add_device(hs_workload *w, const char *name, hs_device_kind kind
     if ((m = hs_platform_find_memory(p, memory)) >= 0 &&
         (rc = check_own_memory(p, m, path, err)) != 0)
         return rc;
-    if ((!p->device_index && !(p->device_index = hs__strmap_new(16))) ||
-        GROW(p->devices, p->ndevices) != 0 || (m = add_memory(p, memory)) < 0)
+    if ((!p->device_index && index_devices(p) != 0) || GROW(p->devices, p->ndevices) != 0 ||
+        (m = add_memory(p, memory)) < 0)
         return nomem(err);
     p->devices[p->ndevices] = (hs_device){.name = strdup(name), .kind = kind, .memory = m,
                                           .cores = cores, .node = node};
@@ -736,12 +751,10 @@ void hs_workload_set_cost_fn(hs_workload *w, hs_cost_fn fn, void *ctx)
     w->cost_ctx = fn ? ctx : NULL;
 }
 
-/* Cost of kernel k on device d: an entry naming the device wins over one
- * naming its kind (DESIGN.md §3); a typed kernel that has neither asks the
- * workload's cost provider, when one is set. */
-/* Fills kernel ki's cost_us from its entries (a device's name wins over its
- * kind), else from the cost provider.  Refuses an entry naming neither a
- * device nor a kind, and two entries for one key.  by_name: scratch of
+/* Cost of kernel ki on each device d: an entry naming the device wins over
+ * one naming its kind (DESIGN.md §3); a typed kernel that has neither asks
+ * the workload's cost provider, when one is set.  Refuses an entry naming
+ * neither a device nor a kind, and two entries for one key.  by_name: scratch of
  * ndevices ints.  O(entries + devices), so that a kernel of a cluster with
  * hundreds of devices, each named in its costs, resolves in linear time. */
 static int resolve_costs(hs_workload *w, int a, int ki, int *by_name_of, hs_error *err)

@@ -802,6 +802,15 @@ static void cluster_routes_in_schedules(void **state)
     expect_at(s, 1, 3, 412, 512);
     assert_float_equal(s->makespan_us, 714, EPS);
     hs_schedule_free(s);
+    /* keeping the GPUs only: devices renumbered, found by name, same schedule */
+    assert_int_equal(hs_workload_select_devices(w, "gpu1,gpu0", &err), 0);
+    assert_int_equal(w->platform.ndevices, 2);
+    assert_int_equal(hs_platform_find_device(&w->platform, "gpu1"), 1);
+    assert_int_equal(hs_platform_find_device(&w->platform, "cpu1"), -1);
+    s = map(w, "heft", 0);
+    expect_at(s, 1, 1, 412, 512);
+    assert_float_equal(s->makespan_us, 714, EPS);
+    hs_schedule_free(s);
     hs_workload_free(w);
 }
 

@@ -19,9 +19,9 @@
  *     hs_workload_finalize(w, &err);   // resolves costs, checks, flattens
  *
  * Every builder call checks its own arguments; finalize checks what needs
- * the whole picture (costs for every device, edges to known kernels, links
- * between memories that exchange data, cycles, which buffer each edge
- * feeds).  Errors name the offending item by its path in the YAML
+ * the whole picture (costs for every device, one per key, edges to known
+ * kernels, links or routes between memories that exchange data, cycles,
+ * which buffer each edge feeds).  Errors name the offending item by its path in the YAML
  * contract, e.g.
  * `applications[1].edges[0].to: no kernel 'mul' in application 'xgemm'`,
  * and set hs_error.path to that path so the loader can add FILE:LINE:COL.
@@ -127,7 +127,9 @@ typedef struct hs_platform {
     hs_net_link *network; /* nnodes x nnodes, network[from * nnodes + to] */
     int nlinks;          /* declared links */
     int nnetwork;        /* network links present */
-    struct hs__strmap *device_index; /* device name -> index (NULL: search the list) */
+    struct hs__strmap *device_index; /* device name -> index; a program that removes
+                                        devices frees it and sets it NULL (then
+                                        lookups search the list) */
 } hs_platform;
 
 const char *hs_device_kind_name(hs_device_kind kind); /* "cpu", "gpu" */
