@@ -1470,8 +1470,8 @@ static int s_grow(stream *S, void *arr, unsigned n, size_t elem)
     return HS_OK;
 }
 
-/* A device or link of the platform or of a node: ctx is a y_platform or a
- * y_node, whose devices and links lists lie at these offsets. */
+/* The lists a device or link read in one pass goes to: the platform's, or
+ * a node's (s_device's and s_link's ctx). */
 typedef struct s_lists {
     y_device **devices;
     unsigned *devices_count;
