@@ -257,6 +257,9 @@ check "cluster: optimal" "$tmp/out" '^makespan   1044\.000 us$'
 expect 0 "cluster: compare" -- "$H" compare "$C"
 check "cluster: compare heft" "$tmp/out" '^heft +1044\.000 '
 expect 0 "cluster: dot" -- "$H" dot "$C" -o "$tmp/c2.dot"
+expect 0 "cluster: a set on a cluster platform" -- "$H" map -a heft workloads/sets/fork.stg \
+    --platform "$C"
+check "cluster: a set on a cluster platform" "$tmp/out" '^  gpu1 +gpu '
 if "$H" map -a heft "$W" --gantt "$tmp/g.png" >/dev/null 2>&1; then
     expect 0 "cluster: gantt" -- "$H" map -a heft "$C" --gantt "$tmp/cg.png"
 fi
