@@ -28,6 +28,12 @@
 #                       benchmarks of Fig. 4 (xgemm, cg, cholesky, increment,
 #                       va, pi, fblock) may be named too, each run alone
 #   --runs N            runs per policy and composition, median taken (1)
+#   --train             with --model: before a composition's measured runs,
+#                       run it with cpu-only and h-ratio (unmeasured) with
+#                       `run --update-model` on a copy of the model, so that
+#                       each kernel's history holds its times inside a run
+#                       (memory and threads shared with the other device's
+#                       work) beside calibrate's; the copy predicts the rest
 #   --gpus N            GPUs of the platform (1: workloads/paper as committed;
 #                       otherwise generated with `hetsched gen` into --keep)
 #   --cores N           cores of the CPU device (4 in the committed files;
@@ -44,6 +50,7 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
 size=large backend="" model="" platform="" policies="" comps="compute,data,mixed" runs=1 gpus=1 cores=""
+train=0
 run_opts="" keep="" hetsched=${HETSCHED:-$root/build/cli/hetsched}
 
 usage() {
@@ -57,6 +64,10 @@ die() {
 while [ $# -gt 0 ]; do
     case "$1" in
     -h | --help) usage ;;
+    --train)
+        train=1
+        shift
+        ;;
     --size | --backend | --model | --platform | --policies | --compositions | --runs | --gpus | --cores | \
         --run-opts | --hetsched | --keep)
         [ $# -ge 2 ] || die "$1 needs a value"
@@ -86,6 +97,7 @@ case "$size" in small | medium | large) ;; *) die "--size wants small, medium or
 [ -z "$cores" ] || [[ "$cores" =~ ^[1-9][0-9]*$ ]] || die "--cores wants a whole number >= 1"
 [ -x "$hetsched" ] || die "no hetsched binary at $hetsched (build first, or --hetsched PATH)"
 [ -z "$model" ] || [ -r "$model" ] || die "cannot read model $model"
+[ "$train" = 0 ] || [ -n "$model" ] || die "--train needs --model (the model it trains)"
 [ -z "$platform" ] || grep -q '^platform:' "$platform" 2>/dev/null ||
     die "$platform is not a platform YAML (no 'platform:' line)"
 benchmarks=" xgemm cg cholesky increment va pi fblock "
@@ -151,14 +163,23 @@ median() { # numbers on stdin -> their median
 
 status=0
 read -r -a extra <<<"$run_opts"
+if [ "$train" = 1 ]; then
+    cp "$model" "$dir/trained-model.json" || die "cannot copy $model"
+    model=$dir/trained-model.json
+fi
 echo "Fig. 5 (Zhou & Liu, ESWEEK 2014) on $(hostname): size $size," \
-    "$runs run(s) per cell (median)${model:+, model $model}${platform:+, platform $platform}${run_opts:+, run $run_opts}"
+    "$runs run(s) per cell (median)${model:+, model $model}$([ "$train" = 0 ] || echo ", trained by a cpu-only and an h-ratio run of each composition")${platform:+, platform $platform}${run_opts:+, run $run_opts}"
 for c in ${comps//,/ }; do
     if ! w=$(workload "$c"); then
         echo "composition $c: cannot prepare the workload" >&2
         status=1
         continue
     fi
+    for p in $([ "$train" = 0 ] || echo cpu-only h-ratio); do
+        "$hetsched" run -a "$p" ${backend:+--backend "$backend"} --model "$model" \
+            --update-model "$model" --check none ${extra[@]+"${extra[@]}"} "$w" \
+            >"$dir/$c-train-$p.log" 2>&1 || echo "training run $p on $c failed" >&2
+    done
     # runs interleaved across policies, so a slow spell of the machine is shared
     for ((r = 1; r <= runs; r++)); do
         for p in $plist; do

@@ -10,7 +10,10 @@
 #      --optimal`) on the paper's three sets: the case study x5, va + xgemm +
 #      increment x5 and xgemm + fblock + pi x2, costs from the calibrated
 #      model (the case study's kernels have no type: its costs stay the
-#      paper's Table 2);
+#      paper's Table 2); then for real (median of --runs), the MILP's
+#      schedule (`hetsched run --schedule` of compare's optimal.json) beside
+#      the heuristics of the report's Table 3 (h-ratio, d-rank, ad-part,
+#      dmdar and best; those of --policies when given);
 #   4. writes under --out DATE-LABEL-paper.csv (one row per workload and
 #      policy), DATE-LABEL-fig5.png and DATE-LABEL-fig4.png (bars in the
 #      paper's layout: measured on the first row, simulated on the second),
@@ -30,7 +33,8 @@
 #                       workloads' 4; 14 on the 16-core GPU machine, leaving
 #                       cores to the GPU's worker and the engine)
 #   --policies LIST     comma-separated (default: every policy); cpu-only
-#                       always runs
+#                       always runs; Table 3 runs those of its columns
+#                       (h-ratio, d-rank, ad-part, dmdar, best) for real
 #   --benchmarks LIST   the Fig. 4 benchmarks run alone (default: all 7;
 #                       none to skip them)
 #   --benchmark-policies LIST
@@ -170,9 +174,49 @@ table3_sets() {
         echo "xgemm+fblock+pi-x2 $work/xgemm-fblock-pi-x2-$size.yaml"
 }
 
-# table3 SIZE MODEL PLATFORM: compare --optimal on each set, rows to the CSV.
+median() { # numbers on stdin -> their median
+    sort -g | awk '{v[NR] = $1} END {if (NR == 0) exit 1
+                   print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'
+}
+
+# Table 3's policies run for real: the report's columns, those of --policies
+# when given.
+t3_policies=""
+for p in h-ratio d-rank ad-part dmdar best; do
+    [ -z "$policies" ] || [[ ",$policies," == *",$p,"* ]] && t3_policies+="$p "
+done
+
+# table3_real NAME WORKLOAD DIR MODEL-ARGS...: Table 3's policies and the
+# MILP's schedule (DIR/optimal.json, from compare --json DIR) run for real on
+# the backend used, median of --runs; "POLICY MEDIAN" lines on stdout (none
+# for a run that failed; the progress line says why).
+table3_real() {
+    local name=$1 w=$2 dir=$3 p r log how
+    shift 3
+    for p in $t3_policies optimal; do
+        how=(-a "$p")
+        if [ "$p" = optimal ]; then
+            [ -s "$dir/optimal.json" ] || continue
+            how=(--schedule "$dir/optimal.json")
+        fi
+        : >"$dir/$p.measured"
+        for ((r = 1; r <= runs; r++)); do
+            log=$dir/$p-$r.log
+            if ! "$hetsched" run "${how[@]}" --backend "$used" "$@" "$w" >"$log" 2>&1; then
+                progress "Table 3 $name: run ${how[*]} failed: $(grep -m1 'hetsched' "$log")" >&2
+                status=1
+                continue 2
+            fi
+            sed -n 's/.*measured makespan \([0-9.]*\) us.*/\1/p' "$log" >>"$dir/$p.measured"
+        done
+        echo "$p $(median <"$dir/$p.measured")"
+    done
+}
+
+# table3 SIZE MODEL PLATFORM: compare --optimal on each set, then the real
+# runs of table3_real, rows to the CSV.
 table3() {
-    local size=$1 model=$2 platform=$3 name file w log rc note opt
+    local size=$1 model=$2 platform=$3 name file w log rc note opt dir
     while read -r name file; do
         w=$work/t3-$name-$size.yaml
         if grep -q ' type: ' "$file"; then
@@ -186,8 +230,10 @@ table3() {
             set --
         fi
         log=$work/t3-$name-$size.log
+        dir=$work/t3-$name-$size
         progress "Table 3 $size: $name, MILP up to $time_limit s"
-        "$hetsched" compare "$w" --optimal --time-limit "$time_limit" "$@" >"$log" 2>"$log.err"
+        "$hetsched" compare "$w" --optimal --time-limit "$time_limit" --json "$dir" "$@" \
+            >"$log" 2>"$log.err"
         rc=$?
         cat "$log" "$log.err"
         # the MILP's verdict: compare's note, or why it refused
@@ -206,12 +252,19 @@ table3() {
         [ -n "$note" ] || note="compare exit $rc"
         [ "$rc" = 0 ] || [ "$rc" = 2 ] || status=1
         opt=$(awk '$1 == "optimal" && $2 ~ /^[0-9.]+$/ { print $2 }' "$log")
-        awk -v d="$date" -v m="$label" -v s="$size" -v n="$name" -v o="$opt" -v note="$(field "$note")" '
+        progress "Table 3 $size: $name, $(wc -w <<<"$t3_policies") policies and the MILP's schedule on $used"
+        mkdir -p "$dir"
+        table3_real "$name" "$w" "$dir" "$@" >"$dir/measured"
+        # measured rows carry the backend, --runs and the median
+        awk -v d="$date" -v m="$label" -v s="$size" -v n="$name" -v o="$opt" -v note="$(field "$note")" \
+            -v b="$used" -v r="$runs" '
+            FILENAME == ARGV[1] { real[$1] = $2; next }
             /^policy / { on = 1; next }
             on && NF == 0 { exit }
             on && $2 ~ /^[0-9.]+$/ { p = $1; sub(/\*$/, "", p)
-                printf "%s,%s,%s,sim,table3,%s,%s,,,%s,%s,,%s,%s\n", d, m, s, n, p, $2, $3 == "-" ? "" : $3, o, note }' \
-            "$log" >>"$csv"
+                printf "%s,%s,%s,%s,table3,%s,%s,%s,%s,%s,%s,,%s,%s\n", d, m, s, p in real ? b : "sim",
+                    n, p, p in real ? r : "", real[p], $2, $3 == "-" ? "" : $3, o, note }' \
+            "$dir/measured" "$log" >>"$csv"
     done < <(table3_sets "$size")
 }
 
@@ -235,6 +288,21 @@ write_report() {
         printf '\n![%s](%s-%s.png)\n' "$([ $f = fig5 ] && echo 'Fig. 5' || echo 'Fig. 4 benchmarks')" "$name" "$f"
     done
     awk -F, '
+        # "| set | size | IP | ours | ours / IP | POLICY... |" of Table 3 for
+        # set k (size SUBSEP name), makespans v[k, policy] and the IP'"'"'s ip;
+        # ours is the best of h-ratio, d-rank and ad-part, as in the paper
+        function table3_row(v, k, ip,    a, j, ours, r) {
+            split(k, a, SUBSEP)
+            for (j = 1; j <= 3; j++)
+                if (v[k, t3[j]] != "" && (ours == "" || v[k, t3[j]] + 0 < ours + 0))
+                    ours = v[k, t3[j]]
+            r = ip > 0 && ours != "" ? sprintf("%.3f", ours / ip) : "-"
+            printf "| %s | %s | %s | %s | %s |", a[2], a[1], ip == "" ? "-" : ip,
+                ours == "" ? "-" : ours, r
+            for (j = 1; j <= 5; j++)
+                printf " %s |", v[k, t3[j]] == "" ? "-" : v[k, t3[j]]
+        }
+        BEGIN { split("h-ratio d-rank ad-part dmdar best", t3, " ") }
         NR == 1 { next }
         $5 == "fig5" || $5 == "fig4" {
             k = $5 SUBSEP $3
@@ -248,6 +316,7 @@ write_report() {
         $5 == "table3" {
             if (!(($3, $6) in t3seen)) { t3seen[$3, $6] = 1; sets[++ns] = $3 SUBSEP $6 }
             mk[$3, $6, $7] = $10; opt[$3, $6] = $13; note[$3, $6] = $14
+            if ($9 != "") { real[$3, $6, $7] = $9; rb = $4; rr = $8 }
         }
         END {
             for (i = 1; i <= nf; i++) {
@@ -274,17 +343,20 @@ write_report() {
                 printf "| set | size | IP | ours | ours / IP | h-ratio | d-rank | ad-part | dmdar | best | MILP |\n"
                 printf "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
                 for (i = 1; i <= ns; i++) {
-                    split(sets[i], a, SUBSEP); s = a[1]; n = a[2]
-                    ours = ""
-                    split("h-ratio d-rank ad-part", h, " ")
-                    for (j = 1; j <= 3; j++)
-                        if (mk[s, n, h[j]] != "" && (ours == "" || mk[s, n, h[j]] + 0 < ours + 0))
-                            ours = mk[s, n, h[j]]
-                    r = opt[s, n] > 0 && ours != "" ? sprintf("%.3f", ours / opt[s, n]) : "-"
-                    printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", n, s,
-                        opt[s, n] == "" ? "-" : opt[s, n], ours, r, mk[s, n, "h-ratio"],
-                        mk[s, n, "d-rank"], mk[s, n, "ad-part"], mk[s, n, "dmdar"],
-                        mk[s, n, "best"], note[s, n]
+                    table3_row(mk, sets[i], opt[sets[i]])
+                    printf " %s |\n", note[sets[i]]
+                }
+            }
+            if (rb != "") {
+                printf "\n## Table 3, measured: real makespans on %s (us, median of %s run(s))\n\n", rb, rr
+                printf "IP is the MILP'"'"'s schedule of the table above run with `hetsched run "
+                printf "--schedule` (each task on its device there, each device'"'"'s tasks in their "
+                printf "order there); each heuristic runs as a policy, deciding as the run goes.\n\n"
+                printf "| set | size | IP | ours | ours / IP | h-ratio | d-rank | ad-part | dmdar | best |\n"
+                printf "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
+                for (i = 1; i <= ns; i++) {
+                    table3_row(real, sets[i], real[sets[i], "optimal"])
+                    printf "\n"
                 }
             }
         }' "$csv"

@@ -126,39 +126,6 @@ typedef struct outcome {
     int split;                    /* some task ran as parts */
 } outcome;
 
-/* The denominator of the SLR (Topcuoglu et al. 2002, eq. (9)): the longest
- * path through the graph where each task costs its fastest device's time and
- * no transfer costs anything.  HS_EINPUT on a cycle (finalize rules that out). */
-static int fastest_critical_path(const hs_workload *w, double *out, hs_error *err)
-{
-    const hs_graph *g = &w->graph;
-    size_t n = g->ntasks ? g->ntasks : 1;
-    size_t *order = malloc(n * sizeof *order);
-    double *finish = malloc(n * sizeof *finish), best = 0;
-    const hs_edge *e;
-    int rc;
-    if (!order || !finish) {
-        free(order);
-        free(finish);
-        return hs_error_set(err, HS_ENOMEM, "out of memory");
-    }
-    rc = hs_graph_topo_order(g, order, err);
-    for (size_t k = 0; rc == HS_OK && k < g->ntasks; k++) {
-        size_t t = order[k];
-        double start = 0;
-        HS_GRAPH_PRED_FOREACH(g, t, e)
-            if (finish[e->from] > start)
-                start = finish[e->from];
-        finish[t] = start + hs_task_min_cost(g, t);
-        if (finish[t] > best)
-            best = finish[t];
-    }
-    free(order);
-    free(finish);
-    *out = best;
-    return rc;
-}
-
 /* Writes schedule s as DIR/NAME.json. */
 static int write_json_in(const hs_workload *w, const hs_schedule *s, const char *dir,
                          const char *name, hs_error *err)
@@ -435,7 +402,7 @@ static int compare_one(const char *path, const hs_cli_source *src, const char *m
         return 1;
     }
     lb = hs_lower_bound_us(w);
-    rc = fastest_critical_path(w, &cp, &err);
+    rc = hs_graph_critical_path_us(&w->graph, &cp, &err);
     if (rc == HS_OK)
         rc = run_policies(w, &opt, json_dir, rows, &err);
     if (rc == HS_OK && want_optimal) {
@@ -600,7 +567,7 @@ static int compare_random(size_t count, const hs_map_options *mopt, int verbose)
         if ((rc = build_random(&o, devices, &w, &err)) != HS_OK)
             break;
         lb = hs_lower_bound_us(w);
-        rc = fastest_critical_path(w, &cp, &err);
+        rc = hs_graph_critical_path_us(&w->graph, &cp, &err);
         if (rc == HS_OK)
             rc = run_policies(w, mopt, NULL, rows, &err);
         if (rc == HS_OK && !isfinite(best = best_makespan(rows, n, &cpu_only)))
@@ -930,7 +897,7 @@ static int compare_suite(char **paths, size_t count, const hs_cli_source *src,
         }
         opt.perfmodel = model;
         lb = hs_lower_bound_us(w);
-        rc = fastest_critical_path(w, &cp, &err);
+        rc = hs_graph_critical_path_us(&w->graph, &cp, &err);
         if (rc == HS_OK)
             rc = run_policies(w, &opt, NULL, rows, &err);
         if (rc == HS_OK && !isfinite(best_makespan(rows, n, &cpu_only)))

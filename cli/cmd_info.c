@@ -32,10 +32,14 @@ static void summarise(const hs_workload *w, const char *path)
     size_t nbytes = 0;
     printf("workload %s\n", path);
     printf("devices (%d):\n", p->ndevices);
-    for (int d = 0; d < p->ndevices; d++)
-        printf("  %-8s %s, memory %s, %d core%s\n", p->devices[d].name,
+    for (int d = 0; d < p->ndevices; d++) {
+        printf("  %-8s %s, memory %s, %d core%s", p->devices[d].name,
                hs_device_kind_name(p->devices[d].kind), p->memories[p->devices[d].memory],
                p->devices[d].cores, hs_cli_plural((unsigned)p->devices[d].cores));
+        if (p->devices[d].overhead_us > 0)
+            printf(", %g us overhead per task", p->devices[d].overhead_us);
+        printf("\n");
+    }
     if (p->nnodes > 0)
         printf("nodes (%d):\n", p->nnodes);
     for (int n = 0; n < p->nnodes; n++) {

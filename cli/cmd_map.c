@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "mapper/perfmodel.h"
+#include "mapper/policy.h"
 #include "mapper/split_graph.h"
 
 static int map_main(int argc, char **argv);
@@ -17,14 +18,24 @@ const hs_cli_cmd hs_cmd_map = {
     .name = "map",
     .summary = "map a workload with one policy in the simulator",
     .usage = "usage: hetsched map -a ALGO WORKLOAD [options]\n"
+             "       hetsched map --schedule FILE WORKLOAD [options]\n"
              "       hetsched map -a help\n"
              "\n"
-             "Maps every task of WORKLOAD to a device with policy ALGO, runs the result\n"
-             "in the simulator (delay model) and prints the makespan and each device's\n"
-             "busy time and utilisation.  `-a help` lists the policies.\n"
+             "Maps every task of WORKLOAD to a device with policy ALGO, or as the schedule\n"
+             "FILE maps it, runs the result in the simulator (delay model) and prints the\n"
+             "makespan and each device's busy time and utilisation.  `-a help` lists the\n"
+             "policies.\n"
              "\n"
              "options:\n"
-             "  -a, --algorithm ALGO  the policy (required)\n"
+             "  -a, --algorithm ALGO  the policy (required unless --schedule)\n"
+             "  --schedule FILE       instead of a policy, run the schedule FILE (JSON of\n"
+             "                        map --json, optimal --json or run --json; '-' for\n"
+             "                        stdin): each task on its device there, each device's\n"
+             "                        tasks in their start order there, a task starting\n"
+             "                        once its device's previous task has ended and its\n"
+             "                        inputs have arrived.  It must place every task of\n"
+             "                        WORKLOAD once, whole.  With the costs it was made\n"
+             "                        with, the makespan is the schedule's or less\n"
              "  --json FILE           write the schedule as JSON ('-' for stdout)\n"
              "  --dot FILE            write the kernel graph with the schedule as DOT\n"
              "                        ('-' for stdout)\n"
@@ -70,8 +81,8 @@ static void list_policies(void)
 
 /* The summary: makespan, then one line per device (busy time, utilisation,
  * tasks), then the time the policy spent deciding. */
-static int summarise(FILE *out, const hs_workload *w, const char *algo, const char *path,
-                     const hs_schedule *s, const hs_map_stats *st)
+static int summarise(FILE *out, const hs_workload *w, const char *algo, const char *given,
+                     const char *path, const hs_schedule *s, const hs_map_stats *st)
 {
     const hs_platform *p = &w->platform;
     double bound = hs_lower_bound_us(w);
@@ -91,7 +102,8 @@ static int summarise(FILE *out, const hs_workload *w, const char *algo, const ch
     for (int d = 0; d < p->ndevices; d++)
         if ((int)strlen(p->devices[d].name) > width)
             width = (int)strlen(p->devices[d].name);
-    fprintf(out, "policy %s on %s: makespan %.3f us\n", algo, path, s->makespan_us);
+    fprintf(out, "%s %s on %s: makespan %.3f us\n", algo ? "policy" : "schedule",
+            algo ? algo : given, path, s->makespan_us);
     /* the cheap bound of milp/bound.c, for whole-task schedules */
     if (bound > 0)
         fprintf(out, "lower bound %.3f us (makespan / bound %.3f)\n", bound,
@@ -113,7 +125,8 @@ static int summarise(FILE *out, const hs_workload *w, const char *algo, const ch
 static int map_main(int argc, char **argv)
 {
     enum { OPT_JSON = 256, OPT_DOT, OPT_GANTT, OPT_TRACE, OPT_SEED, OPT_THR, OPT_MODEL,
-           OPT_SPLIT, OPT_SPLIT_OPTION, OPT_BUDGET, OPT_TASKS_CSV, OPT_DEVICES_CSV };
+           OPT_SPLIT, OPT_SPLIT_OPTION, OPT_BUDGET, OPT_TASKS_CSV, OPT_DEVICES_CSV,
+           OPT_SCHEDULE };
     static const struct option longopts[] = {
         {"algorithm", required_argument, NULL, 'a'},
         {"json", required_argument, NULL, OPT_JSON},
@@ -128,11 +141,12 @@ static int map_main(int argc, char **argv)
         {"split", required_argument, NULL, OPT_SPLIT},
         {"split-option", required_argument, NULL, OPT_SPLIT_OPTION},
         {"budget-ms", required_argument, NULL, OPT_BUDGET},
+        {"schedule", required_argument, NULL, OPT_SCHEDULE},
         HS_CLI_SOURCE_OPTIONS,
         {NULL, 0, NULL, 0},
     };
     hs_cli_source src = {.cmd = &hs_cmd_map};
-    const char *algo = NULL;
+    const char *algo = NULL, *given = NULL;
     hs_cli_outputs out = {0};
     const char *model_path = NULL;
     hs_perfmodel *model = NULL;
@@ -140,7 +154,7 @@ static int map_main(int argc, char **argv)
     const char *split = NULL;
     hs_split_options sopt = {0};
     hs_map_stats stats = {0};
-    hs_schedule *s = NULL;
+    hs_schedule *s = NULL, *schedule = NULL;
     hs_workload *w;
     hs_error err = {0};
     int c, status = 0, rc = HS_OK, split_options = 0, have_seed = 0, have_thr = 0;
@@ -164,6 +178,7 @@ static int map_main(int argc, char **argv)
         case OPT_DEVICES_CSV: out.devices_csv = optarg; break;
         case OPT_MODEL: model_path = optarg; break;
         case OPT_SPLIT: split = optarg; break;
+        case OPT_SCHEDULE: given = optarg; break;
         case OPT_SPLIT_OPTION:
             split_options = 1;
             if (hs_split_option_set(&sopt, optarg, &err) != HS_OK)
@@ -194,22 +209,27 @@ static int map_main(int argc, char **argv)
             return hs_cli_usage_error(&hs_cmd_map, "unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (!algo)
-        return hs_cli_usage_error(&hs_cmd_map, "no policy: give -a ALGO (-a help lists them)");
+    if (!algo && !given)
+        return hs_cli_usage_error(&hs_cmd_map, "no policy: give -a ALGO (-a help lists them) "
+                                  "or --schedule FILE");
     if ((status = hs_cli_outputs_check(&hs_cmd_map, &out, NULL, NULL)) != 0)
         return status;
-    if (strcmp(algo, "help") == 0) {
+    if (algo && strcmp(algo, "help") == 0) {
         list_policies();
         return 0;
     }
-    if (!(policy = hs_policy_find(algo))) {
+    if (algo && !(policy = hs_policy_find(algo))) {
         hs_error_set(&err, HS_EUSAGE, "unknown policy '%s' (see hetsched map -a help)", algo);
         fprintf(stderr, "hetsched map: %s\n", err.msg);
         return 2;
     }
-    if ((status = hs_cli_policy_options_check(&hs_cmd_map, policy, have_thr, have_seed,
-                                              opt.budget_ms > 0)) != 0)
+    if (algo && (status = hs_cli_policy_options_check(&hs_cmd_map, policy, have_thr, have_seed,
+                                                      opt.budget_ms > 0)) != 0)
         return status;
+    if (given && (have_thr || have_seed || opt.budget_ms > 0))
+        return hs_cli_usage_error(&hs_cmd_map, "%s does not apply to --schedule: the schedule "
+                                  "places every task", have_thr ? "--thr" : have_seed ? "--seed"
+                                  : "--budget-ms");
     if (split_options && !split)
         return hs_cli_usage_error(&hs_cmd_map, "--split-option applies to the splitter of "
                                   "--split; give --split SPLITTER");
@@ -218,6 +238,10 @@ static int map_main(int argc, char **argv)
                                   argc - optind, hs_cli_plural((unsigned)(argc - optind)));
     if (split && hs_split_graph_new(split, &sopt, &opt.split, &err) != HS_OK)
         return hs_cli_usage_error(&hs_cmd_map, "--split: %s", err.msg);
+    if (given && hs__given_check(algo, &opt, &err) != HS_OK) {
+        hs_split_graph_free(opt.split);
+        return hs_cli_usage_error(&hs_cmd_map, "%s", err.msg);
+    }
     if (!(w = hs_cli_load_model(argv[optind], &src, model_path, &model, &status))) {
         hs_split_graph_free(opt.split);
         return status;
@@ -225,16 +249,20 @@ static int map_main(int argc, char **argv)
     opt.perfmodel = model;
     if (split)
         hs_cli_warn_nothing_splittable(&hs_cmd_map, w, argv[optind]);
-    rc = hs_map(w, algo, &opt, &s, &stats, &err);
+    rc = given ? hs_schedule_read_given(w, given, &schedule, &err) : HS_OK;
+    opt.schedule = schedule;
+    if (rc == HS_OK)
+        rc = hs_map(w, algo, &opt, &s, &stats, &err);
     if (rc == HS_OK)
         rc = hs_cli_write_outputs(w, s, &out, &err);
     if (rc == HS_OK) {
-        status = summarise(hs_cli_outputs_use_stdout(&out) ? stderr : stdout, w, algo,
+        status = summarise(hs_cli_outputs_use_stdout(&out) ? stderr : stdout, w, algo, given,
                            argv[optind], s, &stats);
     } else {
         status = hs_cli_fail(&err);
     }
     hs_schedule_free(s);
+    hs_schedule_free(schedule);
     hs_workload_free(w);
     hs_perfmodel_free(model);
     hs_split_graph_free(opt.split);

@@ -19,15 +19,25 @@ const hs_cli_cmd hs_cmd_run = {
     .name = "run",
     .summary = "execute a workload with one policy for real (cpu, emu or cuda backend)",
     .usage = "usage: hetsched run -a ALGO WORKLOAD [options]\n"
+             "       hetsched run --schedule FILE WORKLOAD [options]\n"
              "\n"
-             "Executes WORKLOAD with policy ALGO: typed kernels run for real on host\n"
-             "buffers and are checked against their reference, cost-only kernels sleep\n"
-             "their cost.  Prints the measured makespan, the makespan the same policy\n"
-             "predicts in the simulator and their ratio, each device's busy time and the\n"
-             "bytes moved on each link.  Exit status 1 when a kernel's check fails.\n"
+             "Executes WORKLOAD with policy ALGO, or as the schedule FILE maps and orders\n"
+             "it: typed kernels run for real on host buffers and are checked against\n"
+             "their reference, cost-only kernels sleep their cost.  Prints the measured\n"
+             "makespan, the makespan the same policy predicts in the simulator and their\n"
+             "ratio, each device's busy time and the bytes moved on each link.  Exit\n"
+             "status 1 when a kernel's check fails.\n"
              "\n"
              "options:\n"
-             "  -a, --algorithm ALGO  the policy (required; `hetsched map -a help`)\n"
+             "  -a, --algorithm ALGO  the policy (`hetsched map -a help`; required unless\n"
+             "                        --schedule)\n"
+             "  --schedule FILE       instead of a policy, run the schedule FILE (JSON of\n"
+             "                        map --json, optimal --json or run --json; '-' for\n"
+             "                        stdin): each task on its device there, each device's\n"
+             "                        tasks in their start order there, a task waiting\n"
+             "                        for its device's previous task and its inputs.  It\n"
+             "                        must place every task of WORKLOAD once, whole, on\n"
+             "                        the devices run uses (--devices)\n"
              "  --backend NAME        cpu: one worker thread per device, all on host\n"
              "                        memory (cpu devices only); emu: each memory is a\n"
              "                        separate memory space and inputs are copied to it;\n"
@@ -43,7 +53,10 @@ const hs_cli_cmd hs_cmd_run = {
              "  --json FILE           write the measured schedule as JSON ('-' for stdout)\n"
              "  --trace FILE          write it as a Chrome trace ('-' for stdout)\n"
              "  --gantt FILE          draw it, FILE.png or FILE.svg\n"
-             "  --seed N              seed of the `random` policy (default 0)\n"
+             "  --seed N              seed of random, and of best's local search\n"
+             "                        (default 0)\n"
+             "  --thr N               dispatch threshold of h-ratio, d-rank and ad-part\n"
+             "                        (and of those inside best; default: the policy's)\n"
              "  --model FILE          performance model (JSON) for typed kernels' costs\n"
              "  --update-model FILE   after the run, add each typed task's measured time\n"
              "                        to the history of the model FILE (created when\n"
@@ -96,8 +109,9 @@ const hs_cli_cmd hs_cmd_run = {
     .main = run_main,
 };
 
-/* Per-device busy time, task count and time idle while holding work, then
- * the links that moved bytes. */
+/* Per-device busy time, task count and time idle while holding work, the
+ * gap between tasks beside the platform's overhead, the kernels' measured
+ * time beside the model's, then the links that moved bytes. */
 static int summarise(FILE *out, const hs_workload *w, const hs_run_result *r, hs_error *err)
 {
     const hs_platform *p = &w->platform;
@@ -121,6 +135,20 @@ static int summarise(FILE *out, const hs_workload *w, const hs_run_result *r, hs
                 st[d].busy_us, 100.0 * st[d].busy_us / ms, st[d].tasks, st[d].held_idle_us,
                 100.0 * st[d].held_idle_us / ms);
     free(st);
+    fprintf(out, "between tasks (median gap) beside the platform's overhead_us:\n");
+    for (int d = 0; d < p->ndevices; d++)
+        fprintf(out, "  %-*s %9.3f us  %9.3f us\n", width, p->devices[d].name, r->gap_us[d],
+                p->devices[d].overhead_us);
+    fprintf(out, "kernel time, measured beside the model's:\n");
+    for (size_t k = 0; k < r->nkernels; k++) {
+        const hs_run_kernel_row *row = &r->kernels[k];
+        fprintf(out, "  %-12s %-*s %7zu task%s %14.3f us %14.3f us", row->kernel, width,
+                p->devices[row->device].name, row->tasks, row->tasks == 1 ? " " : "s",
+                row->measured_us, row->model_us);
+        if (row->model_us > 0)
+            fprintf(out, "  x%.3f", row->measured_us / row->model_us);
+        fprintf(out, "\n");
+    }
     fprintf(out, "bytes moved per link:%s\n", copies ? "" : " none");
     for (int a = 0; a < r->nmemories; a++)
         for (int b = 0; b < r->nmemories; b++) {
@@ -173,9 +201,9 @@ static const char *device_arg(char *buf, size_t size, const char *arg, const cha
 
 static int run_main(int argc, char **argv)
 {
-    enum { OPT_JSON = 256, OPT_GANTT, OPT_TRACE, OPT_SEED, OPT_MODEL, OPT_BACKEND,
+    enum { OPT_JSON = 256, OPT_GANTT, OPT_TRACE, OPT_SEED, OPT_THR, OPT_MODEL, OPT_BACKEND,
            OPT_DEVICES, OPT_DEVMEM, OPT_SPLIT, OPT_SPLIT_OPTION, OPT_CHECK, OPT_PREDICT,
-           OPT_UPDATE_MODEL, OPT_FAIL, OPT_SPLIT_MODE, OPT_THROTTLE };
+           OPT_UPDATE_MODEL, OPT_FAIL, OPT_SPLIT_MODE, OPT_THROTTLE, OPT_SCHEDULE };
     static const char *const check_modes[] = {"sample", "full", "none"};
     static const struct option longopts[] = {
         {"algorithm", required_argument, NULL, 'a'},
@@ -184,6 +212,7 @@ static int run_main(int argc, char **argv)
         {"gantt", required_argument, NULL, OPT_GANTT},
         {"trace", required_argument, NULL, OPT_TRACE},
         {"seed", required_argument, NULL, OPT_SEED},
+        {"thr", required_argument, NULL, OPT_THR},
         {"model", required_argument, NULL, OPT_MODEL},
         {"update-model", required_argument, NULL, OPT_UPDATE_MODEL},
         {"devices", required_argument, NULL, OPT_DEVICES},
@@ -195,6 +224,7 @@ static int run_main(int argc, char **argv)
         {"fail", required_argument, NULL, OPT_FAIL},
         {"split-mode", required_argument, NULL, OPT_SPLIT_MODE},
         {"throttle", required_argument, NULL, OPT_THROTTLE},
+        {"schedule", required_argument, NULL, OPT_SCHEDULE},
         HS_CLI_SOURCE_OPTIONS,
         {NULL, 0, NULL, 0},
     };
@@ -212,7 +242,7 @@ static int run_main(int argc, char **argv)
     char fail_buf[128], throttle_buf[128]; /* device names */
     hs_workload *w = NULL;
     hs_error err = {0};
-    int c, status = 0, rc;
+    int c, status = 0, rc, have_seed = 0, have_thr = 0;
     unsigned long long v;
     if (!split_options) {
         fprintf(stderr, "hetsched: out of memory\n");
@@ -239,6 +269,7 @@ static int run_main(int argc, char **argv)
         case OPT_UPDATE_MODEL: update_path = optarg; break;
         case OPT_DEVICES: ro.devices = optarg; break;
         case OPT_SPLIT: ro.split = optarg; break;
+        case OPT_SCHEDULE: ro.schedule = optarg; break;
         case OPT_FAIL: {
             const char *at = strstr(optarg, ":after=");
             if (!at || at == optarg ||
@@ -314,6 +345,16 @@ static int run_main(int argc, char **argv)
                 goto out;
             }
             ro.seed = v;
+            have_seed = 1;
+            break;
+        case OPT_THR:
+            if (hs_cli_parse_whole(optarg, 0, INT_MAX, &v) != 0) {
+                status = hs_cli_usage_error(&hs_cmd_run, "--thr wants a whole number >= 0, "
+                                            "not '%s'", optarg);
+                goto out;
+            }
+            ro.thr = (int)v;
+            have_thr = 1;
             break;
         case ':':
             status = hs_cli_usage_error(&hs_cmd_run, "option '%s' needs a value",
@@ -324,19 +365,24 @@ static int run_main(int argc, char **argv)
             goto out;
         }
     }
-    if (!algo) {
-        status = hs_cli_usage_error(&hs_cmd_run, "no policy: give -a ALGO");
+    if (!algo && !ro.schedule) {
+        status = hs_cli_usage_error(&hs_cmd_run, "no policy: give -a ALGO or --schedule FILE");
         goto out;
     }
     if ((status = hs_cli_outputs_check(&hs_cmd_run, &out, NULL, NULL)) != 0)
         goto out;
-    if (!hs_policy_find(algo)) {
+    if (algo && !hs_policy_find(algo)) {
         fprintf(stderr, "hetsched run: unknown policy '%s' (see hetsched map -a help)\n", algo);
         status = 2;
         goto out;
     }
+    if ((status = hs_cli_policy_options_check(&hs_cmd_run, hs_policy_find(algo), have_thr,
+                                              have_seed, 0)) != 0)
+        goto out;
     /* the backend's name first, then the arguments, then the rest */
-    if (ro.backend && hs_run_check(algo, &(hs_run_options){.backend = ro.backend}, &err)) {
+    if (ro.backend &&
+        hs_run_check(algo, &(hs_run_options){.backend = ro.backend, .schedule = ro.schedule},
+                     &err)) {
         status = hs_cli_usage_error(&hs_cmd_run, "%s", err.msg);
         goto out;
     }
@@ -364,14 +410,18 @@ static int run_main(int argc, char **argv)
     if (rc == HS_OK) {
         FILE *o = hs_cli_outputs_use_stdout(&out) ? stderr : stdout;
         const hs_schedule *s = res.schedule, *pred = res.predicted;
-        fprintf(o, "policy %s on %s, backend %s: measured makespan %.3f us\n", algo,
-                argv[optind], res.backend, s->makespan_us);
+        fprintf(o, "%s %s on %s, backend %s: measured makespan %.3f us\n",
+                algo ? "policy" : "schedule", algo ? algo : ro.schedule, argv[optind],
+                res.backend, s->makespan_us);
         fprintf(o, "predicted makespan %.3f us (%s model; measured / predicted %.3f)\n",
                 pred->makespan_us, ro.predict == HS_PREDICT_EXECUTOR ? "executor" : "delay",
                 pred->makespan_us > 0 ? s->makespan_us / pred->makespan_us : 0.0);
         fprintf(o, "checked %zu of %zu typed kernels (%s, %.3f ms after the run); %zu "
                 "cost-only tasks slept their cost\n", res.checked, res.typed,
                 check_modes[ro.check], res.check_us / 1e3, res.untyped);
+        if (getenv("OPENBLAS_THREAD_TIMEOUT"))
+            fprintf(o, "OpenBLAS's idle threads sleep after 2^%s cycles "
+                    "(OPENBLAS_THREAD_TIMEOUT)\n", getenv("OPENBLAS_THREAD_TIMEOUT"));
         if (res.threads > res.processors)
             fprintf(o, "note: %d threads compute or drive on %d processors (each cpu "
                     "device's cores, a worker per GPU, the engine): kernels may run slower "

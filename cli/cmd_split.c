@@ -185,62 +185,10 @@ static int apply_event(hs_split_sim *sim, const char *arg, int fail)
     return 0;
 }
 
-/* Time of the static split giving device d pct[d] percent of the items, one
- * chunk each from time 0; HUGE_VAL if a device dies holding its share. */
-static double split_time(const hs_split_sim *sim, const int *pct)
-{
-    size_t b = 0, n = sim->items;
-    double worst = 0;
-    int cum = 0;
-    for (int d = 0; d < sim->ndevices; d++) {
-        size_t e = d == sim->ndevices - 1 ? n : (size_t)llround((cum += pct[d]) / 100.0 * n);
-        if (e > b) {
-            double t = hs_split_sim_chunk_us(sim, d, b, e, 0);
-            if (sim->dev[d].fails && t > sim->dev[d].fail_at_us)
-                return HUGE_VAL;
-            worst = t > worst ? t : worst;
-        }
-        b = e;
-    }
-    return worst;
-}
-
-/* Tries every way of giving devices d.. the `left` percent that remain,
- * until an interrupt (hs_cli_stop); *tried counts the splits timed. */
-static void search(const hs_split_sim *sim, int d, int left, int *pct, int *best, double *t,
-                   long *tried)
-{
-    if (hs_cli_stop)
-        return;
-    if (d == sim->ndevices - 1) {
-        double x;
-        pct[d] = left;
-        (*tried)++;
-        if ((x = split_time(sim, pct)) < *t) {
-            *t = x;
-            memcpy(best, pct, (size_t)sim->ndevices * sizeof *pct);
-        }
-        return;
-    }
-    for (int p = 0; p <= left; p++) {
-        pct[d] = p;
-        search(sim, d + 1, left - p, pct, best, t, tried);
-    }
-}
-
 static void print_split(const hs_split_sim *sim, const int *pct)
 {
     for (int d = 0; d < sim->ndevices; d++)
         printf("%s%s %d%%", d ? ", " : "", sim->dev[d].name, pct[d]);
-}
-
-/* The splits of 100% among k devices in 1% steps: C(100 + k - 1, k - 1). */
-static long splits_of(int k)
-{
-    long c = 1;
-    for (int i = 1; i < k; i++)
-        c = c * (100 + i) / i;
-    return c;
 }
 
 /* --best-static: exhaustive search over static splits in 1% steps; an
@@ -248,21 +196,22 @@ static long splits_of(int k)
 static void best_static(const hs_split_sim *sim, double run_us)
 {
     static hs_split_sim nominal;
-    int pct[HS_SPLIT_MAX_DEVICES], best[HS_SPLIT_MAX_DEVICES] = {0};
-    int oracle[HS_SPLIT_MAX_DEVICES] = {0};
-    double t_nominal = HUGE_VAL, t_oracle = HUGE_VAL, t_here;
-    long tried[2] = {0, 0}, total = splits_of(sim->ndevices);
-    if (sim->ndevices > 4) {
-        printf("best static split: not searched beyond 4 devices\n");
-        return;
-    }
+    int best[HS_SPLIT_MAX_DEVICES] = {0}, oracle[HS_SPLIT_MAX_DEVICES] = {0};
+    double t_nominal, t_oracle, t_here;
+    long tried[2] = {0, 0}, total = hs_split_sim_static_count(sim->ndevices);
+    hs_error err = {0};
     nominal = *sim;
     for (int d = 0; d < nominal.ndevices; d++) {
         nominal.dev[d].throttle = 0;
         nominal.dev[d].fails = 0;
     }
-    search(&nominal, 0, 100, pct, best, &t_nominal, &tried[0]);
-    search(sim, 0, 100, pct, oracle, &t_oracle, &tried[1]);
+    if (hs_split_sim_best_static(&nominal, &hs_cli_stop, best, &t_nominal, &tried[0], &err) !=
+            HS_OK ||
+        hs_split_sim_best_static(sim, &hs_cli_stop, oracle, &t_oracle, &tried[1], &err) !=
+            HS_OK) {
+        printf("%s\n", err.msg);
+        return;
+    }
     if (tried[1] < total)
         printf("best static splits: interrupted after %ld of %ld splits\n",
                tried[0] + tried[1], 2 * total);
@@ -270,7 +219,7 @@ static void best_static(const hs_split_sim *sim, double run_us)
         printf("best static split: none searched\n");
         return;
     }
-    t_here = split_time(sim, best);
+    t_here = hs_split_sim_static_us(sim, best);
     printf("best static split for the nominal devices (");
     print_split(sim, best);
     printf("): %.3f ms nominal, ", t_nominal / 1000);
@@ -500,78 +449,29 @@ static int real_splitter(hs_split_real *r, const hs_splitter *sp, const real_arg
     return HS_OK;
 }
 
-/* A static split in whole percent and its lower bound: no device can do
- * its share faster than that share of its time alone (a fixed cost per
- * run only makes a smaller share relatively dearer). */
-typedef struct real_split {
-    int pct[4];
-    double bound;
-} real_split;
-
-static int cmp_bound(const void *x, const void *y)
-{
-    return cmp_double(&((const real_split *)x)->bound, &((const real_split *)y)->bound);
-}
-
-static void enumerate(int ndev, int d, int left, int step, int *pct, const double *alone,
-                      real_split *out, int *n)
-{
-    if (d == ndev - 1) {
-        real_split *s = &out[(*n)++];
-        pct[d] = left;
-        s->bound = 0;
-        for (int i = 0; i < ndev; i++) {
-            double b = pct[i] / 100.0 * alone[i];
-            s->pct[i] = pct[i];
-            s->bound = b > s->bound ? b : s->bound;
-        }
-        return;
-    }
-    for (int p = 0; p <= left; p += step) {
-        pct[d] = p;
-        enumerate(ndev, d + 1, left - p, step, pct, alone, out, n);
-    }
-}
-
-/* --best-static on real devices: every split in 1% steps for two devices,
- * 5% for three or four (real runs cost real time), tried in order of their
- * lower bounds until the bound reaches the best time found (so the search
- * is exhaustive as far as the bounds hold); *best_us and best[] get the
- * winner. */
+/* --best-static on real devices (hs_split_real_best_static), reported;
+ * *best_us and best[] get the winner. */
 static int real_best_static(hs_split_real *r, int ndev, const double *alone,
                             unsigned long long repeat, int *best, double *best_us,
                             hs_error *err)
 {
-    static real_split all[1771]; /* C(100 / 5 + 3, 3) splits of 4 devices */
-    int pct[4], n = 0, tried = 0, rc, step = ndev <= 2 ? 1 : 5;
-    *best_us = HUGE_VAL;
-    enumerate(ndev, 0, 100, step, pct, alone, all, &n);
-    qsort(all, (size_t)n, sizeof *all, cmp_bound);
-    for (int i = 0; i < n && all[i].bound < *best_us && !hs_cli_stop; i++) {
-        double t[64], us;
-        int m = repeat < 64 ? (int)repeat : 64;
-        for (int j = 0; j < m; j++)
-            if ((rc = hs_split_real_static(r, all[i].pct, &t[j], err)) != HS_OK)
-                return rc;
-        qsort(t, (size_t)m, sizeof *t, cmp_double);
-        us = t[m / 2];
-        tried++;
-        if (us < *best_us) {
-            *best_us = us;
-            memcpy(best, all[i].pct, (size_t)ndev * sizeof *best);
-        }
-    }
+    hs_split_real_best b;
+    int rc = hs_split_real_best_static(r, alone, repeat, &hs_cli_stop, &b, err);
+    *best_us = b.us;
+    if (rc != HS_OK)
+        return rc;
     if (hs_cli_stop)
-        printf("best static split: interrupted after %d of %d splits; the best so far ", tried,
-               n);
+        printf("best static split: interrupted after %d of %d splits; the best so far ",
+               b.tried, b.total);
     else
         printf("best static split (%d%% steps; %d of %d splits run, the others' lower bound "
                "share x time alone was already slower): ",
-               step, tried, n);
-    if (!tried) {
+               b.step, b.tried, b.total);
+    if (!b.tried) {
         printf("(none)\n");
         return HS_OK;
     }
+    memcpy(best, b.pct, (size_t)ndev * sizeof *best);
     for (int d = 0; d < ndev; d++)
         printf("%s%d%%", d ? "/" : "", best[d]);
     printf(" in %.3f ms\n", *best_us / 1000);

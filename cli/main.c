@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "graph/output.h"
@@ -360,6 +361,24 @@ static void usage(FILE *out)
           out);
 }
 
+/* OpenBLAS's idle threads spin 2^28 cycles (a tenth of a second) after each
+ * call before they sleep, a setting read once, when the library loads
+ * (OPENBLAS_THREAD_TIMEOUT, 2^N cycles).  In a run they hold the cores that
+ * the next kernel's threads need: on the H100 host fblock took 2-3 times
+ * its calibrated time after a gemm, matadd twice.  The commands that
+ * compute start again with the environment variable set, unless the user
+ * gave one: 2^BLAS_SPIN cycles (a few tenths of a ms) keep OpenBLAS's
+ * threads awake through one kernel's calls (potrf makes many) and no
+ * longer. */
+#define BLAS_SPIN "20"
+static void short_blas_spin(char **argv)
+{
+    if (getenv("OPENBLAS_THREAD_TIMEOUT") || setenv("OPENBLAS_THREAD_TIMEOUT", BLAS_SPIN, 1) != 0)
+        return;
+    fflush(NULL);
+    execv("/proc/self/exe", argv); /* where it fails, go on with the spin as it is */
+}
+
 static int run_command(int argc, char **argv)
 {
     if (argc < 2) {
@@ -379,6 +398,9 @@ static int run_command(int argc, char **argv)
         if (strcmp(argv[1], commands[i]->name) == 0) {
             if (hs_cli_wants_help(commands[i], argc - 1, argv + 1))
                 return 0;
+            if (commands[i] == &hs_cmd_run || commands[i] == &hs_cmd_calibrate ||
+                commands[i] == &hs_cmd_split)
+                short_blas_spin(argv);
             return commands[i]->main(argc - 1, argv + 1);
         }
     }

@@ -1,7 +1,7 @@
 /* hetsched — calibration's CUDA part (exec/calibrate.h): kernels timed with
  * events on one stream, copies timed as a plain cudaMemcpyAsync loop on
- * pinned host memory, GPU pairs with peer copies.  Built with the cuda
- * feature only. */
+ * pinned host memory, GPU pairs with peer copies.  Part of the CUDA module
+ * (exec/cuda_module.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,7 @@
-/* hetsched — the `cuda` backend (exec/data.h): the cpu backend's workers,
- * where gpu devices are CUDA GPUs, and the cuda memory spaces of exec/mem.h.
+/* hetsched — the cuda memory spaces of exec/mem.h, under which the `cuda`
+ * backend (exec/data.h: the cpu backend's workers, defined in
+ * exec/cuda_load.c) runs gpu devices on CUDA GPUs; part of the CUDA module
+ * (exec/cuda_module.h).
  *
  * Device mapping: the k-th gpu device of the platform (in the order the
  * platform lists its devices) is CUDA device k; its memory is that GPU's.
@@ -72,16 +74,6 @@ typedef struct cctx {
 
 /* 0, or HS_EIO naming the call and CUDA's error. */
 #define CK(call) hs__cuda_ok((call), "backend cuda", #call, err)
-
-int hs_cuda_device_count(void)
-{
-    int n = 0;
-    if (cudaGetDeviceCount(&n) != cudaSuccess) {
-        cudaGetLastError(); /* clear it: no device is not an error here */
-        return 0;
-    }
-    return n;
-}
 
 static int c_host_side(void *ctx, int m)
 {
@@ -538,5 +530,3 @@ int hs__mem_cuda_new(const hs_workload *w, size_t device_memory, const hs__mem_o
     *ctx = cx;
     return HS_OK;
 }
-
-HS__REAL_BACKEND(hs_backend_cuda, "cuda", HS__REAL_CUDA);

@@ -1768,7 +1768,7 @@ int hs__data_launch(hs__data *dm, size_t t, int d, double issued_us, hs__launch 
         l->rc = finish(dm, task, m, l->rc, (long)t, d, &l->err);
     } else {
         /* cost only: sleep (not spin) its predicted cost, so any workload runs */
-        sleep_us(slowed(dm, d, dm->rg->tasks[t].cost_us[d]));
+        sleep_us(slowed(dm, d, hs_task_kernel_us(&dm->w->platform, &dm->rg->tasks[t], d)));
         l->end_us = now_us(dm);
         log_event(dm, d, HS_EV_SLEEP, (long)t, l->start_us, l->end_us, 0);
         pthread_mutex_lock(&dm->mu);
@@ -1795,8 +1795,8 @@ int hs__data_launch_chunk(hs__data *dm, size_t t, int d, size_t begin, size_t en
         l->rc = run_piece(dm, task, t, d, b, e, end - begin, items, &l->start_us, &l->end_us,
                           &l->err);
     } else {
-        sleep_us(slowed(dm, d, dm->rg->tasks[t].cost_us[d] * (double)(end - begin) /
-                                   (double)items));
+        sleep_us(slowed(dm, d, hs_task_kernel_us(&dm->w->platform, &dm->rg->tasks[t], d) *
+                                   (double)(end - begin) / (double)items));
         l->end_us = now_us(dm);
         log_event(dm, d, HS_EV_SLEEP, (long)t, l->start_us, l->end_us, 0);
         if (end == items) {

@@ -18,15 +18,27 @@
 static int prepare(const char *policy, const hs_run_options *opt, hs_split_options *sopt,
                    hs_map_options *mopt, const hs_policy **pol, hs_error *err)
 {
+    const hs_policy *p = hs_policy_find(policy);
     const hs_backend_ops *ops;
     hs_error inner = {0}; /* a message that the one in *err quotes */
     int rc;
     for (const char *const *kv = opt->split_options; kv && *kv; kv++)
         if (hs_split_option_set(sopt, *kv, &inner) != HS_OK)
             return hs_error_set(err, HS_EUSAGE, "--split-option: %s", inner.msg);
-    if (!hs_policy_find(policy))
+    if (!opt->schedule && !p)
         return hs_error_set(err, HS_EUSAGE, "unknown policy '%s' (see hetsched map -a help)",
                             policy ? policy : "(null)");
+    if (opt->schedule && (opt->thr || opt->seed))
+        return hs_error_set(err, HS_EUSAGE, "--%s does not apply to --schedule: the schedule "
+                            "is run as it is given", opt->thr ? "thr" : "seed");
+    if (p && opt->thr && !(hs_policy_options(p) & HS_POLICY_TAKES_THR))
+        return hs_error_set(err, HS_EUSAGE, "--thr does not apply to policy %s: it has no "
+                            "dispatch threshold", policy);
+    if (p && opt->seed && !(hs_policy_options(p) & HS_POLICY_TAKES_SEED))
+        return hs_error_set(err, HS_EUSAGE, "--seed does not apply to policy %s: it has no "
+                            "random choice", policy);
+    if (opt->thr < 0)
+        return hs_error_set(err, HS_EUSAGE, "--thr wants a whole number >= 0");
     if (opt->backend && (!(ops = hs_backend_find(opt->backend)) || ops == &hs_backend_sim))
         return hs_error_set(err, HS_EUSAGE, "--backend wants cpu, emu or cuda, not '%s'",
                             opt->backend);
@@ -54,8 +66,14 @@ static int prepare(const char *policy, const hs_run_options *opt, hs_split_optio
         mopt->live_split_options = sopt;
     }
     mopt->seed = opt->seed;
+    mopt->thr = opt->thr;
     mopt->perfmodel = opt->perfmodel;
-    if ((rc = hs__policy_resolve(policy, mopt, pol, err)) != HS_OK) {
+    /* a schedule is read by hs_run once the devices are chosen */
+    if (opt->schedule && (rc = hs__given_check(policy, mopt, err)) == HS_OK)
+        *pol = &hs__policy_given;
+    else if (!opt->schedule)
+        rc = hs__policy_resolve(policy, mopt, pol, err);
+    if (rc != HS_OK) {
         hs_split_graph_free(mopt->split);
         mopt->split = NULL;
     }
@@ -146,6 +164,80 @@ static int find_device(const hs_workload *w, const char *option, const char *nam
     return HS_OK;
 }
 
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int by_device_kernel(const void *a, const void *b)
+{
+    const hs_run_kernel_row *x = a, *y = b;
+    return x->device != y->device ? (x->device > y->device) - (x->device < y->device)
+                                  : strcmp(x->kernel, y->kernel);
+}
+
+/* res->kernels and res->gap_us from the measured schedule s of w. */
+static int kernel_table(const hs_workload *w, const hs_schedule *s, hs_run_result *res,
+                        hs_error *err)
+{
+    const hs_platform *pf = &w->platform;
+    size_t n = s->nplacements, cap = 0;
+    double *start = malloc((n + 1) * sizeof *start), *end = malloc((n + 1) * sizeof *end);
+    int rc = HS_OK;
+    if (!start || !end || !(res->gap_us = calloc((size_t)pf->ndevices + 1, sizeof *res->gap_us)))
+        rc = hs_error_set(err, HS_ENOMEM, "out of memory");
+    for (size_t i = 0; rc == HS_OK && i < n; i++) {
+        const hs_placement *p = &s->placements[i];
+        const hs_task *t = &w->graph.tasks[p->task];
+        const char *type = w->apps[t->app].kernels[t->kernel].type;
+        const char *name = type ? type : "cost-only";
+        hs_run_kernel_row *row = NULL;
+        for (size_t k = 0; k < res->nkernels && !row; k++)
+            if (res->kernels[k].device == p->device && strcmp(res->kernels[k].kernel, name) == 0)
+                row = &res->kernels[k];
+        if (!row) {
+            if (res->nkernels == cap) {
+                hs_run_kernel_row *g = realloc(res->kernels, (cap = 2 * cap + 8) * sizeof *g);
+                if (!g) {
+                    rc = hs_error_set(err, HS_ENOMEM, "out of memory");
+                    break;
+                }
+                res->kernels = g;
+            }
+            row = &res->kernels[res->nkernels++];
+            *row = (hs_run_kernel_row){.device = p->device};
+            snprintf(row->kernel, sizeof row->kernel, "%s", name);
+        }
+        row->tasks++;
+        row->measured_us += p->end_us - p->start_us;
+        row->model_us += p->fraction * hs_task_kernel_us(pf, t, p->device);
+    }
+    if (rc == HS_OK && res->nkernels > 1)
+        qsort(res->kernels, res->nkernels, sizeof *res->kernels, by_device_kernel);
+    /* a device runs its placements one at a time: its k-th start and k-th
+     * end in time order are the same placement's */
+    for (int d = 0; rc == HS_OK && d < pf->ndevices; d++) {
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++)
+            if (s->placements[i].device == d) {
+                start[m] = s->placements[i].start_us;
+                end[m++] = s->placements[i].end_us;
+            }
+        if (m < 2)
+            continue;
+        qsort(start, m, sizeof *start, by_value);
+        qsort(end, m, sizeof *end, by_value);
+        for (size_t i = 1; i < m; i++)
+            start[i - 1] = start[i] > end[i - 1] ? start[i] - end[i - 1] : 0.0;
+        qsort(start, m - 1, sizeof *start, by_value);
+        res->gap_us[d] = start[(m - 1) / 2];
+    }
+    free(start);
+    free(end);
+    return rc;
+}
+
 int hs_run(hs_workload *w, const char *policy, const hs_run_options *opt, hs_run_result *res,
            hs_error *err)
 {
@@ -156,7 +248,7 @@ int hs_run(hs_workload *w, const char *policy, const hs_run_options *opt, hs_run
     const hs_backend_ops *ops;
     hs_run_report report = {0};
     hs_backend b = {.state = &report};
-    hs_schedule *s = NULL, *pred = NULL;
+    hs_schedule *s = NULL, *pred = NULL, *given = NULL;
     int *depth = NULL, rc;
     memset(res, 0, sizeof *res);
     if (!opt)
@@ -174,9 +266,13 @@ int hs_run(hs_workload *w, const char *policy, const hs_run_options *opt, hs_run
     if (rc == HS_OK && opt->throttle_device)
         rc = find_device(w, "--throttle", opt->throttle_device, 1, &report.throttle_device,
                          err);
+    if (rc == HS_OK && opt->schedule &&
+        (rc = hs_schedule_read_given(w, opt->schedule, &given, err)) == HS_OK)
+        mopt.schedule = given;
     popt = (hs_map_options){.seed = mopt.seed, .perfmodel = mopt.perfmodel, .split = mopt.split,
                             .live_split = mopt.live_split,
-                            .live_split_options = mopt.live_split_options};
+                            .live_split_options = mopt.live_split_options,
+                            .schedule = mopt.schedule};
     if (rc == HS_OK && opt->predict == HS_PREDICT_EXECUTOR) {
         /* the prediction: the same policy in the simulator, under the
          * executor's model with the backend's depths */
@@ -193,6 +289,7 @@ int hs_run(hs_workload *w, const char *policy, const hs_run_options *opt, hs_run
         rc = hs_run_measured_schedule(w, ops->name, &report, s, err);
     free(depth);
     hs_split_graph_free(mopt.split);
+    hs_schedule_free(given);
     if (rc != HS_OK) {
         hs_run_report_free(&report);
         hs_schedule_free(s);
@@ -214,7 +311,9 @@ int hs_run(hs_workload *w, const char *policy, const hs_run_options *opt, hs_run
     report.link_bytes = report.link_us = NULL;
     report.link_copies = NULL;
     hs_run_report_free(&report);
-    return HS_OK;
+    if ((rc = kernel_table(w, s, res, err)) != HS_OK)
+        hs_run_result_free(res);
+    return rc;
 }
 
 void hs_run_result_free(hs_run_result *res)
@@ -226,5 +325,7 @@ void hs_run_result_free(hs_run_result *res)
     free(res->link_bytes);
     free(res->link_us);
     free(res->link_copies);
+    free(res->kernels);
+    free(res->gap_us);
     memset(res, 0, sizeof *res);
 }

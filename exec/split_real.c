@@ -572,6 +572,79 @@ int hs_split_real_static(hs_split_real *r, const int *pct, double *us, hs_error 
     return HS_OK;
 }
 
+/* A static split in whole percent and its lower bound (split_real.h). */
+typedef struct real_split {
+    int pct[4];
+    double bound;
+} real_split;
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+static int cmp_bound(const void *x, const void *y)
+{
+    return cmp_double(&((const real_split *)x)->bound, &((const real_split *)y)->bound);
+}
+
+/* Appends to out every split of `left` percent among devices d.. of ndev
+ * in `step` steps, with its bound. */
+static void enumerate(int ndev, int d, int left, int step, int *pct, const double *alone,
+                      real_split *out, int *n)
+{
+    if (d == ndev - 1) {
+        real_split *s = &out[(*n)++];
+        pct[d] = left;
+        s->bound = 0;
+        for (int i = 0; i < ndev; i++) {
+            double b = pct[i] / 100.0 * alone[i];
+            s->pct[i] = pct[i];
+            s->bound = b > s->bound ? b : s->bound;
+        }
+        return;
+    }
+    for (int p = 0; p <= left; p += step) {
+        pct[d] = p;
+        enumerate(ndev, d + 1, left - p, step, pct, alone, out, n);
+    }
+}
+
+int hs_split_real_best_static(hs_split_real *r, const double *alone, unsigned long long repeat,
+                              const volatile sig_atomic_t *stop, hs_split_real_best *out,
+                              hs_error *err)
+{
+    enum { MOST = 1771 }; /* C(100 / 5 + 3, 3) splits of 4 devices */
+    real_split *all;
+    int pct[4], n = 0, rc = HS_OK, m = repeat < 1 ? 1 : repeat < 64 ? (int)repeat : 64;
+    memset(out, 0, sizeof *out);
+    out->us = HUGE_VAL;
+    if (r->ndev < 1 || r->ndev > 4)
+        return hs_error_set(err, HS_EINPUT, "best static split: not searched beyond 4 devices");
+    if (!(all = malloc(MOST * sizeof *all)))
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    out->step = r->ndev <= 2 ? 1 : 5;
+    enumerate(r->ndev, 0, 100, out->step, pct, alone, all, &n);
+    qsort(all, (size_t)n, sizeof *all, cmp_bound);
+    out->total = n;
+    for (int i = 0; i < n && all[i].bound < out->us && !(stop && *stop); i++) {
+        double t[64];
+        for (int j = 0; j < m && rc == HS_OK; j++)
+            rc = hs_split_real_static(r, all[i].pct, &t[j], err);
+        if (rc != HS_OK)
+            break;
+        qsort(t, (size_t)m, sizeof *t, cmp_double);
+        out->tried++;
+        if (t[m / 2] < out->us) {
+            out->us = t[m / 2];
+            memcpy(out->pct, all[i].pct, sizeof out->pct);
+        }
+    }
+    free(all);
+    return rc;
+}
+
 int hs_split_real_run(hs_split_real *r, const hs_splitter *sp, const hs_split_options *opt,
                       hs_split_memory *mem, int hints, size_t max_records,
                       hs_split_result *res, hs_error *err)

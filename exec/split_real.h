@@ -119,6 +119,27 @@ int hs_split_real_run(hs_split_real *r, const hs_splitter *sp, const hs_split_op
  * leaves) and checks it; *us is its makespan. */
 int hs_split_real_static(hs_split_real *r, const int *pct, double *us, hs_error *err);
 
+/* What hs_split_real_best_static found. */
+typedef struct hs_split_real_best {
+    int pct[4];              /* the fastest split's shares (percent) */
+    double us;               /* its median makespan; HUGE_VAL: none run */
+    int tried, total;        /* splits run, of those enumerated */
+    int step;                /* percent steps of the enumeration */
+} hs_split_real_best;
+
+/* The best static split on real devices (`split --best-static` without
+ * --sim): every split in 1% steps for two devices, 5% for three or four
+ * (real runs cost real time), run (hs_split_real_static, the median of
+ * `repeat` runs, at most 64) in order of their lower bounds, a device's
+ * share of its time alone alone[d], until the bound reaches the best time
+ * found: the search is exhaustive as far as the bounds hold (a fixed cost
+ * per run only makes a smaller share relatively dearer).  Stops early once
+ * *stop (may be NULL) is set, with the best so far.  HS_EINPUT beyond 4
+ * devices; errors of the runs. */
+int hs_split_real_best_static(hs_split_real *r, const double *alone, unsigned long long repeat,
+                              const volatile sig_atomic_t *stop, hs_split_real_best *out,
+                              hs_error *err);
+
 /* The host buffers as the last run left them (read-only for the caller). */
 void hs_split_real_buffers(const hs_split_real *r, const void **bufs);
 
@@ -135,8 +156,9 @@ void hs_split_real_as_sim(const hs_split_real *r, hs_split_sim *sim);
 typedef void (*hs__split_real_hook)(void *ctx, int device, size_t b, size_t e, int aside);
 void hs__split_real_set_hook(hs_split_real *r, hs__split_real_hook hook, void *ctx);
 
-/* The GPU half (exec/split_real_cuda.c, or exec/split_real_nocuda.c when
- * CUDA is not built in, where every call answers HS_ENOTBUILT). */
+/* The GPU half (exec/split_real_cuda.c in the CUDA module,
+ * exec/cuda_module.h, or exec/split_real_nocuda.c when CUDA is not built
+ * in, where every call answers HS_ENOTBUILT). */
 
 typedef struct hs__split_gpu hs__split_gpu;
 

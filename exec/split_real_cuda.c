@@ -51,16 +51,6 @@ static int ok(cudaError_t e, int device, const char *call, hs_error *err)
     return hs__cuda_ok(e, who, call, err);
 }
 
-int hs__split_gpu_count(void)
-{
-    int n = 0;
-    if (cudaGetDeviceCount(&n) != cudaSuccess) {
-        (void)cudaGetLastError(); /* no driver or no device: not sticky */
-        return 0;
-    }
-    return n;
-}
-
 void *hs__split_host_alloc(size_t bytes, int pinned)
 {
     void *p = NULL;

@@ -67,6 +67,75 @@ double hs_split_sim_chunk_us(const hs_split_sim *sim, int d, size_t b, size_t e,
     return chunk_us(sim, d, b, e, start_us, 1.0);
 }
 
+double hs_split_sim_static_us(const hs_split_sim *sim, const int *pct)
+{
+    size_t b = 0, n = sim->items;
+    double worst = 0;
+    int cum = 0;
+    for (int d = 0; d < sim->ndevices; d++) {
+        size_t e = d == sim->ndevices - 1 ? n : (size_t)llround((cum += pct[d]) / 100.0 * n);
+        if (e > b) {
+            double t = hs_split_sim_chunk_us(sim, d, b, e, 0);
+            if (sim->dev[d].fails && t > sim->dev[d].fail_at_us)
+                return HUGE_VAL;
+            worst = t > worst ? t : worst;
+        }
+        b = e;
+    }
+    return worst;
+}
+
+long hs_split_sim_static_count(int k)
+{
+    long c = 1;
+    for (int i = 1; i < k; i++)
+        c = c * (100 + i) / i;
+    return c;
+}
+
+typedef struct static_search {
+    const hs_split_sim *sim;
+    const volatile sig_atomic_t *stop;
+    int pct[HS_SPLIT_MAX_DEVICES];
+    int *best;
+    double *best_us;
+    long *tried;
+} static_search;
+
+/* Tries every way of giving devices d.. the `left` percent that remain. */
+static void search_static(static_search *s, int d, int left)
+{
+    if (s->stop && *s->stop)
+        return;
+    if (d == s->sim->ndevices - 1) {
+        double t;
+        s->pct[d] = left;
+        (*s->tried)++;
+        if ((t = hs_split_sim_static_us(s->sim, s->pct)) < *s->best_us) {
+            *s->best_us = t;
+            memcpy(s->best, s->pct, (size_t)s->sim->ndevices * sizeof *s->pct);
+        }
+        return;
+    }
+    for (int p = 0; p <= left; p++) {
+        s->pct[d] = p;
+        search_static(s, d + 1, left - p);
+    }
+}
+
+int hs_split_sim_best_static(const hs_split_sim *sim, const volatile sig_atomic_t *stop,
+                             int *best, double *best_us, long *tried, hs_error *err)
+{
+    static_search s = {.sim = sim, .stop = stop, .best = best, .best_us = best_us,
+                       .tried = tried};
+    *best_us = HUGE_VAL;
+    *tried = 0;
+    if (sim->ndevices < 1 || sim->ndevices > 4)
+        return hs_error_set(err, HS_EINPUT, "best static split: not searched beyond 4 devices");
+    search_static(&s, 0, 100);
+    return HS_OK;
+}
+
 void hs_split_sim_devices(const hs_split_sim *sim, hs_split_device *dev)
 {
     for (int d = 0; d < sim->ndevices; d++) {

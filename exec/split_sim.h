@@ -29,6 +29,7 @@
 #ifndef HS_EXEC_SPLIT_SIM_H
 #define HS_EXEC_SPLIT_SIM_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -111,6 +112,23 @@ void hs_split_sim_devices(const hs_split_sim *sim, hs_split_device *dev);
  * and ignoring failure (µs).  Checks nothing: sim must be valid. */
 double hs_split_sim_chunk_us(const hs_split_sim *sim, int d, size_t b, size_t e,
                              double start_us);
+
+/* Time of the static split giving device d pct[d] percent of the items
+ * (the last device what rounding leaves), one chunk each from time 0;
+ * HUGE_VAL if a device fails holding its share. */
+double hs_split_sim_static_us(const hs_split_sim *sim, const int *pct);
+
+/* The splits of 100% among k devices in 1% steps: C(100 + k - 1, k - 1). */
+long hs_split_sim_static_count(int k);
+
+/* The best static split (`split --best-static`): times every split of
+ * 100% among sim's devices in 1% steps (hs_split_sim_static_us) and puts
+ * the fastest in best[0..ndevices) and its time in *best_us (HUGE_VAL and
+ * best untouched when none finishes or none was tried).  Stops early once
+ * *stop (may be NULL) is set, with the best found so far; *tried counts the
+ * splits timed.  HS_EINPUT beyond 4 devices (C(103, 3) splits). */
+int hs_split_sim_best_static(const hs_split_sim *sim, const volatile sig_atomic_t *stop,
+                             int *best, double *best_us, long *tried, hs_error *err);
 
 /* Runs splitter sp over the kernel of sim.  opt and mem may be NULL; with
  * mem, a run whose items all finished is learned from (sp->learn).  On

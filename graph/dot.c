@@ -287,7 +287,7 @@ static void kernel_attributes(const hs_workload *w, size_t t, Agnode_t *n, sbuf 
     char num[40];
     sb_reset(b);
     for (int d = 0; d < w->platform.ndevices; d++) {
-        hs__exact_number(task->cost_us[d], num, sizeof num);
+        hs__exact_number(k->cost_us[d], num, sizeof num); /* the platform adds overheads */
         sb_printf(b, "%s", d ? "," : "");
         sb_list_name(b, w->platform.devices[d].name);
         sb_printf(b, "=%s", num);

@@ -114,6 +114,17 @@ void hs_graph_free(hs_graph *g)
     memset(g, 0, sizeof *g);
 }
 
+double hs_task_kernel_us(const hs_platform *p, const hs_task *t, int d)
+{
+    double k = t->cost_us[d] - p->devices[d].overhead_us;
+    return k > 0 ? k : 0.0;
+}
+
+double hs_task_part_us(const hs_platform *p, const hs_task *t, int d, double f)
+{
+    return f >= 1 ? t->cost_us[d] : f * hs_task_kernel_us(p, t, d) + p->devices[d].overhead_us;
+}
+
 double hs_task_min_cost(const hs_graph *g, size_t t)
 {
     double best = g->tasks[t].cost_us[0];
@@ -121,4 +132,37 @@ double hs_task_min_cost(const hs_graph *g, size_t t)
         if (g->tasks[t].cost_us[d] < best)
             best = g->tasks[t].cost_us[d];
     return best;
+}
+
+/* Longest path in topological order: finish[t] = max over predecessors of
+ * their finish, plus t's fastest cost. */
+int hs_graph_critical_path_us(const hs_graph *g, double *out, hs_error *err)
+{
+    size_t n = g->ntasks ? g->ntasks : 1;
+    size_t *order = malloc(n * sizeof *order);
+    double *finish = malloc(n * sizeof *finish), best = 0;
+    const hs_edge *e;
+    int rc;
+    *out = 0;
+    if (!order || !finish) {
+        free(order);
+        free(finish);
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    }
+    rc = hs_graph_topo_order(g, order, err);
+    for (size_t k = 0; rc == HS_OK && k < g->ntasks; k++) {
+        size_t t = order[k];
+        double start = 0;
+        HS_GRAPH_PRED_FOREACH(g, t, e)
+            if (finish[e->from] > start)
+                start = finish[e->from];
+        finish[t] = start + hs_task_min_cost(g, t);
+        if (finish[t] > best)
+            best = finish[t];
+    }
+    free(order);
+    free(finish);
+    if (rc == HS_OK)
+        *out = best;
+    return rc;
 }

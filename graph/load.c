@@ -78,6 +78,7 @@ typedef struct y_device {
     hs_device_kind kind;
     char *memory;
     char *cores;
+    char *overhead_us;
 } y_device;
 
 typedef struct y_link {
@@ -145,6 +146,7 @@ static const cyaml_schema_field_t device_fields[] = {
                      CYAML_ARRAY_LEN(kind_names)),
     STR("memory", 0, y_device, memory),
     STR("cores", OPT, y_device, cores),
+    STR("overhead_us", OPT, y_device, overhead_us),
     CYAML_FIELD_END,
 };
 static const cyaml_schema_value_t device_schema = {
@@ -278,7 +280,7 @@ static const struct context {
 };
 
 static const char *const number_fields[] = {
-    "cores", "bandwidth_gbps", "latency_us", "input_bytes", "output_bytes", "items",
+    "cores", "overhead_us", "bandwidth_gbps", "latency_us", "input_bytes", "output_bytes", "items",
     "instances", "bytes",
 };
 
@@ -917,11 +919,17 @@ static int build_machine(loader *L, const char *at, const y_device *devices, uns
     int rc;
     for (unsigned d = 0; d < ndevices; d++) {
         const y_device *yd = &devices[d];
-        int cores;
+        int cores, i;
+        double overhead;
         snprintf(path, sizeof path, "%s.devices[%u].cores", at, d);
         if ((rc = to_int(L, path, yd->cores, 0, &cores)) != 0)
             return rc;
-        if ((rc = hs_platform_add_device(w, yd->name, yd->kind, yd->memory, cores, L->err)) < 0)
+        snprintf(path, sizeof path, "%s.devices[%u].overhead_us", at, d);
+        if ((rc = to_number(L, path, yd->overhead_us, 0, 0, &overhead)) != 0)
+            return rc;
+        if ((i = hs_platform_add_device(w, yd->name, yd->kind, yd->memory, cores, L->err)) < 0)
+            return i;
+        if ((rc = hs_platform_set_overhead(w, i, overhead, L->err)) != 0)
             return rc;
     }
     for (unsigned i = 0; i < nlinks; i++) {

@@ -252,6 +252,27 @@ static int index_devices(hs_platform *p)
     return 0;
 }
 
+int hs_platform_set_overhead(hs_workload *w, int d, double overhead_us, hs_error *err)
+{
+    const hs_platform *p = &w->platform;
+    char path[96];
+    int index = d;
+    if (d < 0 || d >= w->platform.ndevices)
+        return hs_error_set(err, HS_EINPUT, "no device %d", d);
+    for (int e = 0; p->nnodes > 0 && e < d; e++) /* counted within its node */
+        index -= p->devices[e].node != p->devices[d].node;
+    if (p->nnodes > 0)
+        snprintf(path, sizeof path, "platform.nodes[%d].devices[%d].overhead_us",
+                 p->devices[d].node, index);
+    else
+        snprintf(path, sizeof path, "platform.devices[%d].overhead_us", d);
+    if (bad_number(overhead_us) || overhead_us > HS_MAX_US)
+        return hs_error_at(err, HS_EINPUT, path, "must be a number from 0 to %g us, not %g",
+                           HS_MAX_US, overhead_us);
+    w->platform.devices[d].overhead_us = overhead_us;
+    return HS_OK;
+}
+
 int hs_platform_add_device(hs_workload *w, const char *name, hs_device_kind kind,
                            const char *memory, int cores, hs_error *err)
 {
@@ -480,7 +501,8 @@ int hs_platform_copy(hs_workload *w, const hs_platform *p, hs_error *err)
         for (; d < p->ndevices && p->devices[d].node == n; d++)
             if ((rc = hs_platform_add_device(w, p->devices[d].name, p->devices[d].kind,
                                              p->memories[p->devices[d].memory],
-                                             p->devices[d].cores, err)) < 0)
+                                             p->devices[d].cores, err)) < 0 ||
+                (rc = hs_platform_set_overhead(w, d, p->devices[d].overhead_us, err)) != 0)
                 return rc;
         for (int q = 0; q < p->nmemories; q++)
             for (int r = 0; r < p->nmemories; r++) {
@@ -1090,8 +1112,11 @@ int hs_workload_finalize(hs_workload *w, hs_error *err)
                 task->kernel = k;
                 task->input_bytes = app->kernels[k].input_bytes;
                 task->output_bytes = app->kernels[k].output_bytes;
-                memcpy(task->cost_us, app->kernels[k].cost_us,
-                       (size_t)w->platform.ndevices * sizeof *task->cost_us);
+                /* what a device runs: the kernel, and what the executor
+                 * spends on any task there */
+                for (int d = 0; d < w->platform.ndevices; d++)
+                    task->cost_us[d] =
+                        app->kernels[k].cost_us[d] + w->platform.devices[d].overhead_us;
             }
             for (int k = 0; k < app->nedges; k++, e++)
                 w->graph.edges[e] = (hs_edge){.from = first + (size_t)app->edges[k].from,

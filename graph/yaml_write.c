@@ -124,6 +124,8 @@ static void write_machine(writer *W, const hs_platform *p, int node)
         key_str(W, "memory", p->memories[dev->memory]);
         if (dev->cores > 0)
             key_num(W, "cores", dev->cores);
+        if (dev->overhead_us > 0)
+            key_num(W, "overhead_us", dev->overhead_us);
         map_end(W);
     }
     seq_end(W);

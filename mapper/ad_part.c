@@ -14,7 +14,9 @@
  *
  * Which kernels: the paper splits a kernel whose predicted time exceeds a
  * threshold, and warns (Fig. 2(e), Sec. 5.3) that the extra transfers can
- * make it a loss, so the split is selective on two counts:
+ * make it a loss, so the split is selective on three counts:
+ *   - its kernel can run as parts (may_split: a typed kernel only when its
+ *     type cuts by items; potrf, say, cannot, and would run whole anyway);
  *   - its fastest cost exceeds split_threshold_us, by default the mean over
  *     the graph's tasks of their fastest cost: kernels longer than the
  *     typical one, whose late end holds back their successors (Fig. 2(c)).
@@ -33,6 +35,7 @@
 #include "mapper/perfmodel.h"
 #include "mapper/policy.h"
 #include "mapper/rank.h"
+#include "workloads/kernels/kernel.h"
 
 /* Default threshold, as a multiple of the mean fastest task cost. */
 #define HS__ADPART_MEAN_FACTOR 1.0
@@ -48,7 +51,7 @@ static double part_cost(const hs_workload *w, const hs_perfmodel *pm, size_t t, 
 {
     const hs_task *task = &w->graph.tasks[t];
     const hs_kernel *k = &w->apps[task->app].kernels[task->kernel];
-    double lin = f * task->cost_us[d], size, us;
+    double lin = hs_task_part_us(&w->platform, task, d, f), size, us;
     if (f < 1 && pm && k->type && hs_perfmodel_kernel_size(k, &size, NULL) == HS_OK &&
         hs_perfmodel_predict_device(pm, k->type, f * size, &w->platform.devices[d], &us,
                                     NULL) == HS_OK)
@@ -141,6 +144,19 @@ static void sort_ascending(double *f, int m)
     }
 }
 
+/* Whether task t's kernel can run as parts: an untyped kernel can (its
+ * parts are costs only); a typed one only when its type can cut it by
+ * items (a type that cannot runs whole in part 0, exec/data.c: splitting it
+ * would predict parallel parts that never run). */
+static int may_split(const hs_workload *w, size_t t)
+{
+    const hs_task *task = &w->graph.tasks[t];
+    const hs_kernel *k = &w->apps[task->app].kernels[task->kernel];
+    hs_kconf c;
+    return !k->type ||
+           (hs_kconf_init(&c, k->type, k->params, k->nparams, NULL) == HS_OK && c.splittable);
+}
+
 /* HS__ADPART_MEAN_FACTOR x the mean over tasks of their fastest cost. */
 static double default_threshold(const hs_graph *g)
 {
@@ -182,8 +198,8 @@ static int ad_part_transform(const hs_workload *w, const hs_map_options *opt, hs
     /* which kernels split, and where their parts start in the new graph */
     for (size_t t = 0; t < n; t++) {
         double *f = &frac[t * (size_t)m];
-        int split = hs_task_min_cost(g, t) > thr && speed_fractions(g, t, f) == 0 &&
-                    pays_off(w, pm, t, f);
+        int split = hs_task_min_cost(g, t) > thr && may_split(w, t) &&
+                    speed_fractions(g, t, f) == 0 && pays_off(w, pm, t, f);
         if (split)
             sort_ascending(f, m);
         base[t] = nt;

@@ -78,7 +78,6 @@ static int cpop_plan(const hs_graph *g, const hs_platform *pf, const hs_map_opti
     double *up = malloc(n * sizeof *up), *down = malloc(n * sizeof *down);
     cpop_ctx c = {.on_cp = calloc(n, 1)};
     int rc;
-    (void)opt;
     if (!up || !down || !c.on_cp) {
         rc = hs_error_set(err, HS_ENOMEM, "out of memory");
         goto out;
@@ -89,7 +88,7 @@ static int cpop_plan(const hs_graph *g, const hs_platform *pf, const hs_map_opti
     for (size_t t = 0; t < g->ntasks; t++)
         up[t] += down[t];
     critical_path(g, up, &c);
-    rc = hs__plan_list(g, pf, up, cpop_choose, &c, out, err);
+    rc = hs__plan_list(g, pf, opt, up, cpop_choose, &c, out, err);
 out:
     free(up);
     free(down);

@@ -60,6 +60,7 @@ static void cpu_only_fini(void *state)
 const hs_policy hs__policy_cpu_only = {
     .name = "cpu-only",
     .description = "every task on the CPUs, shortest execution time first (speedup baseline)",
+    .options = HS_POLICY_CPUS_ONLY,
     .init = cpu_only_init,
     .ready = cpu_only_ready,
     .pick = cpu_only_pick,

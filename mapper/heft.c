@@ -20,8 +20,7 @@
 static int heft_plan(const hs_graph *g, const hs_platform *pf, const hs_map_options *opt,
                      hs__plan *out, hs_error *err)
 {
-    (void)opt;
-    return hs__plan_ranked(g, pf, hs__upward_rank, out, err);
+    return hs__plan_ranked(g, pf, opt, hs__upward_rank, out, err);
 }
 
 static int heft_init(hs_engine *e, const hs_map_options *opt, void **state, hs_error *err)

@@ -12,8 +12,7 @@
 static int heft_wm_plan(const hs_graph *g, const hs_platform *pf, const hs_map_options *opt,
                         hs__plan *out, hs_error *err)
 {
-    (void)opt;
-    return hs__plan_ranked(g, pf, hs__weighted_upward_rank, out, err);
+    return hs__plan_ranked(g, pf, opt, hs__weighted_upward_rank, out, err);
 }
 
 static int heft_wm_init(hs_engine *e, const hs_map_options *opt, void **state, hs_error *err)

@@ -108,8 +108,8 @@ static int oft_ratio_rank(const hs_graph *g, const double *oft, double *rank, hs
     return HS_OK;
 }
 
-static int plan(const hs_graph *g, const hs_platform *pf, int weighted_mean, hs__plan *out,
-                hs_error *err)
+static int plan(const hs_graph *g, const hs_platform *pf, const hs_map_options *opt,
+                int weighted_mean, hs__plan *out, hs_error *err)
 {
     size_t n = g->ntasks ? g->ntasks : 1;
     int m = g->ndevices > 0 ? g->ndevices : 1;
@@ -131,7 +131,7 @@ static int plan(const hs_graph *g, const hs_platform *pf, int weighted_mean, hs_
     rc = weighted_mean ? hs__weighted_upward_rank(g, pf, rank, err)
                        : oft_ratio_rank(g, oft, rank, err);
     if (rc == HS_OK)
-        rc = hs__plan_list(g, pf, rank, hoft_choose, &c, out, err);
+        rc = hs__plan_list(g, pf, opt, rank, hoft_choose, &c, out, err);
 out:
     free(oft);
     free(rank);
@@ -142,15 +142,13 @@ out:
 static int hoft_plan(const hs_graph *g, const hs_platform *pf, const hs_map_options *opt,
                      hs__plan *out, hs_error *err)
 {
-    (void)opt;
-    return plan(g, pf, 0, out, err);
+    return plan(g, pf, opt, 0, out, err);
 }
 
 static int hoft_wm_plan(const hs_graph *g, const hs_platform *pf, const hs_map_options *opt,
                         hs__plan *out, hs_error *err)
 {
-    (void)opt;
-    return plan(g, pf, 1, out, err);
+    return plan(g, pf, opt, 1, out, err);
 }
 
 static int hoft_init(hs_engine *e, const hs_map_options *opt, void **state, hs_error *err)

@@ -152,7 +152,6 @@ static int lookahead_plan(const hs_graph *g, const hs_platform *pf, const hs_map
     double *rank = malloc(n * sizeof *rank);
     lookahead_ctx c = {.rank = rank};
     int rc;
-    (void)opt;
     for (size_t t = 0; t < g->ntasks; t++)
         if (g->succ_off[t + 1] - g->succ_off[t] > maxdeg)
             maxdeg = g->succ_off[t + 1] - g->succ_off[t];
@@ -168,7 +167,7 @@ static int lookahead_plan(const hs_graph *g, const hs_platform *pf, const hs_map
         c.tdev[t] = -1;
     rc = hs__upward_rank(g, pf, rank, err);
     if (rc == HS_OK)
-        rc = hs__plan_list(g, pf, rank, lookahead_choose, &c, out, err);
+        rc = hs__plan_list(g, pf, opt, rank, lookahead_choose, &c, out, err);
 out:
     free(rank);
     free(c.tdev);

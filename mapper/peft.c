@@ -19,7 +19,6 @@ static int peft_plan(const hs_graph *g, const hs_platform *pf, const hs_map_opti
     double *oct = malloc(n * (size_t)(g->ndevices > 0 ? g->ndevices : 1) * sizeof *oct);
     double *rank = malloc(n * sizeof *rank);
     int rc;
-    (void)opt;
     if (!oct || !rank) {
         free(oct);
         free(rank);
@@ -27,7 +26,7 @@ static int peft_plan(const hs_graph *g, const hs_platform *pf, const hs_map_opti
     }
     rc = hs__oct(g, pf, oct, rank, err);
     if (rc == HS_OK)
-        rc = hs__plan_compute(g, pf, rank, oct, out, err);
+        rc = hs__plan_compute(g, pf, opt, rank, oct, out, err);
     free(oct);
     free(rank);
     return rc;

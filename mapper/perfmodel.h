@@ -44,6 +44,7 @@
 
 #include "hetsched/error.h"
 #include "hetsched/graph.h"
+#include "hetsched/perfmodel.h"
 #include "hetsched/schedule.h"
 
 #define HS_PERF_MIN_SAMPLES 5  /* outlier flagging starts with this many samples */
@@ -51,7 +52,8 @@
 #define HS_PERF_WINDOW 32      /* samples an entry keeps for its median and MAD */
 #define HS_PERF_PARAMS_MAX 320 /* bytes of an entry's params text, with its NUL */
 
-typedef struct hs_perfmodel hs_perfmodel;
+/* hs_perfmodel, hs_perf_fit, hs_perfmodel_load, hs_perfmodel_load_buffer,
+ * hs_perfmodel_free and hs_perfmodel_cost_fn: include/hetsched/perfmodel.h */
 
 typedef struct hs_perf_history {
     double median_us;          /* of the window: what the entry predicts */
@@ -61,12 +63,6 @@ typedef struct hs_perf_history {
     long count;                /* samples kept (not outliers), ever */
     long rejected;             /* samples flagged as outliers, ever */
 } hs_perf_history;
-
-typedef struct hs_perf_fit {
-    double a, b, c;            /* cost_us = a * D^b + c */
-    int npoints;               /* distinct sizes it was fitted on */
-    double rms_rel;            /* root mean square of the relative residuals */
-} hs_perf_fit;
 
 typedef enum hs_perf_source {
     HS_PERF_NONE = 0,          /* no model for this (type, size, device) */
@@ -90,7 +86,6 @@ typedef struct hs_perf_entry {
 } hs_perf_entry;
 
 hs_perfmodel *hs_perfmodel_new(void);
-void hs_perfmodel_free(hs_perfmodel *m);
 
 /* Records one measured duration of `type` with `params` (NULL or "": not
  * known) at size D on `device`.  *accepted (may be NULL) is set to 1, or 0
@@ -196,11 +191,8 @@ int hs_perfmodel_predict_device(const hs_perfmodel *m, const char *type, double 
 int hs_perfmodel_predict_kernel(const hs_perfmodel *m, const hs_kernel *k, const hs_device *d,
                                 double *us, hs_perf_source *src, hs_error *err);
 
-/* A cost provider (hs_cost_fn of include/hetsched/graph.h) backed by the
- * model `ctx` (const hs_perfmodel *): hs_perfmodel_predict_kernel.  Set it
- * with hs_workload_set_cost_fn or hs_load_options. */
-int hs_perfmodel_cost_fn(void *ctx, const hs_kernel *k, const hs_device *d, double *us,
-                         hs_error *err);
+/* hs_perfmodel_cost_fn (include/hetsched/perfmodel.h) predicts with
+ * hs_perfmodel_predict_kernel. */
 
 /* What hs_perfmodel_add_run recorded. */
 typedef struct hs_perf_added {
@@ -231,12 +223,9 @@ int hs_perfmodel_add_run(hs_perfmodel *m, const hs_workload *w, const hs_schedul
  * or is over the size cap of graph/json_read.h (256 MiB; the environment
  * variable HETSCHED_JSON_MAX_MIB changes it).  A loaded model names its file
  * in hs_perfmodel_predict_device's messages.  Saving goes through
- * graph/output.h and fails with HS_EIO. */
+ * graph/output.h and fails with HS_EIO.  (hs_perfmodel_load and
+ * hs_perfmodel_load_buffer: include/hetsched/perfmodel.h.) */
 int hs_perfmodel_save(const hs_perfmodel *m, const char *path, hs_error *err);
-int hs_perfmodel_load(const char *path, hs_perfmodel **out, hs_error *err);
-/* The same from `len` bytes at `data`; `name` stands for the file name. */
-int hs_perfmodel_load_buffer(const char *name, const char *data, size_t len, hs_perfmodel **out,
-                             hs_error *err);
 
 /* Draws each kernel type's history as a log-log picture of time against D,
  * one panel per type: every sample of the windows as a dot, each entry's

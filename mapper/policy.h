@@ -19,9 +19,18 @@
 
 /* The policy called `name`, wrapped by opt->split's splitter when that is
  * set (mapper/split_graph.h): what hs_map runs in the simulator and `run`
- * on real devices.  HS_EUSAGE for an unknown policy, HS_EINPUT for one that
- * splits kernels itself (ad-part) under --split. */
+ * on real devices; with opt->schedule and name NULL, `given`
+ * (mapper/given.c).  HS_EUSAGE for an unknown policy, a policy with a
+ * schedule, a schedule under a split; HS_EINPUT for a policy that splits
+ * kernels itself (ad-part) under --split. */
 int hs__policy_resolve(const char *name, const hs_map_options *opt, const hs_policy **out,
                        hs_error *err);
+
+/* What a schedule to run refuses beside it: a policy name, a split
+ * (opt->split or opt->live_split).  HS_EUSAGE naming the options. */
+int hs__given_check(const char *name, const hs_map_options *opt, hs_error *err);
+
+/* Runs hs_map_options.schedule; not in the registry (mapper/given.c). */
+extern const hs_policy hs__policy_given;
 
 #endif

@@ -7,6 +7,7 @@
 #include "exec/queue.h"
 #include "mapper/policy.h"
 #include "mapper/rank.h"
+#include "mapper/split_graph.h"
 
 static int nomem(hs_error *err)
 {
@@ -662,9 +663,11 @@ double hs__planner_start(const hs__planner *p, size_t t, int d)
                               p->g->tasks[t].cost_us[d]);
 }
 
-int hs__plan_list(const hs_graph *g, const hs_platform *pf, const double *prio,
-                  hs__choose_fn choose, void *ctx, hs__plan *plan, hs_error *err)
+int hs__plan_list(const hs_graph *g, const hs_platform *pf, const hs_map_options *opt,
+                  const double *prio, hs__choose_fn choose, void *ctx, hs__plan *plan,
+                  hs_error *err)
 {
+    const int *pin = hs__split_graph_pins(opt, g);
     size_t n = g->ntasks, placed = 0;
     int m = g->ndevices, rc = HS_OK;
     size_t *left = calloc(at_least_1(n), sizeof *left);
@@ -701,7 +704,7 @@ int hs__plan_list(const hs_graph *g, const hs_platform *pf, const double *prio,
         int d;
         for (d = 0; d < m; d++)
             est[d] = hs__planner_start(&p, t, d);
-        d = choose(ctx, &p, t, est);
+        d = pin && pin[t] >= 0 ? pin[t] : choose(ctx, &p, t, est);
         p.plan.device[t] = d;
         p.plan.start[t] = est[d];
         p.plan.end[t] = est[d] + g->tasks[t].cost_us[d];
@@ -752,14 +755,14 @@ static int earliest_finish(void *ctx, const hs__planner *p, size_t t, const doub
     return best;
 }
 
-int hs__plan_compute(const hs_graph *g, const hs_platform *pf, const double *prio,
-                     const double *bonus, hs__plan *plan, hs_error *err)
+int hs__plan_compute(const hs_graph *g, const hs_platform *pf, const hs_map_options *opt,
+                     const double *prio, const double *bonus, hs__plan *plan, hs_error *err)
 {
-    return hs__plan_list(g, pf, prio, earliest_finish, (void *)bonus, plan, err);
+    return hs__plan_list(g, pf, opt, prio, earliest_finish, (void *)bonus, plan, err);
 }
 
-int hs__plan_ranked(const hs_graph *g, const hs_platform *pf, hs__rank_fn rank_fn,
-                    hs__plan *plan, hs_error *err)
+int hs__plan_ranked(const hs_graph *g, const hs_platform *pf, const hs_map_options *opt,
+                    hs__rank_fn rank_fn, hs__plan *plan, hs_error *err)
 {
     double *rank = malloc(at_least_1(g->ntasks) * sizeof *rank);
     int rc;
@@ -767,7 +770,7 @@ int hs__plan_ranked(const hs_graph *g, const hs_platform *pf, hs__rank_fn rank_f
         return nomem(err);
     rc = rank_fn(g, pf, rank, err);
     if (rc == HS_OK)
-        rc = hs__plan_compute(g, pf, rank, NULL, plan, err);
+        rc = hs__plan_compute(g, pf, opt, rank, NULL, plan, err);
     free(rank);
     return rc;
 }

@@ -163,16 +163,19 @@ typedef int (*hs__choose_fn)(void *ctx, const hs__planner *p, size_t t, const do
 
 /* List scheduling with insertion (HEFT's second phase and its relatives):
  * repeatedly takes the ready task of largest prio (ties: lower index), asks
- * `choose` for its device and places it there at est[device].  Costs are
- * the graph's.  HS_EINPUT on a cycle, HS_ENOMEM. */
-int hs__plan_list(const hs_graph *g, const hs_platform *pf, const double *prio,
-                  hs__choose_fn choose, void *ctx, hs__plan *plan, hs_error *err);
+ * `choose` for its device and places it there at est[device].  A part that
+ * opt's graph-level split pinned to a device (hs__split_graph_pins) goes
+ * there without asking: the plan then holds what the run will do.  Costs
+ * are the graph's.  HS_EINPUT on a cycle, HS_ENOMEM. */
+int hs__plan_list(const hs_graph *g, const hs_platform *pf, const hs_map_options *opt,
+                  const double *prio, hs__choose_fn choose, void *ctx, hs__plan *plan,
+                  hs_error *err);
 
 /* hs__plan_list choosing the device that minimises finish + bonus[t * m + d]
  * (bonus NULL: plain EFT, HEFT's rule; PEFT passes its OCT), ties to the
  * lower index. */
-int hs__plan_compute(const hs_graph *g, const hs_platform *pf, const double *prio,
-                     const double *bonus, hs__plan *plan, hs_error *err);
+int hs__plan_compute(const hs_graph *g, const hs_platform *pf, const hs_map_options *opt,
+                     const double *prio, const double *bonus, hs__plan *plan, hs_error *err);
 
 /* A rank function (hs__upward_rank, hs__weighted_upward_rank, ...). */
 typedef int (*hs__rank_fn)(const hs_graph *g, const hs_platform *pf, double *rank,
@@ -180,8 +183,8 @@ typedef int (*hs__rank_fn)(const hs_graph *g, const hs_platform *pf, double *ran
 
 /* HEFT's two phases with the priority `rank_fn` gives: hs__plan_compute
  * without bonus. */
-int hs__plan_ranked(const hs_graph *g, const hs_platform *pf, hs__rank_fn rank_fn,
-                    hs__plan *plan, hs_error *err);
+int hs__plan_ranked(const hs_graph *g, const hs_platform *pf, const hs_map_options *opt,
+                    hs__rank_fn rank_fn, hs__plan *plan, hs_error *err);
 
 /* Policy state that executes a plan: pick(d) returns d's next task in
  * planned order (start, then end, then topological order, so that tasks of

@@ -138,6 +138,12 @@ int hs__policy_resolve(const char *name, const hs_map_options *opt, const hs_pol
                        hs_error *err)
 {
     const hs_policy *p = hs_policy_find(name);
+    int rc;
+    if (opt && opt->schedule) {
+        if ((rc = hs__given_check(name, opt, err)) == HS_OK)
+            *out = &hs__policy_given;
+        return rc;
+    }
     if (!p)
         return hs_error_set(err, HS_EUSAGE, "unknown policy '%s' (see hetsched map -a help)",
                             name ? name : "(null)");
@@ -145,6 +151,17 @@ int hs__policy_resolve(const char *name, const hs_map_options *opt, const hs_pol
         return hs_error_set(err, HS_EINPUT, "--split: policy '%s' splits kernels itself",
                             name);
     *out = p;
+    return HS_OK;
+}
+
+int hs__given_check(const char *name, const hs_map_options *opt, hs_error *err)
+{
+    if (name)
+        return hs_error_set(err, HS_EUSAGE, "--schedule runs the schedule it is given: no "
+                            "policy (-a %s) with it", name);
+    if (opt->split || opt->live_split)
+        return hs_error_set(err, HS_EUSAGE, "--split does not apply to --schedule: the "
+                            "schedule places whole tasks");
     return HS_OK;
 }
 

@@ -54,13 +54,20 @@ void hs_split_graph_free(hs_split_graph *sg)
 
 /* ---------------------------------------------------------------- the split */
 
-/* The chunk simulation of task t over the platform's devices (see
- * split_graph.h).  Fills share[d] with the fraction of the items device d
- * got; returns 1 if t is split, 0 if it stays whole (a cost of 0), or a
- * negative HS_E* code. */
+/* 1 when the wrapped policy may run a task on device d (split_graph.h). */
+static int usable(const hs_split_graph *sg, const hs_device *d)
+{
+    return !(sg->inner && sg->inner->options & HS_POLICY_CPUS_ONLY) || d->kind == HS_DEVICE_CPU;
+}
+
+/* The chunk simulation of task t over the devices the wrapped policy may
+ * use (see split_graph.h).  Fills share[d] with the fraction of the items
+ * platform device d got (0 for the others); returns 1 if t is split, 0 if
+ * it stays whole (a cost of 0), or a negative HS_E* code. */
 static int split_task(const hs_split_graph *sg, const hs_workload *w, size_t t, double *share,
                       hs_error *err)
 {
+    int dev[HS_SPLIT_MAX_DEVICES]; /* simulated device -> platform device */
     hs_split_sim *sim = calloc(1, sizeof *sim); /* large: off the stack */
     const hs_graph *g = &w->graph;
     const hs_platform *pf = &w->platform;
@@ -70,7 +77,7 @@ static int split_task(const hs_split_graph *sg, const hs_workload *w, size_t t, 
     hs_split_result res;
     double in = task->input_bytes, out = task->output_bytes, n;
     const hs_edge *e;
-    int rc = 1, runs;
+    int rc = 1, runs, nd = 0;
     if (!sim)
         return hs_error_set(err, HS_ENOMEM, "out of memory");
     n = k->items < (double)SIM_ITEMS_MAX ? floor(k->items + 0.5) : (double)SIM_ITEMS_MAX;
@@ -86,21 +93,29 @@ static int split_task(const hs_split_graph *sg, const hs_workload *w, size_t t, 
     sim->items = (size_t)n;
     sim->in_bytes = in / n;
     sim->out_bytes = out / n;
-    sim->ndevices = pf->ndevices;
     for (int d = 0; d < pf->ndevices; d++) {
         const hs_device *v = &pf->devices[d];
         const hs_link *l = &pf->links[HS_HOST_MEMORY * pf->nmemories + v->memory];
+        if (!usable(sg, v))
+            continue;
         if (!(task->cost_us[d] > 0)) {
             free(sim);
             return 0;
         }
-        sim->dev[d] = (hs_split_sim_device){
+        dev[nd] = d;
+        sim->dev[nd] = (hs_split_sim_device){
             .name = v->name, .kind = v->kind, .items_per_us = n / task->cost_us[d],
             .width = 1, .cores = v->cores};
         if (v->memory != HS_HOST_MEMORY && l->present) {
-            sim->dev[d].bandwidth_gbps = l->bandwidth_gbps;
-            sim->dev[d].latency_us = l->latency_us;
+            sim->dev[nd].bandwidth_gbps = l->bandwidth_gbps;
+            sim->dev[nd].latency_us = l->latency_us;
         }
+        nd++;
+    }
+    sim->ndevices = nd;
+    if (nd == 0) { /* no device the policy uses: its init says so */
+        free(sim);
+        return 0;
     }
     /* a splitter that trains first gets its training run */
     runs = sg->sp->flags & HS_SPLIT_TRAINS ? 2 : 1;
@@ -109,8 +124,8 @@ static int split_task(const hs_split_graph *sg, const hs_workload *w, size_t t, 
             break;
         rc = 1;
         if (r == runs - 1)
-            for (int d = 0; d < pf->ndevices; d++)
-                share[d] = (double)res.dev[d].items / n;
+            for (int i = 0; i < nd; i++)
+                share[dev[i]] = (double)res.dev[i].items / n;
         hs_split_result_free(&res);
     }
     free(sim);
@@ -194,7 +209,7 @@ static int split_transform(const hs_workload *w, const hs_map_options *opt, hs_g
             left -= f;
             hs__part_fill(p, src, t, k, np, f);
             for (int e = 0; e < m; e++)
-                p->cost_us[e] = src->cost_us[e] * f;
+                p->cost_us[e] = hs_task_part_us(&w->platform, src, e, f);
             sg->pin[base[t] + k] = d;
             k++;
         }
@@ -216,6 +231,12 @@ done:
         return 0;
     }
     return 1;
+}
+
+const int *hs__split_graph_pins(const hs_map_options *opt, const hs_graph *g)
+{
+    const hs_split_graph *sg = opt ? opt->split : NULL;
+    return sg && sg->pin && sg->npin == g->ntasks ? sg->pin : NULL;
 }
 
 /* -------------------------------------------------------------- the wrapper */
@@ -260,7 +281,7 @@ static int wrap_init(hs_engine *e, const hs_map_options *opt, void **state, hs_e
     s->inner = sg->inner;
     s->ndevices = g->ndevices;
     s->ntasks = g->ntasks;
-    s->pin = sg->pin && sg->npin == g->ntasks ? sg->pin : NULL;
+    s->pin = hs__split_graph_pins(opt, g);
     s->queue = calloc((size_t)g->ndevices, sizeof *s->queue);
     s->declined = calloc((size_t)g->ndevices, 1);
     s->busy = calloc((size_t)g->ndevices, sizeof *s->busy);

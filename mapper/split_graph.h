@@ -18,19 +18,24 @@
  * becomes one edge from each part of u to each part of v carrying bytes x
  * f_u x f_v, as in ad-part.  A task whose cost is 0 somewhere stays whole.
  *
- * Pinning: each part runs on the device that got its items.  The policy is
+ * The devices: all the platform's, but for a policy that runs every task
+ * on a CPU device (HS_POLICY_CPUS_ONLY: cpu-only), only its CPU devices.
+ *
+ * Pinning: each part runs on the device that got its items.  The planning
+ * policies (heft, peft, heft-wm, hoft, cpop, lookahead: mapper/rank.h,
+ * hs__plan_list) place each part on its device in their plans
+ * (hs__split_graph_pins), so what they plan is what runs.  Any policy is
  * wrapped: it sees every task as usual, and whatever it hands out goes
  * through a queue per device, served first: a part to its own device's
  * queue, anything else to the queue of the device it was handed out for.
  * When a device with an empty queue is asked, the policy is asked for it
  * and for every other idle device not yet asked in this batch of events,
- * so that a part the policy plans or queues on another device reaches its
- * own device before the engine asks that one.  Plans (heft, peft) and
- * queues (h-ratio, dmda) thus stay consistent, and even cpu-only runs a
- * GPU's part on that GPU.  One exception keeps the run going: a part
- * handed out for a device that has already declined in this batch, while
- * the asking device has nothing else, runs on the asking device.  A policy
- * with its own transform (ad-part) cannot be wrapped.
+ * so that a part the policy queues on another device (h-ratio, dmda)
+ * reaches its own device before the engine asks that one.  One exception
+ * keeps the run going: a part handed out for a device that has already
+ * declined in this batch, while the asking device has nothing else, runs
+ * on the asking device.  A policy with its own transform (ad-part) cannot
+ * be wrapped.
  */
 #ifndef HS_MAPPER_SPLIT_GRAPH_H
 #define HS_MAPPER_SPLIT_GRAPH_H
@@ -52,5 +57,10 @@ void hs_split_graph_free(hs_split_graph *sg);
  * give the engine opt with opt.split = sg.  NULL when inner has a
  * transform of its own (ad-part). */
 const hs_policy *hs_split_graph_wrap(hs_split_graph *sg, const hs_policy *inner);
+
+/* The device each task of g is pinned to (-1: a whole task), when opt
+ * splits by graph (opt->split) and g is the graph of its last transform;
+ * NULL otherwise (opt NULL, no split, nothing split). */
+const int *hs__split_graph_pins(const hs_map_options *opt, const hs_graph *g);
 
 #endif

@@ -55,6 +55,31 @@ static inline void mixed_apps(hs_workload *w)
     assert_true(hs_app_add_edge(w, a, "syrk", "potrf1", 0, &err) >= 0);
 }
 
+/* mixed_apps with the chain's kernels as fast on either device (cpu0 30
+ * us, gpu0 20 us, by name over the kinds' costs), so that ad-part finds
+ * splitting them worth it. */
+static inline void mixed_apps_even(hs_workload *w)
+{
+    hs_error err = {0};
+    mixed_apps(w);
+    for (int k = 0; k < 3; k++) {
+        assert_int_equal(hs_kernel_set_cost(w, 0, k, "cpu0", 30, &err), 0);
+        assert_int_equal(hs_kernel_set_cost(w, 0, k, "gpu0", 20, &err), 0);
+    }
+}
+
+/* No placement in s of a potrf kernel of w is a part: potrf cannot be cut
+ * by items, so ad-part leaves it whole. */
+static inline void potrf_whole(const hs_workload *w, const hs_schedule *s)
+{
+    for (size_t i = 0; i < s->nplacements; i++) {
+        const hs_task *t = &w->graph.tasks[s->placements[i].task];
+        const char *type = w->apps[t->app].kernels[t->kernel].type;
+        if (type && strcmp(type, "potrf") == 0)
+            assert_int_equal(s->placements[i].nparts, 1);
+    }
+}
+
 static inline hs_workload *workload(int pf, void (*apps)(hs_workload *))
 {
     hs_workload *w = hs_workload_new();

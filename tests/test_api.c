@@ -1,12 +1,16 @@
 /* The public API as a program outside the library uses it: only
- * hetsched/hetsched.h.  hs_run with its options and refusals, and a policy
- * of the program's own registered beside the library's. */
+ * hetsched/hetsched.h.  hs_run with its options (a schedule given among
+ * them) and refusals, and a policy of the program's own registered beside
+ * the library's. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -118,6 +122,36 @@ static void run_typed_on_emu_checks_every_kernel(void **state)
     assert_int_equal(r.checked, 4);
     assert_int_equal(r.nmemories, 2);
     assert_int_equal(hs_schedule_validate(w, r.schedule, &err), HS_OK);
+    /* the kernel table: every placement in the row of its type and device,
+     * the measured spans and the model's costs summed, rows in order */
+    {
+        size_t tasks = 0;
+        for (size_t k = 0; k < r.nkernels; k++) {
+            const hs_run_kernel_row *row = &r.kernels[k];
+            double measured = 0, model = 0;
+            size_t n = 0;
+            for (size_t i = 0; i < r.schedule->nplacements; i++) {
+                const hs_placement *p = &r.schedule->placements[i];
+                const hs_task *t = &w->graph.tasks[p->task];
+                if (p->device == row->device &&
+                    strcmp(w->apps[t->app].kernels[t->kernel].type, row->kernel) == 0) {
+                    n++;
+                    measured += p->end_us - p->start_us;
+                    model += t->cost_us[p->device];
+                }
+            }
+            assert_int_equal(row->tasks, n);
+            assert_float_equal(row->measured_us, measured, 1e-9 * measured);
+            assert_float_equal(row->model_us, model, 0);
+            tasks += n;
+            if (k > 0)
+                assert_true(r.kernels[k - 1].device < row->device ||
+                            (r.kernels[k - 1].device == row->device &&
+                             strcmp(r.kernels[k - 1].kernel, row->kernel) < 0));
+        }
+        assert_int_equal(tasks, 4);
+        assert_true(r.gap_us[0] >= 0 && r.gap_us[1] >= 0);
+    }
     /* the prediction is hs_map's schedule under the delay model */
     {
         hs_schedule *m = NULL;
@@ -170,6 +204,142 @@ static void run_survives_a_failed_device(void **state)
     hs_workload_free(w);
 }
 
+/* The critical path with fastest costs and free transfers: a -> b at 100 µs
+ * each on two_cpus; va (10 on the cpu) -> scale (10 on the gpu) on
+ * cpu_gpu, its two instances side by side. */
+static void critical_path(void **state)
+{
+    hs_workload *w = load(two_cpus), *v = load(cpu_gpu);
+    hs_error err = {0};
+    double cp = -1;
+    (void)state;
+    assert_int_equal(hs_graph_critical_path_us(&w->graph, &cp, &err), HS_OK);
+    assert_true(fabs(cp - 200) < 1e-9);
+    assert_int_equal(hs_graph_critical_path_us(&v->graph, &cp, &err), HS_OK);
+    assert_true(fabs(cp - 20) < 1e-9);
+    hs_workload_free(w);
+    hs_workload_free(v);
+}
+
+/* A performance model gives typed-example's gemm its cost, as --model
+ * does: without it the workload does not load; with it heft maps it, and
+ * map's makespan is the one the command prints (README). */
+static void a_performance_model(void **state)
+{
+    char path[4096], mpath[4096];
+    const char *root = getenv("HS_SOURCE_ROOT");
+    hs_perfmodel *m = NULL;
+    hs_workload *w = NULL;
+    hs_schedule *s = NULL;
+    hs_map_options mo = {0};
+    hs_error err = {0};
+    (void)state;
+    snprintf(path, sizeof path, "%s/workloads/typed-example.yaml", root);
+    snprintf(mpath, sizeof mpath, "%s/workloads/models/example.json", root);
+    assert_int_equal(hs_workload_load_file(path, &w, &err), HS_EINPUT);
+    assert_non_null(strstr(err.msg, "no performance model is loaded"));
+    assert_int_equal(hs_perfmodel_load(mpath, &m, &err), HS_OK);
+    assert_int_equal(hs_workload_load_file_opts(
+                         path, &(hs_load_options){.cost_fn = hs_perfmodel_cost_fn, .cost_ctx = m},
+                         &w, &err),
+                     HS_OK);
+    mo.perfmodel = m;
+    assert_int_equal(hs_map(w, "heft", &mo, &s, NULL, &err), HS_OK);
+    assert_true(fabs(s->makespan_us - 1417.548) < 5e-4);
+    hs_schedule_free(s);
+    hs_workload_free(w);
+    hs_perfmodel_free(m);
+}
+
+/* Calibration from a program, as `hetsched calibrate --types va --sizes
+ * ... --devices cpu` does it: one row (va on cpu0) fitted on its three
+ * sizes, a platform of one cpu device that loads back; a type that does not
+ * exist is refused before anything runs. */
+static void calibration(void **state)
+{
+    char path[] = "/tmp/hs-test-api-XXXXXX";
+    hs_calib_options o = {.types = "va", .sizes = "1000,10000,100000", .devices = "cpu",
+                          .reps = 3, .threads = 1};
+    hs_calib_result r = {0};
+    hs_workload *p = NULL;
+    hs_error err = {0};
+    int fd = mkstemp(path);
+    (void)state;
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(hs_calibrate(&o, &r, &err), HS_OK);
+    assert_int_equal(r.nrows, 1);
+    assert_string_equal(r.rows[0].type, "va");
+    assert_string_equal(r.rows[0].device, "cpu0");
+    assert_int_equal(r.rows[0].nsizes, 3);
+    assert_true(r.rows[0].samples + r.rows[0].rejected == 9);
+    assert_true(r.rows[0].fitted);
+    assert_non_null(r.model);
+    assert_int_equal(hs_calib_write_platform(&r, path, &err), HS_OK);
+    assert_int_equal(hs_platform_load_file(path, &p, &err), HS_OK);
+    assert_int_equal(p->platform.ndevices, 1);
+    assert_string_equal(p->platform.devices[0].name, "cpu0");
+    hs_workload_free(p);
+    hs_calib_result_free(&r);
+    unlink(path);
+    o.types = "nope";
+    assert_int_equal(hs_calibrate(&o, &r, &err), HS_EINPUT);
+    assert_non_null(strstr(err.msg, "nope"));
+    hs_calib_result_free(&r);
+/* A schedule given in a file (hs_run_options.schedule), policy NULL: a on
+ * cpu1, then c there; b on cpu0, which heft would not choose for both.  In
+ * the delay model a ends at 150 on cpu1, b at 250 on cpu0, c at 300. */
+static void run_a_given_schedule(void **state)
+{
+    static const char text[] =
+        "{\"workload\": null, \"algorithm\": null, \"model\": \"delay\", \"makespan_us\": 0,\n"
+        " \"tasks\": [\n"
+        "  {\"id\": \"app#0/c\", \"device\": \"cpu1\", \"start_us\": 2, \"end_us\": 3, \"fraction\": 1},\n"
+        "  {\"id\": \"app#0/b\", \"device\": \"cpu0\", \"start_us\": 2, \"end_us\": 3, \"fraction\": 1},\n"
+        "  {\"id\": \"app#0/a\", \"device\": \"cpu1\", \"start_us\": 0, \"end_us\": 1, \"fraction\": 1}\n"
+        " ],\n"
+        " \"transfers\": []}\n";
+    static const int device[] = {1, 0, 1}; /* a, b, c */
+    hs_workload *w = load(two_cpus);
+    char path[] = "/tmp/hs_api_given_XXXXXX";
+    hs_run_options o = {.schedule = path, .predict = HS_PREDICT_DELAY};
+    hs_run_result r;
+    hs_error err = {0};
+    const hs_placement *a = NULL, *c = NULL;
+    FILE *f;
+    int fd = mkstemp(path);
+    (void)state;
+    assert_true(fd >= 0 && (f = fdopen(fd, "w")) != NULL);
+    fputs(text, f);
+    fclose(f);
+    if (hs_run(w, NULL, &o, &r, &err) != HS_OK)
+        fail_msg("%s", err.msg);
+    assert_string_equal(r.schedule->algorithm, "given");
+    each_task_once(w, r.schedule);
+    for (size_t i = 0; i < r.schedule->nplacements; i++) {
+        const hs_placement *p = &r.schedule->placements[i];
+        assert_int_equal(p->device, device[p->task]);
+        if (p->task == 0)
+            a = p;
+        if (p->task == 2)
+            c = p;
+    }
+    assert_true(a && c && c->start_us >= a->end_us);
+    assert_true(r.predicted->makespan_us > 299.999 && r.predicted->makespan_us < 300.001);
+    hs_run_result_free(&r);
+    /* a policy beside it, a split with it, neither */
+    assert_int_equal(hs_run_check("heft", &o, &err), HS_EUSAGE);
+    assert_string_equal(err.msg, "--schedule runs the schedule it is given: no policy (-a heft) "
+                                 "with it");
+    o.split = "hdss";
+    assert_int_equal(hs_run_check(NULL, &o, &err), HS_EUSAGE);
+    assert_string_equal(err.msg, "--split does not apply to --schedule: the schedule places "
+                                 "whole tasks");
+    assert_int_equal(hs_run(w, NULL, NULL, &r, &err), HS_EUSAGE);
+    unlink(path);
+    hs_workload_free(w);
+}
+
 static void run_refuses(void **state)
 {
     (void)state;
@@ -203,6 +373,11 @@ static void run_refuses(void **state)
          "--throttle: the platform has no cpu device 'cpu7'"},
         {"heft", {.fail_device = "cpu7", .fail_after = 2}, HS_EINPUT,
          "--fail: the platform has no device 'cpu7'"},
+        {"heft", {.seed = 3}, HS_EUSAGE,
+         "--seed does not apply to policy heft: it has no random choice"},
+        {"cpu-only", {.thr = 3}, HS_EUSAGE,
+         "--thr does not apply to policy cpu-only: it has no dispatch threshold"},
+        {"d-rank", {.thr = -1}, HS_EUSAGE, "--thr wants a whole number >= 0"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         hs_workload *w = load(two_cpus);
@@ -363,6 +538,10 @@ int main(void)
         cmocka_unit_test(run_typed_on_emu_checks_every_kernel),
         cmocka_unit_test(run_on_a_subset_of_devices),
         cmocka_unit_test(run_survives_a_failed_device),
+        cmocka_unit_test(critical_path),
+        cmocka_unit_test(a_performance_model),
+        cmocka_unit_test(calibration),
+        cmocka_unit_test(run_a_given_schedule),
         cmocka_unit_test(run_refuses),
         cmocka_unit_test(own_policy_maps_and_runs),
         cmocka_unit_test(register_refuses),

@@ -62,6 +62,18 @@ done
 expect 0 "info" -- "$H" info "$W"
 check "info tasks" "$tmp/out" '^task graph: 5 tasks, 3 edges'
 empty "info stderr" "$tmp/err"
+# where CUDA is built in, a command that needs no GPU loads none of its
+# libraries (they live in the CUDA module, loaded on first use)
+if [ -e "$HS_BUILD_ROOT/libhetsched-cuda.so" ]; then
+    LD_DEBUG=files "$H" info "$W" >/dev/null 2>"$tmp/ld"
+    if grep -Eq 'file=(libcudart|libcublas|libcusolver|libhetsched-cuda)' "$tmp/ld"; then
+        fail=$((fail + 1))
+        echo "FAIL: info loads CUDA libraries:"
+        grep -E 'file=' "$tmp/ld" | grep -i cu | head -5
+    else
+        pass=$((pass + 1))
+    fi
+fi
 for cmd in info validate dot; do
     expect 2 "$cmd unknown option" -- "$H" "$cmd" --bogus "$W"
     check "$cmd unknown option: said so" "$tmp/err" "^hetsched $cmd: unknown option '--bogus'$"
@@ -70,14 +82,16 @@ expect 2 "info --model without a value" -- "$H" info "$W" --model
 check "info --model without a value: why" "$tmp/err" "option '--model' needs a value"
 
 # options that do not apply to the policy or without --split are refused
-expect 2 "map --thr for heft" -- "$H" map -a heft --thr 3 "$W"
-check "map --thr for heft: why" "$tmp/err" \
-    '^hetsched map: --thr does not apply to policy heft: it has no dispatch threshold$'
-expect 0 "map --thr for d-rank" -- "$H" map -a d-rank --thr 3 "$W"
-expect 2 "map --seed for heft" -- "$H" map -a heft --seed 3 "$W"
-check "map --seed for heft: why" "$tmp/err" \
-    '^hetsched map: --seed does not apply to policy heft: it has no random choice$'
-expect 0 "map --seed for random" -- "$H" map -a random --seed 3 "$W"
+for cmd in map run; do
+    expect 2 "$cmd --thr for heft" -- "$H" "$cmd" -a heft --thr 3 "$W"
+    check "$cmd --thr for heft: why" "$tmp/err" \
+        "^hetsched $cmd: --thr does not apply to policy heft: it has no dispatch threshold\$"
+    expect 0 "$cmd --thr for d-rank" -- "$H" "$cmd" -a d-rank --thr 1 "$W"
+    expect 2 "$cmd --seed 0 for heft" -- "$H" "$cmd" -a heft --seed 0 "$W"
+    check "$cmd --seed for heft: why" "$tmp/err" \
+        "^hetsched $cmd: --seed does not apply to policy heft: it has no random choice\$"
+    expect 0 "$cmd --seed for random" -- "$H" "$cmd" -a random --seed 3 "$W"
+done
 expect 2 "map --split-option without --split" -- "$H" map -a heft --split-option beta=0.5 "$W"
 check "map --split-option without --split: why" "$tmp/err" \
     '^hetsched map: --split-option applies to the splitter of --split; give --split SPLITTER$'
@@ -658,6 +672,13 @@ check "run measured" "$tmp/out" '^policy heft on .*, backend (emu|cuda): measure
 check "run predicted" "$tmp/out" '^predicted makespan [0-9.]+ us \(executor model; measured / predicted [0-9.]+\)$'
 check "run checked" "$tmp/out" '^checked 3 of 6 typed kernels \(sample, [0-9.]+ ms after the run\); 2 cost-only tasks'
 check "run buffers" "$tmp/out" '^buffers: [0-9]+ reused, [0-9]+ made during the run, [0-9]+ made ahead$'
+check "run tables: gaps" "$tmp/out" '^  gpu0 +[0-9.]+ us +0\.000 us$'
+check "run tables: kernels" "$tmp/out" '^  cost-only +cpu0 +[0-9]+ tasks? +[0-9.]+ us +[0-9.]+ us  x[0-9.]+$'
+# run starts again with OpenBLAS's idle threads sleeping soon, unless told otherwise
+expect 0 "run: OpenBLAS spin" -- env -u OPENBLAS_THREAD_TIMEOUT "$H" run -a heft "$RW" --backend emu --check none
+check "run: OpenBLAS spin set" "$tmp/out" "^OpenBLAS's idle threads sleep after 2\^20 cycles \(OPENBLAS_THREAD_TIMEOUT\)$"
+expect 0 "run: OpenBLAS spin given" -- env OPENBLAS_THREAD_TIMEOUT=7 "$H" run -a heft "$RW" --backend emu --check none
+check "run: OpenBLAS spin kept" "$tmp/out" "^OpenBLAS's idle threads sleep after 2\^7 cycles "
 expect 0 "run --predict delay" -- "$H" run -a heft "$RW" --backend emu --predict delay
 check "run --predict delay" "$tmp/out" '^predicted makespan 990.000 us \(delay model; '
 expect 2 "run --predict bad" -- "$H" run -a heft "$RW" --predict nope
@@ -719,6 +740,107 @@ expect 0 "run --devices" -- "$H" run -a heft "$RW" --devices gpu0 --backend emu
 check "run --devices: all on gpu0" "$tmp/out" '^  gpu0 +gpu +busy .* 8 tasks; idle holding work '
 expect 2 "run --devices unknown" -- "$H" run -a heft "$RW" --devices cpu0,gpu9
 check "run --devices unknown: why" "$tmp/err" "the platform has no device 'gpu9'"
+
+# run and map --schedule: a schedule of optimal, map or run, run as given
+# (mapper/given.c).  The case study's MILP optimum run in the simulator
+# again: its makespan, 6390.208 us, exactly
+G=$tmp/given
+expect 0 "optimal --json for --schedule" -- "$H" optimal "$W" --json "$G-opt.json"
+check "optimal: the case study's optimum" "$tmp/out" '^makespan +6390\.208 us$'
+expect 0 "map --schedule" -- "$H" map --schedule "$G-opt.json" "$W" --json "$G-map.json"
+check "map --schedule: the optimum's makespan" "$tmp/out" \
+    "^schedule $G-opt.json on $W: makespan 6390\.208 us\$"
+check "map --schedule: algorithm given" "$G-map.json" '"algorithm": "given"'
+expect 0 "map --schedule - (stdin)" -- "$H" map --schedule - "$W" <"$G-opt.json"
+check "map --schedule -: the optimum's makespan" "$tmp/out" 'on .*: makespan 6390\.208 us$'
+# run --backend emu --schedule: each task on the device and in the order the
+# schedule gives, although no policy would choose them (va#0/scale alone on
+# cpu0; gpu0 runs cd, va's add, ab, then xgemm's add)
+cat >"$G-order.json" <<'END'
+{"workload": null, "algorithm": null, "model": "delay", "makespan_us": 0,
+ "tasks": [
+  {"id": "xgemm#0/add", "device": "gpu0", "start_us": 40, "end_us": 41, "fraction": 1},
+  {"id": "va#0/scale", "device": "cpu0", "start_us": 0, "end_us": 1, "fraction": 1},
+  {"id": "xgemm#0/ab", "device": "gpu0", "start_us": 30, "end_us": 31, "fraction": 1},
+  {"id": "va#0/add", "device": "gpu0", "start_us": 20, "end_us": 21, "fraction": 1},
+  {"id": "xgemm#0/cd", "device": "gpu0", "start_us": 10, "end_us": 11, "fraction": 1}
+ ],
+ "transfers": []}
+END
+# "DEVICE: ID ID ..." per device, in the order of their start times in FILE
+device_orders() {
+    awk -F'"' '$2 == "id" { s = $0; sub(/.*"start_us": /, "", s); sub(/,.*/, "", s)
+        print $8, s, $4 }' "$1" | sort -k1,1 -k2,2g |
+        awk '$1 != d { if (d != "") print line; d = $1; line = d ":" } { line = line " " $3 }
+             END { print line }'
+}
+expect 0 "run --schedule" -- "$H" run --backend emu --schedule "$G-order.json" "$W" \
+    --json "$G-run.json"
+check "run --schedule: said" "$tmp/out" \
+    "^schedule $G-order.json on $W, backend emu: measured makespan [0-9.]+ us\$"
+device_orders "$G-run.json" >"$G-orders"
+check "run --schedule: cpu0 ran va's scale alone" "$G-orders" '^cpu0: va#0/scale$'
+check "run --schedule: gpu0 in the schedule's order" "$G-orders" \
+    '^gpu0: xgemm#0/cd va#0/add xgemm#0/ab xgemm#0/add$'
+check "run --schedule: the measured schedule says given" "$G-run.json" '"algorithm": "given"'
+expect 0 "run --schedule: the measured schedule validates" -- "$H" validate "$W" "$G-run.json"
+# a run's measured schedule runs as given again: the same devices and orders
+expect 0 "map --schedule of a run's" -- "$H" map --schedule "$G-run.json" "$W" \
+    --json "$G-remap.json"
+device_orders "$G-remap.json" >"$G-reorders"
+expect 0 "map --schedule of a run's: the same orders" -- cmp "$G-orders" "$G-reorders"
+# refused: exit 2, one line that says where and why (a usage error's
+# "Try 'hetsched CMD --help'." after it)
+given_refused() { # given_refused DESCRIPTION PATTERN -- COMMAND...
+    local what=$1 pattern=$2
+    shift 2
+    expect 2 "$what" "$@"
+    check "$what: why" "$tmp/err" "$pattern"
+    if [ "$(grep -vc "^Try 'hetsched [a-z]* --help'\.\$" "$tmp/err")" -eq 1 ]; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1))
+        echo "FAIL: $what: not one line on stderr"
+    fi
+}
+given_refused "run --schedule with -a" \
+    '^hetsched run: --schedule runs the schedule it is given: no policy \(-a heft\) with it$' \
+    -- "$H" run -a heft --schedule "$G-opt.json" "$W"
+given_refused "map --schedule with -a" \
+    '^hetsched map: --schedule runs the schedule it is given: no policy \(-a heft\) with it$' \
+    -- "$H" map -a heft --schedule "$G-opt.json" "$W"
+given_refused "map --schedule --seed" 'seed does not apply to --schedule' \
+    -- "$H" map --schedule "$G-opt.json" "$W" --seed 3
+given_refused "map --schedule --split" 'split does not apply to --schedule' \
+    -- "$H" map --schedule "$G-opt.json" "$SW" --split hdss
+given_refused "run --schedule --split" \
+    'split does not apply to --schedule: the schedule places whole tasks' \
+    -- "$H" run --schedule "$G-opt.json" "$SW" --split hdss
+given_refused "run: neither -a nor --schedule" 'no policy: give -a ALGO or --schedule FILE' \
+    -- "$H" run "$W"
+given_refused "run --schedule: no such file" "^hetsched: $G-none.json: cannot read" \
+    -- "$H" run --schedule "$G-none.json" "$W"
+expect 0 "map --json of another workload" -- "$H" map -a heft workloads/tiny.yaml \
+    --json "$G-tiny.json"
+given_refused "map --schedule of another workload" \
+    "^hetsched: $G-tiny.json:[0-9]+:[0-9]+: error: tasks\[0\]\.id: no task 'tiny#0/[a-z]+' in the workload \(the schedule is of workload workloads/tiny.yaml, not $W\)\$" \
+    -- "$H" map --schedule "$G-tiny.json" "$W"
+grep -v 'va#0/scale' "$G-order.json" >"$G-short.json"
+given_refused "run --schedule without a task" \
+    "^hetsched: $G-short.json:1:1: error: task 'va#0/scale' is not placed \(the schedule places 4 of the workload's 5 tasks\)\$" \
+    -- "$H" run --backend emu --schedule "$G-short.json" "$W"
+sed 's|"va#0/scale", "device": "cpu0"|"va#0/scale", "device": "gpu0"|' "$G-order.json" \
+    >"$G-cycle.json"
+given_refused "map --schedule: scale before add on gpu0" \
+    "^hetsched: $G-cycle.json:4:54: error: tasks\[1\]\.start_us: 'va#0/scale' starts at 0\.000 us on gpu0, before 'va#0/add' that it needs \(tasks\[3\], at 20\.000 us\)\$" \
+    -- "$H" map --schedule "$G-cycle.json" "$W"
+given_refused "run --schedule on fewer devices" \
+    "^hetsched: $G-opt.json:[0-9]+:[0-9]+: error: tasks\[[0-9]+\]\.device: no device 'gpu0' in the workload\$" \
+    -- "$H" run --backend cpu --devices cpu0 --schedule "$G-opt.json" "$W"
+expect 0 "map -a ad-part --json" -- "$H" map -a ad-part "$W" --json "$G-parts.json"
+given_refused "run --schedule of split tasks" \
+    "error: tasks\[[0-9]+\]\.id: 'xgemm#0/ab\[0/[0-9]+\]' is a part of a split task: a given schedule runs whole tasks\$" \
+    -- "$H" run --schedule "$G-parts.json" "$W"
 
 # calibrate: a small CPU calibration; its model and platform serve map and run
 CM=$tmp/cal-model.json

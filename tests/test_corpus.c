@@ -185,9 +185,10 @@ static void malformed_cases(void **state)
 }
 
 /* A schedule of the fuzz workload (tests/fuzz/fuzz_util.h), as fuzz_schedule
- * checks it: read and then valid or invalid with a one-line message, or
- * refused with nothing returned and one located line.  counts: valid,
- * invalid, refused. */
+ * checks it: read and then valid or invalid with a one-line message, and
+ * run as given or refused (fuzz_given); or refused with nothing returned
+ * and one located line.  counts: valid, invalid, refused, run as given,
+ * refused as given. */
 static void check_schedule(const char *name, const char *data, size_t len, int *counts)
 {
     static hs_workload *w;
@@ -205,6 +206,11 @@ static void check_schedule(const char *name, const char *data, size_t len, int *
         if (!fuzz_one_line(err.msg))
             fail_msg("%s: not one printable line: %s", name, err.msg);
         counts[rc == HS_OK ? 0 : 1]++;
+        switch (fuzz_given(w, s, rc == HS_OK)) {
+        case 1: counts[3]++; break;
+        case 0: counts[4]++; break;
+        default: fail_msg("%s: run as given: neither mapped nor refused in one line", name);
+        }
     } else {
         assert_null(s);
         assert_int_equal(rc, HS_EINPUT);
@@ -217,12 +223,16 @@ static void check_schedule(const char *name, const char *data, size_t len, int *
 
 static void schedule_corpus(void **state)
 {
-    int counts[3] = {0};
+    int counts[5] = {0};
     (void)state;
     each_file("tests/fuzz-corpus-schedule", "", check_schedule, counts);
     assert_true(counts[0] > 0);
     assert_true(counts[1] > 0);
     assert_true(counts[2] > 0);
+    assert_true(counts[3] > 0);
+    assert_true(counts[4] > 0);
+    print_message("schedules: %d valid, %d invalid, %d refused; as given: %d run, %d refused\n",
+                  counts[0], counts[1], counts[2], counts[3], counts[4]);
 }
 
 /* A performance model, as fuzz_model checks it: loaded, or refused with

@@ -923,6 +923,40 @@ static void ad_part_refuses_costly_split(void **state)
 }
 
 
+/* A typed kernel whose type cannot be cut by items (potrf) is never split:
+ * it would run whole in its first part (exec/data.c), so parts would
+ * predict a parallelism that never happens.  va beside it, as long, is. */
+static void ad_part_splits_only_cuttable_types(void **state)
+{
+    hs_workload *w = hs_workload_new();
+    hs_error err = {0};
+    hs_graph t;
+    int a;
+    (void)state;
+    ok(hs_platform_add_device(w, "cpu0", HS_DEVICE_CPU, "host", 0, &err), &err);
+    ok(hs_platform_add_device(w, "gpu0", HS_DEVICE_GPU, "gpu0", 0, &err), &err);
+    ok(a = hs_workload_add_app(w, "g", 1, &err), &err);
+    ok(hs_app_add_kernel(w, a, "chol", &err), &err);
+    ok(hs_kernel_set_type(w, a, 0, "potrf", &err), &err);
+    ok(hs_kernel_add_param(w, a, 0, "n", 64, &err), &err);
+    ok(hs_app_add_kernel(w, a, "add", &err), &err);
+    ok(hs_kernel_set_type(w, a, 1, "va", &err), &err);
+    ok(hs_kernel_add_param(w, a, 1, "n", 1000, &err), &err);
+    for (int k = 0; k < 2; k++) {
+        ok(hs_kernel_set_cost(w, a, k, "cpu", 1000, &err), &err);
+        ok(hs_kernel_set_cost(w, a, k, "gpu", 1000, &err), &err);
+    }
+    ok(hs_workload_finalize(w, &err), &err);
+    assert_int_equal(transform(w, 10, &t), 1);
+    assert_int_equal(t.ntasks, 3); /* chol whole, add in two parts */
+    assert_int_equal(t.tasks[0].nparts, 1);
+    assert_int_equal(t.tasks[0].origin, 0);
+    assert_int_equal(t.tasks[1].nparts, 2);
+    assert_int_equal(t.tasks[2].origin, 1);
+    hs_graph_free(&t);
+    hs_workload_free(w);
+}
+
 /* ad-part with a performance model: one typed kernel va n = 1000 (D = its
  * flops = 1000) on cpu0 and gpu0, costs from the model `fits` (JSON), split
  * threshold 1 us.  Loads the model, builds and finalizes the workload with
@@ -1086,7 +1120,8 @@ static void random_invariants(void **state)
                 ok(hs__upward_rank(g, &w->platform, rank, &err), &err);
             else
                 ok(hs__oct(g, &w->platform, oct, rank, &err), &err);
-            ok(hs__plan_compute(g, &w->platform, rank, pol ? oct : NULL, &plan, &err), &err);
+            ok(hs__plan_compute(g, &w->platform, NULL, rank, pol ? oct : NULL, &plan, &err),
+               &err);
             s = run(w, pol ? "peft" : "heft", 0, 0);
             for (size_t i = 0; i < s->nplacements; i++) {
                 const hs_placement *p = &s->placements[i];
@@ -1355,6 +1390,179 @@ static void best_topcuoglu(void **state)
     hs_workload_free(w);
 }
 
+/* ------------------------------------------------------- given schedules */
+
+/* Writes `text` into a new temporary file, whose name goes into path (at
+ * least 32 bytes); the caller unlinks it. */
+static void write_temp(char *path, const char *text)
+{
+    FILE *f;
+    int fd;
+    strcpy(path, "/tmp/hs_heur_given_XXXXXX");
+    assert_true((fd = mkstemp(path)) >= 0);
+    close(fd);
+    assert_non_null(f = fopen(path, "w"));
+    fputs(text, f);
+    fclose(f);
+}
+
+/* The case study's MILP optimum, 6390.208 us: gpu0 runs xgemm#0/ab from
+ * 10.683 us (its 8192-byte input over the 12 GB/s, 10 us link) to 5610.683,
+ * then xgemm#0/add, whose 4 MiB result reaches host at 5610.683 + 420 +
+ * 359.525 = 6390.208; cpu0 runs cd, va's add and scale.  Run as a given
+ * schedule in the simulator, from its JSON: the same makespan, each task
+ * where and when the MILP put it. */
+static void given_case_study_optimum(void **state)
+{
+    hs_workload *w = case_study();
+    hs_milp_options mo;
+    hs_milp_result res;
+    hs_map_options opt = {0};
+    hs_schedule *given = NULL, *s = NULL;
+    hs_error err = {0};
+    char path[32];
+    (void)state;
+    hs_milp_options_init(&mo);
+    mo.progress = 0;
+    ok(hs_milp_solve(w, &mo, &res, &err), &err);
+    assert_int_equal(res.status, HS_MILP_OPTIMAL);
+    assert_float_equal(res.makespan_us, 6390.208, 1e-3);
+    write_temp(path, "");
+    ok(hs_schedule_write_json(w, res.schedule, path, &err), &err);
+    ok(hs_schedule_read_given(w, path, &given, &err), &err);
+    unlink(path);
+    opt.schedule = given;
+    ok(hs_map(w, NULL, &opt, &s, NULL, &err), &err);
+    ok(hs_schedule_validate(w, s, &err), &err);
+    assert_string_equal(s->algorithm, "given");
+    assert_float_equal(s->makespan_us, res.makespan_us, EPS);
+    assert_float_equal(s->makespan_us, 6390.208, 1e-3);
+    placed(w, s, "xgemm#0/ab", "gpu0", 10 + 8192 / 12e3, 5600 + 10 + 8192 / 12e3);
+    placed(w, s, "xgemm#0/add", "gpu0", 5610 + 8192 / 12e3, 6030 + 8192 / 12e3);
+    placed(w, s, "xgemm#0/cd", "cpu0", 0, 874);
+    placed(w, s, "va#0/add", "cpu0", 874, 1442);
+    placed(w, s, "va#0/scale", "cpu0", 1442, 2962);
+    hs_schedule_free(s);
+    hs_schedule_free(given);
+    hs_milp_result_free(&res);
+    hs_workload_free(w);
+}
+
+/* A given schedule's order beats the policy's choice it would make: va's
+ * tasks both on gpu0 after xgemm#0/ab there wait for it, 5610.683 us, so
+ * that scale ends at 5610.683 + 422 + 242 and its 200000 bytes reach host
+ * 26.667 us later: 6301.349 us; xgemm#0/add on cpu0 after cd waits for ab's
+ * 4 MiB: 5610.683 + 359.525 + 440 = 6410.208 us, the makespan. */
+static void given_keeps_order(void **state)
+{
+    static const char text[] =
+        "{\"workload\": null, \"algorithm\": null, \"model\": \"delay\", \"makespan_us\": 0,\n"
+        " \"tasks\": [\n"
+        "  {\"id\": \"va#0/add\", \"device\": \"gpu0\", \"start_us\": 7000, \"end_us\": 7001, \"fraction\": 1},\n"
+        "  {\"id\": \"va#0/scale\", \"device\": \"gpu0\", \"start_us\": 7002, \"end_us\": 7003, \"fraction\": 1},\n"
+        "  {\"id\": \"xgemm#0/ab\", \"device\": \"gpu0\", \"start_us\": 0, \"end_us\": 0, \"fraction\": 1},\n"
+        "  {\"id\": \"xgemm#0/cd\", \"device\": \"cpu0\", \"start_us\": 0, \"end_us\": 0, \"fraction\": 1},\n"
+        "  {\"id\": \"xgemm#0/add\", \"device\": \"cpu0\", \"start_us\": 1, \"end_us\": 2, \"fraction\": 1}\n"
+        " ],\n"
+        " \"transfers\": []}\n";
+    hs_workload *w = case_study();
+    hs_schedule *given = NULL, *s = NULL;
+    hs_map_options opt = {0};
+    hs_error err = {0};
+    double ab = 5600 + 10 + 8192 / 12e3;
+    char path[32];
+    (void)state;
+    write_temp(path, text);
+    ok(hs_schedule_read_given(w, path, &given, &err), &err);
+    unlink(path);
+    opt.schedule = given;
+    ok(hs_map(w, NULL, &opt, &s, NULL, &err), &err);
+    ok(hs_schedule_validate(w, s, &err), &err);
+    placed(w, s, "va#0/add", "gpu0", ab, ab + 422);
+    placed(w, s, "va#0/scale", "gpu0", ab + 422, ab + 664);
+    placed(w, s, "xgemm#0/cd", "cpu0", 0, 874);
+    placed(w, s, "xgemm#0/add", "cpu0", ab + 10 + 4194304 / 12e3, ab + 450 + 4194304 / 12e3);
+    assert_float_equal(s->makespan_us, 6410.208, 1e-3);
+    hs_schedule_free(s);
+    hs_schedule_free(given);
+    hs_workload_free(w);
+}
+
+/* A schedule that is not one of the workload, or beside a policy: refused
+ * with the item that is wrong, where it is. */
+static void given_refusals(void **state)
+{
+    static const char head[] =
+        "{\"workload\": null, \"algorithm\": null, \"model\": \"delay\", \"makespan_us\": 0,\n"
+        " \"tasks\": [\n";
+    static const struct {
+        const char *tasks, *msg;
+    } bad[] = {
+        {"  {\"id\": \"va#0/add\", \"device\": \"cpu0\", \"start_us\": 0, \"end_us\": 1, \"fraction\": 1}\n",
+         ":1:1: error: task 'va#0/scale' is not placed (the schedule places 1 of the "
+         "workload's 5 tasks)"},
+        {"  {\"id\": \"va#0/add\", \"device\": \"cpu0\", \"start_us\": 0, \"end_us\": 1, \"fraction\": 1},\n"
+         "  {\"id\": \"va#0/add\", \"device\": \"gpu0\", \"start_us\": 0, \"end_us\": 1, \"fraction\": 1}\n",
+         ":4:10: error: tasks[1].id: 'va#0/add' is placed twice (also tasks[0])"},
+        {"  {\"id\": \"va#0/add[0/2]\", \"device\": \"cpu0\", \"start_us\": 0, \"end_us\": 1, \"fraction\": 0.5}\n",
+         ":3:10: error: tasks[0].id: 'va#0/add[0/2]' is a part of a split task: a given "
+         "schedule runs whole tasks"},
+        {"  {\"id\": \"va#0/add\", \"device\": \"gpu1\", \"start_us\": 0, \"end_us\": 1, \"fraction\": 1}\n",
+         ":3:32: error: tasks[0].device: no device 'gpu1' in the workload"},
+        {"  {\"id\": \"va#0/sub\", \"device\": \"cpu0\", \"start_us\": 0, \"end_us\": 1, \"fraction\": 1}\n",
+         ":3:10: error: tasks[0].id: no task 'va#0/sub' in the workload"},
+        /* scale before add on one device */
+        {"  {\"id\": \"va#0/add\", \"device\": \"cpu0\", \"start_us\": 5, \"end_us\": 6, \"fraction\": 1},\n"
+         "  {\"id\": \"va#0/scale\", \"device\": \"cpu0\", \"start_us\": 0, \"end_us\": 1, \"fraction\": 1},\n"
+         "  {\"id\": \"xgemm#0/ab\", \"device\": \"gpu0\", \"start_us\": 0, \"end_us\": 1, \"fraction\": 1},\n"
+         "  {\"id\": \"xgemm#0/cd\", \"device\": \"gpu0\", \"start_us\": 1, \"end_us\": 2, \"fraction\": 1},\n"
+         "  {\"id\": \"xgemm#0/add\", \"device\": \"gpu0\", \"start_us\": 2, \"end_us\": 3, \"fraction\": 1}\n",
+         ":4:54: error: tasks[1].start_us: 'va#0/scale' starts at 0.000 us on cpu0, before "
+         "'va#0/add' that it needs (tasks[0], at 5.000 us)"},
+        /* cpu0 runs xgemm's add before va's, gpu0 va's scale before xgemm's
+         * ab: each device waits for the other */
+        {"  {\"id\": \"xgemm#0/add\", \"device\": \"cpu0\", \"start_us\": 0, \"end_us\": 1, \"fraction\": 1},\n"
+         "  {\"id\": \"va#0/add\", \"device\": \"cpu0\", \"start_us\": 1, \"end_us\": 2, \"fraction\": 1},\n"
+         "  {\"id\": \"va#0/scale\", \"device\": \"gpu0\", \"start_us\": 0, \"end_us\": 1, \"fraction\": 1},\n"
+         "  {\"id\": \"xgemm#0/ab\", \"device\": \"gpu0\", \"start_us\": 1, \"end_us\": 2, \"fraction\": 1},\n"
+         "  {\"id\": \"xgemm#0/cd\", \"device\": \"gpu0\", \"start_us\": 2, \"end_us\": 3, \"fraction\": 1}\n",
+         ":5:54: error: tasks[2].start_us: 'va#0/scale' starts at 0.000 us on gpu0, before "
+         "'va#0/add' that it needs (tasks[1], at 1.000 us on cpu0), and the two devices' "
+         "orders wait for each other"},
+    };
+    hs_workload *w = case_study();
+    hs_schedule *given = NULL, *s = NULL, *made = hs_schedule_new(NULL, NULL);
+    hs_map_options opt = {0};
+    hs_error err = {0};
+    char path[32], text[2048], want[512];
+    (void)state;
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        snprintf(text, sizeof text, "%s%s ],\n \"transfers\": []}\n", head, bad[i].tasks);
+        write_temp(path, text);
+        assert_int_equal(hs_schedule_read_given(w, path, &given, &err), HS_EINPUT);
+        assert_null(given);
+        snprintf(want, sizeof want, "%s%s", path, bad[i].msg);
+        assert_string_equal(err.msg, want);
+        unlink(path);
+    }
+    /* a schedule made by a program, not read: named by its items */
+    assert_non_null(made);
+    assert_true(hs_schedule_add_placement(made, &(hs_placement){.task = 9, .nparts = 1,
+                                                                .fraction = 1}, &err) == 0);
+    opt.schedule = made;
+    assert_int_equal(hs_map(w, NULL, &opt, &s, NULL, &err), HS_EINPUT);
+    assert_string_equal(err.msg, "the schedule: tasks[0].id: task 9 on device 0: the workload "
+                                 "has 5 tasks and 2 devices");
+    assert_int_equal(hs_map(w, "heft", &opt, &s, NULL, &err), HS_EUSAGE);
+    assert_string_equal(err.msg, "--schedule runs the schedule it is given: no policy (-a heft) "
+                                 "with it");
+    opt.schedule = NULL;
+    assert_int_equal(hs_map(w, NULL, &opt, &s, NULL, &err), HS_EUSAGE);
+    assert_null(s);
+    hs_schedule_free(made);
+    hs_workload_free(w);
+}
+
 /* ------------------------------------------------------------- refusals */
 
 static void bad_options(void **state)
@@ -1420,6 +1628,7 @@ int main(void)
         cmocka_unit_test(case_study_makespans),
         cmocka_unit_test(ad_part_case_study),
         cmocka_unit_test(ad_part_refuses_costly_split),
+        cmocka_unit_test(ad_part_splits_only_cuttable_types),
         cmocka_unit_test(ad_part_model_parts),
         cmocka_unit_test(ad_part_model_floor),
         cmocka_unit_test(random_invariants),
@@ -1428,6 +1637,9 @@ int main(void)
         cmocka_unit_test(local_search_moves),
         cmocka_unit_test(best_never_worse),
         cmocka_unit_test(best_topcuoglu),
+        cmocka_unit_test(given_case_study_optimum),
+        cmocka_unit_test(given_keeps_order),
+        cmocka_unit_test(given_refusals),
         cmocka_unit_test(bad_options),
         cmocka_unit_test(one_device),
     };

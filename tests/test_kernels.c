@@ -38,7 +38,7 @@ static void registry_lists_every_type(void **state)
         assert_non_null(strstr(text, names[i]));
         assert_non_null(t->description);
         assert_non_null(t->tolerance_doc);
-        assert_int_equal(t->run_cuda != NULL, HS_HAVE_CUDA);
+        assert_int_equal(t->cuda, HS_HAVE_CUDA);
     }
     while (hs_ktypes[count])
         count++;

@@ -580,6 +580,42 @@ static void number_bounds(void **state)
                       "1048577}]\napplications: []\n",
                       "text.yaml:2:55: error: platform.devices[0].cores: must be a whole number "
                       "from 0 to 1048576, not 1048577");
+    EXPECT_TEXT_ERROR("platform:\n  devices: [{name: c, kind: cpu, memory: host, overhead_us: "
+                      "-2}]\napplications: []\n",
+                      "text.yaml:2:61: error: platform.devices[0].overhead_us: must be a number "
+                      "from 0 to 1e+12 us, not -2");
+    EXPECT_TEXT_ERROR("platform:\n  devices: [{name: c, kind: cpu, memory: host, overhead_us: "
+                      ".nan}]\napplications: []\n",
+                      "text.yaml:2:61: error: platform.devices[0].overhead_us: must be a number "
+                      "from 0 to 1e+12 us, not nan");
+}
+
+/* A device's overhead_us is part of every task's cost on it, and survives
+ * writing the workload back. */
+static void device_overhead(void **state)
+{
+    hs_workload *w = load_text_ok("platform:\n  devices:\n"
+                                  "    - {name: cpu0, kind: cpu, memory: host, overhead_us: 2.5}\n"
+                                  "applications:\n"
+                                  "  - {name: a, kernels: [{name: k, cost_us: {cpu: 10}}]}\n");
+    hs_workload *back;
+    hs_error err = {0};
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    (void)state;
+    assert_float_equal(w->platform.devices[0].overhead_us, 2.5, 0);
+    assert_float_equal(w->apps[0].kernels[0].cost_us[0], 10, 0);
+    assert_float_equal(w->graph.tasks[0].cost_us[0], 12.5, 0);
+    assert_non_null(f);
+    assert_int_equal(hs_workload_write_yaml(w, f, &err), HS_OK);
+    fclose(f);
+    assert_non_null(strstr(text, "overhead_us: 2.5"));
+    assert_int_equal(hs_workload_load_buffer("back.yaml", text, len, &back, &err), HS_OK);
+    assert_float_equal(back->graph.tasks[0].cost_us[0], 12.5, 0);
+    free(text);
+    hs_workload_free(back);
+    hs_workload_free(w);
 }
 
 /* A cost provider that answers what its context holds. */
@@ -836,6 +872,7 @@ int main(void)
         cmocka_unit_test(tiny),
         cmocka_unit_test(two_gpus),
         cmocka_unit_test(optional_fields),
+        cmocka_unit_test(device_overhead),
         cmocka_unit_test(malformed_files),
         cmocka_unit_test(error_path_kept),
         cmocka_unit_test(unreadable),

@@ -6,7 +6,9 @@
 #     speedups exactly 1, and each speedup cpu-only's makespan over the row's;
 #   - Table 3's rows for the three sets: the case study x5 (cost-only, so its
 #     makespans are the paper's Table 2 costs: h-ratio's 28790.208 us, the
-#     MILP's proven optimum the same), the MILP's verdict on the others;
+#     MILP's proven optimum the same), the MILP's verdict on the others, and
+#     the measured makespans of the MILP's schedule (run --schedule) and of
+#     the policies run;
 #   - the report with its three sections, the model and platform, and (with
 #     cairo) two PNG charts;
 # and refuses bad options with exit 2 and one line; stopped by SIGTERM, it
@@ -97,9 +99,24 @@ check "table3 case study x5: h-ratio 28790.208 us, proven optimum 28790.208" awk
     $5 == "table3" && $6 == "case-study-x5" && $7 == "h-ratio" { n++
         if ($10 != "28790.208" || $13 != "28790.208" || $14 != "proven optimal") exit 1 }
     END { exit n != 1 }' "$csv"
+# the MILP's schedule run for real (run --schedule of compare's optimal.json):
+# its simulated makespan is the optimum's, beside a measured one
+check "table3 case study x5: the optimum, run for real on emu" awk -F, '
+    $5 == "table3" && $6 == "case-study-x5" && $7 == "optimal" { n++
+        if ($4 != "emu" || $8 != 1 || !($9 > 0) || $10 != "28790.208") exit 1 }
+    END { exit n != 1 }' "$csv"
 for set in case-study-x5 va+xgemm+increment-x5 xgemm+fblock+pi-x2; do
     n=$(awk -F, -v s="$set" '$5 == "table3" && $6 == s && $10 > 0 && $14 != ""' "$csv" | wc -l)
     check "table3 $set: a row per policy with the MILP's verdict ($n)" [ "$n" -ge 18 ]
+    # measured: the MILP's schedule and Table 3's policies among those run
+    for p in optimal $policies; do
+        n=$(awk -F, -v s="$set" -v p="$p" '$5 == "table3" && $6 == s && $7 == p &&
+            $4 == "emu" && $8 == 1 && $9 > 0' "$csv" | wc -l)
+        check "table3 $set $p: measured on emu" [ "$n" = 1 ]
+    done
+    n=$(awk -F, -v s="$set" '$5 == "table3" && $6 == s && $9 != ""' "$csv" | wc -l)
+    check "table3 $set: measured only the MILP's and the policies run ($n)" \
+        [ "$n" = $(($(wc -w <<<"$policies") + 1)) ]
     # no policy's whole-task schedule beats a proven optimum
     check "table3 $set: no whole-task policy below a proven optimum" awk -F, -v s="$set" '
         $5 == "table3" && $6 == s && $14 == "proven optimal" && $7 != "ad-part" &&
@@ -108,7 +125,8 @@ done
 
 md=$out/$d-ci-paper.md
 check "the report is written" [ -s "$md" ]
-for h in "## Fig. 5, small" "## Fig. 4 benchmarks, small" "## Table 3" "| case-study-x5 | small | 28790.208 | 28790.208 | 1.000 |"; do
+for h in "## Fig. 5, small" "## Fig. 4 benchmarks, small" "## Table 3" "| case-study-x5 | small | 28790.208 | 28790.208 | 1.000 |" \
+    "## Table 3, measured: real makespans on emu (us, median of 1 run(s))"; do
     check "the report has '$h'" grep -qF -- "$h" "$md"
 done
 check "the model is kept" [ -s "$out/$d-ci-small-model.json" ]

@@ -3,7 +3,8 @@
  * of seeded random workloads each one must produce a schedule that the
  * validator accepts, with every task placed once (or as parts summing to
  * 1), a makespan equal to the model's, and no better than two simple lower
- * bounds computed here. */
+ * bounds computed here; run as a given schedule, each whole-task schedule
+ * keeps its devices and orders and ends no later. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -186,6 +187,50 @@ static void check(const hs_workload *w, const hs_schedule *s, const char *policy
     free(nparts);
 }
 
+/* Schedule s of a policy run as given (hs_map_options.schedule), when it is
+ * of whole tasks: each task on the same device, each device's tasks in the
+ * same order, and, the costs being the same, no later end: each task starts
+ * once its device and its inputs let it, which the policy's start did too. */
+static void replay(hs_workload *w, const hs_schedule *s, const char *policy, int seed)
+{
+    hs_map_options opt = {.schedule = s};
+    hs_schedule *r = NULL;
+    hs_error err = {0};
+    size_t n = w->graph.ntasks, *in_s = calloc(n, sizeof *in_s), *in_r = calloc(n, sizeof *in_r);
+    assert_true(in_s && in_r);
+    for (size_t i = 0; i < s->nplacements; i++)
+        if (s->placements[i].nparts != 1)
+            goto out;
+    if (hs_map(w, NULL, &opt, &r, NULL, &err) != HS_OK)
+        fail_msg("%s on workload %d, run as given: %s", policy, seed, err.msg);
+    check(w, r, "given", seed);
+    for (size_t i = 0; i < n; i++) {
+        in_s[s->placements[i].task] = i;
+        in_r[r->placements[i].task] = i;
+    }
+    for (size_t a = 0; a < n; a++) {
+        const hs_placement *sa = &s->placements[in_s[a]], *ra = &r->placements[in_r[a]];
+        if (ra->device != sa->device)
+            fail_msg("%s on workload %d, run as given: task %zu on device %d, not %d", policy,
+                     seed, a, ra->device, sa->device);
+        for (size_t b = 0; b < n; b++) {
+            const hs_placement *sb = &s->placements[in_s[b]], *rb = &r->placements[in_r[b]];
+            if (sb->device == sa->device && sa->start_us < sb->start_us &&
+                ra->end_us > rb->start_us + 1e-9 * fmax(1, rb->start_us))
+                fail_msg("%s on workload %d, run as given: task %zu ends at %.6f after task "
+                         "%zu, which came after it on device %d, starts at %.6f", policy, seed,
+                         a, ra->end_us, b, sa->device, rb->start_us);
+        }
+    }
+    if (r->makespan_us > s->makespan_us + 1e-9 * fmax(1, s->makespan_us))
+        fail_msg("%s on workload %d: makespan %.6f, run as given %.6f", policy, seed,
+                 s->makespan_us, r->makespan_us);
+out:
+    hs_schedule_free(r);
+    free(in_s);
+    free(in_r);
+}
+
 static void conformance(void **state)
 {
     unsigned short x[3] = {0x330e, 2014, 3};
@@ -206,6 +251,7 @@ static void conformance(void **state)
             if (hs_map(w, name, &opt, &s, &st, &err) != HS_OK)
                 fail_msg("%s on workload %d: %s", name, i, err.msg);
             check(w, s, name, i);
+            replay(w, s, name, i);
             for (size_t j = 0; j < s->nplacements; j++)
                 busy += s->placements[j].end_us - s->placements[j].start_us;
             assert_float_equal(st.busy_us_total, busy, 1e-6 * fmax(1, busy));

@@ -5,8 +5,10 @@ PYTHONPATH=python and LD_LIBRARY_PATH=build."""
 
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import unittest
 
 if os.environ.get("HS_SANITIZED"):
@@ -18,6 +20,8 @@ ROOT = os.environ.get("HS_SOURCE_ROOT", ".")
 HETSCHED = os.environ.get("HETSCHED", "build/cli/hetsched")
 CASE = os.path.join(ROOT, "workloads", "case-study.yaml")
 RUN_SMALL = os.path.join(ROOT, "workloads", "run-small.yaml")
+TYPED = os.path.join(ROOT, "workloads", "typed-example.yaml")
+MODEL = os.path.join(ROOT, "workloads", "models", "example.json")
 
 
 def command(*args):
@@ -84,6 +88,30 @@ class Map(unittest.TestCase):
             hetsched.map(w, "heft", nonsense=1)
 
 
+    def test_a_performance_model(self):
+        # typed-example's gemm has no cost_us: its costs come from the model
+        with self.assertRaisesRegex(hetsched.Error, "no performance model is loaded"):
+            hetsched.load(TYPED)
+        w = hetsched.load(TYPED, model=MODEL)
+        for name in ("heft", "ad-part"):  # ad-part also sizes its parts with it
+            out = command("map", "-a", name, TYPED, "--model", MODEL)
+            self.assertEqual("%.3f" % hetsched.map(w, name).makespan_us,
+                             re.search(r"makespan ([0-9.]+) us", out).group(1), name)
+        # map's model= on a workload loaded without one: the same as --model
+        c = hetsched.load(CASE)
+        out = command("map", "-a", "ad-part", CASE, "--model", MODEL)
+        s = hetsched.map(c, "ad-part", model=MODEL)
+        self.assertEqual("%.3f" % s.makespan_us,
+                         re.search(r"makespan ([0-9.]+) us", out).group(1))
+        s.validate()
+        r = hetsched.run(hetsched.load(TYPED, model=MODEL), "heft", backend="emu", check="none",
+                         predict="delay")
+        self.assertEqual(round(r.predicted.makespan_us, 3),
+                         round(hetsched.map(w, "heft").makespan_us, 3))
+        with self.assertRaisesRegex(hetsched.Error, "cannot read"):
+            hetsched.map(c, "heft", model=os.path.join(ROOT, "no-such-model.json"))
+
+
 class Optimal(unittest.TestCase):
     def test_the_case_studys_optimum(self):
         w = hetsched.load(CASE)
@@ -93,6 +121,41 @@ class Optimal(unittest.TestCase):
         self.assertLessEqual(s.bound_us, s.makespan_us)
         self.assertEqual(s.algorithm, "optimal")
         s.validate()
+
+
+class Given(unittest.TestCase):
+    def test_the_optimum_run_as_given(self):
+        w = hetsched.load(CASE)
+        path = os.path.join(self.tmp, "optimal.json")
+        hetsched.optimal(w, time_limit=60).write_json(path)
+        s = hetsched.map(w, schedule=path)
+        self.assertEqual(round(s.makespan_us, 3), 6390.208)
+        self.assertEqual(s.algorithm, "given")
+        r = hetsched.run(w, schedule=path, backend="emu")
+        self.assertEqual(r.algorithm, "given")
+        self.assertEqual({t["id"]: t["device"] for t in r.tasks},
+                         {t["id"]: t["device"] for t in s.tasks})
+        r.validate()
+
+    def test_refused(self):
+        w = hetsched.load(CASE)
+        path = os.path.join(self.tmp, "heft.json")
+        hetsched.map(w, "heft").write_json(path)
+        with self.assertRaisesRegex(ValueError, "give a policy or a schedule"):
+            hetsched.run(w, "heft", schedule=path)
+        with self.assertRaisesRegex(ValueError, "not neither"):
+            hetsched.map(w)
+        with self.assertRaisesRegex(hetsched.Error, r"^--split does not apply to --schedule"):
+            hetsched.run(w, schedule=path, split="hdss")
+        with self.assertRaisesRegex(hetsched.Error, r"^%s:\d+:\d+: error: tasks\[\d+\]\.device: "
+                                    r"no device 'gpu0' in the workload$" % re.escape(path)):
+            hetsched.run(w, schedule=path, devices="cpu0")
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
 
 
 class Run(unittest.TestCase):
@@ -106,6 +169,11 @@ class Run(unittest.TestCase):
         self.assertEqual(r.predicted.model, "executor")
         self.assertEqual(round(r.predicted.makespan_us, 3), 990.0)  # README's prediction
         self.assertTrue(all(copies > 0 for _, copies, _ in r.links.values()))
+        # the kernel table covers every task once, the gaps every device that ran one
+        self.assertEqual(sum(k["tasks"] for k in r.kernels), 8)
+        self.assertIn("cost-only", [k["kernel"] for k in r.kernels])
+        self.assertEqual(len(r.gap_us), 1 + max(k["device"] for k in r.kernels))
+        self.assertTrue(all(g >= 0 for g in r.gap_us))
         r.validate()
 
     def test_a_subset_of_devices(self):
@@ -122,6 +190,13 @@ class Run(unittest.TestCase):
              "applications": [{"name": "app", "kernels": [{"name": "a", "cost_us": {"cpu": 10}}]}]}
         r = hetsched.run(hetsched.load(d), "eager", devices="cpu1")
         self.assertEqual([t["device"] for t in r.tasks], ["cpu1"])
+
+    def test_options_that_do_not_apply(self):
+        w = hetsched.load(CASE)
+        with self.assertRaisesRegex(hetsched.Error, "--thr does not apply to policy heft"):
+            hetsched.run(w, "heft", backend="emu", thr=3)
+        with self.assertRaisesRegex(hetsched.Error, "--seed does not apply to policy heft"):
+            hetsched.run(w, "heft", backend="emu", seed=3)
 
     def test_a_device_fails(self):
         w = hetsched.load(RUN_SMALL)

@@ -292,12 +292,12 @@ static void split_parts_on_the_gpu(void **state)
 }
 
 /* ad-part with a 1 µs threshold splits every kernel of the mixed
- * applications (fed ones; unsplittable ones run whole by part 0, on the
- * GPU when placed there): all 13 checked, replicas balanced, bytes moved.
+ * applications that can be cut (fed ones too; potrf stays whole): all 13
+ * checked, replicas balanced, bytes moved.
  * A gpu0 capped below a part's buffers (va: 3 x 400000 bytes): HS_EINPUT. */
 static void split_everything_on_the_gpu(void **state)
 {
-    hs_workload *w = workload(PF_CPU_GPU, mixed_apps), *wv = workload(PF_CPU_GPU, split_va);
+    hs_workload *w = workload(PF_CPU_GPU, mixed_apps_even), *wv = workload(PF_CPU_GPU, split_va);
     hs_run_report r;
     hs_schedule *s;
     hs_error err = {0};
@@ -305,6 +305,7 @@ static void split_everything_on_the_gpu(void **state)
     if (run_split(w, "ad-part", &hs_backend_cuda, 0, &r, &s, &err) != 0)
         fail_msg("%s", err.msg);
     assert_true(s->nplacements > w->graph.ntasks);
+    potrf_whole(w, s);
     assert_int_equal(r.typed, 13);
     assert_int_equal(r.checked, 13);
     assert_int_equal(r.replicas_allocated - r.replicas_freed, r.noutputs);

@@ -28,8 +28,9 @@
  *     b: cpu 200, gpu 20, output 10000 B (T = 20)
  *     c: cpu 60,  gpu 90, output 10000 B (T = 20)
  *     a -> b: 40000 B (T = 50),  a -> c: 30000 B (T = 40)
- * Tasks: 0 = p#0/a, 1 = p#0/b, 2 = p#0/c. */
-static hs_workload *tri(void)
+ * Tasks: 0 = p#0/a, 1 = p#0/b, 2 = p#0/c.  cpu0 and gpu0 spend `ocpu` and
+ * `ogpu` us on each task besides its kernel (hs_device.overhead_us). */
+static hs_workload *tri_overheads(double ocpu, double ogpu)
 {
     hs_workload *w = hs_workload_new();
     hs_error err = {0};
@@ -55,8 +56,15 @@ static hs_workload *tri(void)
     assert_int_equal(hs_kernel_set_bytes(w, a, 2, 0, 10000, &err), 0);
     assert_int_equal(hs_app_add_edge(w, a, "a", "b", 40000, &err), 0);
     assert_int_equal(hs_app_add_edge(w, a, "a", "c", 30000, &err), 1);
+    assert_int_equal(hs_platform_set_overhead(w, 0, ocpu, &err), 0);
+    assert_int_equal(hs_platform_set_overhead(w, 1, ogpu, &err), 0);
     assert_int_equal(hs_workload_finalize(w, &err), 0);
     return w;
+}
+
+static hs_workload *tri(void)
+{
+    return tri_overheads(0, 0);
 }
 
 static hs_workload *case_study(void)
@@ -123,6 +131,35 @@ static void tri_eager(void **state)
     expect_at(s, 1, 0, 100, 300);
     expect_at(s, 2, 1, 140, 230);
     assert_float_equal(s->makespan_us, 300, EPS);
+    hs_schedule_free(s);
+    hs_workload_free(w);
+}
+
+/* The same with an overhead of 5 us per task on cpu0 and 3 on gpu0: every
+ * task's cost includes its device's overhead, in every view. */
+static void tri_eager_overheads(void **state)
+{
+    hs_workload *w = tri_overheads(5, 3);
+    const hs_platform *p = &w->platform;
+    const hs_task *a = &w->graph.tasks[0];
+    hs_schedule *s = map(w, "eager", 0);
+    hs_error err = {0};
+    (void)state;
+    assert_float_equal(a->cost_us[0], 105, 0);
+    assert_float_equal(a->cost_us[1], 53, 0);
+    assert_float_equal(hs_task_kernel_us(p, a, 0), 100, 0);
+    /* a quarter of a's items: a quarter of its kernel, the whole overhead */
+    assert_float_equal(hs_task_part_us(p, a, 0, 0.25), 30, EPS);
+    assert_float_equal(hs_task_part_us(p, a, 1, 1.0), 53, 0);
+    /* a 0-105 on cpu0; b 105-310 on cpu0; c on gpu0 once a's data land at
+     * 105 + T(30000) = 145: 145-238, output home at 258.  Makespan 310. */
+    expect_at(s, 0, 0, 0, 105);
+    expect_at(s, 1, 0, 105, 310);
+    expect_at(s, 2, 1, 145, 238);
+    assert_float_equal(s->makespan_us, 310, EPS);
+    assert_int_equal(hs_platform_set_overhead(w, 1, -1, &err), HS_EINPUT);
+    assert_string_equal(err.msg, "platform.devices[1].overhead_us: must be a number from 0 to "
+                                 "1e+12 us, not -1");
     hs_schedule_free(s);
     hs_workload_free(w);
 }
@@ -818,6 +855,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(tri_eager),
+        cmocka_unit_test(tri_eager_overheads),
         cmocka_unit_test(executor_model),
         cmocka_unit_test(cluster_routes_in_schedules),
         cmocka_unit_test(tri_cpu_only),

@@ -243,6 +243,43 @@ static void chunk_time_model(void **state)
     assert_true(fabs(hs_split_sim_chunk_us(&s, 0, 0, 10, 0) - 10) < EPS);
 }
 
+/* The best static split of N = 100 between a (1 item/us) and b (3), no
+ * transfers: max(p, (100 - p) / 3) is least at p = 25, 25 us, found among
+ * all 101 splits.  When b fails at 10 us it may hold 30 items at most, so
+ * a takes 70 (70 us).  Stopped before it starts, nothing is tried; five
+ * devices are refused. */
+static void best_static_split(void **state)
+{
+    static hs_split_sim s;
+    volatile sig_atomic_t stop = 0;
+    hs_error err = {0};
+    int best[HS_SPLIT_MAX_DEVICES] = {0};
+    double us;
+    long tried;
+    (void)state;
+    two_devices(&s, 100, 1, 3);
+    assert_int_equal(hs_split_sim_static_count(2), 101);
+    assert_int_equal(hs_split_sim_static_count(3), 5151);
+    assert_true(fabs(hs_split_sim_static_us(&s, (int[]){40, 60}) - 40) < EPS);
+    assert_int_equal(hs_split_sim_best_static(&s, &stop, best, &us, &tried, &err), HS_OK);
+    assert_int_equal(tried, 101);
+    assert_int_equal(best[0], 25);
+    assert_int_equal(best[1], 75);
+    assert_true(fabs(us - 25) < EPS);
+    s.dev[1].fails = 1;
+    s.dev[1].fail_at_us = 10;
+    assert_true(isinf(hs_split_sim_static_us(&s, (int[]){25, 75})));
+    assert_int_equal(hs_split_sim_best_static(&s, NULL, best, &us, &tried, &err), HS_OK);
+    assert_int_equal(best[0], 70);
+    assert_true(fabs(us - 70) < EPS);
+    stop = 1;
+    assert_int_equal(hs_split_sim_best_static(&s, &stop, best, &us, &tried, &err), HS_OK);
+    assert_int_equal(tried, 0);
+    assert_true(isinf(us));
+    s.ndevices = 5;
+    assert_int_equal(hs_split_sim_best_static(&s, NULL, best, &us, &tried, &err), HS_EINPUT);
+}
+
 /* static on a (1 item/us) and b (0.5 item/us), N = 100, no overheads:
  * a does [0, 50) in 50 us, b [50, 100) in 100 us.  Makespan 100; alone a
  * takes 100 and b 200, so efficiency = (100/100) / (1 + 0.5) = 2/3;
@@ -1537,6 +1574,7 @@ int main(void)
         cmocka_unit_test(registry_and_options),
         cmocka_unit_test(bad_input_refused),
         cmocka_unit_test(chunk_time_model),
+        cmocka_unit_test(best_static_split),
         cmocka_unit_test(sim_figures),
         cmocka_unit_test(seq_static),
         cmocka_unit_test(seq_gss),

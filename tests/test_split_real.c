@@ -595,6 +595,38 @@ static void static_and_records(void **state)
     hs_split_real_close(r);
 }
 
+/* The best static split of two CPU devices: every split in 1% steps is a
+ * candidate, at least the one of least bound runs, the winner's shares
+ * sum to 100 and its time is a real one; stopped before it starts, none
+ * runs.  (Which split wins depends on the machine's load.) */
+static void best_static_split(void **state)
+{
+    hs_split_real_device dev[2];
+    hs_split_real *r = NULL;
+    hs_split_real_best b;
+    volatile sig_atomic_t stop = 0;
+    hs_error err = {0};
+    hs_kconf c;
+    int n = two_cpus(dev);
+    double alone[2];
+    (void)state;
+    conf(&c, "va", "n=5000");
+    assert_int_equal(hs_split_real_open(&c, dev, n, &r, &err), HS_OK);
+    for (int d = 0; d < 2; d++)
+        assert_int_equal(hs_split_real_alone(r, d, &alone[d], &err), HS_OK);
+    assert_int_equal(hs_split_real_best_static(r, alone, 1, &stop, &b, &err), HS_OK);
+    assert_int_equal(b.step, 1);
+    assert_int_equal(b.total, 101);
+    assert_true(b.tried >= 1 && b.tried <= b.total);
+    assert_int_equal(b.pct[0] + b.pct[1], 100);
+    assert_true(b.us > 0 && isfinite(b.us));
+    stop = 1;
+    assert_int_equal(hs_split_real_best_static(r, alone, 1, &stop, &b, &err), HS_OK);
+    assert_int_equal(b.tried, 0);
+    assert_true(isinf(b.us));
+    hs_split_real_close(r);
+}
+
 /* ----------------------------------------------------------- command line */
 
 static void command_line(void **state)
@@ -645,6 +677,7 @@ int main(void)
         cmocka_unit_test(chunk_run_twice),
         cmocka_unit_test(stalled_device),
         cmocka_unit_test(static_and_records),
+        cmocka_unit_test(best_static_split),
         cmocka_unit_test(command_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,8 +2,10 @@
  *   - hand-checked: one splittable kernel on 1 cpu + 1 gpu, split by
  *     `static` and by `fixed` (with and without data), exact fractions,
  *     placements and makespans;
- *   - pinning: each part runs on the device that got its items, even under
- *     cpu-only;
+ *   - pinning: each part runs on the device that got its items; the plans
+ *     of heft and peft put it there, so their runs are their plans (a
+ *     device never idles while a part planned for it waits); cpu-only
+ *     --split splits over the CPU devices only;
  *   - seeded random graphs with splittable kernels: every splitter under
  *     every policy gives a schedule the validator accepts (so the parts of a
  *     task have fractions summing to 1), the parts of a task on distinct
@@ -24,6 +26,7 @@
 #include "exec/engine.h"
 #include "hetsched/schedule.h"
 #include "mapper/policy.h"
+#include "mapper/rank.h"
 #include "mapper/split_graph.h"
 
 #define EPS 1e-9
@@ -141,15 +144,32 @@ static void hand_fixed_data(void **state)
     hs_workload_free(w);
 }
 
-/* cpu-only would run everything on cpu0; the part the splitter gave gpu0
- * still runs there. */
-static void pinned_under_cpu_only(void **state)
+/* cpu-only splits over the CPU devices only: on cpu0 + gpu0 the kernel is
+ * one part on cpu0, all its 1000 µs.  On a platform without a CPU device
+ * nothing is split and cpu-only says why it cannot run. */
+static void cpu_only_stays_on_the_cpu(void **state)
 {
-    hs_workload *w = one_kernel(0);
-    hs_schedule *s = map_split(w, "cpu-only", "static", NULL);
+    hs_workload *w = one_kernel(0), *g = hs_workload_new();
+    hs_schedule *s = map_split(w, "cpu-only", "static", NULL), *none = NULL;
+    hs_map_options opt = {0};
+    hs_error err = {0};
+    int a;
     (void)state;
+    assert_true(hs_platform_add_device(g, "gpu0", HS_DEVICE_GPU, "gpu0", 0, &err) >= 0);
+    assert_true((a = hs_workload_add_app(g, "a", 1, &err)) >= 0);
+    assert_true(hs_app_add_kernel(g, a, "k", &err) >= 0);
+    assert_int_equal(hs_kernel_set_cost(g, a, 0, "gpu", 250, &err), 0);
+    assert_int_equal(hs_kernel_set_split(g, a, 0, 1, 1000, &err), 0);
+    assert_int_equal(hs_workload_finalize(g, &err), 0);
+    assert_int_equal(hs_split_graph_new("static", NULL, &opt.split, &err), 0);
+    assert_int_equal(hs_map(g, "cpu-only", &opt, &none, NULL, &err), HS_EINPUT);
+    assert_non_null(strstr(err.msg, "policy cpu-only needs a CPU device"));
+    hs_split_graph_free(opt.split);
+    hs_workload_free(g);
+    assert_int_equal(s->nplacements, 1);
     assert_int_equal(part_of(s, 0)->device, 0);
-    assert_int_equal(part_of(s, 1)->device, 1);
+    assert_true(fabs(part_of(s, 0)->fraction - 1) < EPS);
+    assert_true(fabs(s->makespan_us - 1000) < EPS);
     hs_schedule_free(s);
     hs_workload_free(w);
 }
@@ -265,6 +285,61 @@ static void random_graphs(void **state)
     assert_true(split > maps); /* several split tasks per map on average */
 }
 
+/* heft's and peft's plans of the split graph put each part on its pinned
+ * device, and the simulated run (delay model, as the plan) follows them to
+ * the µs: every part and whole task runs where and when planned. */
+static void plans_know_the_pins(void **state)
+{
+    static const char *pols[] = {"heft", "peft"}, *sps[] = {"static", "hdss"};
+    size_t pinned = 0;
+    (void)state;
+    for (unsigned seed = 0; seed < 6; seed++) {
+        hs_workload *w = random_workload(200 + seed);
+        for (size_t i = 0; i < 2; i++)
+            for (size_t j = 0; j < 2; j++) {
+                const hs_policy *inner = hs_policy_find(pols[i]), *wp;
+                hs_map_options opt = {0};
+                hs_graph g = {0};
+                hs__plan plan;
+                hs_schedule *s = NULL;
+                hs_error err = {0};
+                const int *pin;
+                assert_int_equal(hs_split_graph_new(sps[j], NULL, &opt.split, &err), 0);
+                assert_non_null(wp = hs_split_graph_wrap(opt.split, inner));
+                if (wp->transform(w, &opt, &g, &err) != 1) { /* nothing splittable */
+                    hs_split_graph_free(opt.split);
+                    continue;
+                }
+                assert_non_null(pin = hs__split_graph_pins(&opt, &g));
+                assert_int_equal(inner->plan(&g, &w->platform, &opt, &plan, &err), HS_OK);
+                for (size_t t = 0; t < g.ntasks; t++)
+                    if (pin[t] >= 0) {
+                        assert_int_equal(plan.device[t], pin[t]);
+                        pinned++;
+                    }
+                if (hs_map(w, pols[i], &opt, &s, NULL, &err) != HS_OK)
+                    fail_msg("%s: %s", pols[i], err.msg);
+                for (size_t k = 0; k < s->nplacements; k++) {
+                    const hs_placement *p = &s->placements[k];
+                    size_t t = 0;
+                    while (t < g.ntasks &&
+                           (g.tasks[t].origin != p->task || g.tasks[t].part != p->part))
+                        t++;
+                    assert_true(t < g.ntasks);
+                    assert_int_equal(p->device, plan.device[t]);
+                    assert_true(fabs(p->start_us - plan.start[t]) < 1e-6);
+                    assert_true(fabs(p->end_us - plan.end[t]) < 1e-6);
+                }
+                hs_schedule_free(s);
+                hs__plan_free(&plan);
+                hs_graph_free(&g);
+                hs_split_graph_free(opt.split);
+            }
+        hs_workload_free(w);
+    }
+    assert_true(pinned > 20);
+}
+
 /* ---------------------------------------------------------- real backends */
 
 /* A typed va of n = 100000 floats, splittable, on cpu0 + cpu1 (cpu
@@ -326,7 +401,8 @@ int main(void)
         cmocka_unit_test(hand_static),
         cmocka_unit_test(hand_fixed),
         cmocka_unit_test(hand_fixed_data),
-        cmocka_unit_test(pinned_under_cpu_only),
+        cmocka_unit_test(cpu_only_stays_on_the_cpu),
+        cmocka_unit_test(plans_know_the_pins),
         cmocka_unit_test(refusals),
         cmocka_unit_test(random_graphs),
         cmocka_unit_test(run_typed),

@@ -78,6 +78,11 @@ typedef struct hs_device {
     int memory;          /* index into hs_platform.memories */
     int cores;           /* 0 when not given */
     int node;            /* index into hs_platform.nodes; 0 without nodes */
+    double overhead_us;  /* what the executor spends on each task it runs
+                            there besides the kernel (hand-over, launch,
+                            completion, the engine's step), µs; every task's
+                            cost on it includes it; 0 when not given
+                            (`hetsched run` prints the gap it saw) */
 } hs_device;
 
 /* Data moves from one memory to another over a link.  A declared link
@@ -304,6 +309,8 @@ int hs_platform_add_network_link(hs_workload *w, const char *from, const char *t
  * empty (memories come from the devices in the same order, so indices
  * agree). */
 int hs_platform_copy(hs_workload *w, const hs_platform *p, hs_error *err);
+/* Sets device d's overhead_us (0 .. HS_MAX_US); HS_OK or HS_EINPUT. */
+int hs_platform_set_overhead(hs_workload *w, int d, double overhead_us, hs_error *err);
 
 /* Applications.  Return the new index, or a negative error. */
 int hs_workload_add_app(hs_workload *w, const char *name, int instances, hs_error *err);
@@ -353,6 +360,17 @@ const hs_kernel_edge *hs_edge_origin(const hs_workload *w, const hs_graph *g, co
 
 /* The smallest cost of task t over all devices. */
 double hs_task_min_cost(const hs_graph *g, size_t t);
+/* Task t's cost on device d less d's overhead_us: what its kernel takes. */
+double hs_task_kernel_us(const hs_platform *p, const hs_task *t, int d);
+/* The cost on d of a part of t that holds fraction f of its items: f of
+ * the kernel, and the whole overhead (each part is a task of its own). */
+double hs_task_part_us(const hs_platform *p, const hs_task *t, int d, double f);
+
+/* The critical path of g where each task costs its fastest device's time
+ * and no transfer costs anything, in µs: the denominator of the schedule
+ * length ratio (SLR; Topcuoglu et al. 2002, eq. (9)) that `compare`
+ * prints.  HS_EINPUT on a cycle, HS_ENOMEM. */
+int hs_graph_critical_path_us(const hs_graph *g, double *out, hs_error *err);
 
 /* Writes w's platform and applications, as declared, in the YAML of
  * DESIGN.md §3 (libyaml's emitter): devices, links, then each application

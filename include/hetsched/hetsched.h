@@ -3,6 +3,7 @@
 #ifndef HETSCHED_H
 #define HETSCHED_H
 
+#include "hetsched/calibrate.h"
 #include "hetsched/error.h"
 #include "hetsched/export.h"
 #include "hetsched/gen.h"
@@ -10,6 +11,7 @@
 #include "hetsched/load.h"
 #include "hetsched/mapper.h"
 #include "hetsched/milp.h"
+#include "hetsched/perfmodel.h"
 #include "hetsched/policy.h"
 #include "hetsched/run.h"
 #include "hetsched/schedule.h"

@@ -47,6 +47,15 @@ typedef struct hs_map_options {
     const struct hs_split_options *live_split_options;
     double budget_ms;       /* best: time for its portfolio and local search, in
                                ms, at most HS_MAX_BUDGET_MS; 0 = 100 */
+    /* A schedule to run instead of a policy's choices (hs_map with policy
+     * NULL; `map --schedule`): each task on the device the schedule places
+     * it on, each device's tasks in the order of their start times there
+     * (then end times, then precedence); a task still waits for its
+     * device's previous task and its inputs.  It must place every task of
+     * the workload's graph once, whole, in devices' orders that a run can
+     * keep (hs_schedule_read_given reads one and checks that); not with
+     * split or live_split.  NULL: none. */
+    const hs_schedule *schedule;
 } hs_map_options;
 
 #define HS_MAX_BUDGET_MS 3.6e6 /* one hour */
@@ -70,21 +79,38 @@ const hs_policy *hs_policy_find(const char *name);
 const char *hs_policy_name(const hs_policy *p);
 const char *hs_policy_description(const hs_policy *p);
 
-/* The hs_map_options a policy reads besides the cost model, as a mask: a
- * command refuses an option the chosen policy would ignore. */
+/* The hs_map_options a policy reads besides the cost model, as a mask (a
+ * command refuses an option the chosen policy would ignore), and what it
+ * promises about its placements (HS_POLICY_CPUS_ONLY). */
 enum {
     HS_POLICY_TAKES_THR = 1 << 0,    /* thr: h-ratio, d-rank, ad-part, best */
     HS_POLICY_TAKES_SEED = 1 << 1,   /* seed: random, best's local search */
     HS_POLICY_TAKES_BUDGET = 1 << 2, /* budget_ms: best */
+    HS_POLICY_CPUS_ONLY = 1 << 3,    /* not an option: runs every task on a CPU device
+                                        (cpu-only), so --split splits over those only */
 };
 unsigned hs_policy_options(const hs_policy *p);
 
-/* Maps the finalized workload w with the named policy in simulation.  On
+/* Maps the finalized workload w with the named policy in simulation, or
+ * with policy NULL runs opt->schedule there (algorithm "given").  On
  * success *out is a schedule that passes hs_schedule_validate (transfers
  * derived, makespan set, algorithm = policy name).  `opt` and `stats` may be
- * NULL.  An unknown policy is HS_EUSAGE. */
+ * NULL.  An unknown policy, or a policy and a schedule both or neither, is
+ * HS_EUSAGE; a schedule that is not of w's graph (see
+ * hs_schedule_read_given) is HS_EINPUT. */
 int hs_map(hs_workload *w, const char *policy, const hs_map_options *opt, hs_schedule **out,
            hs_map_stats *stats, hs_error *err);
+
+/* Reads the schedule at `path` (the JSON of `map --json`, `optimal --json`
+ * or `run --json`; "-" is stdin) for hs_map_options.schedule and checks
+ * that it is one of w: every id and device it names is w's
+ * (hs_schedule_read_json), it places every task of w's graph once and
+ * whole, and no task comes on its device before one that waits for it
+ * (through the graph's edges and the other devices' orders).  Its times
+ * only order each device's tasks; the model is not checked.  HS_EINPUT
+ * with one line "FILE:LINE:COL: error: PATH: WHAT" (FILE:1:1 for a task
+ * that is missing), HS_ENOMEM; *out is NULL on error. */
+int hs_schedule_read_given(hs_workload *w, const char *path, hs_schedule **out, hs_error *err);
 
 #ifdef __cplusplus
 }

@@ -56,7 +56,7 @@ struct hs__plan; /* the library's static policies only */
 struct hs_policy {
     const char *name;        /* as given to -a and hs_map: unique */
     const char *description; /* one line for `map -a help` */
-    unsigned options;        /* HS_POLICY_TAKES_*: the options it reads
+    unsigned options;        /* HS_POLICY_*: the options it reads and its promises
                                 (include/hetsched/mapper.h) */
     /* Optional: build the graph the run schedules (into *out, with
      * hs_graph_init); return 1 if it did, 0 to keep w->graph. */

@@ -60,7 +60,12 @@ typedef struct hs_run_options {
                                   under emu and cuda; 0: emu unlimited, cuda
                                   the GPU's free memory - 512 MiB */
     hs_check_mode check;       /* --check */
-    unsigned long seed;        /* --seed: of the `random` policy */
+    unsigned long seed;        /* --seed: of random and of best's local search;
+                                  refused (not 0) for a policy without
+                                  HS_POLICY_TAKES_SEED */
+    int thr;                   /* --thr: dispatch threshold of h-ratio, d-rank,
+                                  ad-part and best; 0: the policy's; refused
+                                  for a policy without HS_POLICY_TAKES_THR */
     const struct hs_perfmodel *perfmodel; /* --model: costs of typed kernels
                                   (the workload's cost provider must be set
                                   from it too); NULL: none */
@@ -76,7 +81,22 @@ typedef struct hs_run_options {
     const char *throttle_device; /* --throttle: this cpu device runs each kernel */
     double throttle;           /* `throttle` times slower (> 1, <= 1e6) */
     hs_run_predict predict;    /* --predict */
+    const char *schedule;      /* --schedule: the file of a schedule to run
+                                  instead of a policy's (policy NULL), read
+                                  once the devices are chosen
+                                  (hs_schedule_read_given); NULL: none */
 } hs_run_options;
+
+/* Kernel times of a run against the model that predicted them: one row per
+ * kernel type (untyped kernels: "cost-only") and device. */
+typedef struct hs_run_kernel_row {
+    char kernel[32];           /* the type's name, or "cost-only" */
+    int device;
+    size_t tasks;              /* placements (a chunk counts as one) */
+    double measured_us;        /* the sum of their measured spans */
+    double model_us;           /* the sum of their kernels' predicted costs
+                                  (hs_task_kernel_us, times the fraction) */
+} hs_run_kernel_row;
 
 /* What a run gave.  hs_run fills it; free with hs_run_result_free. */
 typedef struct hs_run_result {
@@ -101,13 +121,21 @@ typedef struct hs_run_result {
     size_t evictions, writebacks; /* replicas evicted; of those, copied to host */
     size_t pool_hits, pool_misses, pool_reserved; /* buffers: reused, made
                                   during the run, made ahead */
+    hs_run_kernel_row *kernels; /* [nkernels], by device then kernel */
+    size_t nkernels;
+    double *gap_us;            /* [ndevices]: the median time from one task's
+                                  end to the next one's start on each device
+                                  (0 with fewer than 2 tasks), to set beside
+                                  its overhead_us */
 } hs_run_result;
 
 /* Checks what hs_run would refuse before it touches a workload: the policy
- * name, the backend name, the split options and their combinations (the
- * split mode without a splitter, a device failure under a split at run
- * time, a wavefront, a policy that splits kernels itself).  HS_EUSAGE or
- * HS_EINPUT with the message hs_run would give. */
+ * name (NULL with a schedule, and only then), the backend name, the split
+ * options and their combinations (the split mode without a splitter, a
+ * device failure under a split at run time, a wavefront, a policy that
+ * splits kernels itself, a split with a schedule), a seed or a threshold
+ * for a policy that has none (or with a schedule).  HS_EUSAGE or HS_EINPUT
+ * with the message hs_run would give. */
 int hs_run_check(const char *policy, const hs_run_options *opt, hs_error *err);
 
 /* The backend hs_run uses when none is named: cpu when every device of w
@@ -121,13 +149,17 @@ const char *hs_run_default_backend(const hs_workload *w);
  * then unchanged). */
 int hs_workload_select_devices(hs_workload *w, const char *list, hs_error *err);
 
-/* Runs the finalized workload w with the named policy (opt may be NULL:
- * every default).  With opt->devices, w keeps only those devices first
- * (hs_workload_select_devices), and the schedules refer to that platform.
- * On HS_OK *res holds the measured and the predicted schedules and the
- * counters; on an error *res is empty.  Errors: those of hs_run_check,
- * HS_EINPUT for a device that is not there, HS_ENOTBUILT for cuda without
- * CUDA, HS_ECHECK when a kernel's result fails its check. */
+/* Runs the finalized workload w with the named policy, or with policy NULL
+ * the schedule of opt->schedule (each task on its device there, each
+ * device's tasks in their order there: hs_map_options.schedule), on a real
+ * backend (opt may be NULL: every default).  With opt->devices, w keeps
+ * only those devices first (hs_workload_select_devices), and the schedules
+ * refer to that platform.  On HS_OK *res holds the measured and the
+ * predicted schedules and the counters; on an error *res is empty.
+ * Errors: those of hs_run_check, HS_EINPUT for a device that is not there
+ * or a schedule that is not of w (located: hs_schedule_read_given),
+ * HS_ENOTBUILT for cuda without CUDA, HS_ECHECK when a kernel's result
+ * fails its check. */
 int hs_run(hs_workload *w, const char *policy, const hs_run_options *opt, hs_run_result *res,
            hs_error *err);
 void hs_run_result_free(hs_run_result *res);

@@ -60,12 +60,19 @@ class _Schedule(ctypes.Structure):  # the leading fields of hs_schedule
                 ("makespan_us", ctypes.c_double)]
 
 
+class _LoadOptions(ctypes.Structure):  # hs_load_options, every field
+    _fields_ = [("cost_fn", ctypes.c_void_p), ("cost_ctx", ctypes.c_void_p),
+                ("format", ctypes.c_char_p), ("platform", ctypes.c_void_p),
+                ("speeds", ctypes.c_char_p), ("beta", ctypes.c_double),
+                ("beta_seed", ctypes.c_ulong), ("suite", ctypes.c_int)]
+
+
 class _MapOptions(ctypes.Structure):
     _fields_ = [("seed", ctypes.c_ulong), ("thr", ctypes.c_int),
                 ("split_threshold_us", ctypes.c_double), ("perfmodel", ctypes.c_void_p),
                 ("split", ctypes.c_void_p), ("executor_depth", ctypes.c_void_p),
                 ("live_split", ctypes.c_void_p), ("live_split_options", ctypes.c_void_p),
-                ("budget_ms", ctypes.c_double)]
+                ("budget_ms", ctypes.c_double), ("schedule", ctypes.c_void_p)]
 
 
 class _MapStats(ctypes.Structure):
@@ -79,7 +86,8 @@ class _MilpOptions(ctypes.Structure):
     _fields_ = [("formulation", ctypes.c_int), ("solver", ctypes.c_int),
                 ("time_limit_s", ctypes.c_double), ("rel_gap", ctypes.c_double),
                 ("verbose", ctypes.c_int), ("progress", ctypes.c_int),
-                ("features", ctypes.c_uint), ("lp_file", ctypes.c_char_p)]
+                ("features", ctypes.c_uint), ("lp_file", ctypes.c_char_p),
+                ("stop", ctypes.c_void_p)]
 
 
 class _MilpResult(ctypes.Structure):
@@ -88,18 +96,25 @@ class _MilpResult(ctypes.Structure):
                 ("gap", ctypes.c_double), ("root_bound_us", ctypes.c_double),
                 ("incumbent_us", ctypes.c_double), ("incumbent_from", ctypes.c_char * 32),
                 ("rows", ctypes.c_int), ("cols", ctypes.c_int), ("binaries", ctypes.c_int),
-                ("nodes", ctypes.c_double), ("solve_s", ctypes.c_double)]
+                ("nodes", ctypes.c_double), ("solve_s", ctypes.c_double),
+                ("interrupted", ctypes.c_int), ("not_built", ctypes.c_char * 256)]
 
 
 class _RunOptions(ctypes.Structure):
     _fields_ = [("backend", ctypes.c_char_p), ("devices", ctypes.c_char_p),
                 ("device_memory", ctypes.c_size_t), ("check", ctypes.c_int),
-                ("seed", ctypes.c_ulong), ("perfmodel", ctypes.c_void_p),
+                ("seed", ctypes.c_ulong), ("thr", ctypes.c_int), ("perfmodel", ctypes.c_void_p),
                 ("split", ctypes.c_char_p), ("split_planned", ctypes.c_int),
                 ("split_options", ctypes.POINTER(ctypes.c_char_p)),
                 ("fail_device", ctypes.c_char_p), ("fail_after", ctypes.c_size_t),
                 ("throttle_device", ctypes.c_char_p), ("throttle", ctypes.c_double),
-                ("predict", ctypes.c_int)]
+                ("predict", ctypes.c_int), ("schedule", ctypes.c_char_p)]
+
+
+class _KernelRow(ctypes.Structure):
+    _fields_ = [("kernel", ctypes.c_char * 32), ("device", ctypes.c_int),
+                ("tasks", ctypes.c_size_t), ("measured_us", ctypes.c_double),
+                ("model_us", ctypes.c_double)]
 
 
 class _RunResult(ctypes.Structure):
@@ -113,7 +128,9 @@ class _RunResult(ctypes.Structure):
                 ("link_copies", ctypes.POINTER(ctypes.c_size_t)),
                 ("prefetched", ctypes.c_size_t), ("evictions", ctypes.c_size_t),
                 ("writebacks", ctypes.c_size_t), ("pool_hits", ctypes.c_size_t),
-                ("pool_misses", ctypes.c_size_t), ("pool_reserved", ctypes.c_size_t)]
+                ("pool_misses", ctypes.c_size_t), ("pool_reserved", ctypes.c_size_t),
+                ("kernels", ctypes.POINTER(_KernelRow)), ("nkernels", ctypes.c_size_t),
+                ("gap_us", ctypes.POINTER(ctypes.c_double))]
 
 
 def _fn(name, restype, *argtypes):
@@ -126,16 +143,23 @@ def _fn(name, restype, *argtypes):
 _P = ctypes.c_void_p
 _S = ctypes.POINTER(_Schedule)
 _E = ctypes.POINTER(_Error)
-_load_file = _fn("hs_workload_load_file", ctypes.c_int, ctypes.c_char_p, ctypes.POINTER(_P), _E)
-_load_buffer = _fn("hs_workload_load_buffer", ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p,
-                   ctypes.c_size_t, ctypes.POINTER(_P), _E)
+_load_file_opts = _fn("hs_workload_load_file_opts", ctypes.c_int, ctypes.c_char_p,
+                      ctypes.POINTER(_LoadOptions), ctypes.POINTER(_P), _E)
+_load_buffer_opts = _fn("hs_workload_load_buffer_opts", ctypes.c_int, ctypes.c_char_p,
+                        ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(_LoadOptions),
+                        ctypes.POINTER(_P), _E)
 _workload_free = _fn("hs_workload_free", None, _P)
+_perfmodel_load = _fn("hs_perfmodel_load", ctypes.c_int, ctypes.c_char_p, ctypes.POINTER(_P), _E)
+_perfmodel_free = _fn("hs_perfmodel_free", None, _P)
+_perfmodel_cost_fn = ctypes.cast(_lib.hs_perfmodel_cost_fn, ctypes.c_void_p)
 _policy_list = _fn("hs_policy_list", ctypes.POINTER(_P))
 _policy_name = _fn("hs_policy_name", ctypes.c_char_p, _P)
 _policy_description = _fn("hs_policy_description", ctypes.c_char_p, _P)
 _map = _fn("hs_map", ctypes.c_int, _P, ctypes.c_char_p, ctypes.POINTER(_MapOptions),
            ctypes.POINTER(_S), ctypes.POINTER(_MapStats), _E)
 _schedule_free = _fn("hs_schedule_free", None, _S)
+_schedule_read_given = _fn("hs_schedule_read_given", ctypes.c_int, _P, ctypes.c_char_p,
+                           ctypes.POINTER(_S), _E)
 _schedule_write_json = _fn("hs_schedule_write_json", ctypes.c_int, _P, _S, ctypes.c_char_p, _E)
 _schedule_validate = _fn("hs_schedule_validate", ctypes.c_int, _P, _S, _E)
 _lower_bound = _fn("hs_lower_bound_us", ctypes.c_double, _P)
@@ -178,13 +202,30 @@ def _bytes(s):
 # ----------------------------------------------------------------- objects
 
 
+class _Model:
+    """A performance model (JSON, as `hetsched calibrate --out-model`
+    writes it), kept alive by every workload whose costs it gave."""
+
+    def __init__(self, path):
+        self._ptr = _P()
+        self.path = os.fspath(path)
+        err = _Error()
+        _check(_perfmodel_load(_bytes(path), ctypes.byref(self._ptr), ctypes.byref(err)), err)
+
+    def __del__(self):
+        if getattr(self, "_ptr", None):
+            _perfmodel_free(self._ptr)
+            self._ptr = None
+
+
 class Workload:
     """A finalized workload (the YAML of DESIGN.md §3), made by load()."""
 
-    def __init__(self, ptr, path, text):
+    def __init__(self, ptr, path, text, model=None):
         self._ptr = ptr
         self.path = path  # the file it was loaded from, or None
         self._text = text  # the dict it was made from, as JSON, or None
+        self.model = model  # the _Model its typed kernels' costs came from, or None
 
     def __del__(self):
         if getattr(self, "_ptr", None):
@@ -273,33 +314,54 @@ class RunResult(Schedule):
     .links       {(from memory index, to memory index): (bytes, copies, us)}
                  for every link that moved data
     .stats       failed_devices, rerun, live_splits, chunks (a dict)
+    .kernels     [{"kernel": type or "cost-only", "device": index, "tasks": n,
+                 "measured_us": ..., "model_us": ...}]: kernel time against the
+                 model, per type and device
+    .gap_us      [median µs from one task's end to the next one's start] per
+                 device, in platform order (compare with its overhead_us)
     """
 
 
 # --------------------------------------------------------------- functions
 
 
-def load(source):
+def load(source, model=None):
     """load(path) -> Workload: loads a workload file (YAML).
     load(dict) -> Workload: a workload given as Python dicts and lists, in
-    the same shape as the YAML.  Raises hetsched.Error with FILE:LINE:COL
-    for bad input."""
+    the same shape as the YAML.  model: a performance-model file (JSON, as
+    `hetsched calibrate --out-model` writes it) that gives the costs of
+    typed kernels without cost_us, as the commands' --model does; map() and
+    run() then use it too.  Raises hetsched.Error with FILE:LINE:COL for
+    bad input."""
+    m = None if model is None else model if isinstance(model, _Model) else _Model(model)
+    opt = _LoadOptions(cost_fn=_perfmodel_cost_fn, cost_ctx=m._ptr) if m else _LoadOptions()
     ptr = _P()
     err = _Error()
     if isinstance(source, dict):
         text = json.dumps(source).encode()  # JSON is YAML
-        _check(_load_buffer(b"<dict>", text, len(text), ctypes.byref(ptr), ctypes.byref(err)),
-               err)
-        return Workload(ptr, None, text)
-    _check(_load_file(_bytes(source), ctypes.byref(ptr), ctypes.byref(err)), err)
-    return Workload(ptr, os.fspath(source), None)
+        _check(_load_buffer_opts(b"<dict>", text, len(text), ctypes.byref(opt),
+                                 ctypes.byref(ptr), ctypes.byref(err)), err)
+        return Workload(ptr, None, text, m)
+    _check(_load_file_opts(_bytes(source), ctypes.byref(opt), ctypes.byref(ptr),
+                           ctypes.byref(err)), err)
+    return Workload(ptr, os.fspath(source), None, m)
 
 
-def _load_again(workload):
-    """A workload of its own, loaded again from where workload came from."""
+def _load_again(workload, model=None):
+    """A workload of its own, loaded again from where workload came from,
+    with the model given (a path), else with the one it was loaded with."""
+    model = workload.model if model is None else model
     if workload._text is None:
-        return load(workload.path)
-    return load(json.loads(workload._text))
+        return load(workload.path, model)
+    return load(json.loads(workload._text), model)
+
+
+def _with_model(workload, model):
+    """workload, or (model given) a copy whose costs come from the model;
+    and the model's pointer for the options (NULL when there is none)."""
+    if model is not None:
+        workload = _load_again(workload, model)
+    return workload, workload.model._ptr if workload.model else None
 
 
 def policies():
@@ -314,21 +376,46 @@ def policies():
     return out
 
 
-def map(workload, policy, *, seed=0, thr=0, budget_ms=0.0, split_threshold_us=0.0):
+def _policy_or_schedule(policy, schedule):
+    """The policy's name for hs_map and hs_run: None with a schedule."""
+    if (policy is None) == (schedule is None):
+        raise ValueError("give a policy or a schedule (a path), not %s"
+                         % ("both" if policy is not None else "neither"))
+    return None if policy is None else policy.encode()
+
+
+def map(workload, policy=None, *, seed=0, thr=0, budget_ms=0.0, split_threshold_us=0.0,
+        model=None, schedule=None):
     """map(workload, policy, **options) -> Schedule: maps every task with
     the named policy in the simulator (delay model), as `hetsched map -a
     POLICY` does.  Options: seed (of `random`), thr (dispatch threshold of
     h-ratio and d-rank; 0: the policy's), budget_ms (best only: time for its
     portfolio and local search; 0: 100), split_threshold_us (ad-part: split
-    a kernel predicted longer than this; 0: its default)."""
+    a kernel predicted longer than this; 0: its default), model (a
+    performance-model file, as --model: the costs of typed kernels without
+    cost_us, and ad-part's part costs; the schedule then refers to a copy
+    of the workload loaded with it; default: the model load() was given).
+    map(workload, schedule=PATH) runs the schedule of the JSON file PATH
+    instead of a policy, as `hetsched map --schedule PATH` does: each task
+    on its device there, each device's tasks in their order there."""
+    name = _policy_or_schedule(policy, schedule)
     if budget_ms and policy != "best":
         raise ValueError("budget_ms applies to policy best only, not to %s" % policy)
+    workload, perfmodel = _with_model(workload, model)
     opt = _MapOptions(seed=seed, thr=thr, split_threshold_us=split_threshold_us,
-                      budget_ms=budget_ms)
+                      budget_ms=budget_ms, perfmodel=perfmodel)
+    given = _S()
     out = _S()
     err = _Error()
-    _check(_map(workload._ptr, policy.encode(), ctypes.byref(opt), ctypes.byref(out), None,
-                ctypes.byref(err)), err)
+    try:
+        if schedule is not None:
+            _check(_schedule_read_given(workload._ptr, _bytes(schedule), ctypes.byref(given),
+                                        ctypes.byref(err)), err)
+            opt.schedule = ctypes.cast(given, _P)
+        _check(_map(workload._ptr, name, ctypes.byref(opt), ctypes.byref(out), None,
+                    ctypes.byref(err)), err)
+    finally:
+        _schedule_free(given)
     return Schedule(out, workload)
 
 
@@ -366,9 +453,9 @@ _CHECKS = {"sample": 0, "full": 1, "none": 2}
 _PREDICTS = {"executor": 0, "delay": 1}
 
 
-def run(workload, policy, backend=None, *, devices=None, check="sample", seed=0,
+def run(workload, policy=None, backend=None, *, devices=None, check="sample", seed=0, thr=0,
         predict="executor", device_memory=0, split=None, split_mode="live",
-        split_options=(), fail=None, throttle=None):
+        split_options=(), fail=None, throttle=None, model=None, schedule=None):
     """run(workload, policy, backend=None, **options) -> RunResult: executes
     the workload with the named policy for real, as `hetsched run` does,
     and gives the measured schedule.  backend: "cpu", "emu", "cuda" or None
@@ -376,10 +463,15 @@ def run(workload, policy, backend=None, *, devices=None, check="sample", seed=0,
     emu).  Options, each as the command's option of that name: devices
     ("cpu0,gpu0": run on these only; the schedules then refer to a copy of
     the workload that has only them, and workload stays as it is),
-    check ("sample", "full", "none"), seed, predict ("executor", "delay"),
+    check ("sample", "full", "none"), seed, thr, predict ("executor", "delay"),
     device_memory (bytes), split (a splitter's name), split_mode ("live",
     "planned"), split_options (["beta=0.5", ...]), fail ((device, n): the
-    device fails at its n-th task), throttle ((cpu device, factor))."""
+    device fails at its n-th task), throttle ((cpu device, factor)), model
+    (a performance-model file, as map's).
+    run(workload, schedule=PATH, ...) runs the schedule of the JSON file
+    PATH instead of a policy, as `hetsched run --schedule PATH` does: each
+    task on its device there, each device's tasks in their order there."""
+    name = _policy_or_schedule(policy, schedule)
     if check not in _CHECKS:
         raise ValueError("check wants sample, full or none, not %r" % (check,))
     if predict not in _PREDICTS:
@@ -387,20 +479,22 @@ def run(workload, policy, backend=None, *, devices=None, check="sample", seed=0,
     if split_mode not in ("live", "planned"):
         raise ValueError("split_mode wants live or planned, not %r" % (split_mode,))
     kv = (ctypes.c_char_p * (len(split_options) + 1))(*[o.encode() for o in split_options])
-    opt = _RunOptions(backend=_bytes(backend), devices=_bytes(devices),
-                      device_memory=device_memory, check=_CHECKS[check], seed=seed,
+    if devices is not None:
+        workload = _load_again(workload, model)  # hs_run keeps only those devices in it
+    workload, perfmodel = _with_model(workload, None if devices is not None else model)
+    opt = _RunOptions(backend=_bytes(backend), devices=_bytes(devices), perfmodel=perfmodel,
+                      device_memory=device_memory, check=_CHECKS[check], seed=seed, thr=thr,
                       split=_bytes(split), split_planned=split_mode == "planned",
-                      split_options=kv, predict=_PREDICTS[predict])
+                      split_options=kv, predict=_PREDICTS[predict],
+                      schedule=_bytes(schedule))
     if fail is not None:
         opt.fail_device, opt.fail_after = fail[0].encode(), fail[1]
     if throttle is not None:
         opt.throttle_device, opt.throttle = throttle[0].encode(), throttle[1]
-    if devices is not None:
-        workload = _load_again(workload)  # hs_run keeps only those devices in it
     res = _RunResult()
     err = _Error()
-    _check(_run(workload._ptr, policy.encode(), ctypes.byref(opt), ctypes.byref(res),
-                ctypes.byref(err)), err)
+    _check(_run(workload._ptr, name, ctypes.byref(opt), ctypes.byref(res), ctypes.byref(err)),
+           err)
     r = RunResult(_take(res, "schedule"), workload)
     r.predicted = Schedule(_take(res, "predicted"), workload)
     n = res.nmemories
@@ -410,5 +504,10 @@ def run(workload, policy, backend=None, *, devices=None, check="sample", seed=0,
                for i in range(n * n) if res.link_copies[i]}
     r.stats = {k: getattr(res.stats, k) for k in ("failed_devices", "rerun", "live_splits",
                                                    "chunks")}
+    r.kernels = [{"kernel": k.kernel.decode(), "device": k.device, "tasks": k.tasks,
+                  "measured_us": k.measured_us, "model_us": k.model_us}
+                 for k in res.kernels[:res.nkernels]]
+    ndev = 1 + max((t["device"] for t in r.kernels), default=-1)
+    r.gap_us = [res.gap_us[d] for d in range(ndev)]
     _run_result_free(ctypes.byref(res))
     return r

@@ -1,6 +1,7 @@
 /* What the fuzz targets of the JSON readers (fuzz_schedule.c, fuzz_model.c)
  * and their replay in tests/test_corpus.c share: the workload the schedules
- * are read against, and the contract every error message keeps. */
+ * are read against, the contract every error message keeps, and what a
+ * schedule read must do when it runs as given. */
 #ifndef HS_TESTS_FUZZ_UTIL_H
 #define HS_TESTS_FUZZ_UTIL_H
 
@@ -91,6 +92,29 @@ static inline int fuzz_message_ok(const hs_error *err, const char *name)
         for (at++; *at >= '0' && *at <= '9'; at++)
             ;
     return colons == 2 && strncmp(at, ": error: ", 9) == 0;
+}
+
+/* Schedule s of w run as given (hs_map_options.schedule): mapped to a
+ * schedule that validates, or refused with HS_EINPUT, one printable line
+ * and nothing returned; when s is `valid` (hs_schedule_validate) and of
+ * whole tasks, mapped (every kernel of the fuzz workload costs more than
+ * the validator's tolerance, so that a valid schedule's start times order
+ * each device's tasks as the graph does).  1 when mapped, 0 when refused,
+ * -1 when the contract is broken. */
+static inline int fuzz_given(hs_workload *w, const hs_schedule *s, int valid)
+{
+    hs_map_options opt = {.schedule = s};
+    hs_schedule *g = NULL;
+    hs_error err = {0};
+    int rc = hs_map(w, NULL, &opt, &g, NULL, &err), whole = 1;
+    for (size_t i = 0; i < s->nplacements; i++)
+        whole &= s->placements[i].nparts == 1;
+    if (rc == HS_OK)
+        rc = g && hs_schedule_validate(w, g, &err) == HS_OK ? 1 : -1;
+    else
+        rc = !g && rc == HS_EINPUT && fuzz_one_line(err.msg) && !(valid && whole) ? 0 : -1;
+    hs_schedule_free(g);
+    return rc;
 }
 
 #endif

@@ -102,7 +102,7 @@ const hs_ktype hs_ktype_gemm = {
     .setup = gemm_setup,
     .fill = hs__kfill_inputs,
     .run_cpu = gemm_cpu,
-    .run_cuda = HS_KCUDA(hs__kcuda_gemm),
+    .cuda = HS_HAVE_CUDA,
     .check = gemm_check,
 };
 
@@ -171,7 +171,7 @@ const hs_ktype hs_ktype_gemv = {
     .setup = gemv_setup,
     .fill = hs__kfill_inputs,
     .run_cpu = gemv_cpu,
-    .run_cuda = HS_KCUDA(hs__kcuda_gemv),
+    .cuda = HS_HAVE_CUDA,
     .check = gemv_check,
 };
 
@@ -234,6 +234,6 @@ const hs_ktype hs_ktype_dot = {
     .setup = dot_setup,
     .fill = hs__kfill_inputs,
     .run_cpu = dot_cpu,
-    .run_cuda = HS_KCUDA(hs__kcuda_dot),
+    .cuda = HS_HAVE_CUDA,
     .check = dot_check,
 };

@@ -149,7 +149,7 @@ const hs_ktype hs_ktype_potrf = {
     .setup = potrf_setup,
     .fill = potrf_fill,
     .run_cpu = potrf_cpu,
-    .run_cuda = HS_KCUDA(hs__kcuda_potrf),
+    .cuda = HS_HAVE_CUDA,
     .check = potrf_check,
 };
 
@@ -229,7 +229,7 @@ const hs_ktype hs_ktype_trsm = {
     .setup = trsm_setup,
     .fill = trsm_fill,
     .run_cpu = trsm_cpu,
-    .run_cuda = HS_KCUDA(hs__kcuda_trsm),
+    .cuda = HS_HAVE_CUDA,
     .check = trsm_check,
 };
 
@@ -317,6 +317,6 @@ const hs_ktype hs_ktype_syrk = {
     .setup = syrk_setup,
     .fill = syrk_fill,
     .run_cpu = syrk_cpu,
-    .run_cuda = HS_KCUDA(hs__kcuda_syrk),
+    .cuda = HS_HAVE_CUDA,
     .check = syrk_check,
 };

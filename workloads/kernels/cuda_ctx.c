@@ -4,6 +4,21 @@
 
 #include <stdlib.h>
 
+/* Each type's CUDA kernel. */
+static const struct {
+    const hs_ktype *type;
+    int (*run)(const hs_kconf *c, void *const *d, size_t begin, size_t end, hs_kcuda *ctx,
+               hs_error *err);
+} kernels[] = {
+    {&hs_ktype_va, hs__kcuda_va},         {&hs_ktype_increment, hs__kcuda_increment},
+    {&hs_ktype_scale, hs__kcuda_scale},   {&hs_ktype_matadd, hs__kcuda_matadd},
+    {&hs_ktype_axpy, hs__kcuda_axpy},     {&hs_ktype_fblock, hs__kcuda_fblock},
+    {&hs_ktype_pi, hs__kcuda_pi},         {&hs_ktype_gemm, hs__kcuda_gemm},
+    {&hs_ktype_gemv, hs__kcuda_gemv},     {&hs_ktype_dot, hs__kcuda_dot},
+    {&hs_ktype_potrf, hs__kcuda_potrf},   {&hs_ktype_trsm, hs__kcuda_trsm},
+    {&hs_ktype_syrk, hs__kcuda_syrk},
+};
+
 int hs__cuda_ok(cudaError_t e, const char *who, const char *call, hs_error *err)
 {
     if (e == cudaSuccess)
@@ -75,6 +90,7 @@ void hs_kcuda_free(hs_kcuda *ctx)
 int hs_krun_cuda(const hs_kconf *c, void *const *dbufs, size_t begin, size_t end,
                  hs_kcuda *ctx, hs_kstream stream, hs_error *err)
 {
+    size_t i;
     int rc;
     if ((rc = hs__krange(c, begin, end, err)) != 0)
         return rc;
@@ -96,7 +112,11 @@ int hs_krun_cuda(const hs_kconf *c, void *const *dbufs, size_t begin, size_t end
             return rc;
         ctx->bound = 1;
     }
-    if ((rc = c->type->run_cuda(c, dbufs, begin, end, ctx, err)) != 0)
+    for (i = 0; i < sizeof kernels / sizeof kernels[0] && kernels[i].type != c->type; i++)
+        ;
+    if (i == sizeof kernels / sizeof kernels[0])
+        return hs_error_set(err, HS_EINPUT, "%s: no CUDA kernel", c->type->name);
+    if ((rc = kernels[i].run(c, dbufs, begin, end, ctx, err)) != 0)
         ctx->bound = 0; /* it may have left cuBLAS in another mode */
     return rc;
 }

@@ -33,6 +33,25 @@ int hs__kcuda_ok(cudaError_t e, const hs_kconf *c, const char *call, hs_error *e
 int hs__kcublas_ok(cublasStatus_t s, const hs_kconf *c, const char *call, hs_error *err);
 int hs__kcusolver_ok(cusolverStatus_t s, const hs_kconf *c, const char *call, hs_error *err);
 
+/* The CUDA halves of the types (workloads/kernels/cuda_*.{c,cu}), which
+ * hs_krun_cuda finds by type (cuda_ctx.c). */
+#define HS__KCUDA_FN(name)                                                             \
+    int name(const hs_kconf *c, void *const *d, size_t begin, size_t end, hs_kcuda *ctx, \
+             hs_error *err)
+HS__KCUDA_FN(hs__kcuda_va);
+HS__KCUDA_FN(hs__kcuda_increment);
+HS__KCUDA_FN(hs__kcuda_scale);
+HS__KCUDA_FN(hs__kcuda_matadd);
+HS__KCUDA_FN(hs__kcuda_axpy);
+HS__KCUDA_FN(hs__kcuda_fblock);
+HS__KCUDA_FN(hs__kcuda_pi);
+HS__KCUDA_FN(hs__kcuda_gemm);
+HS__KCUDA_FN(hs__kcuda_gemv);
+HS__KCUDA_FN(hs__kcuda_dot);
+HS__KCUDA_FN(hs__kcuda_potrf);
+HS__KCUDA_FN(hs__kcuda_trsm);
+HS__KCUDA_FN(hs__kcuda_syrk);
+
 #ifdef __cplusplus
 }
 #endif

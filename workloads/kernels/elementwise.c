@@ -78,7 +78,7 @@ const hs_ktype hs_ktype_va = {
     .setup = va_setup,
     .fill = hs__kfill_inputs,
     .run_cpu = va_cpu,
-    .run_cuda = HS_KCUDA(hs__kcuda_va),
+    .cuda = HS_HAVE_CUDA,
     .check = add_check,
 };
 
@@ -128,7 +128,7 @@ const hs_ktype hs_ktype_increment = {
     .setup = increment_setup,
     .fill = hs__kfill_inputs,
     .run_cpu = increment_cpu,
-    .run_cuda = HS_KCUDA(hs__kcuda_increment),
+    .cuda = HS_HAVE_CUDA,
     .check = increment_check,
 };
 
@@ -186,7 +186,7 @@ const hs_ktype hs_ktype_scale = {
     .setup = scale_setup,
     .fill = hs__kfill_inputs,
     .run_cpu = scale_cpu,
-    .run_cuda = HS_KCUDA(hs__kcuda_scale),
+    .cuda = HS_HAVE_CUDA,
     .check = scale_check,
 };
 
@@ -230,7 +230,7 @@ const hs_ktype hs_ktype_matadd = {
     .setup = matadd_setup,
     .fill = hs__kfill_inputs,
     .run_cpu = matadd_cpu,
-    .run_cuda = HS_KCUDA(hs__kcuda_matadd),
+    .cuda = HS_HAVE_CUDA,
     .check = add_check,
 };
 
@@ -333,6 +333,6 @@ const hs_ktype hs_ktype_axpy = {
     .setup = axpy_setup,
     .fill = axpy_fill,
     .run_cpu = axpy_cpu,
-    .run_cuda = HS_KCUDA(hs__kcuda_axpy),
+    .cuda = HS_HAVE_CUDA,
     .check = axpy_check,
 };

@@ -122,6 +122,6 @@ const hs_ktype hs_ktype_fblock = {
     .setup = fblock_setup,
     .fill = hs__kfill_inputs,
     .run_cpu = fblock_cpu,
-    .run_cuda = HS_KCUDA(hs__kcuda_fblock),
+    .cuda = HS_HAVE_CUDA,
     .check = fblock_check,
 };

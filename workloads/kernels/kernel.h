@@ -128,10 +128,9 @@ typedef struct hs_ktype {
     /* Runs items [begin, end) on the calling thread (BLAS may add its own). */
     int (*run_cpu)(const hs_kconf *c, void *const *bufs, size_t begin, size_t end,
                    hs_error *err);
-    /* Enqueues items [begin, end) on ctx's current stream; NULL when CUDA is
-     * not built in. */
-    int (*run_cuda)(const hs_kconf *c, void *const *dbufs, size_t begin, size_t end,
-                    hs_kcuda *ctx, hs_error *err);
+    /* 1 when CUDA is built in and the type has a CUDA kernel: hs_krun_cuda
+     * runs it (the kernels live in the CUDA module, exec/cuda_module.h). */
+    int cuda;
     /* Compares `after` (every buffer after a whole run) with a reference
      * computed from `before` (every buffer before it; written-only ones may
      * be NULL).  Fills *res; returns 0, or HS_ECHECK with the first bad

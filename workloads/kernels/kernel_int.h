@@ -11,13 +11,10 @@
 extern "C" {
 #endif
 
-/* A type's CUDA function, or NULL when CUDA is not built in: the one place
- * that knows whether it is (the build links the CUDA files only then). */
-#if HS_HAVE_CUDA
-#define HS_KCUDA(fn) fn
-#else
-#define HS_KCUDA(fn) NULL
-#endif
+/* The types (registry.c lists them in hs_ktypes). */
+extern const hs_ktype hs_ktype_va, hs_ktype_increment, hs_ktype_scale, hs_ktype_matadd,
+    hs_ktype_axpy, hs_ktype_gemm, hs_ktype_gemv, hs_ktype_dot, hs_ktype_potrf, hs_ktype_trsm,
+    hs_ktype_syrk, hs_ktype_pi, hs_ktype_fblock;
 
 /* Largest sizes a param may ask for: vector lengths are BLAS ints; a
  * matrix side of 65536 makes a 16 GiB float matrix. */
@@ -79,24 +76,6 @@ int hs__krange(const hs_kconf *c, size_t begin, size_t end, hs_error *err);
 /* Sets OpenBLAS's thread count when n > 0 (process-wide). */
 void hs__kblas_threads(int n);
 
-/* The CUDA halves of the types (workloads/kernels/cuda_*.{c,cu}); defined
- * only when CUDA is built in, referenced only through HS_KCUDA. */
-#define HS__KCUDA_FN(name)                                                             \
-    int name(const hs_kconf *c, void *const *d, size_t begin, size_t end, hs_kcuda *ctx, \
-             hs_error *err)
-HS__KCUDA_FN(hs__kcuda_va);
-HS__KCUDA_FN(hs__kcuda_increment);
-HS__KCUDA_FN(hs__kcuda_scale);
-HS__KCUDA_FN(hs__kcuda_matadd);
-HS__KCUDA_FN(hs__kcuda_axpy);
-HS__KCUDA_FN(hs__kcuda_fblock);
-HS__KCUDA_FN(hs__kcuda_pi);
-HS__KCUDA_FN(hs__kcuda_gemm);
-HS__KCUDA_FN(hs__kcuda_gemv);
-HS__KCUDA_FN(hs__kcuda_dot);
-HS__KCUDA_FN(hs__kcuda_potrf);
-HS__KCUDA_FN(hs__kcuda_trsm);
-HS__KCUDA_FN(hs__kcuda_syrk);
 
 /* The pi kernel's shared definition: samples per work item, and the random
  * words of sample i: Philox4x32-10 with counter {lo(i), hi(i), 0, 0} and key

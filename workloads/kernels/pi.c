@@ -131,6 +131,6 @@ const hs_ktype hs_ktype_pi = {
     .setup = pi_setup,
     .fill = pi_fill,
     .run_cpu = pi_cpu,
-    .run_cuda = HS_KCUDA(hs__kcuda_pi),
+    .cuda = HS_HAVE_CUDA,
     .check = pi_check,
 };

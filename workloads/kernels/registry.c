@@ -7,10 +7,6 @@
 
 #include "workloads/kernels/kernel_int.h"
 
-extern const hs_ktype hs_ktype_va, hs_ktype_increment, hs_ktype_scale, hs_ktype_matadd,
-    hs_ktype_axpy, hs_ktype_gemm, hs_ktype_gemv, hs_ktype_dot, hs_ktype_potrf, hs_ktype_trsm,
-    hs_ktype_syrk, hs_ktype_pi, hs_ktype_fblock;
-
 const hs_ktype *const hs_ktypes[] = {
     &hs_ktype_va,    &hs_ktype_increment, &hs_ktype_scale, &hs_ktype_matadd, &hs_ktype_gemm,
     &hs_ktype_gemv,  &hs_ktype_dot,       &hs_ktype_axpy,  &hs_ktype_potrf,  &hs_ktype_trsm,
@@ -48,7 +44,7 @@ void hs_ktype_help(FILE *out)
         for (const hs_kparam_spec *s = t->params; s->name; s++)
             help_param(out, s);
         fprintf(out, "      items:  %s\n      check:  %s\n      cuda:   %s\n", t->item_unit,
-                t->tolerance_doc, t->run_cuda ? "yes" : "not built in");
+                t->tolerance_doc, t->cuda ? "yes" : "not built in");
     }
 }
 

@@ -1,0 +1,28 @@
+/* hetsched — the table the CUDA module exports (exec/cuda_module.h): the
+ * only symbol of libhetsched-cuda.so that is not hidden. */
+#include "exec/cuda_module.h"
+#include "hetsched/version.h"
+
+__attribute__((visibility("default"))) const hs__cuda_module hs__cuda_module_table = {
+    .version = HS_VERSION,
+    .size = sizeof(hs__cuda_module),
+    .gpu_count = hs__calib_gpu_count,
+    .mem_new = hs__mem_cuda_new,
+    .calib_open = hs__calib_gpu_open,
+    .calib_close = hs__calib_gpu_close,
+    .calib_describe = hs__calib_gpu_describe,
+    .calib_free_bytes = hs__calib_gpu_free_bytes,
+    .calib_kernel = hs__calib_gpu_kernel,
+    .calib_copy = hs__calib_copy,
+    .split_host_alloc = hs__split_host_alloc,
+    .split_host_free = hs__split_host_free,
+    .split_sms = hs__split_gpu_sms,
+    .split_open = hs__split_gpu_open,
+    .split_close = hs__split_gpu_close,
+    .split_prep = hs__split_gpu_prep,
+    .split_chunk = hs__split_gpu_chunk,
+    .split_drain = hs__split_gpu_drain,
+    .kcuda_new = hs_kcuda_new,
+    .kcuda_free = hs_kcuda_free,
+    .krun_cuda = hs_krun_cuda,
+};

@@ -1,0 +1,78 @@
+/* hetsched — the CUDA module: where CUDA is built in, everything that calls
+ * CUDA, cuBLAS or cuSOLVER (exec/cuda.c, exec/calibrate_cuda.c,
+ * exec/split_real_cuda.c, workloads/kernels/cuda_*) is a shared module of
+ * its own, libhetsched-cuda.so, beside libhetsched.  libhetsched loads it
+ * (dlopen) the first time a GPU is needed, so a process that never touches
+ * one does not map the CUDA libraries (a few hundred MB of RSS and tenths
+ * of a second at start).
+ *
+ * The module exports one symbol, HS__CUDA_MODULE_SYMBOL, a table of the
+ * functions that libhetsched's CUDA entry points (exec/cuda_load.c) forward
+ * to; everything else in it is hidden, so its functions and libhetsched's
+ * forwarders of the same names never meet.  The module links libhetsched
+ * and calls back into it (errors, the data manager, kernel checks).
+ *
+ * Finding GPUs costs no module: hs__cuda_gpu_count asks the driver
+ * (libcuda.so.1, dlopen'd) first, and loads the module only when the driver
+ * reports a device.  The module is found beside the libhetsched that was
+ * loaded (dladdr), or at the path in HETSCHED_CUDA_MODULE. */
+#ifndef HS_EXEC_CUDA_MODULE_H
+#define HS_EXEC_CUDA_MODULE_H
+
+#include <stddef.h>
+
+#include "exec/calibrate.h"
+#include "exec/mem.h"
+#include "exec/split_real.h"
+#include "workloads/kernels/kernel.h"
+
+#define HS__CUDA_MODULE_FILE "libhetsched-cuda.so"
+#define HS__CUDA_MODULE_SYMBOL "hs__cuda_module_table"
+#define HS__CUDA_MODULE_ENV "HETSCHED_CUDA_MODULE"
+
+typedef struct hs__cuda_module {
+    const char *version;        /* HS_VERSION it was built with */
+    size_t size;                /* sizeof(hs__cuda_module) it was built with */
+    /* CUDA devices (cudaGetDeviceCount); 0 with *why filled when none */
+    int (*gpu_count)(char *why, size_t size);
+    /* exec/mem.h */
+    int (*mem_new)(const hs_workload *w, size_t device_memory, const hs__mem_ops **ops,
+                   void **ctx, hs_error *err);
+    /* exec/calibrate.h */
+    int (*calib_open)(int dev, hs__calib_gpu **out, hs_error *err);
+    void (*calib_close)(hs__calib_gpu *g);
+    void (*calib_describe)(const hs__calib_gpu *g, char *buf, size_t size);
+    size_t (*calib_free_bytes)(const hs__calib_gpu *g);
+    int (*calib_kernel)(hs__calib_gpu *g, const hs_kconf *c, void *const *hbufs, int reps,
+                        double *us, hs_error *err);
+    int (*calib_copy)(hs__calib_gpu *src, hs__calib_gpu *dst, size_t bytes, int loop, int reps,
+                      double *us, int *direct, hs_error *err);
+    /* exec/split_real.h */
+    void *(*split_host_alloc)(size_t bytes, int pinned);
+    void (*split_host_free)(void *p, int pinned);
+    int (*split_sms)(int dev);
+    int (*split_open)(const hs_kconf *c, int cuda_device, hs__split_gpu **out, hs_error *err);
+    void (*split_close)(hs__split_gpu *g);
+    int (*split_prep)(hs__split_gpu *g, void *const *in, hs_error *err);
+    int (*split_chunk)(hs__split_gpu *g, void *const *in, void *const *out, size_t b, size_t e,
+                       size_t width, hs_error *err);
+    int (*split_drain)(hs__split_gpu *g, hs_error *err);
+    /* workloads/kernels/kernel.h */
+    int (*kcuda_new)(int device, hs_kcuda **out, hs_error *err);
+    void (*kcuda_free)(hs_kcuda *ctx);
+    int (*krun_cuda)(const hs_kconf *c, void *const *dbufs, size_t begin, size_t end,
+                     hs_kcuda *ctx, hs_kstream stream, hs_error *err);
+} hs__cuda_module;
+
+/* The module's table, loaded on the first call (thread-safe; later calls
+ * return the same).  NULL with HS_ENOTBUILT when the module cannot be
+ * loaded (missing, built for another version, or the CUDA libraries it
+ * needs are missing), the message naming the file and dlopen's reason. */
+const hs__cuda_module *hs__cuda_module_get(hs_error *err);
+
+/* CUDA devices present: 0 with *why filled (when why is not NULL) when the
+ * driver is missing, finds no device or the module cannot be loaded.
+ * Loads the module only when the driver reports a device. */
+int hs__cuda_gpu_count(char *why, size_t size);
+
+#endif
