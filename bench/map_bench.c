@@ -16,8 +16,11 @@
  * Graphs that map in under MIN_SECONDS are mapped several times and the
  * fastest run counts.  Generation and validation are not counted.
  *
- *   map_bench [--tasks N,N..] [--max-tasks N] [--devices SPEC]... [--policies a,b]
- *             [--seed N]
+ * With --nodes N, each platform is a cluster of N nodes of those devices
+ * (hs_gen_cluster: every pair of nodes joined by the network).
+ *
+ *   map_bench [--tasks N,N..] [--max-tasks N] [--devices SPEC]... [--nodes N]
+ *             [--policies a,b] [--seed N]
  */
 #include <errno.h>
 #include <getopt.h>
@@ -44,6 +47,7 @@ static const char usage[] =
     "  --max-tasks N     skip sizes above N\n"
     "  --devices SPEC    a platform, cpu:N,gpu:M; repeat for several (default\n"
     "                    cpu:1,gpu:2 and cpu:2,gpu:6)\n"
+    "  --nodes N         each platform a cluster of N nodes of those devices\n"
     "  --policies a,b    only these policies (default all registered)\n"
     "  --seed N          seed of the graphs (default 1)\n"
     "  -h, --help        this text\n";
@@ -85,7 +89,8 @@ static int listed(const char *list, const char *name)
 }
 
 /* Builds the random graph of n tasks on `devices`. */
-static hs_workload *build(const char *devices, size_t n, unsigned long seed, hs_error *err)
+static hs_workload *build(const char *devices, int nodes, size_t n, unsigned long seed,
+                          hs_error *err)
 {
     hs_workload *w = hs_workload_new();
     hs_gen_random_opts o;
@@ -96,7 +101,9 @@ static hs_workload *build(const char *devices, size_t n, unsigned long seed, hs_
         hs_error_set(err, HS_ENOMEM, "out of memory");
         return NULL;
     }
-    if (hs_gen_platform(w, devices, HS_GEN_CPU_CORES, err) < 0 || hs_gen_random(w, &o, err) < 0 ||
+    if ((nodes ? hs_gen_cluster(w, devices, HS_GEN_CPU_CORES, nodes, err)
+               : hs_gen_platform(w, devices, HS_GEN_CPU_CORES, err)) < 0 ||
+        hs_gen_random(w, &o, err) < 0 ||
         hs_workload_finalize(w, err) != HS_OK) {
         hs_workload_free(w);
         return NULL;
@@ -154,11 +161,12 @@ static double peak_mb(void)
 
 int main(int argc, char **argv)
 {
-    enum { OPT_TASKS = 256, OPT_MAX, OPT_DEVICES, OPT_POLICIES, OPT_SEED };
+    enum { OPT_TASKS = 256, OPT_MAX, OPT_DEVICES, OPT_NODES, OPT_POLICIES, OPT_SEED };
     static const struct option longopts[] = {
         {"tasks", required_argument, NULL, OPT_TASKS},
         {"max-tasks", required_argument, NULL, OPT_MAX},
         {"devices", required_argument, NULL, OPT_DEVICES},
+        {"nodes", required_argument, NULL, OPT_NODES},
         {"policies", required_argument, NULL, OPT_POLICIES},
         {"seed", required_argument, NULL, OPT_SEED},
         {"help", no_argument, NULL, 'h'},
@@ -168,7 +176,7 @@ int main(int argc, char **argv)
     const char *platforms[MAX_PLATFORMS] = {"cpu:1,gpu:2", "cpu:2,gpu:6"};
     const char *policies = NULL;
     const hs_policy *const *list = hs_policy_list();
-    int nsizes = 4, nplatforms = 2, user_platforms = 0, c, failed = 0;
+    int nsizes = 4, nplatforms = 2, user_platforms = 0, nodes = 0, c, failed = 0;
     unsigned long seed = 1;
     double *prev;
     size_t npolicies = 0;
@@ -193,6 +201,13 @@ int main(int argc, char **argv)
             }
             platforms[user_platforms++] = optarg;
             nplatforms = user_platforms;
+            break;
+        case OPT_NODES:
+            if (!(nodes = (int)bench_number(optarg)) || nodes > HS_MAX_NODES) {
+                fprintf(stderr, "map_bench: --nodes wants a number from 1 to %d\n",
+                        HS_MAX_NODES);
+                return 2;
+            }
             break;
         case OPT_POLICIES: policies = optarg; break;
         case OPT_SEED:
@@ -236,7 +251,7 @@ int main(int argc, char **argv)
             hs_workload *w;
             if (sizes[k] > max_tasks)
                 continue;
-            if (!(w = build(platforms[pf], sizes[k], seed, &err))) {
+            if (!(w = build(platforms[pf], nodes, sizes[k], seed, &err))) {
                 fprintf(stderr, "map_bench: %s, %zu tasks: %s\n", platforms[pf], sizes[k],
                         err.msg);
                 free(prev);

@@ -57,6 +57,10 @@ const hs_cli_cmd hs_cmd_gen = {
         "                    host<->gpu 12 GB/s + 10 us (PCIe 3.0 x16), gpu<->gpu\n"
         "                    10 GB/s + 10 us (peer to peer)\n"
         "  --cores N         cores of each CPU device (4)\n"
+        "  --nodes N         a cluster of N nodes (1..256, 512 devices in all), each with\n"
+        "                    the devices of --devices: node K is nK, its devices nK.cpuI,\n"
+        "                    nK.gpuI; every pair of nodes joined by a 12.5 GB/s + 2 us\n"
+        "                    network (InfiniBand EDR), copies going through the hosts\n"
         "  --seed N          random seed (1): random, and fork-join with --beta > 0\n"
         "  -o FILE           write to FILE instead of stdout\n"
         "\n"
@@ -82,7 +86,7 @@ typedef struct gen_args {
     hs_gen_cholesky_opts chol;
     hs_gen_rates rates;
     const char *devices, *size, *out;
-    int cores, instances;
+    int cores, instances, nodes;
     unsigned long seed;
 } gen_args;
 
@@ -117,6 +121,7 @@ static const option options[] = {
     OPT("--size", T_STR, size, 0, 0, G_BENCH | G_COMP),
     OPT("--devices", T_STR, devices, 0, 0, G_ALL),
     OPT("--cores", T_INT, cores, 1, HS_MAX_CORES, G_ALL),
+    OPT("--nodes", T_INT, nodes, 1, HS_MAX_NODES, G_ALL),
     OPT("--seed", T_ULONG, seed, 0, 4294967295.0, G_ALL),
     OPT("-o", T_STR, out, 0, 0, G_ALL),
     OPT("--cpu-gflops", T_DOUBLE, rates.cpu_gflops, 1e-9, 1e12, G_CHOLESKY | G_BENCH | G_COMP),
@@ -177,7 +182,8 @@ static int build(hs_workload *w, int gbit, const char *arg, gen_args *g, hs_erro
 {
     hs_gen_size size;
     int rc;
-    if ((rc = hs_gen_platform(w, g->devices, g->cores, err)) != 0)
+    if ((rc = g->nodes ? hs_gen_cluster(w, g->devices, g->cores, g->nodes, err)
+                       : hs_gen_platform(w, g->devices, g->cores, err)) != 0)
         return rc;
     if ((gbit & (G_BENCH | G_COMP)) && (rc = hs_gen_size_parse(g->size, &size, err)) != 0)
         return rc;

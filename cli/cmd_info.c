@@ -40,13 +40,30 @@ static void summarise(const hs_workload *w, const char *path)
             printf(", %g us overhead per task", p->devices[d].overhead_us);
         printf("\n");
     }
+    if (p->nnodes > 0)
+        printf("nodes (%d):\n", p->nnodes);
+    for (int n = 0; n < p->nnodes; n++) {
+        int ndev = 0;
+        for (int d = 0; d < p->ndevices; d++)
+            ndev += p->devices[d].node == n;
+        printf("  %-8s host memory %s, %d device%s\n", p->nodes[n].name,
+               p->memories[p->nodes[n].host], ndev, hs_cli_plural((unsigned)ndev));
+    }
     printf("links:\n");
     for (int q = 0; q < p->nmemories; q++)
         for (int r = 0; r < p->nmemories; r++) {
             const hs_link *l = &p->links[q * p->nmemories + r];
-            if (l->present)
+            if (l->present && !l->route)
                 printf("  %s -> %s: %g GB/s, %g us\n", p->memories[q], p->memories[r],
                        l->bandwidth_gbps, l->latency_us);
+        }
+    for (int a = 0, any = 0; a < p->nnodes; a++)
+        for (int b = 0; b < p->nnodes; b++) {
+            const hs_net_link *l = &p->network[a * p->nnodes + b];
+            if (l->present)
+                printf("%s  %s -> %s: %g GB/s, %g us%s\n", any++ ? "" : "network:\n",
+                       p->nodes[a].name, p->nodes[b].name, l->bandwidth_gbps, l->latency_us,
+                       l->gpu_direct ? ", reaches device memory (gpu_direct)" : "");
         }
     printf("applications (%d):\n", w->napps);
     for (int a = 0; a < w->napps; a++)

@@ -5,6 +5,7 @@
 
 #include "exec/data.h"
 #include "exec/engine.h"
+#include "graph/strmap.h"
 #include "hetsched/run.h"
 #include "mapper/policy.h"
 #include "mapper/split.h"
@@ -140,6 +141,8 @@ int hs_workload_select_devices(hs_workload *w, const char *list, hs_error *err)
             free(p->devices[d].name);
     }
     p->ndevices = n;
+    hs__strmap_free(p->device_index); /* indices moved: lookups search the list */
+    p->device_index = NULL;
     hs_graph_free(&w->graph);
     w->finalized = 0;
     rc = hs_workload_finalize(w, err);

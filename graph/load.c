@@ -58,9 +58,11 @@
 #define DEFAULT_MAX_NODES 4000000
 #define MAX_NODES_ENV "HETSCHED_YAML_NODES"
 #define MAX_NODES_LIMIT 1000000000
-#define MAX_KEYS 128               /* keys of one mapping */
-#define MAX_DEVICES 64
+#define MAX_KEYS (HS_MAX_DEVICES + 2) /* keys of one mapping: a cost per device and kind */
+#define MAX_DEVICES 64             /* of the platform, or of one node */
 #define MAX_LINKS (65 * 64)        /* every ordered pair of 65 memories */
+#define MAX_NODES HS_MAX_NODES
+#define MAX_NETWORK (MAX_NODES * (MAX_NODES - 1)) /* every ordered pair of nodes */
 #define MAX_APPS 4096
 #define MAX_APP_KERNELS HS_MAX_TASKS
 #define MAX_APP_EDGES HS_MAX_EDGES
@@ -83,11 +85,27 @@ typedef struct y_link {
     char *from, *to, *bandwidth_gbps, *latency_us;
 } y_link;
 
+typedef struct y_node {
+    char *name, *host;
+    y_device *devices;
+    unsigned devices_count;
+    y_link *links;
+    unsigned links_count;
+} y_node;
+
+typedef struct y_net_link {
+    char *from, *to, *bandwidth_gbps, *latency_us, *gpu_direct;
+} y_net_link;
+
 typedef struct y_platform {
     y_device *devices;
     unsigned devices_count;
     y_link *links;
     unsigned links_count;
+    y_node *nodes;
+    unsigned nodes_count;
+    y_net_link *network;
+    unsigned network_count;
 } y_platform;
 
 typedef struct y_kernel {
@@ -146,11 +164,41 @@ static const cyaml_schema_value_t link_schema = {
     CYAML_VALUE_MAPPING(CYAML_FLAG_DEFAULT, y_link, link_fields),
 };
 
+static const cyaml_schema_field_t node_fields[] = {
+    STR("name", 0, y_node, name),
+    STR("host", OPT, y_node, host),
+    CYAML_FIELD_SEQUENCE("devices", CYAML_FLAG_POINTER, y_node, devices, &device_schema, 0,
+                         MAX_DEVICES),
+    CYAML_FIELD_SEQUENCE("links", CYAML_FLAG_POINTER | OPT, y_node, links, &link_schema, 0,
+                         MAX_LINKS),
+    CYAML_FIELD_END,
+};
+static const cyaml_schema_value_t node_schema = {
+    CYAML_VALUE_MAPPING(CYAML_FLAG_DEFAULT, y_node, node_fields),
+};
+
+static const cyaml_schema_field_t net_link_fields[] = {
+    STR("from", 0, y_net_link, from),
+    STR("to", 0, y_net_link, to),
+    STR("bandwidth_gbps", 0, y_net_link, bandwidth_gbps),
+    STR("latency_us", 0, y_net_link, latency_us),
+    STR("gpu_direct", OPT, y_net_link, gpu_direct),
+    CYAML_FIELD_END,
+};
+static const cyaml_schema_value_t net_link_schema = {
+    CYAML_VALUE_MAPPING(CYAML_FLAG_DEFAULT, y_net_link, net_link_fields),
+};
+
+/* Either devices (and links), or nodes (and the network between them). */
 static const cyaml_schema_field_t platform_fields[] = {
-    CYAML_FIELD_SEQUENCE("devices", CYAML_FLAG_POINTER, y_platform, devices, &device_schema,
-                         0, MAX_DEVICES),
+    CYAML_FIELD_SEQUENCE("devices", CYAML_FLAG_POINTER | OPT, y_platform, devices,
+                         &device_schema, 0, MAX_DEVICES),
     CYAML_FIELD_SEQUENCE("links", CYAML_FLAG_POINTER | OPT, y_platform, links, &link_schema,
                          0, MAX_LINKS),
+    CYAML_FIELD_SEQUENCE("nodes", CYAML_FLAG_POINTER | OPT, y_platform, nodes, &node_schema,
+                         0, MAX_NODES),
+    CYAML_FIELD_SEQUENCE("network", CYAML_FLAG_POINTER | OPT, y_platform, network,
+                         &net_link_schema, 0, MAX_NETWORK),
     CYAML_FIELD_END,
 };
 
@@ -224,6 +272,8 @@ static const struct context {
     {"platform", "the platform", platform_fields},
     {"devices", "a device", device_fields},
     {"links", "a link", link_fields},
+    {"nodes", "a node", node_fields},
+    {"network", "a network link", net_link_fields},
     {"applications", "an application", app_fields},
     {"kernels", "a kernel", kernel_fields},
     {"edges", "an edge", edge_fields},
@@ -772,7 +822,7 @@ static int schema_error(loader *L, cyaml_err_t cerr)
             want = "cpu or gpu";
         else if (is_number_field(ctx))
             want = "a number";
-        else if (strcmp(ctx, "splittable") == 0)
+        else if (strcmp(ctx, "splittable") == 0 || strcmp(ctx, "gpu_direct") == 0)
             want = "true or false";
         node = resolve(L, path, &complete);
         return fail_at_path(L, path, "%s: expected %s, not %s", path, want,
@@ -884,36 +934,77 @@ static int to_bool(loader *L, const char *text, int *out, const char *fmt, ...)
     return hs_error_at(L->err, HS_EINPUT, path, "expected true or false, not '%.64s'", text);
 }
 
-static int build_platform(loader *L, const y_platform *yp, hs_workload *w)
+/* Devices, then links, of the one machine or of the node just added;
+ * `at` is "platform" or "platform.nodes[N]". */
+static int build_machine(loader *L, const char *at, const y_device *devices, unsigned ndevices,
+                         const y_link *links, unsigned nlinks, hs_workload *w)
 {
-    char path[96];
+    char path[128];
     int rc;
-    for (unsigned d = 0; d < yp->devices_count; d++) {
-        const y_device *yd = &yp->devices[d];
+    for (unsigned d = 0; d < ndevices; d++) {
+        const y_device *yd = &devices[d];
         int cores, i;
         double overhead;
-        snprintf(path, sizeof path, "platform.devices[%u].cores", d);
+        snprintf(path, sizeof path, "%s.devices[%u].cores", at, d);
         if ((rc = to_int(L, path, yd->cores, 0, &cores)) != 0)
             return rc;
-        if ((rc = to_number(L, yd->overhead_us, 0, 0, &overhead,
-                            "platform.devices[%u].overhead_us", d)) != 0)
+        if ((rc = to_number(L, yd->overhead_us, 0, 0, &overhead, "%s.devices[%u].overhead_us",
+                            at, d)) != 0)
             return rc;
         if ((i = hs_platform_add_device(w, yd->name, yd->kind, yd->memory, cores, L->err)) < 0)
             return i;
         if ((rc = hs_platform_set_overhead(w, i, overhead, L->err)) != 0)
             return rc;
     }
-    for (unsigned i = 0; i < yp->links_count; i++) {
-        const y_link *yl = &yp->links[i];
+    for (unsigned i = 0; i < nlinks; i++) {
+        const y_link *yl = &links[i];
         double bw, lat;
-        if ((rc = to_number(L, yl->bandwidth_gbps, 0, 0, &bw, "platform.links[%u].bandwidth_gbps",
+        if ((rc = to_number(L, yl->bandwidth_gbps, 0, 0, &bw, "%s.links[%u].bandwidth_gbps", at,
                             i)) != 0 ||
-            (rc = to_number(L, yl->latency_us, 0, 0, &lat, "platform.links[%u].latency_us", i)) !=
-                0)
+            (rc = to_number(L, yl->latency_us, 0, 0, &lat, "%s.links[%u].latency_us", at, i)) != 0)
             return rc;
         if ((rc = hs_platform_add_link(w, yl->from, yl->to, bw, lat, L->err)) < 0)
             return rc;
     }
+    return HS_OK;
+}
+
+static int build_platform(loader *L, const y_platform *yp, hs_workload *w)
+{
+    char path[96];
+    int rc;
+    if (yp->nodes_count > 0 && yp->links_count > 0)
+        return hs_error_at(L->err, HS_EINPUT, "platform.links", "with nodes, links go in each "
+                           "node (platform.nodes[N].links) and platform.network joins nodes");
+    if (yp->nodes_count == 0 && yp->network_count > 0)
+        return hs_error_at(L->err, HS_EINPUT, "platform.network", "a network joins nodes: "
+                           "list them in platform.nodes");
+    if ((rc = build_machine(L, "platform", yp->devices, yp->devices_count, yp->links,
+                            yp->links_count, w)) != 0)
+        return rc;
+    for (unsigned n = 0; n < yp->nodes_count; n++) {
+        const y_node *yn = &yp->nodes[n];
+        snprintf(path, sizeof path, "platform.nodes[%u]", n);
+        if ((rc = hs_platform_add_node(w, yn->name, yn->host, L->err)) < 0 ||
+            (rc = build_machine(L, path, yn->devices, yn->devices_count, yn->links,
+                                yn->links_count, w)) != 0)
+            return rc;
+    }
+    for (unsigned i = 0; i < yp->network_count; i++) {
+        const y_net_link *yl = &yp->network[i];
+        double bw, lat;
+        int direct;
+        if ((rc = to_number(L, yl->bandwidth_gbps, 0, 0, &bw, "platform.network[%u].bandwidth_gbps",
+                            i)) != 0 ||
+            (rc = to_number(L, yl->latency_us, 0, 0, &lat, "platform.network[%u].latency_us",
+                            i)) != 0 ||
+            (rc = to_bool(L, yl->gpu_direct, &direct, "platform.network[%u].gpu_direct", i)) != 0)
+            return rc;
+        if ((rc = hs_platform_add_network_link(w, yl->from, yl->to, bw, lat, direct,
+                                               L->err)) < 0)
+            return rc;
+    }
+    hs_platform_route(&w->platform);
     return HS_OK;
 }
 
@@ -1387,44 +1478,131 @@ static const struct context *context_of(const cyaml_schema_field_t *fields)
     return &contexts[0];
 }
 
+/* Makes room for entry n of a list read in one pass (*arr, entries of
+ * `elem` bytes, zeroed), doubling at powers of two. */
+static int s_grow(stream *S, void *arr, unsigned n, size_t elem)
+{
+    void **p = arr;
+    if (n == 0 || (n & (n - 1)) == 0) {
+        size_t cap = n ? 2 * (size_t)n : 1;
+        char *q = realloc(*p, cap * elem);
+        if (!q)
+            return fail_nomem(S->L);
+        memset(q + (size_t)n * elem, 0, (cap - n) * elem);
+        *p = q;
+    }
+    return HS_OK;
+}
+
+/* The lists a device or link read in one pass goes to: the platform's, or
+ * a node's (s_device's and s_link's ctx). */
+typedef struct s_lists {
+    y_device **devices;
+    unsigned *devices_count;
+    y_link **links;
+    unsigned *links_count;
+} s_lists;
+
 static int s_device(stream *S, void *ctx)
 {
-    y_platform *yp = ctx;
-    y_device *yd = &yp->devices[yp->devices_count++];
+    s_lists *l = ctx;
+    y_device *yd;
+    int rc = s_grow(S, l->devices, *l->devices_count, sizeof **l->devices);
+    if (rc)
+        return rc;
+    yd = &(*l->devices)[(*l->devices_count)++];
     return s_fields(S, context_of(device_fields), yd, &yd->kind, NULL);
 }
 
 static int s_link(stream *S, void *ctx)
 {
+    s_lists *l = ctx;
+    int rc = s_grow(S, l->links, *l->links_count, sizeof **l->links);
+    if (rc)
+        return rc;
+    return s_fields(S, context_of(link_fields), &(*l->links)[(*l->links_count)++], NULL, NULL);
+}
+
+static int s_net_link(stream *S, void *ctx)
+{
     y_platform *yp = ctx;
-    return s_fields(S, context_of(link_fields), &yp->links[yp->links_count++], NULL, NULL);
+    int rc = s_grow(S, &yp->network, yp->network_count, sizeof *yp->network);
+    if (rc)
+        return rc;
+    return s_fields(S, context_of(net_link_fields), &yp->network[yp->network_count++], NULL,
+                    NULL);
+}
+
+static int s_node(stream *S, void *ctx)
+{
+    y_platform *yp = ctx;
+    const struct context *c = context_of(node_fields);
+    y_node *yn;
+    s_lists l;
+    unsigned seen = 0;
+    int which, rc = s_grow(S, &yp->nodes, yp->nodes_count, sizeof *yp->nodes);
+    if (rc)
+        return rc;
+    yn = &yp->nodes[yp->nodes_count++];
+    l = (s_lists){&yn->devices, &yn->devices_count, &yn->links, &yn->links_count};
+    rc = s_expect(S, YAML_MAPPING_START_EVENT, "a mapping");
+    while (rc == HS_OK && (rc = s_key(S, c, &seen, &which)) == HS_OK && which >= 0) {
+        const char *key = c->fields[which].key;
+        if (strcmp(key, "name") == 0 || strcmp(key, "host") == 0)
+            rc = s_text(S, key[0] == 'n' ? &yn->name : &yn->host);
+        else if (strcmp(key, "devices") == 0)
+            rc = s_list(S, MAX_DEVICES, "devices", s_device, &l);
+        else
+            rc = s_list(S, MAX_LINKS, "links", s_link, &l);
+    }
+    return rc ? rc : s_required(S, c, seen);
+}
+
+static void free_platform(y_platform *yp)
+{
+    for (unsigned d = 0; d < yp->devices_count; d++)
+        free_strings(&yp->devices[d], device_fields);
+    for (unsigned i = 0; i < yp->links_count; i++)
+        free_strings(&yp->links[i], link_fields);
+    for (unsigned n = 0; n < yp->nodes_count; n++) {
+        y_platform machine = {.devices = yp->nodes[n].devices,
+                              .devices_count = yp->nodes[n].devices_count,
+                              .links = yp->nodes[n].links,
+                              .links_count = yp->nodes[n].links_count};
+        free_strings(&yp->nodes[n], node_fields);
+        free_platform(&machine);
+    }
+    for (unsigned i = 0; i < yp->network_count; i++)
+        free_strings(&yp->network[i], net_link_fields);
+    free(yp->devices);
+    free(yp->links);
+    free(yp->nodes);
+    free(yp->network);
 }
 
 /* The platform, built as soon as it is read. */
 static int s_platform(stream *S)
 {
+    const struct context *c = context_of(platform_fields);
     y_platform yp = {0};
+    s_lists l = {&yp.devices, &yp.devices_count, &yp.links, &yp.links_count};
     unsigned seen = 0;
-    int which, rc;
-    yp.devices = calloc(MAX_DEVICES, sizeof *yp.devices);
-    yp.links = calloc(MAX_LINKS, sizeof *yp.links);
-    if (!yp.devices || !yp.links)
-        rc = fail_nomem(S->L);
-    else
-        rc = s_expect(S, YAML_MAPPING_START_EVENT, "a mapping");
-    while (rc == HS_OK && (rc = s_key(S, context_of(platform_fields), &seen, &which)) == HS_OK &&
-           which >= 0)
-        rc = which == 0 ? s_list(S, MAX_DEVICES, "devices", s_device, &yp)
-                        : s_list(S, MAX_LINKS, "links", s_link, &yp);
-    if (rc == HS_OK && (rc = s_required(S, context_of(platform_fields), seen)) == HS_OK &&
+    int which, rc = s_expect(S, YAML_MAPPING_START_EVENT, "a mapping");
+    while (rc == HS_OK && (rc = s_key(S, c, &seen, &which)) == HS_OK && which >= 0) {
+        const char *key = c->fields[which].key;
+        if (strcmp(key, "devices") == 0)
+            rc = s_list(S, MAX_DEVICES, "devices", s_device, &l);
+        else if (strcmp(key, "links") == 0)
+            rc = s_list(S, MAX_LINKS, "links", s_link, &l);
+        else if (strcmp(key, "nodes") == 0)
+            rc = s_list(S, MAX_NODES, "nodes", s_node, &yp);
+        else
+            rc = s_list(S, MAX_NETWORK, "network links", s_net_link, &yp);
+    }
+    if (rc == HS_OK && (rc = s_required(S, c, seen)) == HS_OK &&
         (rc = build_platform(S->L, &yp, S->w)) < 0)
         rc = s_locate(S, rc);
-    for (unsigned d = 0; d < yp.devices_count; d++)
-        free_strings(&yp.devices[d], device_fields);
-    for (unsigned i = 0; i < yp.links_count; i++)
-        free_strings(&yp.links[i], link_fields);
-    free(yp.devices);
-    free(yp.links);
+    free_platform(&yp);
     return rc;
 }
 

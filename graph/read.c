@@ -351,33 +351,11 @@ double hs__set_bytes_per_us(const hs__set *s)
     double sum = 0;
     int n = 0;
     for (int i = 0; i < p->nmemories * p->nmemories; i++)
-        if (p->links[i].present) {
+        if (p->links[i].present && !p->links[i].route) {
             sum += p->links[i].bandwidth_gbps;
             n++;
         }
     return 1000 * (n ? sum / n : 1);
-}
-
-/* Declares p's devices and links in w (memories come from the devices, in
- * the same order, so their indices agree). */
-static int copy_platform(hs_workload *w, const hs_platform *p, hs_error *err)
-{
-    int rc;
-    for (int d = 0; d < p->ndevices; d++)
-        if ((rc = hs_platform_add_device(w, p->devices[d].name, p->devices[d].kind,
-                                         p->memories[p->devices[d].memory],
-                                         p->devices[d].cores, err)) < 0 ||
-            (rc = hs_platform_set_overhead(w, d, p->devices[d].overhead_us, err)) != 0)
-            return rc;
-    for (int q = 0; q < p->nmemories; q++)
-        for (int r = 0; r < p->nmemories; r++) {
-            const hs_link *l = &p->links[q * p->nmemories + r];
-            if (l->present && (rc = hs_platform_add_link(w, p->memories[q], p->memories[r],
-                                                         l->bandwidth_gbps, l->latency_us,
-                                                         err)) < 0)
-                return rc;
-        }
-    return HS_OK;
 }
 
 /* Reads a set with reader r into a finalized workload. */
@@ -395,7 +373,7 @@ static int read_set(hs__set *s, const hs__reader *r, const hs_load_options *opt)
     if (!(s->w = hs_workload_new()))
         return hs_error_set(s->err, HS_ENOMEM, "%s: out of memory", s->name);
     hs_workload_set_cost_fn(s->w, opt->cost_fn, opt->cost_ctx);
-    if ((rc = copy_platform(s->w, opt->platform, s->err)) < 0)
+    if ((rc = hs_platform_copy(s->w, opt->platform, s->err)) < 0)
         return rc;
     if (!(s->speed = malloc((size_t)opt->platform->ndevices * sizeof *s->speed)))
         return hs_error_set(s->err, HS_ENOMEM, "%s: out of memory", s->name);

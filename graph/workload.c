@@ -73,6 +73,9 @@ const char *hs_device_kind_name(hs_device_kind kind)
 
 int hs_platform_find_device(const hs_platform *p, const char *name)
 {
+    size_t idx;
+    if (p->device_index)
+        return hs__strmap_get(p->device_index, name, &idx) ? (int)idx : -1;
     for (int d = 0; d < p->ndevices; d++)
         if (strcmp(p->devices[d].name, name) == 0)
             return d;
@@ -84,6 +87,14 @@ int hs_platform_find_memory(const hs_platform *p, const char *name)
     for (int m = 0; m < p->nmemories; m++)
         if (strcmp(p->memories[m], name) == 0)
             return m;
+    return -1;
+}
+
+int hs_platform_find_node(const hs_platform *p, const char *name)
+{
+    for (int n = 0; n < p->nnodes; n++)
+        if (strcmp(p->nodes[n].name, name) == 0)
+            return n;
     return -1;
 }
 
@@ -110,7 +121,8 @@ static int add_memory(hs_platform *p, const char *name)
     n = p->nmemories + 1;
     links = calloc((size_t)n * (size_t)n, sizeof *links);
     copy = strdup(name);
-    if (!links || !copy || GROW(p->memories, p->nmemories) != 0) {
+    if (!links || !copy || GROW(p->memories, p->nmemories) != 0 ||
+        GROW(p->memory_node, p->nmemories) != 0) {
         free(links);
         free(copy);
         return -1;
@@ -121,6 +133,7 @@ static int add_memory(hs_platform *p, const char *name)
     free(p->links);
     p->links = links;
     p->memories[p->nmemories] = copy;
+    p->memory_node[p->nmemories] = p->nnodes > 0 ? p->nnodes - 1 : 0;
     return p->nmemories++;
 }
 
@@ -156,10 +169,16 @@ void hs_workload_free(hs_workload *w)
     for (int d = 0; d < w->platform.ndevices; d++)
         free(w->platform.devices[d].name);
     free(w->platform.devices);
+    hs__strmap_free(w->platform.device_index);
     for (int m = 0; m < w->platform.nmemories; m++)
         free(w->platform.memories[m]);
     free(w->platform.memories);
     free(w->platform.links);
+    free(w->platform.memory_node);
+    for (int n = 0; n < w->platform.nnodes; n++)
+        free(w->platform.nodes[n].name);
+    free(w->platform.nodes);
+    free(w->platform.network);
     for (int a = 0; a < w->napps; a++) {
         hs_app *app = &w->apps[a];
         for (int k = 0; k < app->nkernels; k++)
@@ -226,12 +245,61 @@ static int name_error(const char *name, const char *path, hs_error *err)
     return HS_OK;
 }
 
+/* The item path of entry `index` of `list` (devices, links) of the
+ * platform being built, with `field` appended (NULL: none): on a cluster,
+ * of the last node added, where the entry belongs. */
+static void platform_path(const hs_platform *p, const char *list, int index, const char *field,
+                          char *buf, size_t size)
+{
+    int n = snprintf(buf, size, "platform.");
+    if (p->nnodes > 0)
+        n += snprintf(buf + n, size - (size_t)n, "nodes[%d].", p->nnodes - 1);
+    snprintf(buf + n, size - (size_t)n, "%s[%d]%s%s", list, index, field ? "." : "",
+             field ? field : "");
+}
+
+/* On a cluster, memory m, which a device or link of the node being
+ * built names, must be that node's. */
+static int check_own_memory(const hs_platform *p, int m, const char *path, hs_error *err)
+{
+    int node = p->nnodes - 1;
+    if (p->nnodes == 0 || p->memory_node[m] == node)
+        return HS_OK;
+    return hs_error_at(err, HS_EINPUT, path, "memory '%s' belongs to node '%s', not to '%s' (a "
+                       "node's devices and links name its own memories; platform.network "
+                       "joins nodes)",
+                       p->memories[m], p->nodes[p->memory_node[m]].name, p->nodes[node].name);
+}
+
+/* Builds p->device_index from p's devices (a program that removed devices
+ * dropped it).  0, or -1 when out of memory. */
+static int index_devices(hs_platform *p)
+{
+    if (!(p->device_index = hs__strmap_new(16)))
+        return -1;
+    for (int d = 0; d < p->ndevices; d++)
+        if (hs__strmap_put(p->device_index, p->devices[d].name, (size_t)d) < 0) {
+            hs__strmap_free(p->device_index);
+            p->device_index = NULL;
+            return -1;
+        }
+    return 0;
+}
+
 int hs_platform_set_overhead(hs_workload *w, int d, double overhead_us, hs_error *err)
 {
-    char path[64];
+    const hs_platform *p = &w->platform;
+    char path[96];
+    int index = d;
     if (d < 0 || d >= w->platform.ndevices)
         return hs_error_set(err, HS_EINPUT, "no device %d", d);
-    snprintf(path, sizeof path, "platform.devices[%d].overhead_us", d);
+    for (int e = 0; p->nnodes > 0 && e < d; e++) /* counted within its node */
+        index -= p->devices[e].node != p->devices[d].node;
+    if (p->nnodes > 0)
+        snprintf(path, sizeof path, "platform.nodes[%d].devices[%d].overhead_us",
+                 p->devices[d].node, index);
+    else
+        snprintf(path, sizeof path, "platform.devices[%d].overhead_us", d);
     if (bad_number(overhead_us) || overhead_us > HS_MAX_US)
         return hs_error_at(err, HS_EINPUT, path, "must be a number from 0 to %g us, not %g",
                            HS_MAX_US, overhead_us);
@@ -243,71 +311,252 @@ int hs_platform_add_device(hs_workload *w, const char *name, hs_device_kind kind
                            const char *memory, int cores, hs_error *err)
 {
     hs_platform *p = &w->platform;
-    char path[64];
-    int m, rc;
-    if ((rc = check_name(name, err, "platform.devices[%d].name", p->ndevices)) != 0)
+    char path[96];
+    int m, rc, index = p->ndevices, node = p->nnodes > 0 ? p->nnodes - 1 : 0;
+    for (int d = 0; p->nnodes > 0 && d < p->ndevices; d++)
+        index -= p->devices[d].node != node;
+    platform_path(p, "devices", index, "name", path, sizeof path);
+    if ((rc = check_name(name, err, "%s", path)) != 0)
         return rc;
-    snprintf(path, sizeof path, "platform.devices[%d].name", p->ndevices);
     if (hs_platform_find_device(p, name) >= 0)
         return hs_error_at(err, HS_EINPUT, path, "duplicate device name '%s'", name);
     if (strcmp(name, "cpu") == 0 || strcmp(name, "gpu") == 0 || strcmp(name, "host") == 0)
         return hs_error_at(err, HS_EINPUT, path,
                            "'%s' is reserved (a device kind or the host memory)", name);
+    if (p->ndevices == HS_MAX_DEVICES)
+        return hs_error_at(err, HS_EINPUT, path, "a platform has at most %d devices",
+                           HS_MAX_DEVICES);
     if (cores < 0 || cores > HS_MAX_CORES) {
-        snprintf(path, sizeof path, "platform.devices[%d].cores", p->ndevices);
+        platform_path(p, "devices", index, "cores", path, sizeof path);
         return hs_error_at(err, HS_EINPUT, path, "must be a whole number from 0 to %d, not %d",
                            HS_MAX_CORES, cores);
     }
-    if ((rc = check_name(memory, err, "platform.devices[%d].memory", p->ndevices)) != 0)
+    platform_path(p, "devices", index, "memory", path, sizeof path);
+    if ((rc = check_name(memory, err, "%s", path)) != 0)
         return rc;
-    if (GROW(p->devices, p->ndevices) != 0 || (m = add_memory(p, memory)) < 0)
+    if ((m = hs_platform_find_memory(p, memory)) >= 0 &&
+        (rc = check_own_memory(p, m, path, err)) != 0)
+        return rc;
+    if ((!p->device_index && index_devices(p) != 0) || GROW(p->devices, p->ndevices) != 0 ||
+        (m = add_memory(p, memory)) < 0)
         return nomem(err);
     p->devices[p->ndevices] = (hs_device){.name = strdup(name), .kind = kind, .memory = m,
-                                          .cores = cores};
-    if (!p->devices[p->ndevices].name)
+                                          .cores = cores, .node = node};
+    if (!p->devices[p->ndevices].name ||
+        hs__strmap_put(p->device_index, name, (size_t)p->ndevices) < 0) {
+        free(p->devices[p->ndevices].name);
         return nomem(err);
+    }
     return p->ndevices++;
 }
 
-int hs_platform_add_link(hs_workload *w, const char *from, const char *to,
-                         double bandwidth_gbps, double latency_us, hs_error *err)
+/* A link's or network link's bandwidth and latency, at `path` + field. */
+static int check_link_figures(double bandwidth_gbps, double latency_us, const char *at,
+                              hs_error *err)
 {
-    hs_platform *p = &w->platform;
-    int nlinks = 0, q, r, rc;
-    char path[64];
-    for (int i = 0; i < p->nmemories * p->nmemories; i++)
-        nlinks += p->links[i].present;
-    snprintf(path, sizeof path, "platform.links[%d].from", nlinks);
-    if ((q = hs_platform_find_memory(p, from)) < 0)
-        return hs_error_at(err, HS_EINPUT, path,
-                           "no memory '%s' (memories are 'host' and those the devices name)",
-                           from);
-    snprintf(path, sizeof path, "platform.links[%d].to", nlinks);
-    if ((r = hs_platform_find_memory(p, to)) < 0)
-        return hs_error_at(err, HS_EINPUT, path,
-                           "no memory '%s' (memories are 'host' and those the devices name)",
-                           to);
-    if (q == r)
-        return hs_error_at(err, HS_EINPUT, path, "a link joins two different memories, not "
-                           "'%s' to itself", to);
-    snprintf(path, sizeof path, "platform.links[%d]", nlinks);
-    if (p->links[q * p->nmemories + r].present)
-        return hs_error_at(err, HS_EINPUT, path, "duplicate link from '%s' to '%s'", from, to);
-    snprintf(path, sizeof path, "platform.links[%d].bandwidth_gbps", nlinks);
+    char path[128];
+    int rc;
+    snprintf(path, sizeof path, "%s.bandwidth_gbps", at);
     if (bad_number(bandwidth_gbps) || bandwidth_gbps == 0)
         return hs_error_at(err, HS_EINPUT, path, "must be a finite number > 0, not %g",
                            bandwidth_gbps);
     if (bandwidth_gbps < HS_MIN_BANDWIDTH_GBPS)
         return hs_error_at(err, HS_EINPUT, path, "must be at least %g GB/s, not %g",
                            HS_MIN_BANDWIDTH_GBPS, bandwidth_gbps);
-    if ((rc = check_number(bandwidth_gbps, HS_MAX_BANDWIDTH_GBPS, "GB/s", err, "%s", path)) != 0 ||
-        (rc = check_number(latency_us, HS_MAX_US, "us", err, "platform.links[%d].latency_us",
-                           nlinks)) != 0)
+    if ((rc = check_number(bandwidth_gbps, HS_MAX_BANDWIDTH_GBPS, "GB/s", err, "%s", path)) != 0)
         return rc;
-    rc = nlinks;
+    snprintf(path, sizeof path, "%s.latency_us", at);
+    return check_number(latency_us, HS_MAX_US, "us", err, "%s", path);
+}
+
+int hs_platform_add_link(hs_workload *w, const char *from, const char *to,
+                         double bandwidth_gbps, double latency_us, hs_error *err)
+{
+    hs_platform *p = &w->platform;
+    int nlinks = p->nlinks - (p->nnodes > 0 ? p->nodes[p->nnodes - 1].first_link : 0), q, r, rc;
+    char path[96];
+    platform_path(p, "links", nlinks, "from", path, sizeof path);
+    if ((q = hs_platform_find_memory(p, from)) < 0)
+        return hs_error_at(err, HS_EINPUT, path,
+                           "no memory '%s' (memories are 'host' and those the devices name)",
+                           from);
+    if ((rc = check_own_memory(p, q, path, err)) != 0)
+        return rc;
+    platform_path(p, "links", nlinks, "to", path, sizeof path);
+    if ((r = hs_platform_find_memory(p, to)) < 0)
+        return hs_error_at(err, HS_EINPUT, path,
+                           "no memory '%s' (memories are 'host' and those the devices name)",
+                           to);
+    if ((rc = check_own_memory(p, r, path, err)) != 0)
+        return rc;
+    if (q == r)
+        return hs_error_at(err, HS_EINPUT, path, "a link joins two different memories, not "
+                           "'%s' to itself", to);
+    platform_path(p, "links", nlinks, NULL, path, sizeof path);
+    if (p->links[q * p->nmemories + r].present)
+        return hs_error_at(err, HS_EINPUT, path, "duplicate link from '%s' to '%s'", from, to);
+    if ((rc = check_link_figures(bandwidth_gbps, latency_us, path, err)) != 0)
+        return rc;
     p->links[q * p->nmemories + r] =
         (hs_link){.present = 1, .bandwidth_gbps = bandwidth_gbps, .latency_us = latency_us};
-    return rc;
+    p->nlinks++;
+    return nlinks;
+}
+
+int hs_platform_add_node(hs_workload *w, const char *name, const char *host, hs_error *err)
+{
+    hs_platform *p = &w->platform;
+    int n = p->nnodes, m, rc;
+    hs_net_link *network;
+    char path[64];
+    snprintf(path, sizeof path, "platform.nodes[%d].name", n);
+    if ((rc = check_name(name, err, "%s", path)) != 0)
+        return rc;
+    if (n == 0 && p->ndevices > 0)
+        return hs_error_at(err, HS_EINPUT, "platform.nodes", "a platform lists either devices "
+                           "or nodes (with their devices), not both");
+    if (hs_platform_find_node(p, name) >= 0)
+        return hs_error_at(err, HS_EINPUT, path, "duplicate node name '%s'", name);
+    if (n == HS_MAX_NODES)
+        return hs_error_at(err, HS_EINPUT, path, "a platform has at most %d nodes",
+                           HS_MAX_NODES);
+    snprintf(path, sizeof path, "platform.nodes[%d].host", n);
+    if (n == 0 && host && strcmp(host, "host") != 0)
+        return hs_error_at(err, HS_EINPUT, path, "the first node's host memory is 'host' (the "
+                           "applications' input_bytes start there and their output_bytes go "
+                           "back there), not '%s'", host);
+    if (n > 0 && !host) {
+        snprintf(path, sizeof path, "platform.nodes[%d]", n);
+        return hs_error_at(err, HS_EINPUT, path, "missing field 'host': a node after the first "
+                           "names its host memory");
+    }
+    if (n > 0 && (rc = check_name(host, err, "%s", path)) != 0)
+        return rc;
+    if (n > 0 && (m = hs_platform_find_memory(p, host)) >= 0)
+        return hs_error_at(err, HS_EINPUT, path, "memory '%s' belongs to node '%s' (each node "
+                           "has a host memory of its own)", host,
+                           p->nodes[p->memory_node[m]].name);
+    network = calloc((size_t)(n + 1) * (size_t)(n + 1), sizeof *network);
+    if (!network || GROW(p->nodes, p->nnodes) != 0) {
+        free(network);
+        return nomem(err);
+    }
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            network[i * (n + 1) + j] = p->network[i * n + j];
+    free(p->network);
+    p->network = network;
+    if (!(p->nodes[n].name = strdup(name)))
+        return nomem(err);
+    p->nodes[n].first_link = p->nlinks;
+    p->nnodes++;
+    if ((m = n == 0 ? HS_HOST_MEMORY : add_memory(p, host)) < 0) {
+        free(p->nodes[--p->nnodes].name);
+        return nomem(err);
+    }
+    p->nodes[n].host = m;
+    return n;
+}
+
+int hs_platform_add_network_link(hs_workload *w, const char *from, const char *to,
+                                 double bandwidth_gbps, double latency_us, int gpu_direct,
+                                 hs_error *err)
+{
+    hs_platform *p = &w->platform;
+    int nlinks = p->nnetwork, a, b, rc;
+    char path[64];
+    snprintf(path, sizeof path, "platform.network[%d].from", nlinks);
+    if ((a = hs_platform_find_node(p, from)) < 0)
+        return hs_error_at(err, HS_EINPUT, path, "no node '%s' in platform.nodes", from);
+    snprintf(path, sizeof path, "platform.network[%d].to", nlinks);
+    if ((b = hs_platform_find_node(p, to)) < 0)
+        return hs_error_at(err, HS_EINPUT, path, "no node '%s' in platform.nodes", to);
+    if (a == b)
+        return hs_error_at(err, HS_EINPUT, path, "a network link joins two different nodes, "
+                           "not '%s' to itself", to);
+    snprintf(path, sizeof path, "platform.network[%d]", nlinks);
+    if (p->network[a * p->nnodes + b].present)
+        return hs_error_at(err, HS_EINPUT, path, "duplicate network link from '%s' to '%s'",
+                           from, to);
+    if ((rc = check_link_figures(bandwidth_gbps, latency_us, path, err)) != 0)
+        return rc;
+    p->network[a * p->nnodes + b] =
+        (hs_net_link){.present = 1, .gpu_direct = gpu_direct != 0,
+                      .bandwidth_gbps = bandwidth_gbps, .latency_us = latency_us};
+    return p->nnetwork++;
+}
+
+/* Adds hop q -> r (nothing when q == r) of a route to *latency_us and
+ * *inverse_bw (sum of 1 / bandwidth); 0 when the node has no such link. */
+static int add_hop(const hs_platform *p, int q, int r, double *latency_us, double *inverse_bw)
+{
+    const hs_link *l = &p->links[q * p->nmemories + r];
+    if (q == r)
+        return 1;
+    if (!l->present || l->route)
+        return 0;
+    *latency_us += l->latency_us;
+    *inverse_bw += 1.0 / l->bandwidth_gbps;
+    return 1;
+}
+
+void hs_platform_route(hs_platform *p)
+{
+    int nm = p->nmemories;
+    for (int i = 0; i < nm * nm; i++)
+        if (p->links[i].route)
+            p->links[i] = (hs_link){0};
+    for (int q = 0; q < nm && p->nnodes > 1; q++)
+        for (int r = 0; r < nm; r++) {
+            int a = p->memory_node[q], b = p->memory_node[r];
+            const hs_net_link *n = &p->network[a * p->nnodes + b];
+            double latency, inverse;
+            if (a == b || !n->present)
+                continue;
+            latency = n->latency_us;
+            inverse = 1.0 / n->bandwidth_gbps;
+            if (!n->gpu_direct && (!add_hop(p, q, p->nodes[a].host, &latency, &inverse) ||
+                                   !add_hop(p, p->nodes[b].host, r, &latency, &inverse)))
+                continue;
+            p->links[q * nm + r] = (hs_link){.present = 1, .route = 1,
+                                             .bandwidth_gbps = 1.0 / inverse,
+                                             .latency_us = latency};
+        }
+}
+
+int hs_platform_copy(hs_workload *w, const hs_platform *p, hs_error *err)
+{
+    int rc;
+    for (int n = 0, d = 0; n < (p->nnodes ? p->nnodes : 1); n++) {
+        if (p->nnodes > 0 && (rc = hs_platform_add_node(w, p->nodes[n].name,
+                                                         p->memories[p->nodes[n].host],
+                                                         err)) < 0)
+            return rc;
+        for (; d < p->ndevices && p->devices[d].node == n; d++)
+            if ((rc = hs_platform_add_device(w, p->devices[d].name, p->devices[d].kind,
+                                             p->memories[p->devices[d].memory],
+                                             p->devices[d].cores, err)) < 0 ||
+                (rc = hs_platform_set_overhead(w, d, p->devices[d].overhead_us, err)) != 0)
+                return rc;
+        for (int q = 0; q < p->nmemories; q++)
+            for (int r = 0; r < p->nmemories; r++) {
+                const hs_link *l = &p->links[q * p->nmemories + r];
+                if (l->present && !l->route && p->memory_node[q] == n &&
+                    (rc = hs_platform_add_link(w, p->memories[q], p->memories[r],
+                                               l->bandwidth_gbps, l->latency_us, err)) < 0)
+                    return rc;
+            }
+    }
+    for (int a = 0; a < p->nnodes; a++)
+        for (int b = 0; b < p->nnodes; b++) {
+            const hs_net_link *n = &p->network[a * p->nnodes + b];
+            if (n->present && (rc = hs_platform_add_network_link(
+                                   w, p->nodes[a].name, p->nodes[b].name, n->bandwidth_gbps,
+                                   n->latency_us, n->gpu_direct, err)) < 0)
+                return rc;
+        }
+    hs_platform_route(&w->platform);
+    return HS_OK;
 }
 
 /* ------------------------------------------------------------ applications */
@@ -403,19 +652,10 @@ int hs_app_add_kernel(hs_workload *w, int app, const char *name, hs_error *err)
 int hs_kernel_set_cost(hs_workload *w, int app, int kernel, const char *key, double us,
                        hs_error *err)
 {
-    char path[160];
-    int rc;
     KERNEL_OR_FAIL(k, w, app, kernel, err);
-    if ((rc = check_number(us, HS_MAX_US, "us", err, "applications[%d].kernels[%d].cost_us.%s",
-                           app, kernel, key)) != 0)
-        return rc;
-    for (int i = 0; i < k->ncosts; i++) {
-        if (strcmp(k->costs[i].key, key) == 0) {
-            snprintf(path, sizeof path, "applications[%d].kernels[%d].cost_us.%s", app, kernel,
-                     key);
-            return hs_error_at(err, HS_EINPUT, path, "duplicate cost for '%s'", key);
-        }
-    }
+    if (bad_number(us) || us > HS_MAX_US)
+        return check_number(us, HS_MAX_US, "us", err, "applications[%d].kernels[%d].cost_us.%s",
+                            app, kernel, key);
     if (GROW(k->costs, k->ncosts) != 0)
         return nomem(err);
     k->costs[k->ncosts] = (hs_cost_entry){.key = strdup(key), .us = us};
@@ -564,37 +804,44 @@ void hs_workload_set_cost_fn(hs_workload *w, hs_cost_fn fn, void *ctx)
     w->cost_ctx = fn ? ctx : NULL;
 }
 
-/* Cost of kernel k on device d: an entry naming the device wins over one
- * naming its kind (DESIGN.md §3); a typed kernel that has neither asks the
- * workload's cost provider, when one is set. */
-static int resolve_costs(hs_workload *w, int a, int ki, hs_error *err)
+/* Cost of kernel ki on each device d: an entry naming the device wins over
+ * one naming its kind (DESIGN.md §3); a typed kernel that has neither asks
+ * the workload's cost provider, when one is set.  Refuses an entry naming
+ * neither a device nor a kind, and two entries for one key.  by_name: scratch of
+ * ndevices ints.  O(entries + devices), so that a kernel of a cluster with
+ * hundreds of devices, each named in its costs, resolves in linear time. */
+static int resolve_costs(hs_workload *w, int a, int ki, int *by_name_of, hs_error *err)
 {
     const hs_platform *p = &w->platform;
     hs_kernel *k = &w->apps[a].kernels[ki];
+    int by_kind_of[2] = {-1, -1};
     char path[128];
     snprintf(path, sizeof path, "applications[%d].kernels[%d].cost_us", a, ki);
+    for (int d = 0; d < p->ndevices; d++)
+        by_name_of[d] = -1;
     for (int i = 0; i < k->ncosts; i++) {
         const char *key = k->costs[i].key;
-        if (strcmp(key, "cpu") != 0 && strcmp(key, "gpu") != 0 &&
-            hs_platform_find_device(p, key) < 0) {
-            char kpath[192];
-            snprintf(kpath, sizeof kpath, "%s.%s", path, key);
+        int d = -1, *slot = strcmp(key, "cpu") == 0   ? &by_kind_of[HS_DEVICE_CPU]
+                            : strcmp(key, "gpu") == 0 ? &by_kind_of[HS_DEVICE_GPU]
+                            : (d = hs_platform_find_device(p, key)) >= 0 ? &by_name_of[d]
+                                                                          : NULL;
+        char kpath[192];
+        if (slot && *slot < 0) {
+            *slot = i;
+            continue;
+        }
+        snprintf(kpath, sizeof kpath, "%s.%s", path, key);
+        if (!slot)
             return hs_error_at(err, HS_EINPUT, kpath,
                                "no device or device kind named '%s' (kinds are cpu, gpu)", key);
-        }
+        return hs_error_at(err, HS_EINPUT, kpath, "duplicate cost for '%s'", key);
     }
     free(k->cost_us);
     if (!(k->cost_us = calloc((size_t)p->ndevices + 1, sizeof *k->cost_us)))
         return nomem(err);
     for (int d = 0; d < p->ndevices; d++) {
         const hs_device *dev = &p->devices[d];
-        int by_name = -1, by_kind = -1;
-        for (int i = 0; i < k->ncosts; i++) {
-            if (strcmp(k->costs[i].key, dev->name) == 0)
-                by_name = i;
-            else if (strcmp(k->costs[i].key, hs_device_kind_name(dev->kind)) == 0)
-                by_kind = i;
-        }
+        int by_name = by_name_of[d], by_kind = by_kind_of[dev->kind];
         if (by_name < 0 && by_kind < 0 && k->type && w->cost_fn) {
             hs_error perr = {0};
             int rc = w->cost_fn(w->cost_ctx, k, dev, &k->cost_us[d], &perr);
@@ -625,6 +872,18 @@ static int resolve_costs(hs_workload *w, int a, int ki, hs_error *err)
 /* Depth-first search for a cycle in one application's kernel graph; the
  * message lists the kernels on it, in edge order.  Each kernel's out-edges
  * are listed once (counting sort, in edge order) so the search is O(n + e). */
+/* resolve_costs for every kernel of application a. */
+static int resolve_app_costs(hs_workload *w, int a, hs_error *err)
+{
+    int *scratch = malloc(((size_t)w->platform.ndevices + 1) * sizeof *scratch), rc = HS_OK;
+    if (!scratch)
+        return nomem(err);
+    for (int k = 0; k < w->apps[a].nkernels && rc == HS_OK; k++)
+        rc = resolve_costs(w, a, k, scratch, err);
+    free(scratch);
+    return rc;
+}
+
 static int find_cycle(const hs_app *a, int ai, hs_error *err)
 {
     int n = a->nkernels, rc = HS_OK;
@@ -690,13 +949,49 @@ out:
     return rc;
 }
 
-/* A pair of memories that exchanges data needs a link.  With every kernel
- * able to run on every device, an edge with data needs every ordered pair of
- * distinct device memories, an input needs host -> each, an output each ->
- * host. */
+/* Why data cannot move from memory q to memory r, for check_links: "no
+ * link from 'q' to 'r' in platform.links", or, on a cluster, which hop of
+ * the route is missing. */
+static void no_link(const hs_platform *p, int from, int to, char *buf, size_t size)
+{
+    int q = from, r = to, a = p->memory_node[q], b = p->memory_node[r];
+    const hs_net_link *n;
+    if (p->nnodes == 0) {
+        snprintf(buf, size, "no link from '%s' to '%s' in platform.links", p->memories[q],
+                 p->memories[r]);
+        return;
+    }
+    if (a == b) {
+        snprintf(buf, size, "no link from '%s' to '%s' in platform.nodes[%d].links (node '%s')",
+                 p->memories[q], p->memories[r], a, p->nodes[a].name);
+        return;
+    }
+    n = &p->network[a * p->nnodes + b];
+    if (!n->present) {
+        snprintf(buf, size, "no route from '%s' (node '%s') to '%s' (node '%s'): no link from "
+                 "'%s' to '%s' in platform.network", p->memories[q], p->nodes[a].name,
+                 p->memories[r], p->nodes[b].name, p->nodes[a].name, p->nodes[b].name);
+        return;
+    }
+    /* without gpu_direct: q -> a's host, or else b's host -> r, is missing */
+    if (q != p->nodes[a].host && !p->links[q * p->nmemories + p->nodes[a].host].present)
+        r = p->nodes[a].host;
+    else
+        q = p->nodes[b].host, a = b;
+    snprintf(buf, size, "no route from '%s' to '%s': a copy between nodes goes through their "
+             "host memories, and node '%s' has no link from '%s' to '%s' in platform.nodes[%d]"
+             ".links", p->memories[from], p->memories[to], p->nodes[a].name, p->memories[q],
+             p->memories[r], a);
+}
+
+/* A pair of memories that exchanges data needs a link (or, on a cluster,
+ * a route).  With every kernel able to run on every device, an edge with
+ * data needs every ordered pair of distinct device memories, an input
+ * needs host -> each, an output each -> host. */
 static int check_links(const hs_workload *w, hs_error *err)
 {
     const hs_platform *p = &w->platform;
+    char why[3 * HS_NAME_MAX + 160];
     for (int a = 0; a < w->napps; a++) {
         const hs_app *app = &w->apps[a];
         for (int k = 0; k < app->nkernels; k++) {
@@ -708,17 +1003,16 @@ static int check_links(const hs_workload *w, hs_error *err)
                     continue;
                 if (kn->input_bytes > 0 && !p->links[HS_HOST_MEMORY * p->nmemories + m].present) {
                     snprintf(path, sizeof path, "applications[%d].kernels[%d].input_bytes", a, k);
-                    return hs_error_at(err, HS_EINPUT, path,
-                                       "no link from 'host' to '%s' in platform.links (kernel "
-                                       "'%s' reads its input on device '%s')",
-                                       p->memories[m], kn->name, p->devices[d].name);
+                    no_link(p, HS_HOST_MEMORY, m, why, sizeof why);
+                    return hs_error_at(err, HS_EINPUT, path, "%s (kernel '%s' reads its input "
+                                       "on device '%s')", why, kn->name, p->devices[d].name);
                 }
                 if (kn->output_bytes > 0 && !p->links[m * p->nmemories + HS_HOST_MEMORY].present) {
                     snprintf(path, sizeof path, "applications[%d].kernels[%d].output_bytes", a, k);
-                    return hs_error_at(err, HS_EINPUT, path,
-                                       "no link from '%s' to 'host' in platform.links (kernel "
-                                       "'%s' writes its output back from device '%s')",
-                                       p->memories[m], kn->name, p->devices[d].name);
+                    no_link(p, m, HS_HOST_MEMORY, why, sizeof why);
+                    return hs_error_at(err, HS_EINPUT, path, "%s (kernel '%s' writes its output "
+                                       "back from device '%s')", why, kn->name,
+                                       p->devices[d].name);
                 }
             }
         }
@@ -734,10 +1028,10 @@ static int check_links(const hs_workload *w, hs_error *err)
                     if (q == r || p->links[q * p->nmemories + r].present)
                         continue;
                     snprintf(path, sizeof path, "applications[%d].edges[%d]", a, e);
+                    no_link(p, q, r, why, sizeof why);
                     return hs_error_at(err, HS_EINPUT, path,
-                                       "no link from '%s' to '%s' in platform.links (data from "
-                                       "'%s' to '%s' may move between devices '%s' and '%s')",
-                                       p->memories[q], p->memories[r],
+                                       "%s (data from '%s' to '%s' may move between devices "
+                                       "'%s' and '%s')", why,
                                        app->kernels[app->edges[e].from].name,
                                        app->kernels[app->edges[e].to].name, p->devices[d1].name,
                                        p->devices[d2].name);
@@ -819,10 +1113,7 @@ int hs_workload_finalize(hs_workload *w, hs_error *err)
             return hs_error_at(err, HS_EINPUT, path, "application '%s' has no kernel",
                                w->apps[a].name);
         }
-        for (int k = 0; k < w->apps[a].nkernels; k++)
-            if ((rc = resolve_costs(w, a, k, err)) != 0)
-                return rc;
-        if ((rc = find_cycle(&w->apps[a], a, err)) != 0 || (rc = hs__bind_edges(w, a, err)) != 0)
+        if ((rc = resolve_app_costs(w, a, err)) != 0 || (rc = find_cycle(&w->apps[a], a, err)) != 0 || (rc = hs__bind_edges(w, a, err)) != 0)
             return rc;
         ntasks += (size_t)w->apps[a].instances * (size_t)w->apps[a].nkernels;
         nedges += (size_t)w->apps[a].instances * (size_t)w->apps[a].nedges;
@@ -836,6 +1127,7 @@ int hs_workload_finalize(hs_workload *w, hs_error *err)
                                "workload to %zu edges, more than the limit of %d",
                                w->apps[a].instances, w->apps[a].nedges, nedges, HS_MAX_EDGES);
     }
+    hs_platform_route(&w->platform);
     if ((rc = check_links(w, err)) != 0 || (rc = check_transfer_times(w, err)) != 0)
         return rc;
     if ((rc = hs_graph_init(&w->graph, ntasks, nedges, w->platform.ndevices, err)) != 0)

@@ -107,14 +107,17 @@ static void key_num(writer *W, const char *key, double value)
     num(W, value);
 }
 
-static void write_platform(writer *W, const hs_platform *p)
+/* The devices and declared links of node `node` (every one without
+ * nodes), as the lists `devices` and `links`. */
+static void write_machine(writer *W, const hs_platform *p, int node)
 {
-    str(W, "platform");
-    map_start(W, 0);
+    int any = 0;
     str(W, "devices");
     seq_start(W);
     for (int d = 0; d < p->ndevices; d++) {
         const hs_device *dev = &p->devices[d];
+        if (dev->node != node)
+            continue;
         map_start(W, 1);
         key_str(W, "name", dev->name);
         key_str(W, "kind", hs_device_kind_name(dev->kind));
@@ -126,23 +129,66 @@ static void write_platform(writer *W, const hs_platform *p)
         map_end(W);
     }
     seq_end(W);
-    if (p->nmemories > 1) {
-        str(W, "links");
-        seq_start(W);
-        for (int q = 0; q < p->nmemories; q++)
-            for (int r = 0; r < p->nmemories; r++) {
-                const hs_link *l = &p->links[q * p->nmemories + r];
-                if (!l->present)
-                    continue;
-                map_start(W, 1);
-                key_str(W, "from", p->memories[q]);
-                key_str(W, "to", p->memories[r]);
-                key_num(W, "bandwidth_gbps", l->bandwidth_gbps);
-                key_num(W, "latency_us", l->latency_us);
-                map_end(W);
+    for (int q = 0; q < p->nmemories; q++)
+        for (int r = 0; r < p->nmemories; r++) {
+            const hs_link *l = &p->links[q * p->nmemories + r];
+            if (!l->present || l->route || p->memory_node[q] != node)
+                continue;
+            if (!any++) {
+                str(W, "links");
+                seq_start(W);
             }
+            map_start(W, 1);
+            key_str(W, "from", p->memories[q]);
+            key_str(W, "to", p->memories[r]);
+            key_num(W, "bandwidth_gbps", l->bandwidth_gbps);
+            key_num(W, "latency_us", l->latency_us);
+            map_end(W);
+        }
+    if (any)
         seq_end(W);
+}
+
+static void write_platform(writer *W, const hs_platform *p)
+{
+    int any = 0;
+    str(W, "platform");
+    map_start(W, 0);
+    if (p->nnodes == 0) {
+        write_machine(W, p, 0);
+        map_end(W);
+        return;
     }
+    str(W, "nodes");
+    seq_start(W);
+    for (int n = 0; n < p->nnodes; n++) {
+        map_start(W, 0);
+        key_str(W, "name", p->nodes[n].name);
+        key_str(W, "host", p->memories[p->nodes[n].host]);
+        write_machine(W, p, n);
+        map_end(W);
+    }
+    seq_end(W);
+    for (int a = 0; a < p->nnodes; a++)
+        for (int b = 0; b < p->nnodes; b++) {
+            const hs_net_link *l = &p->network[a * p->nnodes + b];
+            if (!l->present)
+                continue;
+            if (!any++) {
+                str(W, "network");
+                seq_start(W);
+            }
+            map_start(W, 1);
+            key_str(W, "from", p->nodes[a].name);
+            key_str(W, "to", p->nodes[b].name);
+            key_num(W, "bandwidth_gbps", l->bandwidth_gbps);
+            key_num(W, "latency_us", l->latency_us);
+            if (l->gpu_direct)
+                key_str(W, "gpu_direct", "true");
+            map_end(W);
+        }
+    if (any)
+        seq_end(W);
     map_end(W);
 }
 

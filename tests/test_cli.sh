@@ -253,6 +253,46 @@ expect 0 "gen cholesky" -- "$H" gen cholesky --tiles 3 -o "$tmp/chol.yaml"
 expect 0 "gen cholesky loads" -- "$H" info "$tmp/chol.yaml"
 check "gen cholesky loads: tasks" "$tmp/out" '^task graph: 10 tasks, 12 edges'
 
+# a cluster platform (workloads/cluster.yaml, makespans checked by hand in
+# its comment): every command treats the nodes' memories as memory spaces
+C=workloads/cluster.yaml
+expect 0 "cluster: info" -- "$H" info "$C"
+check "cluster: info nodes" "$tmp/out" '^  n1       host memory n1.host, 2 devices$'
+check "cluster: info network" "$tmp/out" '^  n0 -> n1: 5 GB/s, 2 us$'
+expect 0 "cluster: map" -- "$H" map -a heft "$C" --json "$tmp/c.json" --trace "$tmp/ct.json" \
+    --dot "$tmp/c.dot"
+check "cluster: map makespan" "$tmp/out" 'makespan 1044\.000 us$'
+expect 0 "cluster: validate" -- "$H" validate "$C" "$tmp/c.json"
+check "cluster: validate" "$tmp/out" '^valid: makespan 1044\.000 us \(2 tasks, 3 transfers\)$'
+check "cluster: trace names gpu1" "$tmp/ct.json" '"gpu1"'
+check "cluster: dot" "$tmp/c.dot" 'gpu1'
+expect 0 "cluster: optimal" -- "$H" optimal "$C"
+check "cluster: optimal" "$tmp/out" '^makespan   1044\.000 us$'
+expect 0 "cluster: compare" -- "$H" compare "$C"
+check "cluster: compare heft" "$tmp/out" '^heft +1044\.000 '
+expect 0 "cluster: dot" -- "$H" dot "$C" -o "$tmp/c2.dot"
+expect 0 "cluster: a set on a cluster platform" -- "$H" map -a heft workloads/sets/fork.stg \
+    --platform "$C"
+check "cluster: a set on a cluster platform" "$tmp/out" '^  gpu1 +gpu '
+if "$H" map -a heft "$W" --gantt "$tmp/g.png" >/dev/null 2>&1; then
+    expect 0 "cluster: gantt" -- "$H" map -a heft "$C" --gantt "$tmp/cg.png"
+fi
+expect 0 "gen --nodes" -- "$H" gen random --tasks 40 --nodes 3 --devices cpu:1,gpu:2 \
+    -o "$tmp/cl.yaml"
+check "gen --nodes: a node's GPU" "$tmp/cl.yaml" '^    - \{name: n2.gpu1, kind: gpu, memory: n2.gpu1\}$'
+check "gen --nodes: the network" "$tmp/cl.yaml" \
+    '^  - \{from: n2, to: n1, bandwidth_gbps: 12.5, latency_us: 2\}$'
+for a in $("$H" map -a help | awk '/^  [a-z]/ {print $1}'); do
+    expect 0 "cluster: map -a $a" -- "$H" map -a "$a" "$tmp/cl.yaml" --json "$tmp/cl.json"
+    expect 0 "cluster: map -a $a valid" -- "$H" validate "$tmp/cl.yaml" "$tmp/cl.json"
+done
+expect 0 "gen --nodes 64" -- "$H" gen random --tasks 20 --nodes 64 --devices cpu:1,gpu:4 \
+    -o "$tmp/c64.yaml"
+expect 0 "gen --nodes 64: 320 devices, a cost each, load" -- "$H" map -a dmda "$tmp/c64.yaml"
+expect 2 "gen --nodes too many devices" -- "$H" gen random --nodes 200 --devices cpu:1,gpu:4
+check "gen --nodes too many devices: why" "$tmp/err" \
+    "nodes must be 1..256 with at most 512 devices in all, not 200 of 5 devices"
+
 # validate: a mapped schedule is valid; a broken one is not
 if "$H" map -a help >/dev/null 2>&1; then
     expect 0 "map" -- "$H" map -a heft "$W" --json "$tmp/s.json"

@@ -66,6 +66,20 @@ static int same_workload(const hs_workload *x, const hs_workload *y)
             (p->links[i].present && (p->links[i].bandwidth_gbps != q->links[i].bandwidth_gbps ||
                                      p->links[i].latency_us != q->links[i].latency_us)))
             return 0;
+    if (p->nnodes != q->nnodes)
+        return 0;
+    for (int n = 0; n < p->nnodes; n++)
+        if (strcmp(p->nodes[n].name, q->nodes[n].name) != 0 || p->nodes[n].host != q->nodes[n].host)
+            return 0;
+    for (int i = 0; i < p->nnodes * p->nnodes; i++)
+        if (memcmp(&p->network[i], &q->network[i], sizeof p->network[i]) != 0)
+            return 0;
+    for (int d = 0; d < p->ndevices; d++)
+        if (p->devices[d].node != q->devices[d].node)
+            return 0;
+    for (int m = 0; m < p->nmemories; m++)
+        if (p->memory_node[m] != q->memory_node[m])
+            return 0;
     for (int a = 0; a < x->napps; a++) {
         const hs_app *A = &x->apps[a], *B = &y->apps[a];
         if (strcmp(A->name, B->name) != 0 || A->instances != B->instances ||
@@ -780,6 +794,50 @@ static void yaml_round_trip_random(void **state)
         skip(); /* the loader is not built yet */
 }
 
+/* hs_gen_cluster: names, memories, links, the network and its routes; a
+ * random graph on it reads back the same from YAML (gpu_direct too). */
+static void cluster(void **state)
+{
+    hs_workload *w = hs_workload_new();
+    hs_gen_random_opts o;
+    hs_error err = {0};
+    const hs_platform *p = &w->platform;
+    int g0, g21;
+    (void)state;
+    assert_int_equal(hs_gen_cluster(w, "cpu:1,gpu:2", 8, 3, &err), 0);
+    assert_int_equal(p->ndevices, 9);
+    assert_int_equal(p->nmemories, 9);
+    assert_int_equal(p->nnodes, 3);
+    assert_string_equal(p->devices[3].name, "n1.cpu0");
+    assert_string_equal(p->memories[p->devices[3].memory], "n1.host");
+    assert_int_equal(p->devices[3].cores, 8);
+    assert_string_equal(p->memories[p->nodes[0].host], "host");
+    assert_int_equal(p->nnetwork, 6);
+    g0 = hs_platform_find_memory(p, "n0.gpu0");
+    g21 = hs_platform_find_memory(p, "n2.gpu1");
+    /* n0.gpu0 -> host -> n2.host -> n2.gpu1: 12 GB/s + 10 us twice, 12.5 GB/s + 2 us */
+    assert_float_equal(hs_transfer_us(p, g0, g21, 1.2e6),
+                       (10 + 100) + (2 + 1.2e6 / 12500) + (10 + 100), 1e-9);
+    /* within a node, peer to peer */
+    assert_float_equal(hs_transfer_us(p, hs_platform_find_memory(p, "n2.gpu0"), g21, 1e6),
+                       10 + 100, 1e-9);
+    w->platform.network[0 * 3 + 2].gpu_direct = 1;
+    hs_gen_random_defaults(&o);
+    o.tasks = 60;
+    if (hs_gen_random(w, &o, &err) < 0)
+        fail_msg("%s", err.msg);
+    finalize_ok(w);
+    assert_float_equal(hs_transfer_us(p, g0, g21, 1.25e6), 2 + 100, 1e-9);
+    round_trip(w);
+    expect_error(hs_gen_cluster(w, "cpu:1", 4, 2, &err), &err, HS_EUSAGE,
+                 "the workload already has devices");
+    hs_workload_free(w);
+    w = hs_workload_new();
+    expect_error(hs_gen_cluster(w, "cpu:1,gpu:8", 4, 57, &err), &err, HS_EINPUT,
+                 "nodes must be 1..256 with at most 512 devices in all, not 57 of 9 devices");
+    hs_workload_free(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -789,7 +847,7 @@ int main(void)
         cmocka_unit_test(cholesky_counts),   cmocka_unit_test(benchmarks),
         cmocka_unit_test(compositions),      cmocka_unit_test(yaml_text),
         cmocka_unit_test(yaml_round_trip_random), cmocka_unit_test(size_bounds),
-        cmocka_unit_test(value_bounds),
+        cmocka_unit_test(value_bounds),      cmocka_unit_test(cluster),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

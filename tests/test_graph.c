@@ -50,6 +50,141 @@ static void expect_error(int rc, const hs_error *err, const char *msg)
     assert_string_equal(err->msg, msg);
 }
 
+/* Two nodes: n0 with cpu0 (host) and gpu0 (gpu0), n1 with cpu1 (n1.host)
+ * and gpu1 (n1.gpu1); host <-> GPU links of 10 GB/s and 10 us in each
+ * node (n1.gpu1 -> n1.host only when `back`); the network n0 <-> n1 at
+ * 5 GB/s and 2 us, reaching device memory when `direct`. */
+static hs_workload *two_nodes(int direct, int back)
+{
+    hs_workload *w = hs_workload_new();
+    hs_error err = {0};
+    assert_non_null(w);
+    assert_int_equal(hs_platform_add_node(w, "n0", NULL, &err), 0);
+    assert_int_equal(hs_platform_add_device(w, "cpu0", HS_DEVICE_CPU, "host", 4, &err), 0);
+    assert_int_equal(hs_platform_add_device(w, "gpu0", HS_DEVICE_GPU, "gpu0", 0, &err), 1);
+    assert_int_equal(hs_platform_add_link(w, "host", "gpu0", 10, 10, &err), 0);
+    assert_int_equal(hs_platform_add_link(w, "gpu0", "host", 10, 10, &err), 1);
+    assert_int_equal(hs_platform_add_node(w, "n1", "n1.host", &err), 1);
+    assert_int_equal(hs_platform_add_device(w, "cpu1", HS_DEVICE_CPU, "n1.host", 4, &err), 2);
+    assert_int_equal(hs_platform_add_device(w, "gpu1", HS_DEVICE_GPU, "n1.gpu1", 0, &err), 3);
+    assert_int_equal(hs_platform_add_link(w, "n1.host", "n1.gpu1", 10, 10, &err), 0);
+    if (back)
+        assert_int_equal(hs_platform_add_link(w, "n1.gpu1", "n1.host", 10, 10, &err), 1);
+    assert_int_equal(hs_platform_add_network_link(w, "n0", "n1", 5, 2, direct, &err), 0);
+    assert_int_equal(hs_platform_add_network_link(w, "n1", "n0", 5, 2, direct, &err), 1);
+    hs_platform_route(&w->platform);
+    return w;
+}
+
+/* Memories: host 0, gpu0 1, n1.host 2, n1.gpu1 3.  1 MB takes 100 us over
+ * a node's links and 200 us over the network; a route adds its hops. */
+static void cluster_routes(void **state)
+{
+    hs_workload *w = two_nodes(0, 1);
+    const hs_platform *p = &w->platform;
+    (void)state;
+    assert_int_equal(p->nmemories, 4);
+    assert_int_equal(p->memory_node[2], 1);
+    assert_int_equal(p->nodes[1].host, 2);
+    /* gpu0 -> host -> network -> n1.host -> n1.gpu1: (10 + 100) + (2 + 200) + (10 + 100) */
+    assert_float_equal(hs_transfer_us(p, 1, 3, 1e6), 422.0, 1e-9);
+    assert_true(p->links[1 * 4 + 3].route);
+    assert_float_equal(p->links[1 * 4 + 3].bandwidth_gbps, 2.5, 1e-12);
+    assert_float_equal(p->links[1 * 4 + 3].latency_us, 22.0, 0);
+    /* host -> network -> n1.host -> n1.gpu1: 202 + 110; and back */
+    assert_float_equal(hs_transfer_us(p, 0, 3, 1e6), 312.0, 1e-9);
+    assert_float_equal(hs_transfer_us(p, 3, 0, 1e6), 312.0, 1e-9);
+    /* host -> n1.host: the network alone */
+    assert_float_equal(hs_transfer_us(p, 0, 2, 1e6), 202.0, 1e-9);
+    /* within a node, the declared link */
+    assert_float_equal(hs_transfer_us(p, 2, 3, 1e6), 110.0, 1e-9);
+    assert_false(p->links[2 * 4 + 3].route);
+    hs_workload_free(w);
+
+    /* gpu_direct: the network reaches the GPUs' memories */
+    w = two_nodes(1, 1);
+    assert_float_equal(hs_transfer_us(&w->platform, 1, 3, 1e6), 202.0, 1e-9);
+    assert_float_equal(hs_transfer_us(&w->platform, 3, 0, 1e6), 202.0, 1e-9);
+    hs_workload_free(w);
+
+    /* without n1.gpu1 -> n1.host, nothing leaves gpu1 for n0 */
+    w = two_nodes(0, 0);
+    assert_true(isinf(hs_transfer_us(&w->platform, 3, 1, 1)));
+    assert_true(isinf(hs_transfer_us(&w->platform, 3, 0, 1)));
+    assert_float_equal(hs_transfer_us(&w->platform, 1, 3, 1e6), 422.0, 1e-9);
+    /* routing again replaces the routes, and leaves declared links alone */
+    hs_platform_route(&w->platform);
+    assert_float_equal(hs_transfer_us(&w->platform, 1, 3, 1e6), 422.0, 1e-9);
+    assert_float_equal(hs_transfer_us(&w->platform, 0, 1, 1e6), 110.0, 1e-9);
+    hs_workload_free(w);
+}
+
+static void cluster_refusals(void **state)
+{
+    hs_workload *w = two_nodes(0, 1);
+    hs_error err = {0};
+    int a;
+    (void)state;
+    expect_error(hs_platform_add_device(w, "gpu2", HS_DEVICE_GPU, "gpu0", 0, &err), &err,
+                 "platform.nodes[1].devices[2].memory: memory 'gpu0' belongs to node 'n0', not "
+                 "to 'n1' (a node's devices and links name its own memories; platform.network "
+                 "joins nodes)");
+    expect_error(hs_platform_add_link(w, "n1.host", "gpu0", 1, 1, &err), &err,
+                 "platform.nodes[1].links[2].to: memory 'gpu0' belongs to node 'n0', not to "
+                 "'n1' (a node's devices and links name its own memories; platform.network "
+                 "joins nodes)");
+    expect_error(hs_platform_add_node(w, "n1", "x", &err), &err,
+                 "platform.nodes[2].name: duplicate node name 'n1'");
+    expect_error(hs_platform_add_node(w, "n2", NULL, &err), &err,
+                 "platform.nodes[2]: missing field 'host': a node after the first names its "
+                 "host memory");
+    expect_error(hs_platform_add_node(w, "n2", "gpu0", &err), &err,
+                 "platform.nodes[2].host: memory 'gpu0' belongs to node 'n0' (each node has a "
+                 "host memory of its own)");
+    expect_error(hs_platform_add_network_link(w, "n0", "n9", 1, 1, 0, &err), &err,
+                 "platform.network[2].to: no node 'n9' in platform.nodes");
+    expect_error(hs_platform_add_network_link(w, "n0", "n0", 1, 1, 0, &err), &err,
+                 "platform.network[2].to: a network link joins two different nodes, not 'n0' "
+                 "to itself");
+    expect_error(hs_platform_add_network_link(w, "n0", "n1", 1, 1, 0, &err), &err,
+                 "platform.network[2]: duplicate network link from 'n0' to 'n1'");
+    assert_int_equal(hs_platform_add_node(w, "n2", "n2.host", &err), 2);
+    expect_error(hs_platform_add_network_link(w, "n0", "n2", 0, 1, 0, &err), &err,
+                 "platform.network[2].bandwidth_gbps: must be a finite number > 0, not 0");
+    hs_workload_free(w);
+
+    w = hs_workload_new();
+    assert_int_equal(hs_platform_add_device(w, "cpu0", HS_DEVICE_CPU, "host", 4, &err), 0);
+    expect_error(hs_platform_add_node(w, "n0", NULL, &err), &err,
+                 "platform.nodes: a platform lists either devices or nodes (with their "
+                 "devices), not both");
+    hs_workload_free(w);
+    w = hs_workload_new();
+    expect_error(hs_platform_add_node(w, "n0", "n0.host", &err), &err,
+                 "platform.nodes[0].host: the first node's host memory is 'host' (the "
+                 "applications' input_bytes start there and their output_bytes go back "
+                 "there), not 'n0.host'");
+    hs_workload_free(w);
+
+    /* finalize names the missing hop of a route */
+    w = two_nodes(0, 0);
+    a = hs_workload_add_app(w, "app", 1, &err);
+    assert_int_equal(hs_app_add_kernel(w, a, "k", &err), 0);
+    assert_int_equal(hs_app_add_kernel(w, a, "m", &err), 1);
+    assert_int_equal(hs_kernel_set_cost(w, a, 0, "cpu", 1, &err), 0);
+    assert_int_equal(hs_kernel_set_cost(w, a, 0, "gpu", 1, &err), 0);
+    assert_int_equal(hs_kernel_set_cost(w, a, 1, "cpu", 1, &err), 0);
+    assert_int_equal(hs_kernel_set_cost(w, a, 1, "gpu", 1, &err), 0);
+    assert_int_equal(hs_app_add_edge(w, a, "k", "m", 8, &err), 0);
+    expect_error(hs_workload_finalize(w, &err), &err,
+                 "applications[0].edges[0]: no route from 'n1.gpu1' to 'host': a copy "
+                 "between nodes goes through their host memories, and node 'n1' has no link "
+                 "from 'n1.gpu1' to 'n1.host' in platform.nodes[1].links (data from 'k' to 'm' "
+                 "may move between devices 'gpu1' and 'cpu0')");
+    hs_workload_free(w);
+}
+
+
 static void builder_refusals(void **state)
 {
     hs_workload *w = two_gpus();
@@ -368,7 +503,8 @@ int main(void)
         cmocka_unit_test(transfer_formula),   cmocka_unit_test(builder_refusals),
         cmocka_unit_test(builder_indexes),
         cmocka_unit_test(finalize_refusals),  cmocka_unit_test(edge_bindings),
-        cmocka_unit_test(cycle_is_named),
+        cmocka_unit_test(cycle_is_named),     cmocka_unit_test(cluster_routes),
+        cmocka_unit_test(cluster_refusals),
         cmocka_unit_test(flatten_resolve_and_ids), cmocka_unit_test(error_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

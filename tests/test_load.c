@@ -296,6 +296,35 @@ static const struct bad_case {
      "tests/cases/bad-transfer-too-long.yaml:17:33: error: applications[0].edges[1].bytes: 1e+15 "
      "bytes take 2e+12 us from 'gpu0' to 'host' (0.5 GB/s, 5 us latency), more than the 1e+12 "
      "us a transfer may take"},
+    /* cluster platforms: nodes, their memories and links, the network */
+    {"bad-node-memory",
+     "tests/cases/bad-node-memory.yaml:15:43: error: platform.nodes[1].devices[1].memory: "
+     "memory 'gpu0' belongs to node 'n0', not to 'n1' (a node's devices and links name its"
+     " own memories; platform.network joins nodes)"},
+    {"bad-network-node",
+     "tests/cases/bad-network-node.yaml:17:22: error: platform.network[1].to: no node 'n9'"
+     " in platform.nodes"},
+    {"bad-node-host",
+     "tests/cases/bad-node-host.yaml:11:7: error: platform.nodes[1]: missing field 'host':"
+     " a node after the first names its host memory"},
+    {"bad-network-route",
+     "tests/cases/bad-network-route.yaml:23:9: error: applications[0].edges[0]: no route f"
+     "rom 'n1.host' (node 'n1') to 'host' (node 'n0'): no link from 'n1' to 'n0' in platfo"
+     "rm.network (data from 'a' to 'b' may move between devices 'cpu1' and 'cpu0')"},
+    {"bad-gpu-direct",
+     "tests/cases/bad-gpu-direct.yaml:16:72: error: platform.network[0].gpu_direct: expect"
+     "ed true or false, not 'maybe'"},
+    {"bad-devices-and-nodes",
+     "tests/cases/bad-devices-and-nodes.yaml:6:5: error: platform.nodes: a platform lists "
+     "either devices or nodes (with their devices), not both"},
+    {"bad-node-field",
+     "tests/cases/bad-node-field.yaml:13:7: error: unknown field 'memory' in a node (expec"
+     "ted name, host, devices or links)"},
+    {"bad-node-missing-link",
+     "tests/cases/bad-node-missing-link.yaml:27:9: error: applications[0].edges[0]: no rou"
+     "te from 'n1.gpu1' to 'host': a copy between nodes goes through their host memories, "
+     "and node 'n1' has no link from 'n1.gpu1' to 'n1.host' in platform.nodes[1].links (da"
+     "ta from 'a' to 'b' may move between devices 'gpu1' and 'cpu0')"},
     /* kernel types and params, as the kernel registry checks them */
     {"bad-type", "tests/cases/bad-type.yaml:12:25: error: applications[0].kernels[0].type: unknown "
                  "kernel type 'nope' (known: va, increment, scale, matadd, gemm, gemv, dot, axpy, "
@@ -814,10 +843,10 @@ static void limits(void **state)
     expect_text_error(text, strlen(text), "text.yaml:3:5: error: platform.devices: more than "
                                           "64 entries (the loader's limit)");
     n = (size_t)snprintf(text, sizeof text, "x: {");
-    for (int k = 0; k < 129; k++)
+    for (int k = 0; k < HS_MAX_DEVICES + 3; k++) /* a key per device and kind, and one */
         n += (size_t)snprintf(text + n, sizeof text - n, "k%d: 1, ", k);
     snprintf(text + n, sizeof text - n, "}\n");
-    expect_text_error(text, strlen(text), "text.yaml:1:4: error: a mapping with more than 128 "
+    expect_text_error(text, strlen(text), "text.yaml:1:4: error: a mapping with more than 514 "
                                           "keys");
 }
 

@@ -797,12 +797,67 @@ static void executor_model(void **state)
     hs_workload_free(w);
 }
 
+/* workloads/cluster.yaml: a (input 1 MB) best on gpu0 of node n0, b
+ * (output 1 MB) best on gpu1 of node n1, a -> b 1 MB.  Over a node's
+ * links 1 MB takes 10 + 100 us, over the network 2 + 200 us, and a route
+ * adds its hops. */
+static void cluster_routes_in_schedules(void **state)
+{
+    char path[4096];
+    const char *root = getenv("HS_SOURCE_ROOT");
+    const int depth[] = {1, 1, 1, 1};
+    hs_map_options opt = {.executor_depth = depth};
+    hs_workload *w = NULL;
+    hs_schedule *s;
+    hs_error err = {0};
+    (void)state;
+    snprintf(path, sizeof path, "%s/workloads/cluster.yaml", root ? root : ".");
+    if (hs_workload_load_file(path, &w, &err) != HS_OK)
+        fail_msg("%s", err.msg);
+    /* input host -> gpu0 0-110, a 110-210; gpu0 -> host -> n1.host ->
+     * n1.gpu1 takes 110 + 202 + 110 = 422: b 632-732; its output n1.gpu1
+     * -> n1.host -> host takes 110 + 202: home at 1044 */
+    s = map(w, "heft", 0);
+    expect_at(s, 0, 1, 110, 210);
+    expect_at(s, 1, 3, 632, 732);
+    assert_float_equal(s->makespan_us, 1044, EPS);
+    hs_schedule_free(s);
+    /* the executor model: the same copies, one per route */
+    assert_int_equal(hs_map(w, "heft", &opt, &s, NULL, &err), 0);
+    expect_at(s, 0, 1, 110, 210);
+    expect_at(s, 1, 3, 632, 732);
+    assert_float_equal(s->makespan_us, 1044, EPS);
+    assert_int_equal(s->ntransfers, 3);
+    assert_float_equal(s->transfers[1].start_us, 210, EPS);
+    assert_float_equal(s->transfers[1].end_us, 632, EPS);
+    hs_schedule_free(s);
+    /* gpu_direct: the network reaches the GPUs, 202 us a copy: a 110-210,
+     * b 412-512, its output home at 714 */
+    w->platform.network[0 * 2 + 1].gpu_direct = w->platform.network[1 * 2 + 0].gpu_direct = 1;
+    hs_platform_route(&w->platform);
+    s = map(w, "heft", 0);
+    expect_at(s, 1, 3, 412, 512);
+    assert_float_equal(s->makespan_us, 714, EPS);
+    hs_schedule_free(s);
+    /* keeping the GPUs only: devices renumbered, found by name, same schedule */
+    assert_int_equal(hs_workload_select_devices(w, "gpu1,gpu0", &err), 0);
+    assert_int_equal(w->platform.ndevices, 2);
+    assert_int_equal(hs_platform_find_device(&w->platform, "gpu1"), 1);
+    assert_int_equal(hs_platform_find_device(&w->platform, "cpu1"), -1);
+    s = map(w, "heft", 0);
+    expect_at(s, 1, 1, 412, 512);
+    assert_float_equal(s->makespan_us, 714, EPS);
+    hs_schedule_free(s);
+    hs_workload_free(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(tri_eager),
         cmocka_unit_test(tri_eager_overheads),
         cmocka_unit_test(executor_model),
+        cmocka_unit_test(cluster_routes_in_schedules),
         cmocka_unit_test(tri_cpu_only),
         cmocka_unit_test(tri_app_level),
         cmocka_unit_test(tri_dmda),

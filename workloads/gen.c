@@ -129,39 +129,89 @@ static int parse_spec(const char *spec, int *ncpu, int *ngpu, hs_error *err)
     return HS_OK;
 }
 
-int hs_gen_platform(hs_workload *w, const char *spec, int cores, hs_error *err)
+/* One machine's devices (`prefix` before each name) and every link between
+ * its memories: the host memory `host`, each GPU's own. */
+static int gen_machine(hs_workload *w, const char *prefix, const char *host, int ncpu, int ngpu,
+                       int cores, hs_error *err)
 {
-    int ncpu, ngpu, rc;
-    char name[16];
-    if ((rc = parse_spec(spec, &ncpu, &ngpu, err)) != 0)
-        return rc;
-    if (cores < 1)
-        return hs_error_set(err, HS_EINPUT, "cores must be a whole number >= 1, not %d", cores);
-    if (w->platform.ndevices > 0)
-        return hs_error_set(err, HS_EUSAGE, "the workload already has devices");
+    hs_platform *p = &w->platform;
+    int first = p->nmemories, rc;
+    char name[64];
+    int hostm;
     for (int i = 0; i < ncpu; i++) {
-        snprintf(name, sizeof name, "cpu%d", i);
-        if ((rc = hs_platform_add_device(w, name, HS_DEVICE_CPU, "host", cores, err)) < 0)
+        snprintf(name, sizeof name, "%scpu%d", prefix, i);
+        if ((rc = hs_platform_add_device(w, name, HS_DEVICE_CPU, host, cores, err)) < 0)
             return rc;
     }
     for (int i = 0; i < ngpu; i++) {
-        snprintf(name, sizeof name, "gpu%d", i);
+        snprintf(name, sizeof name, "%sgpu%d", prefix, i);
         if ((rc = hs_platform_add_device(w, name, HS_DEVICE_GPU, name, 0, err)) < 0)
             return rc;
     }
+    hostm = hs_platform_find_memory(p, host);
     /* Every ordered pair of distinct memories: host <-> gpuK over PCIe, gpuJ <-> gpuK peer. */
-    for (int q = 0; q < w->platform.nmemories; q++)
-        for (int r = 0; r < w->platform.nmemories; r++) {
-            int pcie = q == HS_HOST_MEMORY || r == HS_HOST_MEMORY;
-            if (q == r)
+    for (int q = 0; q < p->nmemories; q++)
+        for (int r = 0; r < p->nmemories; r++) {
+            int pcie = q == hostm || r == hostm;
+            if (q == r || (q != hostm && q < first) || (r != hostm && r < first))
                 continue;
-            rc = hs_platform_add_link(w, w->platform.memories[q], w->platform.memories[r],
+            rc = hs_platform_add_link(w, p->memories[q], p->memories[r],
                                       pcie ? HS_GEN_PCIE_GBPS : HS_GEN_PEER_GBPS,
                                       pcie ? HS_GEN_PCIE_LATENCY_US : HS_GEN_PEER_LATENCY_US,
                                       err);
             if (rc < 0)
                 return rc;
         }
+    return HS_OK;
+}
+
+int hs_gen_platform(hs_workload *w, const char *spec, int cores, hs_error *err)
+{
+    int ncpu, ngpu, rc;
+    if ((rc = parse_spec(spec, &ncpu, &ngpu, err)) != 0)
+        return rc;
+    if (cores < 1)
+        return hs_error_set(err, HS_EINPUT, "cores must be a whole number >= 1, not %d", cores);
+    if (w->platform.ndevices > 0)
+        return hs_error_set(err, HS_EUSAGE, "the workload already has devices");
+    return gen_machine(w, "", "host", ncpu, ngpu, cores, err);
+}
+
+int hs_gen_cluster(hs_workload *w, const char *spec, int cores, int nodes, hs_error *err)
+{
+    int ncpu, ngpu, rc;
+    char name[32], host[48];
+    if ((rc = parse_spec(spec, &ncpu, &ngpu, err)) != 0)
+        return rc;
+    if (cores < 1)
+        return hs_error_set(err, HS_EINPUT, "cores must be a whole number >= 1, not %d", cores);
+    if (nodes < 1 || nodes > HS_MAX_NODES || (long)nodes * (ncpu + ngpu) > HS_MAX_DEVICES)
+        return hs_error_set(err, HS_EINPUT, "nodes must be 1..%d with at most %d devices in "
+                            "all, not %d of %d devices", HS_MAX_NODES, HS_MAX_DEVICES, nodes,
+                            ncpu + ngpu);
+    if (w->platform.ndevices > 0)
+        return hs_error_set(err, HS_EUSAGE, "the workload already has devices");
+    for (int k = 0; k < nodes; k++) {
+        char prefix[40];
+        snprintf(name, sizeof name, "n%d", k);
+        snprintf(host, sizeof host, k ? "n%d.host" : "host", k);
+        snprintf(prefix, sizeof prefix, "n%d.", k);
+        if ((rc = hs_platform_add_node(w, name, host, err)) < 0 ||
+            (rc = gen_machine(w, prefix, host, ncpu, ngpu, cores, err)) < 0)
+            return rc;
+    }
+    for (int a = 0; a < nodes; a++)
+        for (int b = 0; b < nodes; b++) {
+            char from[32];
+            if (a == b)
+                continue;
+            snprintf(from, sizeof from, "n%d", a);
+            snprintf(name, sizeof name, "n%d", b);
+            if ((rc = hs_platform_add_network_link(w, from, name, HS_GEN_NET_GBPS,
+                                                   HS_GEN_NET_LATENCY_US, 0, err)) < 0)
+                return rc;
+        }
+    hs_platform_route(&w->platform);
     return HS_OK;
 }
 

@@ -53,6 +53,20 @@ extern "C" {
  * A malformed spec is HS_EINPUT naming the bad item. */
 int hs_gen_platform(hs_workload *w, const char *spec, int cores, hs_error *err);
 
+/* A cluster's network: InfiniBand EDR, 100 Gb/s = 12.5 GB/s per direction,
+ * with about 2 us from one MPI process to another. */
+#define HS_GEN_NET_GBPS 12.5
+#define HS_GEN_NET_LATENCY_US 2.0
+
+/* Declares a cluster of `nodes` nodes (1..HS_MAX_NODES, and at most
+ * HS_MAX_DEVICES devices in all), each with the devices of `spec` linked as
+ * hs_gen_platform links them.  Node k is nK; its devices are nK.cpuI and
+ * nK.gpuI, its memories nK.host (`host` for n0) and nK.gpuI; every ordered
+ * pair of nodes has a network link of HS_GEN_NET_GBPS and
+ * HS_GEN_NET_LATENCY_US (not gpu_direct).  The routes are derived before it
+ * returns, so that a generator's mean transfer time counts them. */
+int hs_gen_cluster(hs_workload *w, const char *spec, int cores, int nodes, hs_error *err);
+
 /* ----------------------------------------------------- analytic kernel cost */
 
 /* Nominal device rates for analytic cost estimates (cholesky, benchmarks,

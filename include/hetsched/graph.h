@@ -19,9 +19,9 @@
  *     hs_workload_finalize(w, &err);   // resolves costs, checks, flattens
  *
  * Every builder call checks its own arguments; finalize checks what needs
- * the whole picture (costs for every device, edges to known kernels, links
- * between memories that exchange data, cycles, which buffer each edge
- * feeds).  Errors name the offending item by its path in the YAML
+ * the whole picture (costs for every device, one per key, edges to known
+ * kernels, links or routes between memories that exchange data, cycles,
+ * which buffer each edge feeds).  Errors name the offending item by its path in the YAML
  * contract, e.g.
  * `applications[1].edges[0].to: no kernel 'mul' in application 'xgemm'`,
  * and set hs_error.path to that path so the loader can add FILE:LINE:COL.
@@ -54,6 +54,10 @@ extern "C" {
 #define HS_MIN_BANDWIDTH_GBPS 1e-6 /* 1 kB/s */
 #define HS_MAX_BANDWIDTH_GBPS 1e6  /* 1 PB/s */
 #define HS_MAX_CORES 1048576
+/* Devices of a platform, every node's together (each new memory copies
+ * the links matrix, O(memories^2)), and nodes of a cluster. */
+#define HS_MAX_DEVICES 512
+#define HS_MAX_NODES 256
 #define HS_MAX_TASKS 1000000       /* tasks of the flattened graph */
 #define HS_MAX_EDGES 4000000       /* edges of the flattened graph */
 /* Bytes of a name (application, kernel, device, memory), valid UTF-8 without
@@ -73,6 +77,7 @@ typedef struct hs_device {
     hs_device_kind kind;
     int memory;          /* index into hs_platform.memories */
     int cores;           /* 0 when not given */
+    int node;            /* index into hs_platform.nodes; 0 without nodes */
     double overhead_us;  /* what the executor spends on each task it runs
                             there besides the kernel (hand-over, launch,
                             completion, the engine's step), µs; every task's
@@ -80,11 +85,40 @@ typedef struct hs_device {
                             (`hetsched run` prints the gap it saw) */
 } hs_device;
 
+/* Data moves from one memory to another over a link.  A declared link
+ * joins two memories of one node (or of the one machine).  A route joins
+ * memories of two nodes over the network; finalize derives it (see
+ * hs_platform_route) and it is never written back to YAML.  A route is
+ * store-and-forward over its hops, so its time is the sum of theirs:
+ * latency_us sums their latencies and 1 / bandwidth_gbps sums their
+ * 1 / bandwidth, which keeps hs_transfer_us's formula exact for it. */
 typedef struct hs_link {
-    int present;         /* declared in the workload */
+    int present;         /* data can move: declared, or a route */
+    int route;           /* 1: derived across the network, 0: declared */
     double bandwidth_gbps;
     double latency_us;
 } hs_link;
+
+/* A node of a cluster: a machine with its own devices and memories, the
+ * first of them its host memory.  The first node's host memory is `host`
+ * (HS_HOST_MEMORY), where the applications' input_bytes start and where
+ * their output_bytes go back. */
+typedef struct hs_node {
+    char *name;          /* unique among nodes */
+    int host;            /* index of its host memory */
+    int first_link;      /* declared links before its own (hs_platform.nlinks) */
+} hs_node;
+
+/* A link of the network, from one node to another.  gpu_direct: the
+ * network reads and writes every memory of both nodes directly (GPUDirect
+ * RDMA); otherwise a copy from or to a device memory goes through the
+ * node's host memory over the node's own links. */
+typedef struct hs_net_link {
+    int present;
+    int gpu_direct;
+    double bandwidth_gbps;
+    double latency_us;
+} hs_net_link;
 
 typedef struct hs_platform {
     int ndevices;
@@ -92,6 +126,15 @@ typedef struct hs_platform {
     int nmemories;
     char **memories;     /* memories[HS_HOST_MEMORY] == "host" */
     hs_link *links;      /* nmemories x nmemories, links[from * nmemories + to] */
+    int *memory_node;    /* [nmemories]: the node each memory belongs to (0 without nodes) */
+    int nnodes;          /* 0: one machine, no nodes declared */
+    hs_node *nodes;
+    hs_net_link *network; /* nnodes x nnodes, network[from * nnodes + to] */
+    int nlinks;          /* declared links */
+    int nnetwork;        /* network links present */
+    struct hs__strmap *device_index; /* device name -> index; a program that removes
+                                        devices frees it and sets it NULL (then
+                                        lookups search the list) */
 } hs_platform;
 
 const char *hs_device_kind_name(hs_device_kind kind); /* "cpu", "gpu" */
@@ -103,9 +146,21 @@ const char *hs_device_kind_name(hs_device_kind kind); /* "cpu", "gpu" */
  * pair that exchanges data). */
 double hs_transfer_us(const hs_platform *p, int from_memory, int to_memory, double bytes);
 
-/* Index of a device or memory by name, or -1. */
+/* Index of a device, memory or node by name, or -1. */
 int hs_platform_find_device(const hs_platform *p, const char *name);
 int hs_platform_find_memory(const hs_platform *p, const char *name);
+int hs_platform_find_node(const hs_platform *p, const char *name);
+
+/* Derives the routes between memories of different nodes from the network
+ * (finalize calls it; a program that builds a platform without finalizing
+ * may too).  For memories q of node A and r of node B != A, with a network
+ * link A -> B: over gpu_direct, the route is that network link; otherwise
+ * it is q -> A's host (a link of A, none when q is A's host), the network
+ * link, B's host -> r (likewise).  A pair whose hops are not all declared
+ * gets no route, nor does a pair of nodes without a network link (copies
+ * are not relayed through a third node).  Routes derived before are
+ * replaced; declared links are left alone.  O(nmemories^2). */
+void hs_platform_route(hs_platform *p);
 
 /* ------------------------------------------------------------ applications */
 
@@ -239,6 +294,22 @@ int hs_platform_add_device(hs_workload *w, const char *name, hs_device_kind kind
                            const char *memory, int cores, hs_error *err);
 int hs_platform_add_link(hs_workload *w, const char *from, const char *to,
                          double bandwidth_gbps, double latency_us, hs_error *err);
+/* A cluster: hs_platform_add_node starts a node whose host memory is
+ * `host` (NULL for the first node: `host`, the only name it may have; a
+ * later node must name a new memory).  The devices and links added after
+ * it belong to it (a node's memories are its own: a device or link naming
+ * another node's memory is refused), so every node is added before its
+ * devices, and the first before any device.  hs_platform_add_network_link
+ * joins two nodes (an ordered pair, as a link).  Errors name the item as
+ * `platform.nodes[N].devices[I]`, `platform.network[I]`. */
+int hs_platform_add_node(hs_workload *w, const char *name, const char *host, hs_error *err);
+int hs_platform_add_network_link(hs_workload *w, const char *from, const char *to,
+                                 double bandwidth_gbps, double latency_us, int gpu_direct,
+                                 hs_error *err);
+/* Declares p's devices, links, nodes and network in w, whose platform is
+ * empty (memories come from the devices in the same order, so indices
+ * agree). */
+int hs_platform_copy(hs_workload *w, const hs_platform *p, hs_error *err);
 /* Sets device d's overhead_us (0 .. HS_MAX_US); HS_OK or HS_EINPUT. */
 int hs_platform_set_overhead(hs_workload *w, int d, double overhead_us, hs_error *err);
 
