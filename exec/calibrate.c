@@ -732,12 +732,6 @@ int hs_calibrate(const hs_calib_options *o, hs_calib_result *r, hs_error *err)
                         rows[d].note[0] ? "; " : "", rows[d].note);
         }
     }
-    /* the executor's cost per task, after the measuring contexts are
-     * closed (the runs make their own) */
-    for (int d = 0; d < ndev; d++) {
-        hs__calib_gpu_close(devs[d].g);
-        devs[d].g = NULL;
-    }
     /* a fit that fails leaves its history, still a model at measured sizes */
     if (hs_perfmodel_fit(r->model, &fe) != HS_OK) {
         r->nwarnings++;
