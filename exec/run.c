@@ -69,10 +69,10 @@ static int prepare(const char *policy, const hs_run_options *opt, hs_split_optio
     mopt->thr = opt->thr;
     mopt->perfmodel = opt->perfmodel;
     /* a schedule is read by hs_run once the devices are chosen */
-    if (opt->schedule && (rc = hs__given_check(policy, mopt, err)) == HS_OK)
+    rc = opt->schedule ? hs__given_check(policy, mopt, err)
+                       : hs__policy_resolve(policy, mopt, pol, err);
+    if (rc == HS_OK && opt->schedule)
         *pol = &hs__policy_given;
-    else if (!opt->schedule)
-        rc = hs__policy_resolve(policy, mopt, pol, err);
     if (rc != HS_OK) {
         hs_split_graph_free(mopt->split);
         mopt->split = NULL;
