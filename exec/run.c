@@ -185,6 +185,7 @@ static int kernel_table(const hs_workload *w, const hs_schedule *s, hs_run_resul
     size_t n = s->nplacements, cap = 0;
     double *start = malloc((n + 1) * sizeof *start), *end = malloc((n + 1) * sizeof *end);
     int rc = HS_OK;
+    res->ndevices = pf->ndevices;
     if (!start || !end || !(res->gap_us = calloc((size_t)pf->ndevices + 1, sizeof *res->gap_us)))
         rc = hs_error_set(err, HS_ENOMEM, "out of memory");
     for (size_t i = 0; rc == HS_OK && i < n; i++) {

@@ -150,6 +150,7 @@ static void run_typed_on_emu_checks_every_kernel(void **state)
                              strcmp(r.kernels[k - 1].kernel, row->kernel) < 0));
         }
         assert_int_equal(tasks, 4);
+        assert_int_equal(r.ndevices, 2);
         assert_true(r.gap_us[0] >= 0 && r.gap_us[1] >= 0);
     }
     /* the prediction is hs_map's schedule under the delay model */

@@ -123,6 +123,8 @@ typedef struct hs_run_result {
                                   during the run, made ahead */
     hs_run_kernel_row *kernels; /* [nkernels], by device then kernel */
     size_t nkernels;
+    int ndevices;              /* the devices run on (the workload's, after
+                                  --devices) */
     double *gap_us;            /* [ndevices]: the median time from one task's
                                   end to the next one's start on each device
                                   (0 with fewer than 2 tasks), to set beside

@@ -130,7 +130,7 @@ class _RunResult(ctypes.Structure):
                 ("writebacks", ctypes.c_size_t), ("pool_hits", ctypes.c_size_t),
                 ("pool_misses", ctypes.c_size_t), ("pool_reserved", ctypes.c_size_t),
                 ("kernels", ctypes.POINTER(_KernelRow)), ("nkernels", ctypes.c_size_t),
-                ("gap_us", ctypes.POINTER(ctypes.c_double))]
+                ("ndevices", ctypes.c_int), ("gap_us", ctypes.POINTER(ctypes.c_double))]
 
 
 def _fn(name, restype, *argtypes):
@@ -507,7 +507,6 @@ def run(workload, policy=None, backend=None, *, devices=None, check="sample", se
     r.kernels = [{"kernel": k.kernel.decode(), "device": k.device, "tasks": k.tasks,
                   "measured_us": k.measured_us, "model_us": k.model_us}
                  for k in res.kernels[:res.nkernels]]
-    ndev = 1 + max((t["device"] for t in r.kernels), default=-1)
-    r.gap_us = [res.gap_us[d] for d in range(ndev)]
+    r.gap_us = [res.gap_us[d] for d in range(res.ndevices)]
     _run_result_free(ctypes.byref(res))
     return r
