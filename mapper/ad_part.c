@@ -44,9 +44,11 @@
  * d (f = 1: the whole task's cost).  When the kernel has a type and a
  * performance model `pm` (hs_map_options.perfmodel) predicts it, the
  * model's cost at size f x D (Sec. 4.3: the a*D^b+c regression applied to
- * the part's data size; D as in mapper/perfmodel.h), but never below the
- * linear f x C, the least the validator lets a part of a task of cost C take.
- * Otherwise (untyped, no model, or no entry) the linear f x C. */
+ * the part's data size; D as in mapper/perfmodel.h) plus the device's
+ * overhead, but never below the linear cost hs_task_part_us (f of the
+ * kernel plus the whole overhead: at least f x C, the least the validator
+ * lets a part of a task of cost C take).  Otherwise (untyped, no model, or
+ * no entry) the linear cost. */
 static double part_cost(const hs_workload *w, const hs_perfmodel *pm, size_t t, int d, double f)
 {
     const hs_task *task = &w->graph.tasks[t];
@@ -54,8 +56,10 @@ static double part_cost(const hs_workload *w, const hs_perfmodel *pm, size_t t, 
     double lin = hs_task_part_us(&w->platform, task, d, f), size, us;
     if (f < 1 && pm && k->type && hs_perfmodel_kernel_size(k, &size, NULL) == HS_OK &&
         hs_perfmodel_predict_device(pm, k->type, f * size, &w->platform.devices[d], &us,
-                                    NULL) == HS_OK)
+                                    NULL) == HS_OK) {
+        us += w->platform.devices[d].overhead_us; /* the model knows kernels only */
         return us > lin ? us : lin;
+    }
     return lin;
 }
 

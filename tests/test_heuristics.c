@@ -962,8 +962,9 @@ static void ad_part_splits_only_cuttable_types(void **state)
  * threshold 1 us.  Loads the model, builds and finalizes the workload with
  * the model as its cost provider, and runs the transform with the model in
  * the options into *t (asserting that it split); *pm and the workload are
- * the caller's to free. */
-static hs_workload *typed_split(const char *fits, hs_perfmodel **pm, hs_graph *t)
+ * the caller's to free.  Both devices spend `overhead` us per task. */
+static hs_workload *typed_split_overhead(const char *fits, double overhead, hs_perfmodel **pm,
+                                         hs_graph *t)
 {
     hs_workload *w = hs_workload_new();
     hs_error err = {0};
@@ -987,6 +988,8 @@ static hs_workload *typed_split(const char *fits, hs_perfmodel **pm, hs_graph *t
     ok(hs_app_add_kernel(w, a, "k", &err), &err);
     ok(hs_kernel_set_type(w, a, 0, "va", &err), &err);
     ok(hs_kernel_add_param(w, a, 0, "n", 1000, &err), &err);
+    ok(hs_platform_set_overhead(w, 0, overhead, &err), &err);
+    ok(hs_platform_set_overhead(w, 1, overhead, &err), &err);
     hs_workload_set_cost_fn(w, hs_perfmodel_cost_fn, *pm);
     ok(hs_workload_finalize(w, &err), &err);
     opt.perfmodel = *pm;
@@ -997,6 +1000,35 @@ static hs_workload *typed_split(const char *fits, hs_perfmodel **pm, hs_graph *t
 #define FIT(dev, a, b, c)                                                                    \
     "{\"type\": \"va\", \"device\": \"" dev "\", \"a\": " #a ", \"b\": " #b ", \"c\": " #c   \
     ", \"points\": 3, \"rms_rel\": 0}"
+
+static hs_workload *typed_split(const char *fits, hs_perfmodel **pm, hs_graph *t)
+{
+    return typed_split_overhead(fits, 0, pm, t);
+}
+
+/* The same with 10 us of overhead per task on each device: costs 130 and
+ * 80, fractions 8/21 (cpu0) and 13/21; a part costs the model's kernel at
+ * its size plus the whole overhead (cpu0, part 0: 100 f + 20 + 10 =
+ * 1430/21), not less than f of the kernel plus the overhead (1170/21). */
+static void ad_part_model_parts_overhead(void **state)
+{
+    hs_perfmodel *pm = NULL;
+    hs_graph t;
+    hs_workload *w = typed_split_overhead(FIT("cpu0", 0.1, 1, 20) "," FIT("gpu0", 0.05, 1, 20),
+                                          10, &pm, &t);
+    (void)state;
+    assert_float_equal(w->graph.tasks[0].cost_us[0], 130, 1e-12);
+    assert_float_equal(w->graph.tasks[0].cost_us[1], 80, 1e-12);
+    assert_int_equal(t.ntasks, 2);
+    assert_float_equal(t.tasks[0].fraction, 8.0 / 21, 1e-12);
+    assert_float_equal(t.tasks[0].cost_us[0], 1430.0 / 21, 1e-9);
+    assert_float_equal(t.tasks[0].cost_us[1], 1030.0 / 21, 1e-9);
+    assert_float_equal(t.tasks[1].cost_us[0], 1930.0 / 21, 1e-9);
+    assert_float_equal(t.tasks[1].cost_us[1], 1280.0 / 21, 1e-9);
+    hs_graph_free(&t);
+    hs_perfmodel_free(pm);
+    hs_workload_free(w);
+}
 
 /* Sec. 4.3 with the regression: fits cpu0 0.1 D + 20 and gpu0 0.05 D + 20,
  * so the whole kernel costs 120 and 70 us.  Fractions by speed: 1/120 : 1/70,
@@ -1630,6 +1662,7 @@ int main(void)
         cmocka_unit_test(ad_part_refuses_costly_split),
         cmocka_unit_test(ad_part_splits_only_cuttable_types),
         cmocka_unit_test(ad_part_model_parts),
+        cmocka_unit_test(ad_part_model_parts_overhead),
         cmocka_unit_test(ad_part_model_floor),
         cmocka_unit_test(random_invariants),
         cmocka_unit_test(plan_keeps_zero_cost_chain),
