@@ -355,6 +355,50 @@ static void emu_heft_copies_both_ways(void **state)
     hs_workload_free(w);
 }
 
+/* gpu0 alone on emu, heft: two independent va kernels, both committed to
+ * gpu0 at once, so the worker launches the first and prefetches the second.
+ * Emu copies when they are issued: each input copy of the first kernel must
+ * come before any of the second's (prefetching the second's first made the
+ * first wait for both on a real GPU).  2 input copies per kernel. */
+static void emu_next_inputs_after_the_running_ones(void **state)
+{
+    hs_workload *w = hs_workload_new();
+    hs_schedule *s;
+    hs_run_report r;
+    hs_error err = {0};
+    double first_end = 0, second_start = 1e300;
+    size_t first = 0, n[2] = {0, 0};
+    int a;
+    (void)state;
+    platform(w, PF_GPU);
+    a = hs_workload_add_app(w, "pair", 2, &err);
+    assert_true(a >= 0);
+    kernel(w, a, "va", "va", "n", 100000, NULL, 0, 1000, 10);
+    finalize(w);
+    assert_int_equal(run(w, "heft", &hs_backend_emu, &s, &r, &err), 0);
+    assert_int_equal(hs_run_measured_schedule(w, "emu", &r, s, &err), 0);
+    assert_int_equal(s->nplacements, 2);
+    if (s->placements[1].start_us < s->placements[0].start_us)
+        first = 1;
+    for (size_t k = 0; k < s->ntransfers; k++) {
+        const hs_transfer *t = &s->transfers[k];
+        int is_first = (size_t)t->to_placement == first;
+        if (t->to_placement == HS_NONE)
+            continue; /* a result going back to host */
+        n[is_first]++;
+        if (is_first && t->start_us > first_end)
+            first_end = t->start_us;
+        if (!is_first && t->start_us < second_start)
+            second_start = t->start_us;
+    }
+    assert_int_equal(n[0], 2);
+    assert_int_equal(n[1], 2);
+    assert_true(first_end <= second_start);
+    hs_schedule_free(s);
+    hs_run_report_free(&r);
+    hs_workload_free(w);
+}
+
 /* Edges that name their buffers (exec/data.h), on emu (cpu0 + gpu0) under
  * every policy: into ax (axpy, ratio 1: y = (num / den) x + y) pq's dot
  * feeds den and rr's num; u's sum feeds y, a buffer after the first, while
@@ -817,6 +861,7 @@ int main(void)
         cmocka_unit_test(explicit_binding_feeds_a_later_buffer),
         cmocka_unit_test(bundled_workloads_byte_exact),
         cmocka_unit_test(emu_lone_gpu_copies_only_the_output),
+        cmocka_unit_test(emu_next_inputs_after_the_running_ones),
         cmocka_unit_test(emu_heft_copies_both_ways),
         cmocka_unit_test(cpu_refuses_gpus),
         cmocka_unit_test(untyped_tasks_sleep),
