@@ -23,8 +23,8 @@
  *
  * Pinning: each part runs on the device that got its items.  The planning
  * policies (heft, peft, heft-wm, hoft, cpop, lookahead: mapper/rank.h,
- * hs__plan_list) place each part on its device in their plans
- * (hs__split_graph_pins), so what they plan is what runs.  Any policy is
+ * hs__plan_list, and heteroprio) place each part on its device in their
+ * plans (hs__split_graph_pins), so what they plan is what runs.  Any policy is
  * wrapped: it sees every task as usual, and whatever it hands out goes
  * through a queue per device, served first: a part to its own device's
  * queue, anything else to the queue of the device it was handed out for.
