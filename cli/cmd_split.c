@@ -379,27 +379,6 @@ static int add_param(real_args *a, char *s)
     return 0;
 }
 
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
-/* Median of the single-device time over `repeat` runs. */
-static int alone_median(hs_split_real *r, int d, unsigned long long repeat, double *us,
-                        hs_error *err)
-{
-    double t[64];
-    int n = repeat < 64 ? (int)repeat : 64, rc;
-    for (int i = 0; i < n; i++)
-        if ((rc = hs_split_real_alone(r, d, &t[i], err)) != HS_OK)
-            return rc;
-    qsort(t, (size_t)n, sizeof *t, cmp_double);
-    *us = t[n / 2];
-    /* what efficiency and hints use: the median, not the last run */
-    return hs_split_real_alone_set(r, d, *us, err);
-}
-
 /* The splitter's measured run: `runs` runs learning in mem (and qilin's
  * training run), the last one repeated `repeat` times from the same memory
  * with the median makespan kept in *res. */
@@ -558,7 +537,7 @@ static int real_main(real_args *a)
         goto fail;
     printf("alone:");
     for (int d = 0; d < ndev; d++) {
-        if (alone_median(r, d, a->repeat, &alone[d], &err) != HS_OK)
+        if (hs_split_real_alone(r, d, a->repeat, &alone[d], &err) != HS_OK)
             goto fail;
         printf("%s %s %.3f ms", d ? "," : "", dev[d].name, alone[d] / 1000);
         if (alone[d] < fastest) {

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_sort_double.h>
+
 #include "exec/data.h"
 #include "exec/engine.h"
 #include "graph/strmap.h"
@@ -164,12 +166,6 @@ static int find_device(const hs_workload *w, const char *option, const char *nam
     return HS_OK;
 }
 
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static int by_device_kernel(const void *a, const void *b)
 {
     const hs_run_kernel_row *x = a, *y = b;
@@ -227,11 +223,11 @@ static int kernel_table(const hs_workload *w, const hs_schedule *s, hs_run_resul
             }
         if (m < 2)
             continue;
-        qsort(start, m, sizeof *start, by_value);
-        qsort(end, m, sizeof *end, by_value);
+        gsl_sort(start, 1, m);
+        gsl_sort(end, 1, m);
         for (size_t i = 1; i < m; i++)
             start[i - 1] = start[i] > end[i - 1] ? start[i] - end[i - 1] : 0.0;
-        qsort(start, m - 1, sizeof *start, by_value);
+        gsl_sort(start, 1, m - 1);
         res->gap_us[d] = start[(m - 1) / 2];
     }
     free(start);

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_sort_double.h>
+
 #include "exec/split_drive.h"
 #include "exec/split_real.h"
 #include "workloads/kernels/kernel_int.h" /* hs__kblas_threads */
@@ -497,17 +499,24 @@ static double makespan(const hs_split_drive_stats *st, int n)
     return m;
 }
 
-int hs_split_real_alone(hs_split_real *r, int d, double *us, hs_error *err)
+int hs_split_real_alone(hs_split_real *r, int d, unsigned long long repeat, double *us,
+                        hs_error *err)
 {
-    hs_split_drive_stats st = {0};
-    fixed_split f = {{0}, {0}, {0}};
-    int rc;
+    double t[64];
+    size_t n = repeat < 1 ? 1 : repeat < 64 ? (size_t)repeat : 64;
     if (d < 0 || d >= r->ndev)
         return hs_error_set(err, HS_EINPUT, "no device %d", d);
-    f.hi[0] = r->c.items;
-    if ((rc = drive(r, &fixed_splitter, NULL, NULL, 0, &d, 1, &f, 1, &st, err)) != HS_OK)
-        return rc;
-    *us = r->alone_us[d] = makespan(&st, 1);
+    for (size_t i = 0; i < n; i++) {
+        hs_split_drive_stats st = {0};
+        fixed_split f = {{0}, {0}, {0}};
+        int rc;
+        f.hi[0] = r->c.items;
+        if ((rc = drive(r, &fixed_splitter, NULL, NULL, 0, &d, 1, &f, 1, &st, err)) != HS_OK)
+            return rc;
+        t[i] = makespan(&st, 1);
+    }
+    gsl_sort(t, 1, n);
+    *us = r->alone_us[d] = t[n / 2];
     return HS_OK;
 }
 
@@ -578,15 +587,10 @@ typedef struct real_split {
     double bound;
 } real_split;
 
-static int cmp_double(const void *x, const void *y)
+static int by_bound(const void *x, const void *y)
 {
-    double a = *(const double *)x, b = *(const double *)y;
+    double a = ((const real_split *)x)->bound, b = ((const real_split *)y)->bound;
     return (a > b) - (a < b);
-}
-
-static int cmp_bound(const void *x, const void *y)
-{
-    return cmp_double(&((const real_split *)x)->bound, &((const real_split *)y)->bound);
 }
 
 /* Appends to out every split of `left` percent among devices d.. of ndev
@@ -626,7 +630,7 @@ int hs_split_real_best_static(hs_split_real *r, const double *alone, unsigned lo
         return hs_error_set(err, HS_ENOMEM, "out of memory");
     out->step = r->ndev <= 2 ? 1 : 5;
     enumerate(r->ndev, 0, 100, out->step, pct, alone, all, &n);
-    qsort(all, (size_t)n, sizeof *all, cmp_bound);
+    qsort(all, (size_t)n, sizeof *all, by_bound);
     out->total = n;
     for (int i = 0; i < n && all[i].bound < out->us && !(stop && *stop); i++) {
         double t[64];
@@ -634,7 +638,7 @@ int hs_split_real_best_static(hs_split_real *r, const double *alone, unsigned lo
             rc = hs_split_real_static(r, all[i].pct, &t[j], err);
         if (rc != HS_OK)
             break;
-        qsort(t, (size_t)m, sizeof *t, cmp_double);
+        gsl_sort(t, 1, (size_t)m);
         out->tried++;
         if (t[m / 2] < out->us) {
             out->us = t[m / 2];

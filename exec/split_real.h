@@ -98,9 +98,11 @@ void hs_split_real_split_devices(const hs_split_real *r, int hints, hs_split_dev
  * than in a measured run. */
 int hs_split_real_warm(hs_split_real *r, hs_error *err);
 
-/* Runs the whole kernel on device d alone and checks it: *us is its time,
- * prep included; remembered for efficiency and hints. */
-int hs_split_real_alone(hs_split_real *r, int d, double *us, hs_error *err);
+/* Runs the whole kernel on device d alone `repeat` times (1 to 64; more
+ * counts as 64) and checks each run: *us is the median time, prep
+ * included; remembered for efficiency and hints. */
+int hs_split_real_alone(hs_split_real *r, int d, unsigned long long repeat, double *us,
+                        hs_error *err);
 
 /* Sets device d's single-device time to `us` (a median of several alone
  * runs, say) for efficiency and hints. */

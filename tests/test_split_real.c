@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -225,7 +226,7 @@ static void every_splitter_on(const char *type, const char *spec, int exact)
     whole_run(&c, &ref);
     assert_int_equal(hs_split_real_open(&c, dev, n, &r, &err), HS_OK);
     for (int d = 0; d < n; d++) {
-        assert_int_equal(hs_split_real_alone(r, d, &us, &err), HS_OK);
+        assert_int_equal(hs_split_real_alone(r, d, 1, &us, &err), HS_OK);
         assert_true(us > 0);
     }
     for (const hs_splitter *const *l = hs_splitter_list(); *l; l++) {
@@ -499,7 +500,7 @@ static void stalled_device(void **state)
     conf(&c, "pi", "hits=512000"); /* 2000 items */
     whole_run(&c, &ref);
     assert_int_equal(hs_split_real_open(&c, dev, n, &r, &err), HS_OK);
-    assert_int_equal(hs_split_real_alone(r, 0, &us, &err), HS_OK);
+    assert_int_equal(hs_split_real_alone(r, 0, 1, &us, &err), HS_OK);
     /* device 1 said to be 16 times faster: 3 times its expected time is
      * then far less than twice device 0's, the wait without the bound */
     assert_int_equal(hs_split_real_alone_set(r, 1, us / 16, &err), HS_OK);
@@ -613,7 +614,7 @@ static void best_static_split(void **state)
     conf(&c, "va", "n=5000");
     assert_int_equal(hs_split_real_open(&c, dev, n, &r, &err), HS_OK);
     for (int d = 0; d < 2; d++)
-        assert_int_equal(hs_split_real_alone(r, d, &alone[d], &err), HS_OK);
+        assert_int_equal(hs_split_real_alone(r, d, 1, &alone[d], &err), HS_OK);
     assert_int_equal(hs_split_real_best_static(r, alone, 1, &stop, &b, &err), HS_OK);
     assert_int_equal(b.step, 1);
     assert_int_equal(b.total, 101);
@@ -624,6 +625,48 @@ static void best_static_split(void **state)
     assert_int_equal(hs_split_real_best_static(r, alone, 1, &stop, &b, &err), HS_OK);
     assert_int_equal(b.tried, 0);
     assert_true(isinf(b.us));
+    hs_split_real_close(r);
+}
+
+/* Delays the k-th chunk by delays_us[k] (the k-th alone run: one chunk). */
+typedef struct delays {
+    int k;
+    unsigned delays_us[3];
+} delays;
+
+static void delay_hook(void *ctx, int device, size_t b, size_t e, int aside)
+{
+    delays *s = ctx;
+    struct timespec ts;
+    (void)device, (void)b, (void)e, (void)aside;
+    ts.tv_sec = 0;
+    ts.tv_nsec = (long)s->delays_us[s->k++ % 3] * 1000;
+    nanosleep(&ts, NULL);
+}
+
+/* hs_split_real_alone with repeat 3 keeps the median run: the runs are
+ * delayed 0, 30 and 10 ms, so the median takes 10 ms at least (the first
+ * run, or the least, would take less), and a splitter's efficiency is then
+ * against it. */
+static void alone_median(void **state)
+{
+    hs_split_real_device dev[2];
+    hs_split_real *r = NULL;
+    delays s = {0, {0, 30000, 10000}};
+    hs_error err = {0};
+    hs_kconf c;
+    int n = two_cpus(dev);
+    double us;
+    (void)state;
+    conf(&c, "va", "n=5000");
+    assert_int_equal(hs_split_real_open(&c, dev, n, &r, &err), HS_OK);
+    hs__split_real_set_hook(r, delay_hook, &s);
+    assert_int_equal(hs_split_real_alone(r, 0, 3, &us, &err), HS_OK);
+    assert_int_equal(s.k, 3);
+    assert_true(us >= 10000);
+    assert_int_equal(hs_split_real_alone(r, 0, 0, &us, &err), HS_OK); /* 0 counts as 1 */
+    assert_int_equal(s.k, 4);
+    assert_int_equal(hs_split_real_alone(r, 2, 1, &us, &err), HS_EINPUT);
     hs_split_real_close(r);
 }
 
@@ -678,6 +721,7 @@ int main(void)
         cmocka_unit_test(stalled_device),
         cmocka_unit_test(static_and_records),
         cmocka_unit_test(best_static_split),
+        cmocka_unit_test(alone_median),
         cmocka_unit_test(command_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
