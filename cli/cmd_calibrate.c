@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "exec/calibrate.h"
 
 static int calibrate_main(int argc, char **argv);
 

@@ -1,4 +1,4 @@
-/* Tests of real splits (exec/split_real.h) on CPU devices only, so they run
+/* Tests of real splits (hetsched/split.h) on CPU devices only, so they run
  * anywhere: two "CPU devices" are two thread groups of this host.
  *   - device lists and their refusals; kernels that cannot be split;
  *   - the byte spans a chunk touches (hs_ktype.whole_bufs);
@@ -94,14 +94,14 @@ static void refusals(void **state)
     int n = two_cpus(dev);
     (void)state;
     conf(&c, "dot", "n=100");
-    assert_int_equal(hs_split_real_open(&c, dev, n, &r, &err), HS_EINPUT);
+    assert_int_equal(hs__split_real_open_conf(&c, dev, n, &r, &err), HS_EINPUT);
     assert_null(r);
     assert_non_null(strstr(err.msg, "not splittable"));
     conf(&c, "potrf", "n=8");
-    assert_int_equal(hs_split_real_open(&c, dev, n, &r, &err), HS_EINPUT);
+    assert_int_equal(hs__split_real_open_conf(&c, dev, n, &r, &err), HS_EINPUT);
     conf(&c, "va", "n=10");
-    assert_int_equal(hs_split_real_open(&c, dev, 0, &r, &err), HS_EINPUT);
-    assert_int_equal(hs_split_real_open(&c, dev, n, &r, &err), HS_OK);
+    assert_int_equal(hs__split_real_open_conf(&c, dev, 0, &r, &err), HS_EINPUT);
+    assert_int_equal(hs__split_real_open_conf(&c, dev, n, &r, &err), HS_OK);
     assert_int_equal(hs_split_real_run(r, NULL, NULL, NULL, 1, 0, &(hs_split_result){0}, &err),
                      HS_EUSAGE);
     {
@@ -224,7 +224,7 @@ static void every_splitter_on(const char *type, const char *spec, int exact)
     double us;
     conf(&c, type, spec);
     whole_run(&c, &ref);
-    assert_int_equal(hs_split_real_open(&c, dev, n, &r, &err), HS_OK);
+    assert_int_equal(hs__split_real_open_conf(&c, dev, n, &r, &err), HS_OK);
     for (int d = 0; d < n; d++) {
         assert_int_equal(hs_split_real_alone(r, d, 1, &us, &err), HS_OK);
         assert_true(us > 0);
@@ -290,7 +290,7 @@ static void every_kernel_case(void **state)
         conf(&c, kernel_cases[i][0], kernel_cases[i][1]);
         if (!c.splittable)
             continue;
-        assert_int_equal(hs_split_real_open(&c, dev, n, &r, &err), HS_OK);
+        assert_int_equal(hs__split_real_open_conf(&c, dev, n, &r, &err), HS_OK);
         for (int run = 0; run < 2; run++) {
             hs_split_result res;
             if (hs_split_real_run(r, hs_splitter_find("hdss"), NULL, NULL, 0, 0, &res, &err) !=
@@ -379,7 +379,7 @@ static void chunk_run_twice(void **state)
         hbufs ref;
         conf(&c, cases[i][0], cases[i][1]);
         whole_run(&c, &ref);
-        assert_int_equal(hs_split_real_open(&c, dev, n, &r, &err), HS_OK);
+        assert_int_equal(hs__split_real_open_conf(&c, dev, n, &r, &err), HS_OK);
         for (int run = 0; run < 3; run++) {
             if (hs_split_real_run(r, &twice_splitter, NULL, NULL, 0, 0, &res, &err) != HS_OK)
                 fail_msg("%s %s: %s", cases[i][0], cases[i][1], err.msg);
@@ -499,7 +499,7 @@ static void stalled_device(void **state)
     (void)state;
     conf(&c, "pi", "hits=512000"); /* 2000 items */
     whole_run(&c, &ref);
-    assert_int_equal(hs_split_real_open(&c, dev, n, &r, &err), HS_OK);
+    assert_int_equal(hs__split_real_open_conf(&c, dev, n, &r, &err), HS_OK);
     assert_int_equal(hs_split_real_alone(r, 0, 1, &us, &err), HS_OK);
     /* device 1 said to be 16 times faster: 3 times its expected time is
      * then far less than twice device 0's, the wait without the bound */
@@ -561,7 +561,7 @@ static void static_and_records(void **state)
     double us;
     (void)state;
     conf(&c, "va", "n=5000");
-    assert_int_equal(hs_split_real_open(&c, dev, n, &r, &err), HS_OK);
+    assert_int_equal(hs__split_real_open_conf(&c, dev, n, &r, &err), HS_OK);
     for (int i = 0; i < 3; i++) {
         assert_int_equal(hs_split_real_static(r, pct[i], &us, &err), HS_OK);
         assert_true(us > 0);
@@ -612,7 +612,7 @@ static void best_static_split(void **state)
     double alone[2];
     (void)state;
     conf(&c, "va", "n=5000");
-    assert_int_equal(hs_split_real_open(&c, dev, n, &r, &err), HS_OK);
+    assert_int_equal(hs__split_real_open_conf(&c, dev, n, &r, &err), HS_OK);
     for (int d = 0; d < 2; d++)
         assert_int_equal(hs_split_real_alone(r, d, 1, &alone[d], &err), HS_OK);
     assert_int_equal(hs_split_real_best_static(r, alone, 1, &stop, &b, &err), HS_OK);
@@ -659,7 +659,7 @@ static void alone_median(void **state)
     double us;
     (void)state;
     conf(&c, "va", "n=5000");
-    assert_int_equal(hs_split_real_open(&c, dev, n, &r, &err), HS_OK);
+    assert_int_equal(hs__split_real_open_conf(&c, dev, n, &r, &err), HS_OK);
     hs__split_real_set_hook(r, delay_hook, &s);
     assert_int_equal(hs_split_real_alone(r, 0, 3, &us, &err), HS_OK);
     assert_int_equal(s.k, 3);

@@ -1,4 +1,4 @@
-/* Tests of graph-level splitting (mapper/split_graph.h: `map|run --split`):
+/* Tests of graph-level splitting (hetsched/split.h: `map|run --split`):
  *   - hand-checked: one splittable kernel on 1 cpu + 1 gpu, split by
  *     `static` and by `fixed` (with and without data), exact fractions,
  *     placements and makespans;

@@ -50,7 +50,7 @@ extern "C" {
 #endif
 
 /* Called with each batch of samples (µs) of a kernel (its type, params
- * text and D, mapper/perfmodel.h) before it is recorded; it may change them
+ * text and D, hetsched/perfmodel.h) before it is recorded; it may change them
  * (the tests inject spikes and exact values this way). */
 typedef void (*hs_calib_sample_fn)(void *ctx, const char *type, const char *params,
                                    double size, const char *device, double *us, int n);
