@@ -287,6 +287,22 @@ static void calibration(void **state)
     hs_workload_free(p);
     hs_calib_result_free(&r);
     unlink(path);
+    /* a workload's typed kernels without costs, for calibrate --for */
+    {
+        static const char typed[] =
+            "platform:\n"
+            "  devices: [{name: cpu0, kind: cpu, memory: host}]\n"
+            "applications:\n"
+            "  - name: a\n"
+            "    kernels: [{name: v, type: va, params: {n: 1000}}]\n";
+        hs_load_options lo = {.cost_fn = hs_calib_cost_fn};
+        hs_workload *w = NULL;
+        assert_int_equal(hs_workload_load_buffer_opts("t.yaml", typed, strlen(typed), &lo, &w,
+                                                      &err),
+                         HS_OK);
+        assert_true(w->graph.tasks[0].cost_us[0] == 0);
+        hs_workload_free(w);
+    }
     o.types = "nope";
     assert_int_equal(hs_calibrate(&o, &r, &err), HS_EINPUT);
     assert_non_null(strstr(err.msg, "nope"));
