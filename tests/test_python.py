@@ -233,5 +233,30 @@ class Errors(unittest.TestCase):
             self.assertGreater(len(f.__doc__ or ""), 40, f.__name__)
 
 
+class Readme(unittest.TestCase):
+    """What the README promises, run as a user runs it: python3 itself in
+    the source tree, the module found through PYTHONPATH (as the test's)."""
+
+    def python(self, code):
+        return subprocess.run([sys.executable, "-c", code], check=True,
+                              capture_output=True, text=True, cwd=ROOT).stdout
+
+    def test_python_c_prints_the_commands_makespan(self):
+        out = self.python("import hetsched; print('%.3f' % hetsched.map("
+                          "hetsched.load('workloads/case-study.yaml'), 'heft').makespan_us)")
+        printed = re.search(r"makespan ([0-9.]+) us",
+                            command("map", "-a", "heft", CASE)).group(1)
+        self.assertEqual(out, printed + "\n")
+        self.assertEqual(out, "6390.208\n")
+
+    def test_the_readme_example_prints_what_the_readme_shows(self):
+        with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+            text = f.read()
+        at = text.index("## From C and Python")
+        code = re.search(r"```python\n(.*?)```", text[at:], re.S).group(1)
+        shown = re.search(r"```python\n.*?```\n\n```\n(.*?)```", text[at:], re.S).group(1)
+        self.assertEqual(self.python(code), shown)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
