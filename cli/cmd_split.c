@@ -1,9 +1,9 @@
 /* hetsched split — one data-parallel kernel split across devices by a chunk
- * splitter (hetsched/split.h), run in the chunk simulator (hetsched/split.h):
- * per-device items, chunks, busy and idle time, the finish-time spread,
- * percent imbalance and Boyer's efficiency; optionally a plot of block size
- * against time (HDSS Fig. 6).  Without --sim the kernel runs for real on
- * the CPU and CUDA GPUs (hetsched/split.h), several splitters in one go. */
+ * splitter, run in the chunk simulator (hetsched/split.h, as everything
+ * below): per-device items, chunks, busy and idle time, the finish-time
+ * spread, percent imbalance and Boyer's efficiency; optionally a plot of
+ * block size against time (HDSS Fig. 6).  Without --sim the kernel runs for
+ * real on the CPU and CUDA GPUs, several splitters in one go. */
 #include <float.h>
 #include <getopt.h>
 #include <limits.h>
