@@ -1,7 +1,9 @@
 /* hetsched command line — one struct per subcommand, a registry in main.c.
  * Exit statuses: 0 success, 1 failure while working, 2 bad usage or input.
  * Data goes to stdout, diagnostics to stderr.  Every output file is written
- * through graph/output.h; main checks standard output before it exits. */
+ * through hetsched/output.h; main checks standard output before it exits.
+ * The commands parse and print: they see the library through its public
+ * headers only (cli/meson.build gives them no other include directory). */
 #ifndef HS_CLI_H
 #define HS_CLI_H
 
@@ -51,7 +53,7 @@ typedef struct hs_cli_outputs {
     const char *json, *dot, *gantt, *trace;
     const char *tasks_csv, *devices_csv; /* hs_schedule_write_tasks_csv, _devices_csv */
 } hs_cli_outputs;
-/* Writes s to every file asked for (graph/output.h: never a half-written
+/* Writes s to every file asked for (hetsched/output.h: never a half-written
  * file); stops at the first failure. */
 int hs_cli_write_outputs(const hs_workload *w, const hs_schedule *s, const hs_cli_outputs *o,
                          hs_error *err);
@@ -125,13 +127,12 @@ const char *hs_cli_source_given(const hs_cli_source *src);
  * *status to the exit status. */
 hs_workload *hs_cli_load(const char *path, const hs_cli_source *src, int *status);
 /* hs_cli_load, and with model_path (not NULL) first loads that performance
- * model (mapper/perfmodel.h) into *model and lets it give the costs of the
+ * model (hetsched/perfmodel.h) into *model and lets it give the costs of the
  * workload's typed kernels that cost_us leaves out.  *model is NULL without
  * model_path or on failure; the caller frees it (hs_perfmodel_free) after
  * the workload. */
-struct hs_perfmodel;
 hs_workload *hs_cli_load_model(const char *path, const hs_cli_source *src,
-                               const char *model_path, struct hs_perfmodel **model,
+                               const char *model_path, hs_perfmodel **model,
                                int *status);
 /* hs_cli_load with load options of the caller's (a cost provider); the
  * source's fields are filled in. */
@@ -149,15 +150,15 @@ void hs_cli_release_interrupt(void);
 /* Performance models (cli/cmd_model.c).  The table of `hetsched model
  * show`: each history entry beside its fit, then the fits; 0, or 1 when out
  * of memory (said on stderr). */
-int hs_cli_model_table(FILE *out, const struct hs_perfmodel *m);
+int hs_cli_model_table(FILE *out, const hs_perfmodel *m);
 /* The model at `path` for run --update-model: loaded, or a new empty one
  * when the file does not exist.  NULL on failure, said on stderr, with
  * *status set. */
-struct hs_perfmodel *hs_cli_model_open(const char *path, int *status);
+hs_perfmodel *hs_cli_model_open(const char *path, int *status);
 /* Adds the times the run s of w measured to m (hs_perfmodel_add_run),
  * refits, writes m to `path` and says what it did on `out`; returns the
  * exit status. */
-int hs_cli_model_update(const char *path, struct hs_perfmodel *m, const hs_workload *w,
+int hs_cli_model_update(const char *path, hs_perfmodel *m, const hs_workload *w,
                         const hs_schedule *s, FILE *out);
 
 extern const hs_cli_cmd hs_cmd_info;

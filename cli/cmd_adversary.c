@@ -1,5 +1,5 @@
 /* hetsched adversary — searches small workloads for the one where a policy
- * does worst against the optimum or another policy (mapper/adversary.h),
+ * does worst against the optimum or another policy (hetsched/adversary.h),
  * prints it and writes it as YAML. */
 #include <getopt.h>
 #include <limits.h>
@@ -7,8 +7,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "graph/output.h"
-#include "mapper/adversary.h"
 
 static int adversary_main(int argc, char **argv);
 
@@ -86,17 +84,17 @@ static void grew(void *ctx, const hs_adversary_result *r)
 static int write_worst(const hs_adversary_options *o, const hs_adversary_result *r,
                        const char *path, hs_error *err)
 {
-    hs__output out;
+    hs_output out;
     int rc;
-    if ((rc = hs__output_open(&out, path ? path : "-", err)) != HS_OK)
+    if ((rc = hs_output_open(&out, path ? path : "-", err)) != HS_OK)
         return rc;
     fprintf(out.f, "# hetsched adversary -a %s --against %s --seed %lu: ratio %.6f (%.3f us / "
                    "%.3f us)\n",
             o->policy, o->against ? o->against : "optimal", o->seed, r->ratio, r->policy_us,
             r->against_us);
     rc = hs_workload_write_yaml(r->worst, out.f, err) == HS_OK ? HS_OK
-                                                                : hs__output_error(&out, err);
-    return hs__output_close(&out, rc, err);
+                                                                : hs_output_error(&out, err);
+    return hs_output_close(&out, rc, err);
 }
 
 static int adversary_main(int argc, char **argv)

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "exec/calibrate.h"
 
 static int calibrate_main(int argc, char **argv);
 
@@ -127,20 +126,6 @@ static int report(FILE *out, const hs_calib_result *r, const char *workload)
     return 0;
 }
 
-/* calibrate --for reads the kernels' types and params only: a typed kernel
- * without cost_us (a workload written for --model) loads with cost 0, its
- * type and params checked as the model's provider checks them; it knows
- * no device overhead. */
-static int any_cost(void *ctx, const hs_kernel *k, const hs_device *d, double *us,
-                    hs_error *err)
-{
-    double size;
-    (void)ctx;
-    (void)d;
-    *us = 0;
-    return k ? hs_perfmodel_kernel_size(k, &size, err) : 1;
-}
-
 static int calibrate_main(int argc, char **argv)
 {
     enum { OPT_MODEL = 256, OPT_PLATFORM, OPT_FOR, OPT_TYPES, OPT_SIZES, OPT_REPS, OPT_DEVICES,
@@ -161,7 +146,7 @@ static int calibrate_main(int argc, char **argv)
     hs_cli_source src = {.cmd = &hs_cmd_calibrate};
     const char *model_path = "hetsched-model.json", *platform_path = "hetsched-platform.yaml";
     const char *for_path = NULL;
-    hs_load_options lo = {.cost_fn = any_cost};
+    hs_load_options lo = {.cost_fn = hs_calib_cost_fn};
     hs_workload *w = NULL;
     hs_calib_options o = {.log = stderr};
     hs_calib_result r;

@@ -13,13 +13,9 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
-#include <gsl/gsl_rng.h>
 #include <jansson.h>
 
 #include "cli.h"
-#include "graph/output.h"
-#include "mapper/split_graph.h"
-#include "mapper/perfmodel.h"
 
 static int compare_main(int argc, char **argv);
 
@@ -350,9 +346,9 @@ static int write_csv(const char *path, const outcome *rows, size_t n, double lb,
                      const optimum *o, hs_error *err)
 {
     double cpu_only, best = best_makespan(rows, n, &cpu_only);
-    hs__output f;
+    hs_output f;
     int rc;
-    if ((rc = hs__output_open(&f, path, err)) != HS_OK)
+    if ((rc = hs_output_open(&f, path, err)) != HS_OK)
         return rc;
     fprintf(f.f, "policy,split,makespan_us,speedup,slr,per_best,per_bound,per_optimum,map_ms,"
                  "not_run\n");
@@ -362,7 +358,7 @@ static int write_csv(const char *path, const outcome *rows, size_t n, double lb,
     if (o)
         csv_row(f.f, "optimal", 0, o->res.schedule ? o->res.makespan_us : HUGE_VAL, cpu_only,
                 cp, best, lb, o, 1e3 * o->res.solve_s, NULL);
-    return hs__output_close(&f, ferror(f.f) ? hs__output_error(&f, err) : HS_OK, err);
+    return hs_output_close(&f, ferror(f.f) ? hs_output_error(&f, err) : HS_OK, err);
 }
 
 /* `compare WORKLOAD`: loads it, maps it with every policy (and solves the
@@ -453,43 +449,6 @@ typedef struct tally {
     double sum_best, worst_best, sum_bound, sum_speedup, sum_slr, sum_ms;
 } tally;
 
-/* Draws workload i of the sweep from rng r into *o and its platform spec. */
-static const char *draw_random(gsl_rng *r, size_t i, hs_gen_random_opts *o)
-{
-    static const double alphas[] = {0.5, 1, 2};
-    static const double ccrs[] = {0.1, 1, 5};
-    static const double betas[] = {0.1, 0.25, 0.5, 0.75, 1};
-    hs_gen_random_defaults(o);
-    o->tasks = 20 * (1 + gsl_rng_uniform_int(r, 10));
-    o->alpha = alphas[gsl_rng_uniform_int(r, 3)];
-    o->out_degree = 1 + (int)gsl_rng_uniform_int(r, 5);
-    o->ccr = ccrs[gsl_rng_uniform_int(r, 3)];
-    o->beta = betas[gsl_rng_uniform_int(r, 5)];
-    o->seed = gsl_rng_get(r);
-    return i % 2 ? "cpu:1,gpu:2" : "cpu:1,gpu:1";
-}
-
-/* Builds and finalizes one random workload. */
-static int build_random(const hs_gen_random_opts *o, const char *devices, hs_workload **out,
-                        hs_error *err)
-{
-    hs_workload *w = hs_workload_new();
-    int rc;
-    if (!w)
-        return hs_error_set(err, HS_ENOMEM, "out of memory");
-    rc = hs_gen_platform(w, devices, HS_GEN_CPU_CORES, err);
-    if (rc >= 0)
-        rc = hs_gen_random(w, o, err);
-    if (rc >= 0)
-        rc = hs_workload_finalize(w, err);
-    if (rc < 0) {
-        hs_workload_free(w);
-        return rc;
-    }
-    *out = w;
-    return HS_OK;
-}
-
 /* Adds workload w's outcomes to the tallies. */
 static void tally_add(tally *t, const outcome *rows, size_t n, double lb, double cp)
 {
@@ -547,24 +506,23 @@ static int compare_random(size_t count, const hs_map_options *mopt, int verbose)
     size_t n = 0;
     outcome *rows;
     tally *t;
-    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    hs_gen_sweep *sw = hs_gen_sweep_new(mopt->seed);
     hs_error err = {0};
     int rc = HS_OK;
     while (hs_policy_list()[n])
         n++;
     rows = calloc(n, sizeof *rows);
     t = calloc(n, sizeof *t);
-    if (!r || !rows || !t) {
+    if (!sw || !rows || !t) {
         rc = hs_error_set(&err, HS_ENOMEM, "out of memory");
         goto out;
     }
-    gsl_rng_set(r, mopt->seed);
     for (size_t i = 0; i < count && rc == HS_OK; i++) {
         hs_gen_random_opts o;
-        const char *devices = draw_random(r, i, &o);
+        const char *devices;
         hs_workload *w = NULL;
         double lb, cp = 0, cpu_only, best;
-        if ((rc = build_random(&o, devices, &w, &err)) != HS_OK)
+        if ((rc = hs_gen_sweep_next(sw, &o, &devices, &w, &err)) != HS_OK)
             break;
         lb = hs_lower_bound_us(w);
         rc = hs_graph_critical_path_us(&w->graph, &cp, &err);
@@ -606,7 +564,7 @@ static int compare_random(size_t count, const hs_map_options *mopt, int verbose)
         print_tally(rows, t, n, count);
     }
 out:
-    gsl_rng_free(r);
+    hs_gen_sweep_free(sw);
     free(rows);
     free(t);
     return rc == HS_OK ? 0 : hs_cli_fail(&err);
@@ -709,7 +667,7 @@ static int suite_paths(const hs_cli_source *src, char **args, int nargs, char **
 /* The files --csv and --json write: one row per workload and policy. */
 typedef struct suite_out {
     FILE *csv;                    /* csv_out.f while open */
-    hs__output csv_out;
+    hs_output csv_out;
     const char *csv_path, *json_path;
     json_t *rows;
 } suite_out;
@@ -796,7 +754,7 @@ static int suite_open(suite_out *o)
 {
     hs_error err = {0};
     if (o->csv_path) {
-        if (hs__output_open(&o->csv_out, o->csv_path, &err) != HS_OK) {
+        if (hs_output_open(&o->csv_out, o->csv_path, &err) != HS_OK) {
             hs_cli_fail(&err);
             return 1;
         }
@@ -825,7 +783,7 @@ static int write_rows(FILE *f, const json_t *rows)
     return failed ? -1 : 0;
 }
 
-/* Puts --csv in place and writes --json (graph/output.h: never half a
+/* Puts --csv in place and writes --json (hetsched/output.h: never half a
  * file); `keep` 0 throws them away (the suite failed).  0, or 1 after
  * saying why. */
 static int suite_close(suite_out *o, int keep)
@@ -833,17 +791,17 @@ static int suite_close(suite_out *o, int keep)
     hs_error err = {0};
     int status = 0, rc;
     if (o->csv) {
-        rc = !keep ? HS_EINTERNAL : ferror(o->csv) ? hs__output_error(&o->csv_out, &err) : HS_OK;
-        if (hs__output_close(&o->csv_out, rc, &err) != HS_OK && keep) {
+        rc = !keep ? HS_EINTERNAL : ferror(o->csv) ? hs_output_error(&o->csv_out, &err) : HS_OK;
+        if (hs_output_close(&o->csv_out, rc, &err) != HS_OK && keep) {
             hs_cli_fail(&err);
             status = 1;
         }
     }
     if (o->rows && keep) {
-        hs__output out;
-        if ((rc = hs__output_open(&out, o->json_path, &err)) == HS_OK)
-            rc = hs__output_close(&out, write_rows(out.f, o->rows) == 0
-                                            ? HS_OK : hs__output_error(&out, &err), &err);
+        hs_output out;
+        if ((rc = hs_output_open(&out, o->json_path, &err)) == HS_OK)
+            rc = hs_output_close(&out, write_rows(out.f, o->rows) == 0
+                                            ? HS_OK : hs_output_error(&out, &err), &err);
         if (rc != HS_OK) {
             hs_cli_fail(&err);
             status = 1;

@@ -3,7 +3,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "mapper/perfmodel.h"
 
 static int dot_main(int argc, char **argv);
 

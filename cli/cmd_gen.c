@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "graph/output.h"
 
 static int gen_main(int argc, char **argv);
 
@@ -221,7 +220,7 @@ static int gen_main(int argc, char **argv)
     const char *gen, *arg = NULL;
     hs_workload *w;
     hs_error err = {0};
-    hs__output out;
+    hs_output out;
     int gbit = 0, takes_arg = 0, i, rc, status = 0;
 
     hs_gen_random_defaults(&g.random);
@@ -277,7 +276,7 @@ static int gen_main(int argc, char **argv)
         status = hs_cli_fail(&err);
         goto out;
     }
-    if (hs__output_open(&out, g.out ? g.out : "-", &err) != HS_OK) {
+    if (hs_output_open(&out, g.out ? g.out : "-", &err) != HS_OK) {
         status = hs_cli_fail(&err);
         goto out;
     }
@@ -287,8 +286,8 @@ static int gen_main(int argc, char **argv)
         if (strcmp(argv[k], "-o") != 0 && (k == 0 || strcmp(argv[k - 1], "-o") != 0))
             fprintf(out.f, " %s", argv[k]);
     fprintf(out.f, "\n# %zu tasks, %zu edges\n", w->graph.ntasks, w->graph.nedges);
-    rc = hs_workload_write_yaml(w, out.f, &err) == HS_OK ? HS_OK : hs__output_error(&out, &err);
-    if (hs__output_close(&out, rc, &err) != HS_OK)
+    rc = hs_workload_write_yaml(w, out.f, &err) == HS_OK ? HS_OK : hs_output_error(&out, &err);
+    if (hs_output_close(&out, rc, &err) != HS_OK)
         status = hs_cli_fail(&err);
 out:
     hs_workload_free(w);

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 
 #include "cli.h"
-#include "mapper/perfmodel.h"
 
 static int info_main(int argc, char **argv);
 

@@ -8,9 +8,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "mapper/perfmodel.h"
-#include "mapper/policy.h"
-#include "mapper/split_graph.h"
 
 static int map_main(int argc, char **argv);
 
@@ -86,18 +83,13 @@ static int summarise(FILE *out, const hs_workload *w, const char *algo, const ch
 {
     const hs_platform *p = &w->platform;
     double bound = hs_lower_bound_us(w);
-    double *busy = calloc((size_t)p->ndevices, sizeof *busy);
-    size_t *count = calloc((size_t)p->ndevices, sizeof *count);
+    hs_device_stats *ds = calloc((size_t)p->ndevices + 1, sizeof *ds);
+    hs_error err = {0};
     int width = 6;
-    if (!busy || !count) {
-        free(busy);
-        free(count);
+    if (!ds || hs_schedule_device_stats(w, s, ds, &err) != HS_OK) {
+        free(ds);
         fprintf(stderr, "hetsched: out of memory\n");
         return 1;
-    }
-    for (size_t i = 0; i < s->nplacements; i++) {
-        busy[s->placements[i].device] += s->placements[i].end_us - s->placements[i].start_us;
-        count[s->placements[i].device]++;
     }
     for (int d = 0; d < p->ndevices; d++)
         if ((int)strlen(p->devices[d].name) > width)
@@ -112,13 +104,12 @@ static int summarise(FILE *out, const hs_workload *w, const char *algo, const ch
         fprintf(out, "lower bound %.3f us\n", bound);
     for (int d = 0; d < p->ndevices; d++)
         fprintf(out, "  %-*s %s  busy %12.3f us  %5.1f%%  %zu task%s\n", width,
-                p->devices[d].name, hs_device_kind_name(p->devices[d].kind), busy[d],
-                s->makespan_us > 0 ? 100.0 * busy[d] / s->makespan_us : 0.0, count[d],
-                hs_cli_plural(count[d]));
+                p->devices[d].name, hs_device_kind_name(p->devices[d].kind), ds[d].busy_us,
+                s->makespan_us > 0 ? 100.0 * ds[d].busy_us / s->makespan_us : 0.0,
+                ds[d].tasks, hs_cli_plural(ds[d].tasks));
     fprintf(out, "mapping time %.3f ms (%.3f us per task)\n", 1e3 * st->mapping_seconds,
             w->graph.ntasks ? 1e6 * st->mapping_seconds / (double)w->graph.ntasks : 0.0);
-    free(busy);
-    free(count);
+    free(ds);
     return 0;
 }
 
@@ -238,7 +229,7 @@ static int map_main(int argc, char **argv)
                                   argc - optind, hs_cli_plural((unsigned)(argc - optind)));
     if (split && hs_split_graph_new(split, &sopt, &opt.split, &err) != HS_OK)
         return hs_cli_usage_error(&hs_cmd_map, "--split: %s", err.msg);
-    if (given && hs__given_check(algo, &opt, &err) != HS_OK) {
+    if (hs_map_check(algo, given != NULL, &opt, &err) != HS_OK) {
         hs_split_graph_free(opt.split);
         return hs_cli_usage_error(&hs_cmd_map, "%s", err.msg);
     }

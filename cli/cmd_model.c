@@ -1,4 +1,4 @@
-/* hetsched model — what a performance model (mapper/perfmodel.h) holds:
+/* hetsched model — what a performance model (hetsched/perfmodel.h) holds:
  * each history entry beside its fit, as a table and as a picture; and the
  * helpers that calibrate --for and run --update-model print and update
  * models with. */
@@ -9,8 +9,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "mapper/perfmodel.h"
-#include "workloads/kernels/kernel.h"
 
 static int model_main(int argc, char **argv);
 
@@ -45,47 +43,6 @@ const hs_cli_cmd hs_cmd_model = {
 };
 
 /* --------------------------------------------------------------- table */
-
-/* The params of `type` in the canonical text of mapper/perfmodel.h, less
- * those at their default: "n=8192" for a square gemm.  The text as it is
- * when the type is not known or the text is not canonical; "-" when empty. */
-static void short_params(const char *type, const char *params, char *buf, size_t size)
-{
-    const hs_ktype *t = hs_ktype_find(type);
-    double v[HS_KMAX_PARAMS];
-    const char *p = params;
-    int n = 0;
-    size_t len = 0;
-    snprintf(buf, size, "%s", *params ? params : "-");
-    if (!t || !*params)
-        return;
-    for (; t->params[n].name; n++) { /* NAME=VALUE per spec param, in order */
-        size_t nl = strlen(t->params[n].name);
-        char *end;
-        if (n == HS_KMAX_PARAMS || strncmp(p, t->params[n].name, nl) != 0 || p[nl] != '=')
-            return;
-        v[n] = strtod(p + nl + 1, &end);
-        if (*end != (t->params[n + 1].name ? ',' : '\0') || end == p + nl + 1)
-            return;
-        p = end + 1;
-    }
-    buf[0] = '\0';
-    for (int j = 0; j < n && len < size; j++) {
-        const hs_kparam_spec *s = &t->params[j];
-        double def = s->def;
-        const char *at = params;
-        if (s->def_param)
-            for (int i = 0; i < n; i++)
-                if (strcmp(t->params[i].name, s->def_param) == 0)
-                    def = v[i];
-        for (int i = 0; i < j; i++) /* the text of param j */
-            at = strchr(at, ',') + 1;
-        if (!s->required && v[j] == def)
-            continue;
-        len += (size_t)snprintf(buf + len, size - len, "%s%.*s", len ? "," : "",
-                                (int)strcspn(at, ","), at);
-    }
-}
 
 /* Entries by type, device, D, then params. */
 static int by_name_and_size(const void *pa, const void *pb)
@@ -123,7 +80,7 @@ int hs_cli_model_table(FILE *out, const hs_perfmodel *m)
     if (n)
         qsort(e, n, sizeof *e, by_name_and_size);
     for (size_t i = 0; i < n; i++) {
-        short_params(e[i].type, e[i].params, shown[i], sizeof shown[i]);
+        hs_perfmodel_params_short(e[i].type, e[i].params, shown[i], sizeof shown[i]);
         widen(&wt, e[i].type);
         widen(&wd, e[i].device);
         widen(&wp, shown[i]);

@@ -8,8 +8,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "mapper/perfmodel.h"
-#include "hs_config.h"
 
 static int optimal_main(int argc, char **argv);
 
@@ -234,9 +232,8 @@ static int optimal_main(int argc, char **argv)
     if ((status = hs_cli_outputs_check(&hs_cmd_optimal, &outputs, "--write-lp", opt.lp_file)))
         return status;
     opt.features &= ~off;
-    if (opt.solver == HS_MILP_CBC && !HS_HAVE_CBC) {
-        fprintf(stderr, "hetsched: the CBC solver is not built in (install coinor-libcbc-dev "
-                        "and rebuild with -Dcbc=enabled)\n");
+    if (hs_milp_check(&opt, &err) != HS_OK) { /* before the workload is read */
+        fprintf(stderr, "hetsched: %s\n", err.msg);
         return 2;
     }
     if (!(w = hs_cli_load_model(argv[optind], &src, model_path, &model, &status)))

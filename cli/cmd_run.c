@@ -9,9 +9,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "hetsched/run.h"
-#include "mapper/perfmodel.h"
-#include "mapper/split.h"
 
 static int run_main(int argc, char **argv);
 

@@ -1,9 +1,9 @@
 /* hetsched split — one data-parallel kernel split across devices by a chunk
- * splitter (mapper/split.h), run in the chunk simulator (exec/split_sim.h):
- * per-device items, chunks, busy and idle time, the finish-time spread,
- * percent imbalance and Boyer's efficiency; optionally a plot of block size
- * against time (HDSS Fig. 6).  Without --sim the kernel runs for real on
- * the CPU and CUDA GPUs (exec/split_real.h), several splitters in one go. */
+ * splitter, run in the chunk simulator (hetsched/split.h, as everything
+ * below): per-device items, chunks, busy and idle time, the finish-time
+ * spread, percent imbalance and Boyer's efficiency; optionally a plot of
+ * block size against time (HDSS Fig. 6).  Without --sim the kernel runs for
+ * real on the CPU and CUDA GPUs, several splitters in one go. */
 #include <float.h>
 #include <getopt.h>
 #include <limits.h>
@@ -13,10 +13,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "exec/split_real.h"
-#include "exec/split_sim.h"
-#include "graph/output.h"
-#include "mapper/split.h"
 
 static int split_main(int argc, char **argv);
 
@@ -275,7 +271,7 @@ static void report(const hs_split_sim *sim, const char *name, const hs_split_res
 typedef struct real_args {
     char *splitters;                 /* -p: NAME[,NAME...] or all */
     const char *kernel;
-    hs_param params[HS_KMAX_PARAMS];
+    hs_param params[16];             /* -P, --params; the library refuses more than a type has */
     int nparams;
     unsigned long long items;        /* 0: from the params */
     const char *devices;
@@ -287,84 +283,6 @@ typedef struct real_args {
     FILE *chunks;                    /* --chunks: CSV of every chunk, or NULL */
 } real_args;
 
-/* KERNEL names beside the types: the profiles of --sim, with their sizes
- * as default params (DESIGN §6; split_sim.c documents the figures). */
-static const struct {
-    const char *name, *type, *param;
-    double value;
-} real_kernels[] = {
-    {"va", "va", "n", 16777216},
-    {"xgemm-rows", "gemm", "n", 8192},
-    {"xgemm", "gemm", "n", 8192},
-    {"gemm", "gemm", "n", 8192},
-    {"pi", "pi", "hits", 4194304.0 * 256},
-};
-
-/* The param --items sets, and items per unit of it. */
-static const struct {
-    const char *type, *param;
-    double per_item;
-} items_param[] = {
-    {"gemm", "m", 1}, {"gemv", "m", 1}, {"matadd", "m", 1}, {"trsm", "m", 1},
-    {"pi", "hits", 256}, /* samples per item: HS_PI_BLOCK of kernel_int.h */
-};
-
-static int has_param(const real_args *a, const char *name)
-{
-    for (int i = 0; i < a->nparams; i++)
-        if (strcmp(a->params[i].name, name) == 0)
-            return 1;
-    return 0;
-}
-
-/* Adds name = value unless given already. */
-static int default_param(real_args *a, const char *name, double value)
-{
-    if (has_param(a, name))
-        return 0;
-    if (a->nparams == HS_KMAX_PARAMS)
-        return -1;
-    a->params[a->nparams++] = (hs_param){(char *)name, value};
-    return 0;
-}
-
-/* KERNEL, -P, --items into a configured kernel. */
-static int real_kernel(real_args *a, hs_kconf *c)
-{
-    const char *type = a->kernel, *ip = "n";
-    double per = 1;
-    hs_error err = {0};
-    for (size_t i = 0; i < sizeof real_kernels / sizeof real_kernels[0]; i++)
-        if (strcmp(a->kernel, real_kernels[i].name) == 0) {
-            type = real_kernels[i].type;
-            if (default_param(a, real_kernels[i].param, real_kernels[i].value) != 0)
-                return hs_cli_usage_error(&hs_cmd_split, "too many params");
-        }
-    for (size_t i = 0; i < sizeof items_param / sizeof items_param[0]; i++)
-        if (strcmp(type, items_param[i].type) == 0) {
-            ip = items_param[i].param;
-            per = items_param[i].per_item;
-        }
-    if (a->items) {
-        if (has_param(a, ip)) { /* -P wins over a profile's default only */
-            for (int i = 0; i < a->nparams; i++)
-                if (strcmp(a->params[i].name, ip) == 0)
-                    a->params[i].value = (double)a->items * per;
-        } else if (default_param(a, ip, (double)a->items * per) != 0) {
-            return hs_cli_usage_error(&hs_cmd_split, "too many params");
-        }
-    }
-    if (hs_kconf_init(c, type, a->params, a->nparams, &err) != HS_OK)
-        return hs_cli_usage_error(&hs_cmd_split, "%s", err.msg);
-    if (a->items && c->items != a->items)
-        return hs_cli_usage_error(&hs_cmd_split, "--items %llu: %s has %zu items with these "
-                                  "params; set them with -P", a->items, type, c->items);
-    if (!c->splittable)
-        return hs_cli_usage_error(&hs_cmd_split, "%s is not splittable (its items: %s)", type,
-                                  c->type->item_unit);
-    return 0;
-}
-
 /* One -P NAME=VALUE (or one entry of --params); names point into s. */
 static int add_param(real_args *a, char *s)
 {
@@ -372,81 +290,23 @@ static int add_param(real_args *a, char *s)
     double v;
     if (!eq || eq == s || hs_cli_parse_real(eq + 1, -1e30, 1e30, &v) != 0)
         return hs_cli_usage_error(&hs_cmd_split, "-P wants NAME=NUMBER, not '%s'", s);
-    if (a->nparams == HS_KMAX_PARAMS)
-        return hs_cli_usage_error(&hs_cmd_split, "at most %d params", HS_KMAX_PARAMS);
+    if (a->nparams == (int)(sizeof a->params / sizeof a->params[0]))
+        return hs_cli_usage_error(&hs_cmd_split, "at most %zu params",
+                                  sizeof a->params / sizeof a->params[0]);
     *eq = '\0';
     a->params[a->nparams++] = (hs_param){s, v};
     return 0;
 }
 
-static int cmp_double(const void *x, const void *y)
+/* Says what each run before the measured one gave. */
+static void print_run(void *ctx, unsigned long long run, const hs_split_result *res)
 {
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
-/* Median of the single-device time over `repeat` runs. */
-static int alone_median(hs_split_real *r, int d, unsigned long long repeat, double *us,
-                        hs_error *err)
-{
-    double t[64];
-    int n = repeat < 64 ? (int)repeat : 64, rc;
-    for (int i = 0; i < n; i++)
-        if ((rc = hs_split_real_alone(r, d, &t[i], err)) != HS_OK)
-            return rc;
-    qsort(t, (size_t)n, sizeof *t, cmp_double);
-    *us = t[n / 2];
-    /* what efficiency and hints use: the median, not the last run */
-    return hs_split_real_alone_set(r, d, *us, err);
-}
-
-/* The splitter's measured run: `runs` runs learning in mem (and qilin's
- * training run), the last one repeated `repeat` times from the same memory
- * with the median makespan kept in *res. */
-static int real_splitter(hs_split_real *r, const hs_splitter *sp, const real_args *a,
-                         hs_split_result *res, hs_error *err)
-{
-    hs_split_memory mem = {0}, keep;
-    hs_split_result tmp[64];
-    double t[64];
-    int n = a->repeat < 64 ? (int)a->repeat : 64, rc, hints = !a->no_hints, mid = 0;
-    size_t records = a->plot || a->chunks ? 1000000 : 0;
-    if ((sp->flags & HS_SPLIT_TRAINS) && a->runs == 1) {
-        if ((rc = hs_split_real_run(r, sp, a->opt, &mem, hints, 0, &tmp[0], err)) != HS_OK)
-            return rc;
-        printf("run 0 (training): makespan %.3f ms\n", tmp[0].makespan_us / 1000);
-        hs_split_result_free(&tmp[0]);
-    }
-    for (unsigned long long run = 1; run < a->runs; run++) {
-        if ((rc = hs_split_real_run(r, sp, a->opt, &mem, hints, 0, &tmp[0], err)) != HS_OK)
-            return rc;
-        printf("run %llu: makespan %.3f ms, efficiency %.3f\n", run,
-               tmp[0].makespan_us / 1000, tmp[0].efficiency);
-        hs_split_result_free(&tmp[0]);
-    }
-    keep = mem;
-    for (int i = 0; i < n; i++) {
-        hs_split_memory m = keep;
-        if ((rc = hs_split_real_run(r, sp, a->opt, &m, hints, records, &tmp[i], err)) !=
-            HS_OK) {
-            for (int j = 0; j < i; j++)
-                hs_split_result_free(&tmp[j]);
-            return rc;
-        }
-        t[i] = tmp[i].makespan_us;
-    }
-    for (int i = 0; i < n; i++) { /* the run of median makespan */
-        int below = 0;
-        for (int j = 0; j < n; j++)
-            below += t[j] < t[i] || (t[j] == t[i] && j < i);
-        if (below == n / 2)
-            mid = i;
-    }
-    *res = tmp[mid];
-    for (int i = 0; i < n; i++)
-        if (i != mid)
-            hs_split_result_free(&tmp[i]);
-    return HS_OK;
+    (void)ctx;
+    if (run == 0)
+        printf("run 0 (training): makespan %.3f ms\n", res->makespan_us / 1000);
+    else
+        printf("run %llu: makespan %.3f ms, efficiency %.3f\n", run, res->makespan_us / 1000,
+               res->efficiency);
 }
 
 /* --best-static on real devices (hs_split_real_best_static), reported;
@@ -505,7 +365,8 @@ static int real_main(real_args *a)
     static hs_split_sim view;
     hs_split_real *r = NULL;
     hs_error err = {0};
-    hs_kconf c;
+    const char *type, *unit;
+    size_t items;
     double alone[HS_SPLIT_MAX_DEVICES], fastest = HUGE_VAL, best_us = HUGE_VAL;
     int nsp = 0, ndev, ngpu = 0, status = 0, best[4] = {0}, fastest_d = 0;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -528,8 +389,6 @@ static int real_main(real_args *a)
         return hs_cli_usage_error(&hs_cmd_split, "no splitter in -p");
     if (a->plot && nsp > 1)
         return hs_cli_usage_error(&hs_cmd_split, "--plot wants one splitter");
-    if ((status = real_kernel(a, &c)) != 0)
-        return status;
     /* the device list twice: first to count the GPUs, whose driver threads
      * each keep a core busy, then with the CPU's default thread count: the
      * cores less one per GPU and one for the system and CUDA's own threads
@@ -544,9 +403,12 @@ static int real_main(real_args *a)
         a->cpu_threads = ncpu - ngpu - 1 > 1 ? (unsigned long long)(ncpu - ngpu - 1) : 1;
     if (hs_split_real_devices(a->devices, (int)a->cpu_threads, dev, &ndev, &err) != HS_OK)
         return hs_cli_usage_error(&hs_cmd_split, "%s", err.msg);
-    if (hs_split_real_open(&c, dev, ndev, &r, &err) != HS_OK)
-        return hs_cli_fail(&err);
-    printf("kernel %s: %zu items (%s) on", c.type->name, c.items, c.type->item_unit);
+    if (hs_split_real_open(a->kernel, a->params, a->nparams, a->items, dev, ndev, &r, &err) !=
+        HS_OK)
+        return err.code == HS_EINPUT ? hs_cli_usage_error(&hs_cmd_split, "%s", err.msg)
+                                     : hs_cli_fail(&err);
+    hs_split_real_kernel(r, &type, &items, &unit);
+    printf("kernel %s: %zu items (%s) on", type, items, unit);
     for (int d = 0; d < ndev; d++) {
         if (dev[d].kind == HS_DEVICE_CPU)
             printf("%s %s (%d threads)", d ? "," : "", dev[d].name, dev[d].threads);
@@ -558,7 +420,7 @@ static int real_main(real_args *a)
         goto fail;
     printf("alone:");
     for (int d = 0; d < ndev; d++) {
-        if (alone_median(r, d, a->repeat, &alone[d], &err) != HS_OK)
+        if (hs_split_real_alone(r, d, a->repeat, &alone[d], &err) != HS_OK)
             goto fail;
         printf("%s %s %.3f ms", d ? "," : "", dev[d].name, alone[d] / 1000);
         if (alone[d] < fastest) {
@@ -569,7 +431,9 @@ static int real_main(real_args *a)
     printf(" (fastest %s)\n", dev[fastest_d].name);
     hs_split_real_as_sim(r, &view);
     for (int i = 0; i < nsp; i++) {
-        if (real_splitter(r, sps[i], a, &results[i], &err) != HS_OK) {
+        if (hs_split_real_measure(r, sps[i], a->opt, a->runs, a->repeat, !a->no_hints,
+                                  a->plot || a->chunks ? 1000000 : 0, print_run, NULL,
+                                  &results[i], &err) != HS_OK) {
             fprintf(stderr, "hetsched: split %s: %s\n", sps[i]->name, err.msg);
             status = 1;
             continue;
@@ -661,7 +525,7 @@ static int split_main(int argc, char **argv)
     hs_split_memory mem = {0};
     hs_split_result res = {0};
     const hs_splitter *sp = NULL;
-    hs__output chunks_out;
+    hs_output chunks_out;
     hs_error err = {0};
     real_args ra;
     int sim_only = 0; /* a --sim-only option was given */
@@ -778,7 +642,7 @@ static int split_main(int argc, char **argv)
             if (strcmp(chunks, "-") == 0)
                 return hs_cli_usage_error(&hs_cmd_split, "--chunks wants a file name, not "
                                           "'-' (the report goes to standard output)");
-            if (hs__output_open(&chunks_out, chunks, &err) != HS_OK)
+            if (hs_output_open(&chunks_out, chunks, &err) != HS_OK)
                 return hs_cli_fail(&err);
             ra.chunks = chunks_out.f;
             fprintf(ra.chunks, "splitter,device,begin,end,start_us,end_us,accepted\n");
@@ -788,7 +652,7 @@ static int split_main(int argc, char **argv)
         status = real_main(&ra);
         hs_cli_release_interrupt();
         /* kept only when every splitter ran */
-        if (chunks && hs__output_close(&chunks_out, status == 0 ? HS_OK : HS_EIO, &err) != HS_OK &&
+        if (chunks && hs_output_close(&chunks_out, status == 0 ? HS_OK : HS_EIO, &err) != HS_OK &&
             status == 0)
             status = hs_cli_fail(&err);
         return status;

@@ -3,7 +3,6 @@
 #include <getopt.h>
 
 #include "cli.h"
-#include "mapper/perfmodel.h"
 
 static int validate_main(int argc, char **argv);
 

@@ -9,8 +9,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "graph/output.h"
-#include "mapper/perfmodel.h"
 
 /* The registry: one line per subcommand, in the order `--help` lists them. */
 static const hs_cli_cmd *const commands[] = {
@@ -163,13 +161,13 @@ int hs_cli_outputs_check(const hs_cli_cmd *cmd, const hs_cli_outputs *o, const c
 int hs_cli_write_dot(const hs_workload *w, const hs_schedule *s, const char *path,
                      hs_error *err)
 {
-    hs__output o;
-    int rc = hs__output_open(&o, path, err);
+    hs_output o;
+    int rc = hs_output_open(&o, path, err);
     if (rc != HS_OK)
         return rc;
     if ((rc = hs_dot_write(w, s, o.f, err)) == HS_EIO)
-        rc = hs__output_error(&o, err); /* the message names the file */
-    return hs__output_close(&o, rc, err);
+        rc = hs_output_error(&o, err); /* the message names the file */
+    return hs_output_close(&o, rc, err);
 }
 
 int hs_cli_write_outputs(const hs_workload *w, const hs_schedule *s, const hs_cli_outputs *o,

@@ -9,7 +9,7 @@
 
 #include "exec/calibrate.h"
 #include "exec/data.h"
-#include "graph/output.h"
+#include "hetsched/output.h"
 
 #define MIB (1024.0 * 1024.0)
 #define MAX_SIZES HS_CALIB_MAX_SIZES /* explicit sizes accepted */
@@ -749,16 +749,26 @@ fail:
     return rc;
 }
 
+int hs_calib_cost_fn(void *ctx, const hs_kernel *k, const hs_device *d, double *us,
+                     hs_error *err)
+{
+    double size;
+    (void)ctx;
+    (void)d;
+    *us = 0;
+    return k ? hs_perfmodel_kernel_size(k, &size, err) : 1; /* no device overhead */
+}
+
 int hs_calib_write_platform(const hs_calib_result *r, const char *path, hs_error *err)
 {
     const hs_platform *p = &r->platform->platform;
     char when[64] = "";
     time_t now = time(NULL);
     struct tm tm;
-    hs__output o;
+    hs_output o;
     FILE *f;
     int rc;
-    if ((rc = hs__output_open(&o, path, err)) != HS_OK)
+    if ((rc = hs_output_open(&o, path, err)) != HS_OK)
         return rc;
     f = o.f;
     if (gmtime_r(&now, &tm))
@@ -776,6 +786,6 @@ int hs_calib_write_platform(const hs_calib_result *r, const char *path, hs_error
         fprintf(f, "# Links: bandwidth of %u MiB copies (pinned host memory), latency of "
                    "1-byte copies.\n", (unsigned)(COPY_BYTES >> 20));
     fprintf(f, "# Complete it with `applications:` (DESIGN.md section 3).\n");
-    rc = hs_platform_write_yaml(p, f, err) == HS_OK ? HS_OK : hs__output_error(&o, err);
-    return hs__output_close(&o, rc, err);
+    rc = hs_platform_write_yaml(p, f, err) == HS_OK ? HS_OK : hs_output_error(&o, err);
+    return hs_output_close(&o, rc, err);
 }

@@ -1,5 +1,5 @@
 /* hetsched — driving a splitter from real threads, one per device
- * (mapper/split.h "Threads").  The CPU and CUDA backends run their chunks
+ * (hetsched/split.h "Threads").  The CPU and CUDA backends run their chunks
  * through this; tests run it with plain functions.
  *
  * Each device thread loops: under the driver's mutex it asks next(); on a

@@ -1,8 +1,8 @@
 /* hetsched — block size against time per device, the picture of HDSS
- * Fig. 6, with cairo (exec/split_sim.h).  Compiled out where cairo is not
+ * Fig. 6, with cairo (hetsched/split.h).  Compiled out where cairo is not
  * found; the function then still exists and answers HS_ENOTBUILT. */
 #include "hs_config.h"
-#include "exec/split_sim.h"
+#include "mapper/split.h"
 
 #if !HS_HAVE_CAIRO
 

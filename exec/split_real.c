@@ -1,10 +1,12 @@
 /* hetsched — a real kernel split across the CPU and CUDA GPUs
- * (exec/split_real.h). */
+ * (hetsched/split.h). */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <gsl/gsl_sort_double.h>
 
 #include "exec/split_drive.h"
 #include "exec/split_real.h"
@@ -175,8 +177,8 @@ static size_t outputs_per_item(const hs_kconf *c)
     return bytes / 4 ? bytes / 4 : 1;
 }
 
-int hs_split_real_open(const hs_kconf *c, const hs_split_real_device *dev, int ndev,
-                       hs_split_real **out, hs_error *err)
+int hs__split_real_open_conf(const hs_kconf *c, const hs_split_real_device *dev, int ndev,
+                             hs_split_real **out, hs_error *err)
 {
     hs_split_real *r;
     int rc;
@@ -240,6 +242,88 @@ int hs_split_real_open(const hs_kconf *c, const hs_split_real_device *dev, int n
 fail:
     hs_split_real_close(r);
     return rc;
+}
+
+/* KERNEL names beside the types: the chunk simulator's profiles, with their
+ * sizes as default params (DESIGN.md §6; split_sim.c documents the
+ * figures). */
+static const struct {
+    const char *name, *type, *param;
+    double value;
+} profiles[] = {
+    {"va", "va", "n", 16777216},
+    {"xgemm-rows", "gemm", "n", 8192},
+    {"xgemm", "gemm", "n", 8192},
+    {"gemm", "gemm", "n", 8192},
+    {"pi", "pi", "hits", 4194304.0 * 256},
+};
+
+/* The param that items set, and its value per item (n of any other type). */
+static const struct {
+    const char *type, *param;
+    double per_item;
+} items_param[] = {
+    {"gemm", "m", 1}, {"gemv", "m", 1}, {"matadd", "m", 1}, {"trsm", "m", 1},
+    {"pi", "hits", HS_PI_BLOCK}, /* samples per item */
+};
+
+/* Sets param `name` to value in p[0..*n): replaces it when `replace` or
+ * when it is not there yet. */
+static int set_param(hs_param *p, int *n, const char *name, double value, int replace,
+                     hs_error *err)
+{
+    for (int i = 0; i < *n; i++)
+        if (strcmp(p[i].name, name) == 0) {
+            if (replace)
+                p[i].value = value;
+            return HS_OK;
+        }
+    if (*n == HS_KMAX_PARAMS)
+        return hs_error_set(err, HS_EINPUT, "at most %d params", HS_KMAX_PARAMS);
+    p[(*n)++] = (hs_param){(char *)name, value};
+    return HS_OK;
+}
+
+int hs_split_real_open(const char *kernel, const hs_param *params, int nparams,
+                       unsigned long long items, const hs_split_real_device *dev, int ndev,
+                       hs_split_real **out, hs_error *err)
+{
+    hs_param p[HS_KMAX_PARAMS];
+    const char *type = kernel, *ip = "n";
+    double per = 1;
+    hs_kconf c;
+    int n = 0, rc = HS_OK;
+    *out = NULL;
+    for (int i = 0; i < nparams && rc == HS_OK; i++)
+        rc = set_param(p, &n, params[i].name, params[i].value, 1, err);
+    for (size_t i = 0; i < sizeof profiles / sizeof profiles[0] && rc == HS_OK; i++)
+        if (strcmp(kernel, profiles[i].name) == 0) {
+            type = profiles[i].type;
+            rc = set_param(p, &n, profiles[i].param, profiles[i].value, 0, err);
+        }
+    for (size_t i = 0; i < sizeof items_param / sizeof items_param[0]; i++)
+        if (strcmp(type, items_param[i].type) == 0) {
+            ip = items_param[i].param;
+            per = items_param[i].per_item;
+        }
+    if (rc == HS_OK && items)
+        rc = set_param(p, &n, ip, (double)items * per, 1, err);
+    if (rc == HS_OK)
+        rc = hs_kconf_init(&c, type, p, n, err);
+    if (rc != HS_OK)
+        return rc;
+    if (items && c.items != items)
+        return hs_error_set(err, HS_EINPUT, "--items %llu: %s has %zu items with these params; "
+                            "set them with -P", items, type, c.items);
+    return hs__split_real_open_conf(&c, dev, ndev, out, err);
+}
+
+void hs_split_real_kernel(const hs_split_real *r, const char **type, size_t *items,
+                          const char **item_unit)
+{
+    *type = r->c.type->name;
+    *items = r->c.items;
+    *item_unit = r->c.type->item_unit;
 }
 
 void hs_split_real_close(hs_split_real *r)
@@ -497,17 +581,24 @@ static double makespan(const hs_split_drive_stats *st, int n)
     return m;
 }
 
-int hs_split_real_alone(hs_split_real *r, int d, double *us, hs_error *err)
+int hs_split_real_alone(hs_split_real *r, int d, unsigned long long repeat, double *us,
+                        hs_error *err)
 {
-    hs_split_drive_stats st = {0};
-    fixed_split f = {{0}, {0}, {0}};
-    int rc;
+    double t[64];
+    size_t n = repeat < 1 ? 1 : repeat < 64 ? (size_t)repeat : 64;
     if (d < 0 || d >= r->ndev)
         return hs_error_set(err, HS_EINPUT, "no device %d", d);
-    f.hi[0] = r->c.items;
-    if ((rc = drive(r, &fixed_splitter, NULL, NULL, 0, &d, 1, &f, 1, &st, err)) != HS_OK)
-        return rc;
-    *us = r->alone_us[d] = makespan(&st, 1);
+    for (size_t i = 0; i < n; i++) {
+        hs_split_drive_stats st = {0};
+        fixed_split f = {{0}, {0}, {0}};
+        int rc;
+        f.hi[0] = r->c.items;
+        if ((rc = drive(r, &fixed_splitter, NULL, NULL, 0, &d, 1, &f, 1, &st, err)) != HS_OK)
+            return rc;
+        t[i] = makespan(&st, 1);
+    }
+    gsl_sort(t, 1, n);
+    *us = r->alone_us[d] = t[n / 2];
     return HS_OK;
 }
 
@@ -572,21 +663,61 @@ int hs_split_real_static(hs_split_real *r, const int *pct, double *us, hs_error 
     return HS_OK;
 }
 
+int hs_split_real_measure(hs_split_real *r, const hs_splitter *sp, const hs_split_options *opt,
+                          unsigned long long runs, unsigned long long repeat, int hints,
+                          size_t max_records, hs_split_progress_fn progress, void *ctx,
+                          hs_split_result *res, hs_error *err)
+{
+    hs_split_memory mem = {0};
+    hs_split_result tmp[64];
+    double t[64];
+    int n = repeat < 1 ? 1 : repeat < 64 ? (int)repeat : 64, rc = HS_OK, mid = 0;
+    memset(res, 0, sizeof *res);
+    if (!sp)
+        return hs_error_set(err, HS_EUSAGE, "no splitter");
+    for (unsigned long long run = 0; run < runs; run++) {
+        if (run == 0 && !((sp->flags & HS_SPLIT_TRAINS) && runs == 1))
+            continue; /* no training run */
+        if ((rc = hs_split_real_run(r, sp, opt, &mem, hints, 0, &tmp[0], err)) != HS_OK)
+            return rc;
+        if (progress)
+            progress(ctx, run, &tmp[0]);
+        hs_split_result_free(&tmp[0]);
+    }
+    for (int i = 0; i < n; i++) {
+        hs_split_memory m = mem; /* each repetition from the same memory */
+        if ((rc = hs_split_real_run(r, sp, opt, &m, hints, max_records, &tmp[i], err)) !=
+            HS_OK) {
+            for (int j = 0; j < i; j++)
+                hs_split_result_free(&tmp[j]);
+            return rc;
+        }
+        t[i] = tmp[i].makespan_us;
+    }
+    for (int i = 0; i < n; i++) { /* the repetition of median makespan */
+        int below = 0;
+        for (int j = 0; j < n; j++)
+            below += t[j] < t[i] || (t[j] == t[i] && j < i);
+        if (below == n / 2)
+            mid = i;
+    }
+    *res = tmp[mid];
+    for (int i = 0; i < n; i++)
+        if (i != mid)
+            hs_split_result_free(&tmp[i]);
+    return HS_OK;
+}
+
 /* A static split in whole percent and its lower bound (split_real.h). */
 typedef struct real_split {
     int pct[4];
     double bound;
 } real_split;
 
-static int cmp_double(const void *x, const void *y)
+static int by_bound(const void *x, const void *y)
 {
-    double a = *(const double *)x, b = *(const double *)y;
+    double a = ((const real_split *)x)->bound, b = ((const real_split *)y)->bound;
     return (a > b) - (a < b);
-}
-
-static int cmp_bound(const void *x, const void *y)
-{
-    return cmp_double(&((const real_split *)x)->bound, &((const real_split *)y)->bound);
 }
 
 /* Appends to out every split of `left` percent among devices d.. of ndev
@@ -626,7 +757,7 @@ int hs_split_real_best_static(hs_split_real *r, const double *alone, unsigned lo
         return hs_error_set(err, HS_ENOMEM, "out of memory");
     out->step = r->ndev <= 2 ? 1 : 5;
     enumerate(r->ndev, 0, 100, out->step, pct, alone, all, &n);
-    qsort(all, (size_t)n, sizeof *all, cmp_bound);
+    qsort(all, (size_t)n, sizeof *all, by_bound);
     out->total = n;
     for (int i = 0; i < n && all[i].bound < out->us && !(stop && *stop); i++) {
         double t[64];
@@ -634,7 +765,7 @@ int hs_split_real_best_static(hs_split_real *r, const double *alone, unsigned lo
             rc = hs_split_real_static(r, all[i].pct, &t[j], err);
         if (rc != HS_OK)
             break;
-        qsort(t, (size_t)m, sizeof *t, cmp_double);
+        gsl_sort(t, 1, (size_t)m);
         out->tried++;
         if (t[m / 2] < out->us) {
             out->us = t[m / 2];

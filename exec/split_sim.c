@@ -1,4 +1,4 @@
-/* hetsched — the chunk simulator (exec/split_sim.h). */
+/* hetsched — the chunk simulator (hetsched/split.h). */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -7,7 +7,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "exec/queue.h"
-#include "exec/split_sim.h"
+#include "mapper/split.h"
 #include "hetsched/graph.h"
 
 /* A WAIT answer that keeps a device asking at the same instant this often

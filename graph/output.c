@@ -1,4 +1,4 @@
-/* hetsched — writing output files (graph/output.h). */
+/* hetsched — writing output files (hetsched/output.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -7,14 +7,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "graph/output.h"
+#include "hetsched/output.h"
 
-static const char *shown(const hs__output *o)
+static const char *shown(const hs_output *o)
 {
     return strcmp(o->path, "-") == 0 ? "standard output" : o->path;
 }
 
-int hs__output_error(const hs__output *o, hs_error *err)
+int hs_output_error(const hs_output *o, hs_error *err)
 {
     return hs_error_set(err, HS_EIO, "cannot write %s: %s", shown(o),
                         errno ? strerror(errno) : "write error");
@@ -43,18 +43,18 @@ static int create_beside(const char *target, mode_t mode, char **tmp)
     return -1;
 }
 
-int hs__output_open(hs__output *o, const char *path, hs_error *err)
+int hs_output_open(hs_output *o, const char *path, hs_error *err)
 {
     struct stat st, lst;
     int fd = -1, exists, e;
-    *o = (hs__output){.path = path};
+    *o = (hs_output){.path = path};
     if (strcmp(path, "-") == 0) {
         o->f = stdout;
         return HS_OK;
     }
     if (!path[0]) {
         errno = ENOENT;
-        return hs__output_error(o, err);
+        return hs_output_error(o, err);
     }
     errno = 0;
     exists = stat(path, &st) == 0;
@@ -62,13 +62,13 @@ int hs__output_open(hs__output *o, const char *path, hs_error *err)
         (!exists && errno == ENOENT && lstat(path, &lst) == 0)) {
         /* a device, a FIFO, ... or a dangling symbolic link: written as it is */
         if (!(o->f = fopen(path, "w")))
-            return hs__output_error(o, err);
+            return hs_output_error(o, err);
         return HS_OK;
     }
     /* a file the user may not write stays so, though its directory would
      * let a rename replace it */
     if (exists && access(path, W_OK) != 0)
-        return hs__output_error(o, err);
+        return hs_output_error(o, err);
     if (exists && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))
         o->target = realpath(path, NULL);
     else
@@ -85,14 +85,14 @@ int hs__output_open(hs__output *o, const char *path, hs_error *err)
         }
         free(o->tmp);
         free(o->target);
-        *o = (hs__output){.path = path};
+        *o = (hs_output){.path = path};
         errno = e;
-        return hs__output_error(o, err);
+        return hs_output_error(o, err);
     }
     return HS_OK;
 }
 
-int hs__output_close(hs__output *o, int rc, hs_error *err)
+int hs_output_close(hs_output *o, int rc, hs_error *err)
 {
     int failed;
     if (!o->f)
@@ -102,13 +102,13 @@ int hs__output_close(hs__output *o, int rc, hs_error *err)
     if (o->f != stdout || o->tmp)
         failed |= fclose(o->f) != 0;
     if (rc == HS_OK && failed)
-        rc = hs__output_error(o, err);
+        rc = hs_output_error(o, err);
     if (rc == HS_OK && o->tmp && rename(o->tmp, o->target) != 0)
-        rc = hs__output_error(o, err);
+        rc = hs_output_error(o, err);
     if (rc != HS_OK && o->tmp)
         unlink(o->tmp); /* ours: the target is left as it was */
     free(o->tmp);
     free(o->target);
-    *o = (hs__output){.path = o->path};
+    *o = (hs_output){.path = o->path};
     return rc;
 }

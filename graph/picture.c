@@ -8,8 +8,8 @@
 
 #include <cairo-svg.h>
 
-#include "graph/output.h"
 #include "graph/picture.h"
+#include "hetsched/output.h"
 
 int hs__picture_format(const char *path)
 {
@@ -37,9 +37,9 @@ int hs__picture_write(const char *path, int fmt, int width, int height,
     cairo_surface_t *surf;
     cairo_status_t st;
     cairo_t *cr;
-    hs__output o;
+    hs_output o;
     int rc;
-    if ((rc = hs__output_open(&o, path, err)) != HS_OK)
+    if ((rc = hs_output_open(&o, path, err)) != HS_OK)
         return rc;
     surf = fmt == HS__PICTURE_PNG
                ? cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, height)
@@ -57,10 +57,10 @@ int hs__picture_write(const char *path, int fmt, int width, int height,
     if (st == CAIRO_STATUS_NO_MEMORY)
         rc = hs_error_set(err, HS_ENOMEM, "out of memory for the %s", what);
     else if (st == CAIRO_STATUS_WRITE_ERROR)
-        rc = hs__output_error(&o, err);
+        rc = hs_output_error(&o, err);
     else if (st != CAIRO_STATUS_SUCCESS)
         rc = hs_error_set(err, HS_EIO, "cannot write %s: %s", path, cairo_status_to_string(st));
-    return hs__output_close(&o, rc, err);
+    return hs_output_close(&o, rc, err);
 }
 
 #endif

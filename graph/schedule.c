@@ -151,8 +151,17 @@ int hs_schedule_device_stats(const hs_workload *w, const hs_schedule *s, hs_devi
                              hs_error *err)
 {
     int nd = w->platform.ndevices;
-    interval *p = malloc((s->nplacements + 1) * sizeof *p);
-    interval *h = malloc((s->nactivities + 1) * sizeof *h);
+    interval *p, *h;
+    for (int d = 0; d < nd; d++)
+        st[d] = (hs_device_stats){0};
+    for (size_t i = 0; i < s->nplacements; i++) {
+        st[s->placements[i].device].busy_us += s->placements[i].end_us - s->placements[i].start_us;
+        st[s->placements[i].device].tasks++;
+    }
+    if (!s->nactivities) /* a simulated schedule: nothing held */
+        return HS_OK;
+    p = malloc((s->nplacements + 1) * sizeof *p);
+    h = malloc((s->nactivities + 1) * sizeof *h);
     if (!p || !h) {
         free(p);
         free(h);
@@ -160,13 +169,9 @@ int hs_schedule_device_stats(const hs_workload *w, const hs_schedule *s, hs_devi
     }
     for (int d = 0; d < nd; d++) {
         size_t np = 0, nh = 0;
-        st[d] = (hs_device_stats){0};
         for (size_t i = 0; i < s->nplacements; i++)
-            if (s->placements[i].device == d) {
-                st[d].busy_us += s->placements[i].end_us - s->placements[i].start_us;
-                st[d].tasks++;
+            if (s->placements[i].device == d)
                 p[np++] = (interval){s->placements[i].start_us, s->placements[i].end_us};
-            }
         for (size_t i = 0; i < s->nactivities; i++)
             if (s->activities[i].device == d && strcmp(s->activities[i].what, "held") == 0)
                 h[nh++] = (interval){s->activities[i].start_us, s->activities[i].end_us};

@@ -7,32 +7,32 @@
 #include <stdlib.h>
 
 #include "graph/export_util.h"
-#include "graph/output.h"
 #include "graph/schedule_int.h"
+#include "hetsched/output.h"
 #include "hetsched/schedule.h"
 
 /* Checks s against w, opens `path` and writes `header`; HS_OK or the error. */
 static int open_csv(const hs_workload *w, const hs_schedule *s, const char *path,
-                    const char *header, hs__output *o, hs_error *err)
+                    const char *header, hs_output *o, hs_error *err)
 {
     int rc;
     if ((rc = hs__schedule_check_refs(w, s, err)) != HS_OK ||
-        (rc = hs__output_open(o, path, err)) != HS_OK)
+        (rc = hs_output_open(o, path, err)) != HS_OK)
         return rc;
     fputs(header, o->f);
     return HS_OK;
 }
 
-static int close_csv(hs__output *o, hs_error *err)
+static int close_csv(hs_output *o, hs_error *err)
 {
-    return hs__output_close(o, ferror(o->f) ? hs__output_error(o, err) : HS_OK, err);
+    return hs_output_close(o, ferror(o->f) ? hs_output_error(o, err) : HS_OK, err);
 }
 
 int hs_schedule_write_tasks_csv(const hs_workload *w, const hs_schedule *s, const char *path,
                                 hs_error *err)
 {
     char id[HS_TASK_ID_MAX];
-    hs__output o;
+    hs_output o;
     int rc = open_csv(w, s, path, "task,device,start_us,end_us,duration_us,fraction\n", &o, err);
     if (rc != HS_OK)
         return rc;
@@ -50,29 +50,22 @@ int hs_schedule_write_devices_csv(const hs_workload *w, const hs_schedule *s, co
                                   hs_error *err)
 {
     const hs_platform *pf = &w->platform;
-    double *busy = NULL;
-    size_t *count = NULL;
-    hs__output o;
+    hs_device_stats *ds = NULL;
+    hs_output o;
     int rc = open_csv(w, s, path, "device,kind,memory,tasks,busy_us,utilisation\n", &o, err);
     if (rc != HS_OK)
         return rc;
-    busy = calloc((size_t)pf->ndevices, sizeof *busy);
-    count = calloc((size_t)pf->ndevices, sizeof *count);
-    if (!busy || !count) {
-        rc = hs__output_close(&o, hs_error_set(err, HS_ENOMEM, "out of memory"), err);
+    ds = calloc((size_t)pf->ndevices + 1, sizeof *ds);
+    if (!ds || hs_schedule_device_stats(w, s, ds, err) != HS_OK) {
+        rc = hs_output_close(&o, hs_error_set(err, HS_ENOMEM, "out of memory"), err);
     } else {
-        for (size_t i = 0; i < s->nplacements; i++) {
-            busy[s->placements[i].device] += s->placements[i].end_us - s->placements[i].start_us;
-            count[s->placements[i].device]++;
-        }
         for (int d = 0; d < pf->ndevices; d++)
             fprintf(o.f, "\"%s\",%s,\"%s\",%zu,%.15g,%.15g\n", pf->devices[d].name,
                     hs_device_kind_name(pf->devices[d].kind),
-                    pf->memories[pf->devices[d].memory], count[d], busy[d],
-                    s->makespan_us > 0 ? busy[d] / s->makespan_us : 0.0);
+                    pf->memories[pf->devices[d].memory], ds[d].tasks, ds[d].busy_us,
+                    s->makespan_us > 0 ? ds[d].busy_us / s->makespan_us : 0.0);
         rc = close_csv(&o, err);
     }
-    free(busy);
-    free(count);
+    free(ds);
     return rc;
 }

@@ -26,8 +26,8 @@
 #include "hetsched/schedule.h"
 #include "graph/json_stream.h"
 #include "graph/numfmt.h"
-#include "graph/output.h"
 #include "graph/schedule_int.h"
+#include "hetsched/output.h"
 
 /* ----------------------------------------------------------------- writing */
 
@@ -413,18 +413,18 @@ static int write_all(const hs_workload *w, const hs_schedule *s, FILE *f)
     return rc;
 }
 
-/* Writes the JSON of DESIGN.md §4 to `path` (graph/output.h: "-" is
+/* Writes the JSON of DESIGN.md §4 to `path` (hetsched/output.h: "-" is
  * stdout).  HS_EUSAGE when s refers to tasks or devices w does not have,
  * HS_EIO when the file cannot be written. */
 int hs_schedule_write_json(const hs_workload *w, const hs_schedule *s, const char *path,
                            hs_error *err)
 {
-    hs__output o;
+    hs_output o;
     int rc;
-    if ((rc = check_refs(w, s, err)) != 0 || (rc = hs__output_open(&o, path, err)) != 0)
+    if ((rc = check_refs(w, s, err)) != 0 || (rc = hs_output_open(&o, path, err)) != 0)
         return rc;
-    rc = write_all(w, s, o.f) == 0 ? HS_OK : hs__output_error(&o, err);
-    return hs__output_close(&o, rc, err);
+    rc = write_all(w, s, o.f) == 0 ? HS_OK : hs_output_error(&o, err);
+    return hs_output_close(&o, rc, err);
 }
 
 /* ----------------------------------------------------------------- reading */

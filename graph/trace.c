@@ -24,9 +24,9 @@
 
 #include "hetsched/export.h"
 #include "graph/export_util.h"
-#include "graph/output.h"
 #include "graph/schedule_int.h"
 #include "graph/utf8.h"
+#include "hetsched/output.h"
 
 #define PID 1
 
@@ -337,7 +337,7 @@ static int flows(json_t *arr, const hs_workload *w, const hs_schedule *s)
 int hs_trace_write(const hs_workload *w, const hs_schedule *s, const char *path, hs_error *err)
 {
     int nm = w->platform.nmemories, nlanes, rc;
-    hs__output o;
+    hs_output o;
     int *lane_of_pair = NULL;
     tracks k = {0}, ka = {0};
     json_t *root = NULL, *arr = NULL;
@@ -372,11 +372,11 @@ int hs_trace_write(const hs_workload *w, const hs_schedule *s, const char *path,
                           "that is not UTF-8");
         goto out;
     }
-    if ((rc = hs__output_open(&o, path, err)) == HS_OK)
-        rc = hs__output_close(&o,
+    if ((rc = hs_output_open(&o, path, err)) == HS_OK)
+        rc = hs_output_close(&o,
                               json_dumpf(root, o.f, flags) == 0 && fputc('\n', o.f) != EOF
                                   ? HS_OK
-                                  : hs__output_error(&o, err),
+                                  : hs_output_error(&o, err),
                               err);
 out:
     tracks_free(&k);

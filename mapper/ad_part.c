@@ -44,7 +44,7 @@
  * d (f = 1: the whole task's cost).  When the kernel has a type and a
  * performance model `pm` (hs_map_options.perfmodel) predicts it, the
  * model's cost at size f x D (Sec. 4.3: the a*D^b+c regression applied to
- * the part's data size; D as in mapper/perfmodel.h) plus the device's
+ * the part's data size; D as in hetsched/perfmodel.h) plus the device's
  * overhead, but never below the linear cost hs_task_part_us (f of the
  * kernel plus the whole overhead: at least f x C, the least the validator
  * lets a part of a task of cost C take).  Otherwise (untyped, no model, or

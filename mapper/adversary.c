@@ -1,12 +1,12 @@
-/* hetsched — adversarial instances by simulated annealing (mapper/adversary.h). */
+/* hetsched — adversarial instances by simulated annealing (hetsched/adversary.h). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <gsl/gsl_rng.h>
 
+#include "hetsched/adversary.h"
 #include "hetsched/milp.h"
-#include "mapper/adversary.h"
 #include "mapper/local_search.h"
 
 #define MAXT HS_ADVERSARY_MAX_TASKS

@@ -17,6 +17,10 @@
  * there), it takes the one expected to end last, and the device that ran
  * it drops it and is idle again.
  *
+ * A part that a graph-level split (--split) pinned to a device is ready on
+ * that device's queue only and is never spoliated, so the plan keeps the
+ * pins the run will hold it to.
+ *
  * The engine cannot take back a task once started, so the rule runs in a
  * simulation of its own at init, under the delay model, spoliations
  * included; the run then follows the schedule it ended with, as heft
@@ -28,11 +32,14 @@
 #include "exec/queue.h"
 #include "mapper/policy.h"
 #include "mapper/rank.h"
+#include "mapper/split_graph.h"
 
 typedef struct hp {
     const hs_graph *g;
     const hs_platform *pf;
     const double *rank;
+    const int *pin;       /* [ntasks]: the device a split part is pinned to
+                             (-1: any), or NULL */
     hs__heap *queue;      /* [ndevices]: ready tasks by -affinity, -rank */
     unsigned char *taken; /* [ntasks]: started (lazy deletion from the queues) */
     size_t *left;         /* [ntasks]: predecessors not finished */
@@ -52,6 +59,9 @@ static double affinity(const hs_graph *g, size_t t, int d)
 
 static int make_ready(hp *s, size_t t)
 {
+    if (s->pin && s->pin[t] >= 0)
+        return hs__heap_push(&s->queue[s->pin[t]], -affinity(s->g, t, s->pin[t]),
+                             -s->rank[t], t);
     for (int d = 0; d < s->g->ndevices; d++)
         if (hs__heap_push(&s->queue[d], -affinity(s->g, t, d), -s->rank[t], t) != 0)
             return -1;
@@ -87,14 +97,14 @@ static void run_on(hp *s, size_t t, int d, double now)
 }
 
 /* The spoliation rule: the task d takes from another device at `now`, or
- * -1.  Its old device is left idle. */
+ * -1 (never a pinned part).  Its old device is left idle. */
 static long spoliate(hp *s, int d, double now)
 {
     long victim = -1;
     int from = -1;
     for (int q = 0; q < s->g->ndevices; q++) {
         long u = s->running[q];
-        if (q == d || u < 0)
+        if (q == d || u < 0 || (s->pin && s->pin[u] >= 0))
             continue;
         if (s->g->tasks[u].cost_us[d] < s->g->tasks[u].cost_us[q] &&
             start_on(s, (size_t)u, d, now) + s->g->tasks[u].cost_us[d] < s->plan->end[u] &&
@@ -170,9 +180,8 @@ static int heteroprio_plan(const hs_graph *g, const hs_platform *pf, const hs_ma
     size_t n = g->ntasks ? g->ntasks : 1;
     int m = g->ndevices > 0 ? g->ndevices : 1;
     double *rank = malloc(n * sizeof *rank);
-    hp s = {.g = g, .pf = pf, .rank = rank, .plan = out};
+    hp s = {.g = g, .pf = pf, .rank = rank, .pin = hs__split_graph_pins(opt, g), .plan = out};
     int rc;
-    (void)opt;
     s.queue = calloc((size_t)m, sizeof *s.queue);
     s.taken = calloc(n, 1);
     s.left = malloc(n * sizeof *s.left);

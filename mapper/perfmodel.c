@@ -1,5 +1,5 @@
 /* hetsched — performance models: the history table and the a*D^b+c
- * regression (mapper/perfmodel.h). */
+ * regression (hetsched/perfmodel.h). */
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -13,9 +13,9 @@
 #include <jansson.h>
 
 #include "graph/json_read.h"
-#include "graph/output.h"
 #include "graph/strmap.h"
 #include "graph/utf8.h"
+#include "hetsched/output.h"
 #include "mapper/perfmodel.h"
 #include "workloads/kernels/kernel.h"
 
@@ -692,7 +692,7 @@ int hs_perfmodel_predict(const hs_perfmodel *m, const char *type, const char *pa
 int hs_perfmodel_save(const hs_perfmodel *m, const char *path, hs_error *err)
 {
     json_t *root = json_object(), *hist = json_array(), *fits = json_array();
-    hs__output o;
+    hs_output o;
     int rc = HS_OK, ok = root && hist && fits;
     ok = ok && json_object_set_new(root, FORMAT_KEY, json_integer(FORMAT_VERSION)) == 0;
     for (size_t i = 0; ok && i < m->nentries; i++) {
@@ -721,12 +721,12 @@ int hs_perfmodel_save(const hs_perfmodel *m, const char *path, hs_error *err)
     }
     if (!ok) {
         rc = nomem(err);
-    } else if ((rc = hs__output_open(&o, path, err)) == HS_OK) {
+    } else if ((rc = hs_output_open(&o, path, err)) == HS_OK) {
         rc = json_dumpf(root, o.f, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) == 0 &&
                      fputc('\n', o.f) != EOF
                  ? HS_OK
-                 : hs__output_error(&o, err);
-        rc = hs__output_close(&o, rc, err);
+                 : hs_output_error(&o, err);
+        rc = hs_output_close(&o, rc, err);
     }
     json_decref(hist);
     json_decref(fits);
@@ -962,6 +962,44 @@ int hs_perfmodel_kernel_of(const hs_kernel *k, hs_perf_kernel *out, hs_error *er
         return rc;
     hs_perfmodel_conf_of(&c, out);
     return HS_OK;
+}
+
+void hs_perfmodel_params_short(const char *type, const char *params, char *buf, size_t size)
+{
+    const hs_ktype *t = hs_ktype_find(type);
+    double v[HS_KMAX_PARAMS];
+    const char *p = params;
+    int n = 0;
+    size_t len = 0;
+    snprintf(buf, size, "%s", *params ? params : "-");
+    if (!t || !*params)
+        return;
+    for (; t->params[n].name; n++) { /* NAME=VALUE per spec param, in order */
+        size_t nl = strlen(t->params[n].name);
+        char *end;
+        if (n == HS_KMAX_PARAMS || strncmp(p, t->params[n].name, nl) != 0 || p[nl] != '=')
+            return;
+        v[n] = strtod(p + nl + 1, &end);
+        if (*end != (t->params[n + 1].name ? ',' : '\0') || end == p + nl + 1)
+            return;
+        p = end + 1;
+    }
+    buf[0] = '\0';
+    for (int j = 0; j < n && len < size; j++) {
+        const hs_kparam_spec *s = &t->params[j];
+        double def = s->def;
+        const char *at = params;
+        if (s->def_param)
+            for (int i = 0; i < n; i++)
+                if (strcmp(t->params[i].name, s->def_param) == 0)
+                    def = v[i];
+        for (int i = 0; i < j; i++) /* the text of param j */
+            at = strchr(at, ',') + 1;
+        if (!s->required && v[j] == def)
+            continue;
+        len += (size_t)snprintf(buf + len, size - len, "%s%.*s", len ? "," : "",
+                                (int)strcspn(at, ","), at);
+    }
 }
 
 int hs_perfmodel_kernel_size(const hs_kernel *k, double *size, hs_error *err)

@@ -1,6 +1,6 @@
 /* hetsched — a performance model as a picture: per kernel type, time
  * against D on log-log axes, the history's samples and medians and the
- * fits, a colour per device (mapper/perfmodel.h, hs_perfmodel_plot), as
+ * fits, a colour per device (hetsched/perfmodel.h, hs_perfmodel_plot), as
  * StarPU's starpu_perfmodel_plot draws a history-based model.  Compiled out
  * where cairo is not found; the function then still exists and answers
  * HS_ENOTBUILT. */

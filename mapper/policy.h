@@ -18,7 +18,7 @@
 #include "hetsched/mapper.h"
 
 /* The policy called `name`, wrapped by opt->split's splitter when that is
- * set (mapper/split_graph.h): what hs_map runs in the simulator and `run`
+ * set (hetsched/split.h): what hs_map runs in the simulator and `run`
  * on real devices; with opt->schedule and name NULL, `given`
  * (mapper/given.c).  HS_EUSAGE for an unknown policy, a policy with a
  * schedule, a schedule under a split; HS_EINPUT for a policy that splits

@@ -154,6 +154,16 @@ int hs__policy_resolve(const char *name, const hs_map_options *opt, const hs_pol
     return HS_OK;
 }
 
+int hs_map_check(const char *policy, int given, const hs_map_options *opt, hs_error *err)
+{
+    static const hs_map_options defaults = {0};
+    const hs_policy *p;
+    opt = opt ? opt : &defaults;
+    if (given || opt->schedule)
+        return hs__given_check(policy, opt, err);
+    return hs__policy_resolve(policy, opt, &p, err);
+}
+
 int hs__given_check(const char *name, const hs_map_options *opt, hs_error *err)
 {
     if (name)

@@ -1,5 +1,5 @@
 /* hetsched — internal: the book-keeping every splitter shares
- * (mapper/split.h): which items were never handed out, which chunk each
+ * (hetsched/split.h): which items were never handed out, which chunk each
  * device holds, what each device measured, and the taking back of a chunk
  * whose device stopped answering.
  *

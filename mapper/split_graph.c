@@ -1,11 +1,11 @@
-/* hetsched — graph-level splitting (mapper/split_graph.h). */
+/* hetsched — graph-level splitting (hetsched/split.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "exec/queue.h"
-#include "exec/split_sim.h"
+#include "mapper/split.h"
 #include "mapper/parts.h"
 #include "mapper/policy.h"
 #include "mapper/split_graph.h"

@@ -1,4 +1,4 @@
-/* hetsched — the splitter registry and the option table (mapper/split.h).
+/* hetsched — the splitter registry and the option table (hetsched/split.h).
  *
  * Each splitter is one file of mapper/ ending in `const hs_splitter
  * hs__split_NAME = {...}`; adding one means one extern line and one entry

@@ -27,7 +27,7 @@ typedef struct hs__minst {
                              not built */
 } hs__minst;
 
-/* Writes lp as a CPLEX LP file at `path` (graph/output.h: "-" is stdout);
+/* Writes lp as a CPLEX LP file at `path` (hetsched/output.h: "-" is stdout);
  * HS_EIO "cannot write PATH: WHY" (milp/write_lp.c). */
 int hs__milp_write_lp(glp_prob *lp, const char *path, hs_error *err);
 

@@ -58,6 +58,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include <gsl/gsl_sort_double.h>
+
 #include "milp/milp_int.h"
 
 /* Eq. (5) alone has N (N-1)^2 m rows. */
@@ -89,12 +91,6 @@ static void term_x(pbuild *b, size_t t, size_t q, double coef)
         hs__row_term(b->M, P(b, t, q, gg), coef);
 }
 
-static int by_value(const void *x, const void *y)
-{
-    double a = *(const double *)x, c = *(const double *)y;
-    return a < c ? -1 : a > c;
-}
-
 /* With windows, a device runs at most as many tasks as fit between its
  * least head and least tail within U, the cheapest first: positions past
  * that get no column. */
@@ -113,7 +109,7 @@ static void positions(pbuild *b)
                 mh = fmin(mh, HEAD(b, t, q));
                 mt = fmin(mt, TAIL(b, t, q));
             }
-        qsort(c, cnt, sizeof *c, by_value);
+        gsl_sort(c, 1, cnt);
         sum = mh + mt;
         b->npos[q] = 0;
         for (size_t k = 0; k < cnt && (sum += c[k]) <= b->U; k++)

@@ -734,8 +734,10 @@ static int make_schedule(hs_workload *w, const hs__minst *I, const hs__sched *s,
     return HS_OK;
 }
 
-static int check_options(const hs_milp_options *o, hs_error *err)
+int hs_milp_check(const hs_milp_options *o, hs_error *err)
 {
+    if (!o)
+        return HS_OK;
     if (o->formulation != HS_MILP_COMPACT && o->formulation != HS_MILP_PAPER)
         return hs_error_set(err, HS_EUSAGE, "unknown MILP formulation %d", (int)o->formulation);
     if (o->solver != HS_MILP_GLPK && o->solver != HS_MILP_CBC)
@@ -768,7 +770,7 @@ int hs_milp_solve(hs_workload *w, const hs_milp_options *opt, hs_milp_result *re
     res->makespan_us = res->incumbent_us = HUGE_VAL;
     res->root_bound_us = NAN;
     res->status = HS_MILP_NO_SOLUTION;
-    if ((rc = check_options(opt, err)) != HS_OK)
+    if ((rc = hs_milp_check(opt, err)) != HS_OK)
         return rc;
     memset(&S, 0, sizeof S);
     S.o = opt;

@@ -1,4 +1,4 @@
-/* Tests of the adversarial search (mapper/adversary.h): refusals with their
+/* Tests of the adversarial search (hetsched/adversary.h): refusals with their
  * messages; an exact case (one device: every policy is optimal, the ratio
  * 1); and on real searches the invariants: the worst workload stays in the
  * ranges asked for, its ratio is what mapping it again and solving it again
@@ -16,8 +16,8 @@
 
 #include <cmocka.h>
 
+#include "hetsched/adversary.h"
 #include "hetsched/hetsched.h"
-#include "mapper/adversary.h"
 
 static void ok(int rc, const hs_error *err)
 {

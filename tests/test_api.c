@@ -1,7 +1,11 @@
 /* The public API as a program outside the library uses it: only
- * hetsched/hetsched.h.  hs_run with its options (a schedule given among
- * them) and refusals, and a policy of the program's own registered beside
- * the library's. */
+ * hetsched/hetsched.h (tests/meson.build gives it no other include
+ * directory).  Every command's logic through it: hs_run with its options (a
+ * schedule given among them) and refusals, a policy of the program's own
+ * registered beside the library's, per-device statistics, the checks made
+ * before a workload is read, performance models, calibration, splitting
+ * (the simulator, a workload, a real kernel), adversarial search and
+ * output files. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -283,6 +287,22 @@ static void calibration(void **state)
     hs_workload_free(p);
     hs_calib_result_free(&r);
     unlink(path);
+    /* a workload's typed kernels without costs, for calibrate --for */
+    {
+        static const char typed[] =
+            "platform:\n"
+            "  devices: [{name: cpu0, kind: cpu, memory: host}]\n"
+            "applications:\n"
+            "  - name: a\n"
+            "    kernels: [{name: v, type: va, params: {n: 1000}}]\n";
+        hs_load_options lo = {.cost_fn = hs_calib_cost_fn};
+        hs_workload *w = NULL;
+        assert_int_equal(hs_workload_load_buffer_opts("t.yaml", typed, strlen(typed), &lo, &w,
+                                                      &err),
+                         HS_OK);
+        assert_true(w->graph.tasks[0].cost_us[0] == 0);
+        hs_workload_free(w);
+    }
     o.types = "nope";
     assert_int_equal(hs_calibrate(&o, &r, &err), HS_EINPUT);
     assert_non_null(strstr(err.msg, "nope"));
@@ -534,6 +554,342 @@ static void register_refuses(void **state)
     assert_null(hs_policy_find("a+b"));
 }
 
+/* Per-device statistics of heft's schedule of two_cpus: a and b on cpu0
+ * (100 us each), c on cpu1 (150 us, ends at 250 before cpu0 could end it
+ * at 300). */
+static void device_statistics(void **state)
+{
+    hs_workload *w = load(two_cpus);
+    hs_schedule *s = NULL;
+    hs_device_stats st[2];
+    hs_error err = {0};
+    (void)state;
+    assert_int_equal(hs_map(w, "heft", NULL, &s, NULL, &err), HS_OK);
+    assert_int_equal(hs_schedule_device_stats(w, s, st, &err), HS_OK);
+    assert_int_equal(st[0].tasks, 2);
+    assert_true(fabs(st[0].busy_us - 200) < 1e-9);
+    assert_int_equal(st[1].tasks, 1);
+    assert_true(fabs(st[1].busy_us - 150) < 1e-9);
+    assert_true(st[0].held_idle_us == 0 && st[1].held_idle_us == 0);
+    assert_true(fabs(s->makespan_us - 250) < 1e-9);
+    hs_schedule_free(s);
+    hs_workload_free(w);
+}
+
+/* What hs_map and hs_milp_solve refuse before a workload is read, with
+ * their messages. */
+static void checks_before_a_workload(void **state)
+{
+    hs_map_options mo = {0};
+    hs_milp_options lo;
+    hs_error err = {0};
+    (void)state;
+    assert_int_equal(hs_map_check("heft", 0, NULL, &err), HS_OK);
+    assert_int_equal(hs_map_check(NULL, 1, NULL, &err), HS_OK);
+    assert_int_equal(hs_map_check("nope", 0, NULL, &err), HS_EUSAGE);
+    assert_string_equal(err.msg, "unknown policy 'nope' (see hetsched map -a help)");
+    assert_int_equal(hs_map_check("heft", 1, NULL, &err), HS_EUSAGE);
+    assert_string_equal(err.msg, "--schedule runs the schedule it is given: no policy (-a heft) "
+                                 "with it");
+    assert_int_equal(hs_split_graph_new("static", NULL, &mo.split, &err), HS_OK);
+    assert_int_equal(hs_map_check("heft", 0, &mo, &err), HS_OK);
+    assert_int_equal(hs_map_check("ad-part", 0, &mo, &err), HS_EINPUT);
+    assert_string_equal(err.msg, "--split: policy 'ad-part' splits kernels itself");
+    assert_int_equal(hs_map_check(NULL, 1, &mo, &err), HS_EUSAGE);
+    hs_split_graph_free(mo.split);
+    hs_milp_options_init(&lo);
+    assert_int_equal(hs_milp_check(&lo, &err), HS_OK);
+    assert_int_equal(hs_milp_check(NULL, &err), HS_OK);
+    lo.time_limit_s = -1;
+    assert_int_equal(hs_milp_check(&lo, &err), HS_EUSAGE);
+    assert_string_equal(err.msg, "the time limit must be a number of seconds > 0, not -1");
+}
+
+/* A performance model built from a program: three sizes of va on cpu0,
+ * 10 + D / 100 us at D = 1000, 10000, 100000, fit a * D^b + c through
+ * them; saved and loaded back it predicts the same; the params a report
+ * shows leave out those at their default. */
+static void a_performance_model_built(void **state)
+{
+    static const double sizes[] = {1000, 10000, 100000};
+    char path[] = "/tmp/hs-test-api-model-XXXXXX", buf[64];
+    hs_perfmodel *m = hs_perfmodel_new(), *back = NULL;
+    hs_perf_fit f;
+    hs_perf_history h;
+    hs_error err = {0};
+    double us;
+    int fd = mkstemp(path);
+    (void)state;
+    assert_true(fd >= 0 && m);
+    close(fd);
+    for (int i = 0; i < 3; i++)
+        for (int k = 0; k < 5; k++)
+            assert_int_equal(hs_perfmodel_record(m, "va", NULL, sizes[i], "cpu0",
+                                                 10 + sizes[i] / 100, NULL, &err),
+                             HS_OK);
+    assert_int_equal(hs_perfmodel_entries(m), 3);
+    assert_int_equal(hs_perfmodel_history(m, "va", NULL, 10000, "cpu0", &h), 1);
+    assert_true(fabs(h.median_us - 110) < 1e-9 && h.nsamples == 5);
+    assert_int_equal(hs_perfmodel_fit(m, &err), HS_OK);
+    assert_int_equal(hs_perfmodel_get_fit(m, "va", "cpu0", &f), 1);
+    assert_true(fabs(hs_perfmodel_fit_eval(&f, 50000) - 510) < 0.5);
+    assert_int_equal(hs_perfmodel_save(m, path, &err), HS_OK);
+    assert_int_equal(hs_perfmodel_load(path, &back, &err), HS_OK);
+    assert_int_equal(hs_perfmodel_predict(back, "va", NULL, 10000, "cpu0", &us, NULL, &err),
+                     HS_OK);
+    assert_true(fabs(us - 110) < 1e-9);
+    assert_int_equal(hs_perfmodel_predict(back, "va", NULL, 20000, "gpu0", &us, NULL, &err),
+                     HS_EINPUT);
+    hs_perfmodel_params_short("va", "n=1000", buf, sizeof buf);
+    assert_string_equal(buf, "n=1000");
+    hs_perfmodel_params_short("gemm", "n=64,m=64,k=64,alpha=1,beta=0,transb=0", buf, sizeof buf);
+    assert_string_equal(buf, "n=64");
+    hs_perfmodel_params_short("gemm", "n=64,m=8,k=64,alpha=1,beta=0,transb=0", buf, sizeof buf);
+    assert_string_equal(buf, "n=64,m=8");
+    hs_perfmodel_params_short("nope", "x=1", buf, sizeof buf);
+    assert_string_equal(buf, "x=1");
+    hs_perfmodel_params_short("va", "", buf, sizeof buf);
+    assert_string_equal(buf, "-");
+    hs_perfmodel_free(back);
+    hs_perfmodel_free(m);
+    unlink(path);
+}
+
+/* A splittable kernel of 400 items on a device computing 1 item/us and one
+ * computing 3, from host memory: the static splitter gives each 200 items,
+ * so the slow one ends at 200 us; the best static split, 25% / 75%, ends
+ * both at 100 us. */
+static void splitting_in_the_simulator(void **state)
+{
+    static hs_split_sim sim; /* large */
+    hs_split_result res;
+    hs_error err = {0};
+    int best[2];
+    double best_us;
+    long tried = 0;
+    (void)state;
+    memset(&sim, 0, sizeof sim);
+    sim.kernel = "k";
+    sim.items = 400;
+    sim.ndevices = 2;
+    sim.dev[0] = (hs_split_sim_device){.name = "cpu0", .kind = HS_DEVICE_CPU,
+                                       .items_per_us = 1, .width = 1};
+    sim.dev[1] = (hs_split_sim_device){.name = "cpu1", .kind = HS_DEVICE_CPU,
+                                       .items_per_us = 3, .width = 1};
+    assert_non_null(hs_splitter_find("static"));
+    assert_null(hs_splitter_find("nope"));
+    assert_int_equal(hs_split_sim_run(&sim, hs_splitter_find("static"), NULL, NULL, &res, &err),
+                     HS_OK);
+    assert_int_equal(res.dev[0].items, 200);
+    assert_int_equal(res.dev[1].items, 200);
+    assert_true(fabs(res.makespan_us - 200) < 1e-9);
+    assert_true(fabs(res.dev[1].finish_us - 200.0 / 3) < 1e-9);
+    hs_split_result_free(&res);
+    assert_int_equal(hs_split_sim_best_static(&sim, NULL, best, &best_us, &tried, &err), HS_OK);
+    assert_int_equal(best[0], 25);
+    assert_int_equal(best[1], 75);
+    assert_true(fabs(best_us - 100) < 1e-9);
+    assert_int_equal(tried, hs_split_sim_static_count(2));
+}
+
+/* The graph-level split of a workload: a splittable kernel of 100 items
+ * costing 100 us on either cpu, split by `static` into two parts of 50
+ * items that heft places on their devices: 50 us. */
+static void splitting_a_workload(void **state)
+{
+    static const char yaml[] =
+        "platform:\n"
+        "  devices:\n"
+        "    - {name: cpu0, kind: cpu, memory: host}\n"
+        "    - {name: cpu1, kind: cpu, memory: host}\n"
+        "applications:\n"
+        "  - name: app\n"
+        "    kernels:\n"
+        "      - {name: k, cost_us: {cpu: 100}, splittable: true, items: 100}\n";
+    hs_workload *w = load(yaml);
+    hs_map_options mo = {0};
+    hs_split_options so = {0};
+    hs_schedule *s = NULL;
+    hs_error err = {0};
+    (void)state;
+    assert_int_equal(hs_split_option_set(&so, "beta=0.5", &err), HS_OK);
+    assert_int_equal(hs_split_options_check(&so, hs_splitter_find("static"), &err), HS_EINPUT);
+    assert_int_equal(hs_split_graph_new("static", NULL, &mo.split, &err), HS_OK);
+    assert_int_equal(hs_map(w, "heft", &mo, &s, NULL, &err), HS_OK);
+    assert_int_equal(s->nplacements, 2);
+    for (size_t i = 0; i < 2; i++) {
+        assert_int_equal(s->placements[i].nparts, 2);
+        assert_true(fabs(s->placements[i].fraction - 0.5) < 1e-9);
+        assert_int_equal(s->placements[i].device, s->placements[i].part);
+    }
+    assert_true(fabs(s->makespan_us - 50) < 1e-9);
+    hs_schedule_free(s);
+    hs_split_graph_free(mo.split);
+    hs_workload_free(w);
+}
+
+static void count_runs(void *ctx, unsigned long long run, const hs_split_result *res)
+{
+    unsigned long long *seen = ctx;
+    assert_true(res->makespan_us > 0);
+    *seen |= 1ull << run;
+}
+
+/* A real kernel split on one CPU thread, as `hetsched split` runs it: va of
+ * 3000 items (--items), measured alone, then static over 3 repetitions
+ * (the median kept) and qilin with its training run (run 0); a type that
+ * is not splittable is refused. */
+static void splitting_a_real_kernel(void **state)
+{
+    hs_split_real_device dev[HS_SPLIT_MAX_DEVICES];
+    hs_split_real *r = NULL;
+    hs_split_result res;
+    hs_param n = {"n", 500};
+    hs_error err = {0};
+    const char *type, *unit;
+    size_t items;
+    unsigned long long seen = 0;
+    int ndev = 0;
+    double alone;
+    (void)state;
+    assert_int_equal(hs_split_real_devices("cpu:1", 1, dev, &ndev, &err), HS_OK);
+    assert_int_equal(hs_split_real_open("va", NULL, 0, 3000, dev, ndev, &r, &err), HS_OK);
+    hs_split_real_kernel(r, &type, &items, &unit);
+    assert_string_equal(type, "va");
+    assert_int_equal(items, 3000);
+    assert_int_equal(hs_split_real_alone(r, 0, 3, &alone, &err), HS_OK);
+    assert_true(alone > 0);
+    assert_int_equal(hs_split_real_measure(r, hs_splitter_find("static"), NULL, 1, 3, 1, 0,
+                                           count_runs, &seen, &res, &err),
+                     HS_OK);
+    assert_int_equal(seen, 0);
+    assert_int_equal(res.dev[0].items, 3000);
+    hs_split_result_free(&res);
+    assert_int_equal(hs_split_real_measure(r, hs_splitter_find("qilin"), NULL, 1, 1, 1, 0,
+                                           count_runs, &seen, &res, &err),
+                     HS_OK);
+    assert_int_equal(seen, 1); /* run 0, the training run */
+    hs_split_result_free(&res);
+    seen = 0;
+    assert_int_equal(hs_split_real_measure(r, hs_splitter_find("hdss"), NULL, 3, 1, 1, 0,
+                                           count_runs, &seen, &res, &err),
+                     HS_OK);
+    assert_int_equal(seen, 6); /* runs 1 and 2 before the measured one */
+    hs_split_result_free(&res);
+    hs_split_real_close(r);
+    assert_int_equal(hs_split_real_open("va", &n, 1, 0, dev, ndev, &r, &err), HS_OK);
+    hs_split_real_kernel(r, &type, &items, &unit);
+    assert_int_equal(items, 500);
+    hs_split_real_close(r);
+    assert_int_equal(hs_split_real_open("potrf", NULL, 0, 0, dev, ndev, &r, &err), HS_EINPUT);
+    assert_null(r);
+    assert_int_equal(hs_split_real_open("dot", &n, 1, 0, dev, ndev, &r, &err), HS_EINPUT);
+    assert_non_null(strstr(err.msg, "not splittable"));
+    assert_int_equal(hs_split_real_open("gemv", &n, 1, 7, dev, ndev, &r, &err), HS_OK);
+    hs_split_real_kernel(r, &type, &items, &unit);
+    assert_int_equal(items, 7); /* --items sets gemv's m */
+    hs_split_real_close(r);
+}
+
+/* An adversarial search from a program: the same seed gives the same
+ * worst instance, which hs_map reproduces; options out of range are
+ * refused. */
+static void adversary_search(void **state)
+{
+    hs_adversary_options o;
+    hs_adversary_result a, b;
+    hs_schedule *s = NULL;
+    hs_error err = {0};
+    (void)state;
+    hs_adversary_options_init(&o);
+    o.policy = "eager";
+    o.against = "heft";
+    o.iterations = 40;
+    o.seed = 3;
+    assert_int_equal(hs_adversary_search(&o, &a, NULL, NULL, &err), HS_OK);
+    assert_int_equal(hs_adversary_search(&o, &b, NULL, NULL, &err), HS_OK);
+    assert_int_equal(a.iterations, 40);
+    assert_true(a.ratio == b.ratio && a.policy_us == b.policy_us);
+    assert_true(fabs(a.ratio - a.policy_us / a.against_us) < 1e-12);
+    assert_int_equal(hs_map(a.worst, "eager", NULL, &s, NULL, &err), HS_OK);
+    assert_true(fabs(s->makespan_us - a.policy_us) < 1e-9);
+    hs_schedule_free(s);
+    hs_adversary_result_free(&a);
+    hs_adversary_result_free(&b);
+    o.max_tasks = HS_ADVERSARY_MAX_TASKS + 1;
+    assert_int_equal(hs_adversary_search(&o, &a, NULL, NULL, &err), HS_EUSAGE);
+}
+
+/* An output file is put in place whole when the writer succeeds, and
+ * nothing is left when it fails. */
+static void output_files(void **state)
+{
+    char dir[] = "/tmp/hs-test-api-out-XXXXXX", path[4200], text[16] = "";
+    hs_output o;
+    hs_error err = {0};
+    FILE *f;
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/report.txt", dir);
+    assert_int_equal(hs_output_open(&o, path, &err), HS_OK);
+    fputs("half", o.f);
+    assert_int_equal(hs_output_close(&o, HS_EINPUT, &err), HS_EINPUT);
+    assert_int_equal(access(path, F_OK), -1);
+    assert_int_equal(hs_output_open(&o, path, &err), HS_OK);
+    fputs("whole", o.f);
+    assert_int_equal(hs_output_close(&o, HS_OK, &err), HS_OK);
+    assert_non_null(f = fopen(path, "r"));
+    assert_non_null(fgets(text, sizeof text, f));
+    fclose(f);
+    assert_string_equal(text, "whole");
+    unlink(path);
+    rmdir(dir);
+    assert_int_equal(hs_output_open(&o, "/nonexistent-dir/x", &err), HS_EIO);
+}
+
+/* compare --random's sweep: the same seed draws the same workloads, in
+ * the documented ranges, on two and then three devices. */
+static void random_sweep(void **state)
+{
+    hs_gen_sweep *a = hs_gen_sweep_new(7), *b = hs_gen_sweep_new(7);
+    hs_error err = {0};
+    (void)state;
+    assert_true(a && b);
+    for (int i = 0; i < 4; i++) {
+        hs_gen_random_opts oa, ob;
+        const char *da, *db;
+        hs_workload *wa, *wb;
+        assert_int_equal(hs_gen_sweep_next(a, &oa, &da, &wa, &err), HS_OK);
+        assert_int_equal(hs_gen_sweep_next(b, &ob, &db, &wb, &err), HS_OK);
+        assert_true(oa.tasks == ob.tasks && oa.seed == ob.seed && oa.beta == ob.beta);
+        assert_true(oa.tasks % 20 == 0 && oa.tasks >= 20 && oa.tasks <= 200);
+        assert_true(oa.out_degree >= 1 && oa.out_degree <= 5);
+        assert_string_equal(da, i % 2 ? "cpu:1,gpu:2" : "cpu:1,gpu:1");
+        assert_int_equal(wa->platform.ndevices, i % 2 ? 3 : 2);
+        assert_int_equal(wa->graph.ntasks, oa.tasks);
+        assert_int_equal(wa->graph.ntasks, wb->graph.ntasks);
+        hs_workload_free(wa);
+        hs_workload_free(wb);
+    }
+    hs_gen_sweep_free(a);
+    hs_gen_sweep_free(b);
+}
+
+/* The kernel types a workload's `type` may name. */
+static void kernel_types(void **state)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    (void)state;
+    assert_non_null(f);
+    hs_ktype_help(f);
+    fclose(f);
+    assert_non_null(strstr(text, "gemm"));
+    assert_non_null(strstr(text, "va"));
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -548,6 +904,16 @@ int main(void)
         cmocka_unit_test(run_refuses),
         cmocka_unit_test(own_policy_maps_and_runs),
         cmocka_unit_test(register_refuses),
+        cmocka_unit_test(device_statistics),
+        cmocka_unit_test(checks_before_a_workload),
+        cmocka_unit_test(a_performance_model_built),
+        cmocka_unit_test(splitting_in_the_simulator),
+        cmocka_unit_test(splitting_a_workload),
+        cmocka_unit_test(splitting_a_real_kernel),
+        cmocka_unit_test(adversary_search),
+        cmocka_unit_test(output_files),
+        cmocka_unit_test(kernel_types),
+        cmocka_unit_test(random_sweep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -92,6 +92,14 @@ for cmd in map run; do
         "^hetsched $cmd: --seed does not apply to policy heft: it has no random choice\$"
     expect 0 "$cmd --seed for random" -- "$H" "$cmd" -a random --seed 3 "$W"
 done
+# every part of --disable applies to both formulations and both solvers
+# (milp/paper.c adds the compact model's strengthening): only an unknown one
+# is refused
+expect 2 "optimal --disable unknown" -- "$H" optimal "$W" --disable cuts,frob
+check "optimal --disable unknown: why" "$tmp/err" \
+    "^hetsched optimal: --disable takes a comma-separated list of incumbent, symmetry, cuts, windows, search, not 'cuts,frob'$"
+expect 0 "optimal --formulation paper --disable windows" -- \
+    "$H" optimal workloads/tiny.yaml --formulation paper --disable windows,cuts,symmetry
 expect 2 "map --split-option without --split" -- "$H" map -a heft --split-option beta=0.5 "$W"
 check "map --split-option without --split: why" "$tmp/err" \
     '^hetsched map: --split-option applies to the splitter of --split; give --split SPLITTER$'

@@ -20,8 +20,8 @@
 #include <cmocka.h>
 
 #include "graph/numfmt.h"
-#include "graph/output.h"
 #include "hetsched/hetsched.h"
+#include "hetsched/output.h"
 #include "mapper/perfmodel.h"
 
 static char tmpdir[64];
@@ -89,15 +89,15 @@ static const char *listing(void)
     return names;
 }
 
-/* Writes `text` to path through hs__output; the writer "fails" with rc. */
+/* Writes `text` to path through hs_output; the writer "fails" with rc. */
 static int put(const char *path, const char *text, int rc, hs_error *err)
 {
-    hs__output o;
-    int orc = hs__output_open(&o, path, err);
+    hs_output o;
+    int orc = hs_output_open(&o, path, err);
     if (orc != HS_OK)
         return orc;
     assert_true(fputs(text, o.f) >= 0);
-    return hs__output_close(&o, rc, err);
+    return hs_output_close(&o, rc, err);
 }
 
 static void regular_files(void **state)

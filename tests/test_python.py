@@ -112,6 +112,40 @@ class Map(unittest.TestCase):
             hetsched.map(c, "heft", model=os.path.join(ROOT, "no-such-model.json"))
 
 
+class Compare(unittest.TestCase):
+    def test_compare_gives_the_commands_rows(self):
+        rows = {r["policy"]: r for r in hetsched.compare(hetsched.load(CASE))}
+        lines = command("compare", CASE, "--csv", "-").splitlines()
+        self.assertEqual(list(rows), [line.split(",")[0] for line in lines[1:]])
+        for line in lines[1:]:
+            f = line.split(",")
+            r = rows[f[0]]
+            for key, text in (("makespan_us", f[2]), ("speedup", f[3]), ("per_best", f[5]),
+                              ("per_bound", f[6])):
+                self.assertAlmostEqual(r[key], float(text), delta=1e-9 * float(text),
+                                       msg="%s %s" % (f[0], key))
+            self.assertIsNone(r["not_run"])
+        self.assertEqual(rows["cpu-only"]["speedup"], 1.0)
+        self.assertEqual(rows["ad-part"]["per_best"], 1.0)
+
+    def test_compare_says_why_a_policy_does_not_run(self):
+        # one gpu: cpu-only has no device, heft maps a (10 us) -> b (20 us)
+        w = hetsched.load({
+            "platform": {"devices": [{"name": "gpu0", "kind": "gpu", "memory": "host"}]},
+            "applications": [{"name": "app", "kernels": [
+                {"name": "a", "cost_us": {"gpu": 10}},
+                {"name": "b", "cost_us": {"gpu": 20}}],
+                "edges": [{"from": "a", "to": "b", "bytes": 0}]}]})
+        rows = hetsched.compare(w, ["heft", "cpu-only"], optimal=True, time_limit=10)
+        self.assertEqual([r["policy"] for r in rows], ["heft", "cpu-only", "optimal"])
+        self.assertEqual(rows[0]["makespan_us"], 30.0)
+        self.assertEqual(rows[0]["per_optimum"], 1.0)
+        self.assertIsNone(rows[0]["speedup"])  # no cpu-only makespan to divide
+        self.assertIn("needs a CPU device", rows[1]["not_run"])
+        self.assertIsNone(rows[1]["makespan_us"])
+        self.assertEqual(rows[2]["makespan_us"], 30.0)
+
+
 class Optimal(unittest.TestCase):
     def test_the_case_studys_optimum(self):
         w = hetsched.load(CASE)
@@ -231,6 +265,31 @@ class Errors(unittest.TestCase):
         for f in (hetsched.load, hetsched.policies, hetsched.map, hetsched.optimal,
                   hetsched.run, hetsched.Schedule, hetsched.RunResult, hetsched.Workload):
             self.assertGreater(len(f.__doc__ or ""), 40, f.__name__)
+
+
+class Readme(unittest.TestCase):
+    """What the README promises, run as a user runs it: python3 itself in
+    the source tree, the module found through PYTHONPATH (as the test's)."""
+
+    def python(self, code):
+        return subprocess.run([sys.executable, "-c", code], check=True,
+                              capture_output=True, text=True, cwd=ROOT).stdout
+
+    def test_python_c_prints_the_commands_makespan(self):
+        out = self.python("import hetsched; print('%.3f' % hetsched.map("
+                          "hetsched.load('workloads/case-study.yaml'), 'heft').makespan_us)")
+        printed = re.search(r"makespan ([0-9.]+) us",
+                            command("map", "-a", "heft", CASE)).group(1)
+        self.assertEqual(out, printed + "\n")
+        self.assertEqual(out, "6390.208\n")
+
+    def test_the_readme_example_prints_what_the_readme_shows(self):
+        with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+            text = f.read()
+        at = text.index("## From C and Python")
+        code = re.search(r"```python\n(.*?)```", text[at:], re.S).group(1)
+        shown = re.search(r"```python\n.*?```\n\n```\n(.*?)```", text[at:], re.S).group(1)
+        self.assertEqual(self.python(code), shown)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
-/* Tests of the chunk splitters (mapper/split.h), the chunk simulator
- * (exec/split_sim.h) and the thread driver (exec/split_drive.h):
+/* Tests of the chunk splitters (hetsched/split.h), the chunk simulator
+ * (hetsched/split.h) and the thread driver (exec/split_drive.h):
  *   - the registry, the option table and refusals of bad input;
  *   - the simulator's chunk-time model and its figures on hand-checked runs;
  *   - exact chunk sequences of static, gss, fss, tss, boyer, kass, coretsar
@@ -34,7 +34,6 @@
 #include <cmocka.h>
 
 #include "exec/split_drive.h"
-#include "exec/split_sim.h"
 #include "hetsched/hetsched.h"
 #include "hs_config.h"
 #include "mapper/split.h"

@@ -1,4 +1,4 @@
-/* Tests of real splits (exec/split_real.h) on CPU devices only, so they run
+/* Tests of real splits (hetsched/split.h) on CPU devices only, so they run
  * anywhere: two "CPU devices" are two thread groups of this host.
  *   - device lists and their refusals; kernels that cannot be split;
  *   - the byte spans a chunk touches (hs_ktype.whole_bufs);
@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -93,14 +94,14 @@ static void refusals(void **state)
     int n = two_cpus(dev);
     (void)state;
     conf(&c, "dot", "n=100");
-    assert_int_equal(hs_split_real_open(&c, dev, n, &r, &err), HS_EINPUT);
+    assert_int_equal(hs__split_real_open_conf(&c, dev, n, &r, &err), HS_EINPUT);
     assert_null(r);
     assert_non_null(strstr(err.msg, "not splittable"));
     conf(&c, "potrf", "n=8");
-    assert_int_equal(hs_split_real_open(&c, dev, n, &r, &err), HS_EINPUT);
+    assert_int_equal(hs__split_real_open_conf(&c, dev, n, &r, &err), HS_EINPUT);
     conf(&c, "va", "n=10");
-    assert_int_equal(hs_split_real_open(&c, dev, 0, &r, &err), HS_EINPUT);
-    assert_int_equal(hs_split_real_open(&c, dev, n, &r, &err), HS_OK);
+    assert_int_equal(hs__split_real_open_conf(&c, dev, 0, &r, &err), HS_EINPUT);
+    assert_int_equal(hs__split_real_open_conf(&c, dev, n, &r, &err), HS_OK);
     assert_int_equal(hs_split_real_run(r, NULL, NULL, NULL, 1, 0, &(hs_split_result){0}, &err),
                      HS_EUSAGE);
     {
@@ -223,9 +224,9 @@ static void every_splitter_on(const char *type, const char *spec, int exact)
     double us;
     conf(&c, type, spec);
     whole_run(&c, &ref);
-    assert_int_equal(hs_split_real_open(&c, dev, n, &r, &err), HS_OK);
+    assert_int_equal(hs__split_real_open_conf(&c, dev, n, &r, &err), HS_OK);
     for (int d = 0; d < n; d++) {
-        assert_int_equal(hs_split_real_alone(r, d, &us, &err), HS_OK);
+        assert_int_equal(hs_split_real_alone(r, d, 1, &us, &err), HS_OK);
         assert_true(us > 0);
     }
     for (const hs_splitter *const *l = hs_splitter_list(); *l; l++) {
@@ -289,7 +290,7 @@ static void every_kernel_case(void **state)
         conf(&c, kernel_cases[i][0], kernel_cases[i][1]);
         if (!c.splittable)
             continue;
-        assert_int_equal(hs_split_real_open(&c, dev, n, &r, &err), HS_OK);
+        assert_int_equal(hs__split_real_open_conf(&c, dev, n, &r, &err), HS_OK);
         for (int run = 0; run < 2; run++) {
             hs_split_result res;
             if (hs_split_real_run(r, hs_splitter_find("hdss"), NULL, NULL, 0, 0, &res, &err) !=
@@ -378,7 +379,7 @@ static void chunk_run_twice(void **state)
         hbufs ref;
         conf(&c, cases[i][0], cases[i][1]);
         whole_run(&c, &ref);
-        assert_int_equal(hs_split_real_open(&c, dev, n, &r, &err), HS_OK);
+        assert_int_equal(hs__split_real_open_conf(&c, dev, n, &r, &err), HS_OK);
         for (int run = 0; run < 3; run++) {
             if (hs_split_real_run(r, &twice_splitter, NULL, NULL, 0, 0, &res, &err) != HS_OK)
                 fail_msg("%s %s: %s", cases[i][0], cases[i][1], err.msg);
@@ -498,8 +499,8 @@ static void stalled_device(void **state)
     (void)state;
     conf(&c, "pi", "hits=512000"); /* 2000 items */
     whole_run(&c, &ref);
-    assert_int_equal(hs_split_real_open(&c, dev, n, &r, &err), HS_OK);
-    assert_int_equal(hs_split_real_alone(r, 0, &us, &err), HS_OK);
+    assert_int_equal(hs__split_real_open_conf(&c, dev, n, &r, &err), HS_OK);
+    assert_int_equal(hs_split_real_alone(r, 0, 1, &us, &err), HS_OK);
     /* device 1 said to be 16 times faster: 3 times its expected time is
      * then far less than twice device 0's, the wait without the bound */
     assert_int_equal(hs_split_real_alone_set(r, 1, us / 16, &err), HS_OK);
@@ -560,7 +561,7 @@ static void static_and_records(void **state)
     double us;
     (void)state;
     conf(&c, "va", "n=5000");
-    assert_int_equal(hs_split_real_open(&c, dev, n, &r, &err), HS_OK);
+    assert_int_equal(hs__split_real_open_conf(&c, dev, n, &r, &err), HS_OK);
     for (int i = 0; i < 3; i++) {
         assert_int_equal(hs_split_real_static(r, pct[i], &us, &err), HS_OK);
         assert_true(us > 0);
@@ -611,9 +612,9 @@ static void best_static_split(void **state)
     double alone[2];
     (void)state;
     conf(&c, "va", "n=5000");
-    assert_int_equal(hs_split_real_open(&c, dev, n, &r, &err), HS_OK);
+    assert_int_equal(hs__split_real_open_conf(&c, dev, n, &r, &err), HS_OK);
     for (int d = 0; d < 2; d++)
-        assert_int_equal(hs_split_real_alone(r, d, &alone[d], &err), HS_OK);
+        assert_int_equal(hs_split_real_alone(r, d, 1, &alone[d], &err), HS_OK);
     assert_int_equal(hs_split_real_best_static(r, alone, 1, &stop, &b, &err), HS_OK);
     assert_int_equal(b.step, 1);
     assert_int_equal(b.total, 101);
@@ -624,6 +625,48 @@ static void best_static_split(void **state)
     assert_int_equal(hs_split_real_best_static(r, alone, 1, &stop, &b, &err), HS_OK);
     assert_int_equal(b.tried, 0);
     assert_true(isinf(b.us));
+    hs_split_real_close(r);
+}
+
+/* Delays the k-th chunk by delays_us[k] (the k-th alone run: one chunk). */
+typedef struct delays {
+    int k;
+    unsigned delays_us[3];
+} delays;
+
+static void delay_hook(void *ctx, int device, size_t b, size_t e, int aside)
+{
+    delays *s = ctx;
+    struct timespec ts;
+    (void)device, (void)b, (void)e, (void)aside;
+    ts.tv_sec = 0;
+    ts.tv_nsec = (long)s->delays_us[s->k++ % 3] * 1000;
+    nanosleep(&ts, NULL);
+}
+
+/* hs_split_real_alone with repeat 3 keeps the median run: the runs are
+ * delayed 0, 30 and 10 ms, so the median takes 10 ms at least (the first
+ * run, or the least, would take less), and a splitter's efficiency is then
+ * against it. */
+static void alone_median(void **state)
+{
+    hs_split_real_device dev[2];
+    hs_split_real *r = NULL;
+    delays s = {0, {0, 30000, 10000}};
+    hs_error err = {0};
+    hs_kconf c;
+    int n = two_cpus(dev);
+    double us;
+    (void)state;
+    conf(&c, "va", "n=5000");
+    assert_int_equal(hs__split_real_open_conf(&c, dev, n, &r, &err), HS_OK);
+    hs__split_real_set_hook(r, delay_hook, &s);
+    assert_int_equal(hs_split_real_alone(r, 0, 3, &us, &err), HS_OK);
+    assert_int_equal(s.k, 3);
+    assert_true(us >= 10000);
+    assert_int_equal(hs_split_real_alone(r, 0, 0, &us, &err), HS_OK); /* 0 counts as 1 */
+    assert_int_equal(s.k, 4);
+    assert_int_equal(hs_split_real_alone(r, 2, 1, &us, &err), HS_EINPUT);
     hs_split_real_close(r);
 }
 
@@ -678,6 +721,7 @@ int main(void)
         cmocka_unit_test(stalled_device),
         cmocka_unit_test(static_and_records),
         cmocka_unit_test(best_static_split),
+        cmocka_unit_test(alone_median),
         cmocka_unit_test(command_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -22,7 +22,6 @@
 #include <cmocka.h>
 
 #include "exec/split_drive.h"
-#include "exec/split_sim.h"
 #include "mapper/split.h"
 
 static hs_split_options wave_opt(size_t rows, size_t cols)

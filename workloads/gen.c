@@ -377,6 +377,65 @@ static int spread_costs(hs_workload *w, int a, int k, gsl_rng *r, double mean, d
  * depths), and each task of level l tops its successors up to its drawn
  * out-degree with distinct tasks of levels l+1 and l+2.  Edge bytes come
  * last, once the realised mean cost fixes the mean bytes the CCR asks for. */
+/* ------------------------------------------------------------ the sweep */
+
+struct hs_gen_sweep {
+    gsl_rng *rng;
+    size_t next;            /* index of the next workload */
+};
+
+hs_gen_sweep *hs_gen_sweep_new(unsigned long seed)
+{
+    hs_gen_sweep *sw = calloc(1, sizeof *sw);
+    if (sw && !(sw->rng = gsl_rng_alloc(gsl_rng_mt19937))) {
+        free(sw);
+        return NULL;
+    }
+    if (sw)
+        gsl_rng_set(sw->rng, seed);
+    return sw;
+}
+
+void hs_gen_sweep_free(hs_gen_sweep *sw)
+{
+    if (sw)
+        gsl_rng_free(sw->rng);
+    free(sw);
+}
+
+int hs_gen_sweep_next(hs_gen_sweep *sw, hs_gen_random_opts *o, const char **devices,
+                      hs_workload **out, hs_error *err)
+{
+    static const double alphas[] = {0.5, 1, 2};
+    static const double ccrs[] = {0.1, 1, 5};
+    static const double betas[] = {0.1, 0.25, 0.5, 0.75, 1};
+    gsl_rng *r = sw->rng;
+    hs_workload *w;
+    int rc;
+    *out = NULL;
+    hs_gen_random_defaults(o);
+    o->tasks = 20 * (1 + gsl_rng_uniform_int(r, 10));
+    o->alpha = alphas[gsl_rng_uniform_int(r, 3)];
+    o->out_degree = 1 + (int)gsl_rng_uniform_int(r, 5);
+    o->ccr = ccrs[gsl_rng_uniform_int(r, 3)];
+    o->beta = betas[gsl_rng_uniform_int(r, 5)];
+    o->seed = gsl_rng_get(r);
+    *devices = sw->next++ % 2 ? "cpu:1,gpu:2" : "cpu:1,gpu:1";
+    if (!(w = hs_workload_new()))
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    rc = hs_gen_platform(w, *devices, HS_GEN_CPU_CORES, err);
+    if (rc >= 0)
+        rc = hs_gen_random(w, o, err);
+    if (rc >= 0)
+        rc = hs_workload_finalize(w, err);
+    if (rc < 0) {
+        hs_workload_free(w);
+        return rc;
+    }
+    *out = w;
+    return HS_OK;
+}
+
 int hs_gen_random(hs_workload *w, const hs_gen_random_opts *o, hs_error *err)
 {
     size_t v = o->tasks, nlevels = 0, *start = NULL, *parent = NULL, *child_off = NULL,

@@ -50,7 +50,7 @@ extern "C" {
 #endif
 
 /* Called with each batch of samples (µs) of a kernel (its type, params
- * text and D, mapper/perfmodel.h) before it is recorded; it may change them
+ * text and D, hetsched/perfmodel.h) before it is recorded; it may change them
  * (the tests inject spikes and exact values this way). */
 typedef void (*hs_calib_sample_fn)(void *ctx, const char *type, const char *params,
                                    double size, const char *device, double *us, int n);
@@ -116,6 +116,15 @@ typedef struct hs_calib_result {
  * HS_ENOMEM. */
 int hs_calibrate(const hs_calib_options *o, hs_calib_result *out, hs_error *err);
 void hs_calib_result_free(hs_calib_result *r);
+
+/* A cost provider (hs_cost_fn, graph.h) for the workload of
+ * hs_calib_options.workload, which is read for its kernels' types and
+ * params only: a typed kernel without cost_us (a workload written for a
+ * performance model) costs 0, its type and params checked as
+ * hs_perfmodel_cost_fn checks them; it knows no device overhead.  ctx is
+ * unused. */
+int hs_calib_cost_fn(void *ctx, const hs_kernel *k, const hs_device *d, double *us,
+                     hs_error *err);
 
 /* Writes the platform as YAML (hs_platform_write_yaml) after a comment
  * saying where it comes from; `path` "-" is stdout.  HS_EIO on failure. */

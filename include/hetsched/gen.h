@@ -131,6 +131,24 @@ int hs_gen_random(hs_workload *w, const hs_gen_random_opts *o, hs_error *err);
  * devices of the cost.  0 when there is no edge or no link; w finalized. */
 double hs_gen_measured_ccr(const hs_workload *w);
 
+/* The random sweep of `compare --random` (Topcuoglu et al. 2002, Sec. 5.2
+ * draws its parameters this way): workload i has 20..200 tasks (20 x a
+ * whole number in 1..10), alpha 0.5, 1 or 2, out-degree 1..5, CCR 0.1, 1
+ * or 5, beta 0.1, 0.25, 0.5, 0.75 or 1, each uniform, and a seed of its
+ * own, all drawn from GSL's MT19937 seeded with the sweep's seed; even i
+ * on "cpu:1,gpu:1", odd i on "cpu:1,gpu:2" (HS_GEN_CPU_CORES cores). */
+typedef struct hs_gen_sweep hs_gen_sweep;
+
+/* NULL when out of memory. */
+hs_gen_sweep *hs_gen_sweep_new(unsigned long seed);
+/* Draws the sweep's next workload: its options into *o and its devices
+ * (static storage) into *devices, then builds and finalizes it into *out.
+ * On an error of the build *o and *devices still say what was drawn (to
+ * rebuild it with `hetsched gen random`) and *out is NULL. */
+int hs_gen_sweep_next(hs_gen_sweep *sw, hs_gen_random_opts *o, const char **devices,
+                      hs_workload **out, hs_error *err);
+void hs_gen_sweep_free(hs_gen_sweep *sw);
+
 /* -------------------------------------------------------------- fork-join */
 
 /* `depth` stages of `width` parallel kernels, each stage opened by a fork

@@ -328,6 +328,11 @@ int hs_kernel_add_param(hs_workload *w, int app, int kernel, const char *name, d
                         hs_error *err);
 int hs_kernel_set_split(hs_workload *w, int app, int kernel, int splittable, double items,
                         hs_error *err);
+/* Writes the kernel types a kernel's `type` may name (the real kernels
+ * `run` executes): each type, its description, its params with their
+ * ranges and defaults, and how its result is checked (`hetsched calibrate
+ * --types help`). */
+void hs_ktype_help(FILE *out);
 int hs_app_add_edge(hs_workload *w, int app, const char *from, const char *to, double bytes,
                     hs_error *err);
 /* Binds edge `edge` of `app` (an index hs_app_add_edge returned) to buffer
@@ -339,7 +344,7 @@ int hs_edge_set_buffer(hs_workload *w, int app, int edge, const char *buffer, hs
 /* Sets the cost provider finalize asks for every (kernel, device) pair of a
  * kernel with a type that its cost_us does not cover (given costs always
  * win).  `fn` NULL removes it.  graph/ knows nothing of where the costs come
- * from: mapper/perfmodel.h has one backed by a performance model. */
+ * from: hetsched/perfmodel.h has one backed by a performance model. */
 void hs_workload_set_cost_fn(hs_workload *w, hs_cost_fn fn, void *ctx);
 
 /* Checks the whole workload and builds w->graph.  On error the workload is

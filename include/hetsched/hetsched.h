@@ -3,6 +3,7 @@
 #ifndef HETSCHED_H
 #define HETSCHED_H
 
+#include "hetsched/adversary.h"
 #include "hetsched/calibrate.h"
 #include "hetsched/error.h"
 #include "hetsched/export.h"
@@ -11,10 +12,12 @@
 #include "hetsched/load.h"
 #include "hetsched/mapper.h"
 #include "hetsched/milp.h"
+#include "hetsched/output.h"
 #include "hetsched/perfmodel.h"
 #include "hetsched/policy.h"
 #include "hetsched/run.h"
 #include "hetsched/schedule.h"
+#include "hetsched/split.h"
 #include "hetsched/version.h"
 
 #endif

@@ -24,10 +24,10 @@ typedef struct hs_map_options {
     double split_threshold_us; /* ad-part: split a kernel predicted longer than
                                   this; 0 = the policy's default */
     const struct hs_perfmodel *perfmodel; /* ad-part: predicts the parts of typed
-                                  kernels (mapper/perfmodel.h); NULL = f x cost */
+                                  kernels (hetsched/perfmodel.h); NULL = f x cost */
     struct hs_split_graph *split; /* --split: every splittable kernel is split
                                   across the devices by a chunk splitter
-                                  (mapper/split_graph.h); NULL = none */
+                                  (hetsched/split.h); NULL = none */
     /* The executor's model instead of the delay model (DESIGN.md §1), as
      * `run` predicts itself: device d holds up to executor_depth[d] started
      * tasks and runs them in order; a task's input copies start when it is
@@ -38,7 +38,7 @@ typedef struct hs_map_options {
      * copies and its model "executor".  NULL: the delay model. */
     const int *executor_depth;
     /* Splits at run time: every kernel marked splittable that the policy
-     * gives a device runs as chunks that this splitter (mapper/split.h)
+     * gives a device runs as chunks that this splitter (hetsched/split.h)
      * decides from the chunks' measured times, on every device that is
      * idle (the policy is told it ran whole on the device it chose);
      * options may be NULL.  Needs a backend that runs chunks (start_chunk:
@@ -100,6 +100,13 @@ unsigned hs_policy_options(const hs_policy *p);
  * hs_schedule_read_given) is HS_EINPUT. */
 int hs_map(hs_workload *w, const char *policy, const hs_map_options *opt, hs_schedule **out,
            hs_map_stats *stats, hs_error *err);
+
+/* Checks what hs_map would refuse before it touches a workload, with
+ * hs_map's message: with `given` nonzero (opt->schedule will hold a
+ * schedule read later, or does already) a policy name or a split beside it
+ * (HS_EUSAGE); otherwise an unknown policy (HS_EUSAGE) and a policy that
+ * splits kernels itself under opt->split (HS_EINPUT).  opt may be NULL. */
+int hs_map_check(const char *policy, int given, const hs_map_options *opt, hs_error *err);
 
 /* Reads the schedule at `path` (the JSON of `map --json`, `optimal --json`
  * or `run --json`; "-" is stdin) for hs_map_options.schedule and checks

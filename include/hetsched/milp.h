@@ -139,6 +139,11 @@ typedef struct hs_milp_result {
 int hs_milp_solve(hs_workload *w, const hs_milp_options *opt, hs_milp_result *res,
                   hs_error *err);
 void hs_milp_result_free(hs_milp_result *res);
+/* Checks the options as hs_milp_solve does before it touches a workload
+ * (opt NULL: the defaults pass): HS_EUSAGE for a bad formulation, solver,
+ * time limit or gap, HS_ENOTBUILT for CBC where it is not built in, with
+ * hs_milp_solve's message. */
+int hs_milp_check(const hs_milp_options *opt, hs_error *err);
 
 /* A lower bound on the makespan of every schedule of w's whole tasks (the
  * schedules this model and the validator accept without splits), in

@@ -1,5 +1,6 @@
 """hetsched from Python: load a workload, map it with any policy, solve the
-MILP for the optimum, run it for real, and read schedules as Python objects.
+MILP for the optimum, run it for real, compare the policies, and read
+schedules as Python objects.
 
 A thin layer over the C library libhetsched (ctypes, nothing beyond the
 standard library).  The library is found where `meson install` put it, or
@@ -21,7 +22,7 @@ import os
 import tempfile
 
 __all__ = ["Error", "Workload", "Schedule", "RunResult", "load", "policies", "map",
-           "optimal", "run"]
+           "optimal", "run", "compare"]
 
 
 def _open_library():
@@ -180,6 +181,9 @@ class Error(Exception):
     def __init__(self, err):
         super().__init__(err.msg.decode("utf-8", "replace"))
         self.code = err.code
+
+
+_EINPUT = -1  # HS_EINPUT of include/hetsched/error.h
 
 
 def _check(rc, err):
@@ -448,6 +452,62 @@ def optimal(workload, time_limit=60.0, *, formulation="compact", rel_gap=1e-6):
     s.status, s.bound_us, s.gap = status, res.bound_us, res.gap
     _milp_result_free(ctypes.byref(res))
     return s
+
+
+def compare(workload, policies=None, *, optimal=False, time_limit=60.0, seed=0, model=None):
+    """compare(workload, policies=None) -> list of dicts, one per policy
+    (every registered one, in `hetsched map -a help` order, or the names
+    given), as `hetsched compare --csv` writes its rows:
+      policy, makespan_us, speedup (cpu-only's makespan / this one's; None
+      when cpu-only did not run or is not among the policies), per_best
+      (/ the least makespan of the rows), per_bound (/ the workload's lower
+      bound; None when that is 0), per_optimum (with optimal=True: / the
+      MILP's makespan, else None), map_ms (time spent in the policy), and
+      not_run: why a policy cannot map this workload (its numbers are then
+      None), else None.
+    Each schedule is validated.  optimal=True adds the row "optimal": the
+    MILP's best whole-task schedule within time_limit seconds.  seed goes to the policies that read one; model as in
+    map()."""
+    names = list(globals()["policies"]()) if policies is None else list(policies)
+    workload, perfmodel = _with_model(workload, model)
+    rows = []
+    for name in names:
+        takes_seed = name in ("random", "best")
+        opt = _MapOptions(seed=seed if takes_seed else 0, perfmodel=perfmodel)
+        out, stats, err = _S(), _MapStats(), _Error()
+        rc = _map(workload._ptr, name.encode(), ctypes.byref(opt), ctypes.byref(out),
+                  ctypes.byref(stats), ctypes.byref(err))
+        row = {"policy": name, "makespan_us": None, "speedup": None, "per_best": None,
+               "per_bound": None, "per_optimum": None, "map_ms": None, "not_run": None}
+        if rc == _EINPUT:
+            row["not_run"] = err.msg.decode("utf-8", "replace")
+        else:
+            _check(rc, err)
+            schedule = Schedule(out, workload)  # owns and frees out
+            schedule.validate()
+            row["makespan_us"] = schedule.makespan_us
+            row["map_ms"] = 1e3 * stats.mapping_seconds
+        rows.append(row)
+    if optimal:
+        best = globals()["optimal"](workload, time_limit)
+        rows.append({"policy": "optimal", "makespan_us": best.makespan_us, "speedup": None,
+                     "per_best": None, "per_bound": None, "per_optimum": None,
+                     "map_ms": None, "not_run": None})
+    ran = [r for r in rows if r["not_run"] is None]
+    least = min((r["makespan_us"] for r in ran), default=None)
+    cpu_only = next((r["makespan_us"] for r in ran if r["policy"] == "cpu-only"), None)
+    bound = workload.lower_bound_us()
+    for r in ran:
+        m = r["makespan_us"]
+        if cpu_only is not None and m > 0:
+            r["speedup"] = cpu_only / m
+        if least:
+            r["per_best"] = m / least
+        if bound > 0:
+            r["per_bound"] = m / bound
+        if optimal and rows[-1]["makespan_us"] > 0:
+            r["per_optimum"] = m / rows[-1]["makespan_us"]
+    return rows
 
 
 _CHECKS = {"sample": 0, "full": 1, "none": 2}

@@ -145,8 +145,7 @@ extern const hs_ktype *const hs_ktypes[];
 /* The type called `name`, or NULL. */
 const hs_ktype *hs_ktype_find(const char *name);
 
-/* Writes a `help` listing: every type, its description, params and check. */
-void hs_ktype_help(FILE *out);
+/* hs_ktype_help (include/hetsched/graph.h) lists them. */
 
 /* Resolves `type` with params[0..nparams) into *c.  HS_EINPUT (one line
  * naming the type and the param) for an unknown type, an unknown, repeated,

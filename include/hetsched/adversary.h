@@ -1,4 +1,4 @@
-/* hetsched — adversarial instances: a search for a small workload on which
+/* hetsched — adversarial instances (public API): a search for a small workload on which
  * one policy's makespan is as large as possible relative to the optimum
  * (the MILP, include/hetsched/milp.h) or to another policy's.
  *
@@ -26,11 +26,15 @@
  * `hetsched compare` finds the same ratio.  The same options and seed give
  * the same search (without a time limit).
  */
-#ifndef HS_MAPPER_ADVERSARY_H
-#define HS_MAPPER_ADVERSARY_H
+#ifndef HETSCHED_ADVERSARY_H
+#define HETSCHED_ADVERSARY_H
 
 #include "hetsched/graph.h"
 #include "hetsched/mapper.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define HS_ADVERSARY_MAX_TASKS 12
 #define HS_ADVERSARY_MAX_DEVICES 4 /* cpu0 and up to 3 GPUs */
@@ -75,4 +79,7 @@ int hs_adversary_search(const hs_adversary_options *o, hs_adversary_result *res,
                         void *ctx, hs_error *err);
 void hs_adversary_result_free(hs_adversary_result *res);
 
+#ifdef __cplusplus
+}
+#endif
 #endif
