@@ -116,6 +116,9 @@ int hs__calib_gpu_kernel(hs__calib_gpu *g, const hs_kconf *c, void *const *hbufs
         CK(cudaMalloc(&d[i], bytes), "cudaMalloc");
         CK(cudaMemcpy(d[i], hbufs[i], c->bufs[i].bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
     }
+    /* a pageable cudaMemcpy may return before its DMA lands, and the legacy
+     * stream does not order g->stream's kernels after it */
+    CK(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     /* warm-up: module loading, cuBLAS workspaces, the first touch */
     if ((rc = hs_krun_cuda(c, d, 0, c->items, g->k, g->stream, err)) != 0)
         goto out;

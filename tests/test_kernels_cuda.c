@@ -43,12 +43,18 @@ typedef struct dbufs {
     void *b[HS_KMAX_BUFS];
 } dbufs;
 
+/* cudaMemcpy from pageable memory may return before its DMA reaches the
+ * device, and the legacy stream does not order the kernels of a
+ * non-blocking stream after it: the device is synchronized before a kernel
+ * may run (a pi run once found 115 of its counts overwritten by the tail of
+ * its input's 0xff bytes on the H100). */
 static void to_device(const hs_kconf *c, dbufs *d, const hbufs *h)
 {
     for (int i = 0; i < c->nbufs; i++) {
         CK(cudaMalloc(&d->b[i], c->bufs[i].bytes));
         CK(cudaMemcpy(d->b[i], h->b[i], c->bufs[i].bytes, cudaMemcpyHostToDevice));
     }
+    CK(cudaDeviceSynchronize());
 }
 
 static void to_host(const hs_kconf *c, hbufs *h, dbufs *d)

@@ -73,6 +73,7 @@ static void gpu_reference(void (*apps)(hs_workload *), hs_run_report *ref)
             CK(cudaMalloc(&d[i], c.bufs[i].bytes));
             CK(cudaMemcpy(d[i], h[i], c.bufs[i].bytes, cudaMemcpyHostToDevice));
         }
+        CK(cudaDeviceSynchronize()); /* the DMA has landed (test_kernels_cuda.c) */
         if (hs_krun_cuda(&c, d, 0, c.items, ctx, st, &err) != 0)
             fail_msg("%s", err.msg);
         CK(cudaStreamSynchronize(st));
