@@ -139,6 +139,17 @@ int hs__strmap_put(hs__strmap *m, const char *key, size_t value)
     return 0;
 }
 
+const char *hs__strmap_intern(hs__strmap *m, const char *key)
+{
+    uint64_t h = hash(key);
+    size_t i = find(m, key, h);
+    if (m->slots[i].key)
+        return m->slots[i].key;
+    if (hs__strmap_put(m, key, 0) < 0)
+        return NULL;
+    return m->slots[find(m, key, h)].key;
+}
+
 int hs__strmap_get(const hs__strmap *m, const char *key, size_t *value)
 {
     size_t i = find(m, key, hash(key));

@@ -156,8 +156,6 @@ static void free_kernel(hs_kernel *k)
     for (int i = 0; i < k->nparams; i++)
         free(k->params[i].name);
     free(k->params);
-    for (int i = 0; i < k->ncosts; i++)
-        free(k->costs[i].key);
     free(k->costs);
     free(k->cost_us);
 }
@@ -194,6 +192,7 @@ void hs_workload_free(hs_workload *w)
     free(w->apps);
     hs_graph_free(&w->graph);
     hs__strmap_free(w->ids);
+    hs__strmap_free(w->cost_keys);
     free(w->path);
     free(w);
 }
@@ -656,9 +655,17 @@ int hs_kernel_set_cost(hs_workload *w, int app, int kernel, const char *key, dou
     if (bad_number(us) || us > HS_MAX_US)
         return check_number(us, HS_MAX_US, "us", err, "applications[%d].kernels[%d].cost_us.%s",
                             app, kernel, key);
-    if (GROW(k->costs, k->ncosts) != 0)
+    if (!w->cost_keys && !(w->cost_keys = hs__strmap_new(16)))
         return nomem(err);
-    k->costs[k->ncosts] = (hs_cost_entry){.key = strdup(key), .us = us};
+    if (k->ncosts == k->costs_cap) {
+        int cap = k->costs_cap ? 2 * k->costs_cap : 1;
+        hs_cost_entry *costs = realloc(k->costs, (size_t)cap * sizeof *costs);
+        if (!costs)
+            return nomem(err);
+        k->costs = costs;
+        k->costs_cap = cap;
+    }
+    k->costs[k->ncosts] = (hs_cost_entry){.key = hs__strmap_intern(w->cost_keys, key), .us = us};
     if (!k->costs[k->ncosts].key)
         return nomem(err);
     k->ncosts++;
@@ -835,6 +842,13 @@ static int resolve_costs(hs_workload *w, int a, int ki, int *by_name_of, hs_erro
             return hs_error_at(err, HS_EINPUT, kpath,
                                "no device or device kind named '%s' (kinds are cpu, gpu)", key);
         return hs_error_at(err, HS_EINPUT, kpath, "duplicate cost for '%s'", key);
+    }
+    if (k->costs_cap > k->ncosts && k->ncosts > 0) { /* a kernel of 320 devices had 512 */
+        hs_cost_entry *costs = realloc(k->costs, (size_t)k->ncosts * sizeof *costs);
+        if (costs) {
+            k->costs = costs;
+            k->costs_cap = k->ncosts;
+        }
     }
     free(k->cost_us);
     if (!(k->cost_us = calloc((size_t)p->ndevices + 1, sizeof *k->cost_us)))

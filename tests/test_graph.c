@@ -451,7 +451,14 @@ static void flatten_resolve_and_ids(void **state)
     hs_kernel_set_cost(w, 0, 1, "cpu", 1520, &err);
     hs_kernel_set_cost(w, 0, 1, "gpu", 242, &err);
     hs_app_add_edge(w, 0, "add", "scale", 200000, &err);
+    /* the kernels share one copy of each cost key */
+    assert_ptr_equal(w->apps[0].kernels[0].costs[0].key, w->apps[0].kernels[1].costs[0].key);
+    assert_ptr_equal(w->apps[0].kernels[0].costs[1].key, w->apps[0].kernels[1].costs[1].key);
+    assert_string_equal(w->apps[0].kernels[0].costs[2].key, "gpu1");
+    assert_int_equal(w->apps[0].kernels[0].costs_cap, 4);
     assert_int_equal(hs_workload_finalize(w, &err), HS_OK);
+    assert_int_equal(w->apps[0].kernels[0].costs_cap, 3); /* trimmed */
+    assert_float_equal(w->apps[0].kernels[0].costs[2].us, 400, 0);
     assert_int_equal(w->graph.ntasks, 6);
     assert_int_equal(w->graph.nedges, 3);
     assert_float_equal(w->graph.tasks[4].cost_us[0], 568, 0);

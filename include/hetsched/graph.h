@@ -170,7 +170,8 @@ typedef struct hs_param {
 } hs_param;
 
 typedef struct hs_cost_entry { /* as written: key is a device name or a kind */
-    char *key;
+    const char *key;       /* the workload's one copy of it (hs_workload.cost_keys),
+                              which many kernels share: never freed alone */
     double us;
 } hs_cost_entry;
 
@@ -181,6 +182,7 @@ typedef struct hs_kernel {
     hs_param *params;
     int ncosts;
     hs_cost_entry *costs;  /* as given; resolved per device into cost_us */
+    int costs_cap;         /* entries allocated in costs (finalize trims it to ncosts) */
     double *cost_us;       /* [ndevices] after finalize */
     double input_bytes;    /* read from host memory before it starts */
     double output_bytes;   /* written back to host memory after it ends */
@@ -282,6 +284,8 @@ typedef struct hs_workload {
     int finalized;
     hs_graph graph;        /* every instance of every application */
     struct hs__strmap *ids; /* task id -> task index, built on demand */
+    struct hs__strmap *cost_keys; /* the keys of every kernel's costs, one copy each
+                                     (a kernel of a 320-device cluster names them all) */
     hs_cost_fn cost_fn;    /* see hs_workload_set_cost_fn; NULL: none */
     void *cost_ctx;
 } hs_workload;
