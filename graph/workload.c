@@ -8,6 +8,7 @@
 
 #include "hetsched/graph.h"
 #include "graph/binding.h"
+#include "graph/numfmt.h"
 #include "graph/strmap.h"
 #include "graph/utf8.h"
 
@@ -1185,18 +1186,52 @@ int hs_workload_finalize(hs_workload *w, hs_error *err)
 
 /* --------------------------------------------------------------- task ids */
 
+/* Appends the text of i at out; returns its length. */
+static size_t put_int(char *out, int i)
+{
+    if (i < 0) {
+        *out = '-';
+        return 1 + (size_t)hs__format_u64(-(unsigned long long)(long long)i, out + 1);
+    }
+    return (size_t)hs__format_u64((unsigned long long)i, out);
+}
+
+/* snprintf's "%s#%d/%s" and "%s#%d/%s[%d/%d]", assembled by hand: writing
+ * or reading a million-task schedule formats every id. */
 int hs_task_id(const hs_workload *w, const hs_task *t, char *buf, size_t size)
 {
     const hs_app *a = &w->apps[t->app];
-    int n;
-    if (t->nparts > 1)
-        n = snprintf(buf, size, "%s#%d/%s[%d/%d]", a->name, t->instance,
-                     a->kernels[t->kernel].name, t->part, t->nparts);
-    else
-        n = snprintf(buf, size, "%s#%d/%s", a->name, t->instance, a->kernels[t->kernel].name);
-    if (n >= 0 && size > 0 && (size_t)n >= size)
-        hs__utf8_cut(buf); /* names are UTF-8: so is what is left of them */
-    return n;
+    const char *kernel = a->kernels[t->kernel].name;
+    size_t la = strlen(a->name), lk = strlen(kernel), n = 0;
+    char id[HS_TASK_ID_MAX + 64]; /* names are at most HS_NAME_MAX bytes */
+    if (la > HS_NAME_MAX || lk > HS_NAME_MAX) { /* not built by the builder: as before */
+        if (t->nparts > 1)
+            return snprintf(buf, size, "%s#%d/%s[%d/%d]", a->name, t->instance, kernel,
+                            t->part, t->nparts);
+        return snprintf(buf, size, "%s#%d/%s", a->name, t->instance, kernel);
+    }
+    memcpy(id, a->name, la);
+    n = la;
+    id[n++] = '#';
+    n += put_int(id + n, t->instance);
+    id[n++] = '/';
+    memcpy(id + n, kernel, lk);
+    n += lk;
+    if (t->nparts > 1) {
+        id[n++] = '[';
+        n += put_int(id + n, t->part);
+        id[n++] = '/';
+        n += put_int(id + n, t->nparts);
+        id[n++] = ']';
+    }
+    if (size > 0) {
+        size_t copy = n < size ? n : size - 1;
+        memcpy(buf, id, copy);
+        buf[copy] = '\0';
+        if (n >= size)
+            hs__utf8_cut(buf); /* names are UTF-8: so is what is left of them */
+    }
+    return (int)n;
 }
 
 int hs_task_parse_id(hs_workload *w, const char *id, size_t *task, int *part, int *nparts,

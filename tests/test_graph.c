@@ -465,8 +465,20 @@ static void flatten_resolve_and_ids(void **state)
     assert_float_equal(w->graph.tasks[4].cost_us[1], 422, 0);
     assert_float_equal(w->graph.tasks[4].cost_us[2], 400, 0);
     assert_float_equal(hs_task_min_cost(&w->graph, 4), 400, 0);
-    hs_task_id(w, &w->graph.tasks[5], id, sizeof id);
+    assert_int_equal(hs_task_id(w, &w->graph.tasks[5], id, sizeof id), 10);
     assert_string_equal(id, "va#2/scale");
+    {
+        hs_task part = w->graph.tasks[5];
+        part.part = 12;
+        part.nparts = 345;
+        assert_int_equal(hs_task_id(w, &part, id, sizeof id), 18);
+        assert_string_equal(id, "va#2/scale[12/345]");
+        assert_int_equal(hs_task_id(w, &part, id, 8), 18); /* cut, as snprintf */
+        assert_string_equal(id, "va#2/sc");
+        id[0] = 'x';
+        assert_int_equal(hs_task_id(w, &part, id, 0), 18);
+        assert_int_equal(id[0], 'x');
+    }
     assert_int_equal(hs_task_parse_id(w, "va#1/add", &task, &part, &nparts, &err), HS_OK);
     assert_int_equal(task, 2);
     assert_int_equal(nparts, 1);
