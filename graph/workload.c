@@ -744,7 +744,7 @@ int hs_app_add_edge(hs_workload *w, int app, const char *from, const char *to, d
 {
     hs_app *a = app_at(w, app);
     char path[128];
-    size_t dup;
+    size_t found;
     int f, t = -1, rc;
     if (!a || w->finalized)
         return hs_error_set(err, HS_EUSAGE, "no application %d to add an edge to", app);
@@ -763,9 +763,17 @@ int hs_app_add_edge(hs_workload *w, int app, const char *from, const char *to, d
                                f < 0 ? from : to, a->name);
         return hs_error_at(err, HS_EINPUT, path, "kernel '%s' cannot depend on itself", to);
     }
-    if (!a->edge_index && !(a->edge_index = hs__pairmap_new()))
+    if ((!a->edge_index && !(a->edge_index = hs__pairmap_new())) || GROW(a->edges, a->nedges))
         return nomem(err);
-    if (hs__pairmap_get(a->edge_index, (unsigned)f, (unsigned)t, &dup)) {
+    /* one probe of the index where the bytes are good: the pair is added
+     * there, or found a duplicate (refused first, as when the bytes are
+     * bad) */
+    if (bad_number(bytes) || bytes > HS_MAX_BYTES)
+        rc = hs__pairmap_get(a->edge_index, (unsigned)f, (unsigned)t, &found);
+    else if ((rc = hs__pairmap_put(a->edge_index, (unsigned)f, (unsigned)t,
+                                   (size_t)a->nedges)) < 0)
+        return nomem(err);
+    if (rc) {
         snprintf(path, sizeof path, "applications[%d].edges[%d]", app, a->nedges);
         return hs_error_at(err, HS_EINPUT, path, "duplicate edge from '%s' to '%s'", from,
                            to);
@@ -773,9 +781,6 @@ int hs_app_add_edge(hs_workload *w, int app, const char *from, const char *to, d
     if ((rc = check_number(bytes, HS_MAX_BYTES, "bytes", err,
                            "applications[%d].edges[%d].bytes", app, a->nedges)) != 0)
         return rc;
-    if (GROW(a->edges, a->nedges) != 0 ||
-        hs__pairmap_put(a->edge_index, (unsigned)f, (unsigned)t, (size_t)a->nedges) < 0)
-        return nomem(err);
     a->edges[a->nedges] = (hs_kernel_edge){.from = f, .to = t, .bytes = bytes, .feeds = -1};
     return a->nedges++;
 }

@@ -258,6 +258,10 @@ static void builder_indexes(void **state)
                  "applications[0].edges[39986].to: kernel 'k5' cannot depend on itself");
     expect_error(hs_app_add_edge(w, a, "nope", "k5", 1, &err), &err,
                  "applications[0].edges[39986].from: no kernel 'nope' in application 'big'");
+    expect_error(hs_app_add_edge(w, a, "k123", "k130", -1, &err), &err, /* duplicate first */
+                 "applications[0].edges[39986]: duplicate edge from 'k123' to 'k130'");
+    expect_error(hs_app_add_edge(w, a, "k123", "k129", -1, &err), &err,
+                 "applications[0].edges[39986].bytes: must be a finite number >= 0, not -1");
     assert_int_equal(hs_app_add_edge(w, a, "k123", "k129", 0, &err), 39986); /* a new pair */
     assert_int_equal(hs_workload_finalize(w, &err), HS_OK);
     assert_int_equal(w->graph.nedges, 39987);
