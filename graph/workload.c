@@ -626,20 +626,18 @@ int hs_app_add_kernel(hs_workload *w, int app, const char *name, hs_error *err)
         return hs_error_set(err, HS_EUSAGE, "no application %d to add a kernel to", app);
     if ((rc = check_name(name, err, "applications[%d].kernels[%d].name", app, a->nkernels)) != 0)
         return rc;
-    if (find_kernel(a, name) >= 0) {
+    if ((!a->kernel_index && !(a->kernel_index = hs__strmap_new(16))) ||
+        GROW(a->kernels, a->nkernels) != 0 ||
+        !(a->kernels[a->nkernels] = (hs_kernel){.name = strdup(name)}).name)
+        return nomem(err);
+    /* one probe: the name is added, or found taken */
+    if ((rc = hs__strmap_put(a->kernel_index, name, (size_t)a->nkernels)) != 0) {
+        free(a->kernels[a->nkernels].name);
+        if (rc < 0)
+            return nomem(err);
         snprintf(path, sizeof path, "applications[%d].kernels[%d].name", app, a->nkernels);
         return hs_error_at(err, HS_EINPUT, path, "duplicate kernel name '%s' in application '%s'",
                            name, a->name);
-    }
-    if (!a->kernel_index && !(a->kernel_index = hs__strmap_new(16)))
-        return nomem(err);
-    if (GROW(a->kernels, a->nkernels) != 0)
-        return nomem(err);
-    a->kernels[a->nkernels] = (hs_kernel){.name = strdup(name)};
-    if (!a->kernels[a->nkernels].name ||
-        hs__strmap_put(a->kernel_index, name, (size_t)a->nkernels) < 0) {
-        free(a->kernels[a->nkernels].name);
-        return nomem(err);
     }
     return a->nkernels++;
 }
