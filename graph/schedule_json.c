@@ -492,6 +492,11 @@ typedef struct reader {
     int bad_dup;       /* 1: it is a duplicate, 0: unknown */
     char *text;        /* the current string or number, NUL-terminated */
     size_t text_cap;
+    /* the last transfer source found among the placements: a task's
+     * transfers come one after another, and each look-up of an id misses
+     * the cache at a million tasks */
+    char last_from[128];
+    long last_from_placement; /* -1: none */
 } reader;
 
 static const char *type_name(enum hs__jtype t)
@@ -682,12 +687,22 @@ static int want_end(reader *r, hs__jstream *js, const hs__jevent *e, int to, lon
     char path[256];
     int rc;
     *out = HS_NONE;
-    if ((rc = want_string(r, js, e, 1)) != HS_OK || e->type == HS__J_NULL ||
-        (rc = want_task(r, js, e, &want)) != HS_OK)
+    if ((rc = want_string(r, js, e, 1)) != HS_OK || e->type == HS__J_NULL)
+        return rc;
+    if (!to && r->keys && r->last_from_placement >= 0 && strcmp(r->text, r->last_from) == 0) {
+        *out = r->last_from_placement;
+        return HS_OK;
+    }
+    if ((rc = want_task(r, js, e, &want)) != HS_OK)
         return rc;
     if (r->keys) {
-        if ((*out = find_placement(r, &want)) >= 0)
+        if ((*out = find_placement(r, &want)) >= 0) {
+            if (!to && strlen(r->text) < sizeof r->last_from) {
+                strcpy(r->last_from, r->text);
+                r->last_from_placement = *out;
+            }
             return HS_OK;
+        }
         return not_placed(js, hs__jstream_offset(js, e),
                           item_path(r, r->item.keys[r->item.key], path, sizeof path), r->text);
     }
@@ -902,7 +917,7 @@ static int on_finish(void *ctx, hs__jstream *js)
 static int read_schedule(hs_workload *w, const char *path, const char *name, const char *data,
                          size_t len, hs_schedule **out, hs_error *err)
 {
-    reader r = {.w = w};
+    reader r = {.w = w, .last_from_placement = -1};
     hs__jhandler h = {.event = on_event, .finish = on_finish, .ctx = &r};
     int rc;
     if (!w->finalized)
