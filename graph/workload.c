@@ -1237,24 +1237,62 @@ int hs_task_id(const hs_workload *w, const hs_task *t, char *buf, size_t size)
     return (int)n;
 }
 
+/* The task of app `a` (whose first task is `first`) that `rest`, the id
+ * after "APP#", names: "I/KERNEL", I written as %d writes it; 1 when
+ * there is one. */
+static int app_task(const hs_workload *w, int a, size_t first, const char *rest, size_t *task)
+{
+    const hs_app *app = &w->apps[a];
+    long long i = 0;
+    const char *c = rest;
+    int k;
+    if (*c == '0' && c[1] != '/')
+        return 0; /* %d writes no leading zero */
+    for (; *c >= '0' && *c <= '9' && c - rest < 11; c++)
+        i = 10 * i + (*c - '0');
+    if (c == rest || *c != '/' || i >= app->instances || (k = find_kernel(app, c + 1)) < 0)
+        return 0;
+    *task = first + (size_t)i * (size_t)app->nkernels + (size_t)k;
+    return 1;
+}
+
+/* The task whose id is `whole` (no part): tasks are numbered application
+ * by application, instance by instance, kernel by kernel, so the id's
+ * pieces give it without an index of every id (a million-task schedule
+ * names each task several times; names hold no '#' or '/').  1 when there
+ * is one, 0 when not, -1 when out of memory. */
+static int find_task(hs_workload *w, const char *whole, size_t *task)
+{
+    char app[HS_NAME_MAX + 1];
+    const char *h = strchr(whole, '#');
+    size_t first, len = h ? (size_t)(h - whole) : 0;
+    if (!w->ids) { /* application name -> its first task */
+        size_t next = 0;
+        if (!(w->ids = hs__strmap_new((size_t)w->napps)))
+            return -1;
+        for (int a = 0; a < w->napps; a++) {
+            if (hs__strmap_put(w->ids, w->apps[a].name, next) < 0)
+                return -1;
+            next += (size_t)w->apps[a].instances * (size_t)w->apps[a].nkernels;
+        }
+    }
+    if (len == 0 || len > HS_NAME_MAX)
+        return 0;
+    memcpy(app, whole, len);
+    app[len] = '\0';
+    return hs__strmap_get(w->ids, app, &first) && first < w->graph.ntasks &&
+           app_task(w, w->graph.tasks[first].app, first, h + 1, task);
+}
+
 int hs_task_parse_id(hs_workload *w, const char *id, size_t *task, int *part, int *nparts,
                      hs_error *err)
 {
     char whole[HS_TASK_ID_MAX];
     const char *bracket;
     size_t len;
-    int k = 0, n = 1;
+    int k = 0, n = 1, rc;
     if (!w->finalized)
         return hs_error_set(err, HS_EUSAGE, "the workload is not finalized");
-    if (!w->ids) {
-        if (!(w->ids = hs__strmap_new(w->graph.ntasks)))
-            return nomem(err);
-        for (size_t t = 0; t < w->graph.ntasks; t++) {
-            hs_task_id(w, &w->graph.tasks[t], whole, sizeof whole);
-            if (hs__strmap_put(w->ids, whole, t) < 0)
-                return nomem(err);
-        }
-    }
     bracket = strchr(id, '[');
     len = bracket ? (size_t)(bracket - id) : strlen(id);
     if (len >= sizeof whole)
@@ -1268,7 +1306,9 @@ int hs_task_parse_id(hs_workload *w, const char *id, size_t *task, int *part, in
             return hs_error_set(err, HS_EINPUT,
                                 "task id '%s': a part is written [k/n] with 0 <= k < n", id);
     }
-    if (!hs__strmap_get(w->ids, whole, task))
+    if ((rc = find_task(w, whole, task)) < 0)
+        return nomem(err);
+    if (!rc)
         return hs_error_set(err, HS_EINPUT, "no task '%s' in the workload", whole);
     *part = k;
     *nparts = n;

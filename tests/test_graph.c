@@ -434,6 +434,54 @@ static void cycle_is_named(void **state)
     hs_workload_free(w);
 }
 
+/* Task ids read back from their pieces: each application's tasks after
+ * the last one's, instances written as %d writes them, parts after. */
+static void ids_read_back(void **state)
+{
+    static const struct {
+        const char *app, *kernel;
+        int instances;
+    } k[] = {{"a", "k", 1}, {"a", "m", 1}, {"ab", "k", 2}, {"x y", "z.w", 12}};
+    static const struct {
+        const char *id;
+        long task; /* -1: none */
+    } ids[] = {
+        {"a#0/k", 0},     {"a#0/m", 1},    {"ab#1/k", 3},   {"x y#0/z.w", 4},
+        {"x y#11/z.w", 15}, {"x y#7/z.w[1/2]", 11},
+        {"a#00/k", -1},   {"a#1/k", -1},   {"a#-0/k", -1},  {"x y#12/z.w", -1},
+        {"a#0/", -1},     {"#0/k", -1},    {"a", -1},       {"a#0k", -1},
+        {"ab#0/m", -1},   {"b#0/k", -1},   {"x y#99999999999/z.w", -1}, {"a#/k", -1},
+    };
+    hs_workload *w = hs_workload_new();
+    hs_error err = {0};
+    (void)state;
+    assert_int_equal(hs_platform_add_device(w, "cpu0", HS_DEVICE_CPU, "host", 1, &err), 0);
+    for (size_t i = 0; i < sizeof k / sizeof *k; i++) {
+        int a = i == 1 ? 0 : hs_workload_add_app(w, k[i].app, k[i].instances, &err);
+        int n = hs_app_add_kernel(w, a, k[i].kernel, &err);
+        assert_true(a >= 0 && n >= 0);
+        assert_int_equal(hs_kernel_set_cost(w, a, n, "cpu", 1, &err), 0);
+    }
+    assert_int_equal(hs_workload_finalize(w, &err), HS_OK);
+    assert_int_equal(w->graph.ntasks, 16);
+    for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) {
+        size_t task = 99;
+        int part, nparts, rc = hs_task_parse_id(w, ids[i].id, &task, &part, &nparts, &err);
+        if (ids[i].task < 0 ? rc != HS_EINPUT : rc != HS_OK || task != (size_t)ids[i].task)
+            fail_msg("%s: rc %d, task %zu, not %ld", ids[i].id, rc, task, ids[i].task);
+    }
+    /* every task's own id names it */
+    for (size_t t = 0; t < w->graph.ntasks; t++) {
+        char id[64];
+        size_t back;
+        int part, nparts;
+        hs_task_id(w, &w->graph.tasks[t], id, sizeof id);
+        assert_int_equal(hs_task_parse_id(w, id, &back, &part, &nparts, &err), HS_OK);
+        assert_int_equal(back, t);
+    }
+    hs_workload_free(w);
+}
+
 static void flatten_resolve_and_ids(void **state)
 {
     hs_error err = {0};
@@ -528,7 +576,7 @@ int main(void)
         cmocka_unit_test(finalize_refusals),  cmocka_unit_test(edge_bindings),
         cmocka_unit_test(cycle_is_named),     cmocka_unit_test(cluster_routes),
         cmocka_unit_test(cluster_refusals),
-        cmocka_unit_test(flatten_resolve_and_ids), cmocka_unit_test(error_table),
+        cmocka_unit_test(flatten_resolve_and_ids), cmocka_unit_test(ids_read_back), cmocka_unit_test(error_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

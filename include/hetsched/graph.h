@@ -283,7 +283,8 @@ typedef struct hs_workload {
     hs_app *apps;
     int finalized;
     hs_graph graph;        /* every instance of every application */
-    struct hs__strmap *ids; /* task id -> task index, built on demand */
+    struct hs__strmap *ids; /* application name -> its first task, built on demand
+                               (hs_task_parse_id) */
     struct hs__strmap *cost_keys; /* the keys of every kernel's costs, one copy each
                                      (a kernel of a 320-device cluster names them all) */
     hs_cost_fn cost_fn;    /* see hs_workload_set_cost_fn; NULL: none */
