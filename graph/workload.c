@@ -26,6 +26,33 @@ static int grow(void **arr, size_t n, size_t elem)
 }
 #define GROW(arr, n) grow((void **)&(arr), (size_t)(n), sizeof *(arr))
 
+/* The same for a list that keeps its capacity (*cap entries), which
+ * finalize trims (trim_list): an application's kernels and edges, a
+ * million of each. */
+static int grow_list(void **arr, int n, int *cap, size_t elem)
+{
+    if (n == *cap) {
+        int grown = n ? 2 * n : 1;
+        void *p = realloc(*arr, (size_t)grown * elem);
+        if (!p)
+            return -1;
+        *arr = p;
+        *cap = grown;
+    }
+    return 0;
+}
+
+static void trim_list(void **arr, int n, int *cap, size_t elem)
+{
+    void *p;
+    if (n > 0 && n < *cap && (p = realloc(*arr, (size_t)n * elem)) != NULL) {
+        *arr = p;
+        *cap = n;
+    }
+}
+#define GROW_LIST(arr, n, cap) grow_list((void **)&(arr), n, &(cap), sizeof *(arr))
+#define TRIM_LIST(arr, n, cap) trim_list((void **)&(arr), n, &(cap), sizeof *(arr))
+
 static int nomem(hs_error *err)
 {
     return hs_error_set(err, HS_ENOMEM, "out of memory");
@@ -627,7 +654,7 @@ int hs_app_add_kernel(hs_workload *w, int app, const char *name, hs_error *err)
     if ((rc = check_name(name, err, "applications[%d].kernels[%d].name", app, a->nkernels)) != 0)
         return rc;
     if ((!a->kernel_index && !(a->kernel_index = hs__strmap_new(16))) ||
-        GROW(a->kernels, a->nkernels) != 0 ||
+        GROW_LIST(a->kernels, a->nkernels, a->kernels_cap) != 0 ||
         !(a->kernels[a->nkernels] = (hs_kernel){.name = strdup(name)}).name)
         return nomem(err);
     /* one probe: the name is added, or found taken */
@@ -656,14 +683,8 @@ int hs_kernel_set_cost(hs_workload *w, int app, int kernel, const char *key, dou
                             app, kernel, key);
     if (!w->cost_keys && !(w->cost_keys = hs__strmap_new(16)))
         return nomem(err);
-    if (k->ncosts == k->costs_cap) {
-        int cap = k->costs_cap ? 2 * k->costs_cap : 1;
-        hs_cost_entry *costs = realloc(k->costs, (size_t)cap * sizeof *costs);
-        if (!costs)
-            return nomem(err);
-        k->costs = costs;
-        k->costs_cap = cap;
-    }
+    if (GROW_LIST(k->costs, k->ncosts, k->costs_cap) != 0)
+        return nomem(err);
     k->costs[k->ncosts] = (hs_cost_entry){.key = hs__strmap_intern(w->cost_keys, key), .us = us};
     if (!k->costs[k->ncosts].key)
         return nomem(err);
@@ -761,7 +782,8 @@ int hs_app_add_edge(hs_workload *w, int app, const char *from, const char *to, d
                                f < 0 ? from : to, a->name);
         return hs_error_at(err, HS_EINPUT, path, "kernel '%s' cannot depend on itself", to);
     }
-    if ((!a->edge_index && !(a->edge_index = hs__pairmap_new())) || GROW(a->edges, a->nedges))
+    if ((!a->edge_index && !(a->edge_index = hs__pairmap_new())) ||
+        GROW_LIST(a->edges, a->nedges, a->edges_cap))
         return nomem(err);
     /* one probe of the index where the bytes are good: the pair is added
      * there, or found a duplicate (refused first, as when the bytes are
@@ -852,13 +874,7 @@ static int resolve_costs(hs_workload *w, int a, int ki, int *by_name_of, hs_erro
                                "no device or device kind named '%s' (kinds are cpu, gpu)", key);
         return hs_error_at(err, HS_EINPUT, kpath, "duplicate cost for '%s'", key);
     }
-    if (k->costs_cap > k->ncosts && k->ncosts > 0) { /* a kernel of 320 devices had 512 */
-        hs_cost_entry *costs = realloc(k->costs, (size_t)k->ncosts * sizeof *costs);
-        if (costs) {
-            k->costs = costs;
-            k->costs_cap = k->ncosts;
-        }
-    }
+    TRIM_LIST(k->costs, k->ncosts, k->costs_cap); /* a kernel of 320 devices had 512 */
     free(k->cost_us);
     if (!(k->cost_us = calloc((size_t)p->ndevices + 1, sizeof *k->cost_us)))
         return nomem(err);
@@ -1138,6 +1154,8 @@ int hs_workload_finalize(hs_workload *w, hs_error *err)
         }
         if ((rc = resolve_app_costs(w, a, err)) != 0 || (rc = find_cycle(&w->apps[a], a, err)) != 0 || (rc = hs__bind_edges(w, a, err)) != 0)
             return rc;
+        TRIM_LIST(w->apps[a].kernels, w->apps[a].nkernels, w->apps[a].kernels_cap);
+        TRIM_LIST(w->apps[a].edges, w->apps[a].nedges, w->apps[a].edges_cap);
         ntasks += (size_t)w->apps[a].instances * (size_t)w->apps[a].nkernels;
         nedges += (size_t)w->apps[a].instances * (size_t)w->apps[a].nedges;
         snprintf(path, sizeof path, "applications[%d].instances", a);

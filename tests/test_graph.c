@@ -510,6 +510,8 @@ static void flatten_resolve_and_ids(void **state)
     assert_int_equal(w->apps[0].kernels[0].costs_cap, 4);
     assert_int_equal(hs_workload_finalize(w, &err), HS_OK);
     assert_int_equal(w->apps[0].kernels[0].costs_cap, 3); /* trimmed */
+    assert_int_equal(w->apps[0].kernels_cap, 2);
+    assert_int_equal(w->apps[0].edges_cap, 1);
     assert_float_equal(w->apps[0].kernels[0].costs[2].us, 400, 0);
     assert_int_equal(w->graph.ntasks, 6);
     assert_int_equal(w->graph.nedges, 3);

@@ -213,6 +213,7 @@ typedef struct hs_app {
     hs_kernel *kernels;
     int nedges;
     hs_kernel_edge *edges;
+    int kernels_cap, edges_cap; /* entries allocated (finalize trims them to the counts) */
     struct hs__strmap *kernel_index; /* kernel name -> index, and */
     struct hs__pairmap *edge_index;  /* (from, to) kernels -> edge index: keep
                                         the builder's checks O(1) so generators
