@@ -216,6 +216,8 @@ void hs_workload_free(hs_workload *w)
         free(app->name);
         hs__strmap_free(app->kernel_index);
         hs__pairmap_free(app->edge_index);
+        free(app->edge_off);
+        free(app->edge_by_from);
     }
     free(w->apps);
     hs_graph_free(&w->graph);
@@ -758,6 +760,53 @@ int hs_kernel_set_split(hs_workload *w, int app, int kernel, int splittable, dou
     return HS_OK;
 }
 
+/* Builds a->edge_index from a's edges (finalize freed it); 0 or -1. */
+static int edge_index(hs_app *a)
+{
+    if (!(a->edge_index = hs__pairmap_new()))
+        return -1;
+    for (int e = 0; e < a->nedges; e++)
+        if (hs__pairmap_put(a->edge_index, (unsigned)a->edges[e].from, (unsigned)a->edges[e].to,
+                            (size_t)e) < 0)
+            return -1;
+    return 0;
+}
+
+/* Replaces a's edge index by edge_off and edge_by_from (counting sorts by
+ * target, then by source, which keep the first order within the second):
+ * finalize's, so that a million-task workload holds no hash of its edges
+ * once built.  0 or -1. */
+static int edge_lists(hs_app *a)
+{
+    int n = a->nkernels, m = a->nedges, *by_to = malloc(((size_t)m + 1) * sizeof *by_to),
+        *count = calloc((size_t)n + 1, sizeof *count), rc = -1;
+    free(a->edge_off);
+    free(a->edge_by_from);
+    a->edge_off = calloc((size_t)n + 1, sizeof *a->edge_off);
+    a->edge_by_from = malloc(((size_t)m + 1) * sizeof *a->edge_by_from);
+    if (by_to && count && a->edge_off && a->edge_by_from) {
+        for (int e = 0; e < m; e++)
+            count[a->edges[e].to + 1]++;
+        for (int k = 0; k < n; k++)
+            count[k + 1] += count[k];
+        for (int e = 0; e < m; e++)
+            by_to[count[a->edges[e].to]++] = e;
+        for (int e = 0; e < m; e++)
+            a->edge_off[a->edges[e].from + 1]++;
+        for (int k = 0; k < n; k++)
+            a->edge_off[k + 1] += a->edge_off[k];
+        memcpy(count, a->edge_off, ((size_t)n + 1) * sizeof *count);
+        for (int i = 0; i < m; i++)
+            a->edge_by_from[count[a->edges[by_to[i]].from]++] = by_to[i];
+        hs__pairmap_free(a->edge_index);
+        a->edge_index = NULL;
+        rc = 0;
+    }
+    free(by_to);
+    free(count);
+    return rc;
+}
+
 int hs_app_add_edge(hs_workload *w, int app, const char *from, const char *to, double bytes,
                     hs_error *err)
 {
@@ -782,8 +831,7 @@ int hs_app_add_edge(hs_workload *w, int app, const char *from, const char *to, d
                                f < 0 ? from : to, a->name);
         return hs_error_at(err, HS_EINPUT, path, "kernel '%s' cannot depend on itself", to);
     }
-    if ((!a->edge_index && !(a->edge_index = hs__pairmap_new())) ||
-        GROW_LIST(a->edges, a->nedges, a->edges_cap))
+    if ((!a->edge_index && edge_index(a) != 0) || GROW_LIST(a->edges, a->nedges, a->edges_cap))
         return nomem(err);
     /* one probe of the index where the bytes are good: the pair is added
      * there, or found a duplicate (refused first, as when the bytes are
@@ -827,10 +875,26 @@ const hs_kernel_edge *hs_edge_origin(const hs_workload *w, const hs_graph *g, co
     const hs_task *from = &g->tasks[e->from], *to = &g->tasks[e->to];
     const hs_app *a = &w->apps[to->app];
     size_t idx;
-    if (from->app != to->app || !a->edge_index)
+    int lo, hi;
+    if (from->app != to->app)
         return NULL;
-    return hs__pairmap_get(a->edge_index, (unsigned)from->kernel, (unsigned)to->kernel, &idx)
-               ? &a->edges[idx]
+    if (!a->edge_off || !w->finalized)
+        return a->edge_index && hs__pairmap_get(a->edge_index, (unsigned)from->kernel,
+                                                (unsigned)to->kernel, &idx)
+                   ? &a->edges[idx]
+                   : NULL;
+    /* binary search among the source kernel's edges, sorted by target */
+    lo = a->edge_off[from->kernel];
+    hi = a->edge_off[from->kernel + 1];
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (a->edges[a->edge_by_from[mid]].to < to->kernel)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < a->edge_off[from->kernel + 1] && a->edges[a->edge_by_from[lo]].to == to->kernel
+               ? &a->edges[a->edge_by_from[lo]]
                : NULL;
 }
 
@@ -1156,6 +1220,8 @@ int hs_workload_finalize(hs_workload *w, hs_error *err)
             return rc;
         TRIM_LIST(w->apps[a].kernels, w->apps[a].nkernels, w->apps[a].kernels_cap);
         TRIM_LIST(w->apps[a].edges, w->apps[a].nedges, w->apps[a].edges_cap);
+        if (edge_lists(&w->apps[a]) != 0)
+            return nomem(err);
         ntasks += (size_t)w->apps[a].instances * (size_t)w->apps[a].nkernels;
         nedges += (size_t)w->apps[a].instances * (size_t)w->apps[a].nedges;
         snprintf(path, sizeof path, "applications[%d].instances", a);

@@ -272,6 +272,18 @@ static void builder_indexes(void **state)
         assert_int_equal(ke->from, w->graph.tasks[ge->from].kernel);
         assert_int_equal(ke->to, w->graph.tasks[ge->to].kernel);
     }
+    /* finalize keeps the edges sorted by source instead of their hash */
+    assert_null(w->apps[0].edge_index);
+    {
+        hs_edge none = {.from = 0, .to = 5}, seventh = {.from = 123, .to = 130},
+                last = {.from = N - 2, .to = N - 1};
+        assert_null(hs_edge_origin(w, &w->graph, &none));
+        assert_ptr_equal(hs_edge_origin(w, &w->graph, &seventh), &w->apps[0].edges[247]);
+        assert_null(hs_edge_origin(w, &w->graph, &last)); /* k19998 -> k19999 was not added */
+        none.from = N - 9;
+        none.to = N - 8;
+        assert_ptr_equal(hs_edge_origin(w, &w->graph, &none), &w->apps[0].edges[2 * (N - 9)]);
+    }
     hs_workload_free(w);
 }
 

@@ -217,7 +217,13 @@ typedef struct hs_app {
     struct hs__strmap *kernel_index; /* kernel name -> index, and */
     struct hs__pairmap *edge_index;  /* (from, to) kernels -> edge index: keep
                                         the builder's checks O(1) so generators
-                                        can build 1M kernels */
+                                        can build 1M kernels; finalize frees it
+                                        (an edge added later builds it again) */
+    int *edge_off, *edge_by_from;    /* after finalize, for hs_edge_origin: the
+                                        edges by source kernel (edge_off[k] ..
+                                        edge_off[k + 1] - 1), each kernel's by
+                                        target; 17 bytes an edge less than the
+                                        index (16-byte slots at most 3/4 full) */
 } hs_app;
 
 /* ------------------------------------------------------------- task graph */
