@@ -58,16 +58,22 @@ static void write_text(const char *path, const char *text)
     assert_int_equal(fclose(f), 0);
 }
 
-static void expect_text(const char *path, const char *text)
+/* The text of a small file (a static buffer, NUL-terminated). */
+static const char *read_text(const char *path)
 {
-    char buf[256] = "";
+    static char text[4096];
     FILE *f = fopen(path, "r");
     size_t n;
     assert_non_null(f);
-    n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = '\0';
+    n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
     fclose(f);
-    assert_string_equal(buf, text);
+    return text;
+}
+
+static void expect_text(const char *path, const char *text)
+{
+    assert_string_equal(read_text(path), text);
 }
 
 /* The files of tmpdir, joined by spaces in name order (no temporary left). */
@@ -230,19 +236,6 @@ static void format_g(void **state)
                      ref);
     }
     assert_true(left < 100);
-}
-
-/* The text of a small file (a static buffer, NUL-terminated). */
-static const char *read_text(const char *path)
-{
-    static char text[4096];
-    FILE *f = fopen(path, "r");
-    size_t n;
-    assert_non_null(f);
-    n = fread(text, 1, sizeof text - 1, f);
-    text[n] = '\0';
-    fclose(f);
-    return text;
 }
 
 /* The library's writers go through it: on /dev/full each fails with the
