@@ -128,9 +128,7 @@ int hs_workload_select_devices(hs_workload *w, const char *list, hs_error *err)
             int c = 0;
             for (int i = 0; i < kn->ncosts; i++) {
                 int d = hs_platform_find_device(p, kn->costs[i].key);
-                if (d >= 0 && !keep[d])
-                    free(kn->costs[i].key);
-                else
+                if (d < 0 || keep[d]) /* the key is the workload's (cost_keys) */
                     kn->costs[c++] = kn->costs[i];
             }
             kn->ncosts = c;

@@ -45,7 +45,7 @@
 /* Files up to DEFAULT_MAX_MIB (HETSCHED_YAML_MAX_MIB sets another cap) are
  * read; those over MAX_FILE_BYTES only in one pass (pass 0 below), which
  * holds no document tree, only the workload: some 3.5 times the file (a
- * million-task random workload, 235 MB of YAML, takes about 840 MB). */
+ * million-task random workload, 235 MB of YAML, takes about 650 MB). */
 #define MAX_FILE_BYTES HS__MAX_FILE_BYTES /* larger YAML files get pass 0 only */
 #define DEFAULT_MAX_MIB 1024
 #define MAX_MIB_ENV "HETSCHED_YAML_MAX_MIB"

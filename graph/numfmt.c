@@ -30,10 +30,15 @@ int hs__format_u64(unsigned long long m, char buf[21])
 /* 10^k for 0 <= k <= 22, exactly. */
 static u128 pow10_128(int k)
 {
-    u128 p = 1;
-    while (k-- > 0)
-        p *= 10;
-    return p;
+    static const u128 p[23] = {
+        1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+        100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
+        10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+        100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull,
+        (u128)10000000000000000000ull * 10, (u128)10000000000000000000ull * 100,
+        (u128)10000000000000000000ull * 1000,
+    };
+    return p[k];
 }
 
 /* The digits (q, X) of x > 0 to prec places; 1 when they read back as x, 0
@@ -49,9 +54,10 @@ static int digits(double x, int prec, unsigned long long *q, int *X)
     e = (int)floor(log10(x));
     for (int tries = 0; tries < 3; tries++) {
         int k = prec - 1 - e;
-        u128 num, qq, rem, half, back, diff, p10 = pow10_128(k);
+        u128 num, qq, rem, half, back, diff, p10;
         if (k < 0 || k > 22)
             return -1;
+        p10 = pow10_128(k);
         num = (u128)m * p10;
         qq = num >> s;
         rem = num - (qq << s);

@@ -201,38 +201,42 @@ static void fl_string(fastline *l, const char *s)
     FL_LIT(l, "\"");
 }
 
-/* The precision jansson's line gets (line_flags): the least of 15, 16, 17
- * at which every number reads back; 0 when hs__format_g cannot tell for
- * one.  +0 reads back at any precision. */
-static int fl_precision(const double *x, int n)
-{
-    int prec = 15;
-    for (int i = 0; i < n; i++) {
-        char text[32];
-        int back = 0;
-        if (x[i] == 0 && !signbit(x[i]))
-            continue;
-        while (hs__format_g(x[i], prec, text, &back) > 0 && !back && prec < 17)
-            prec++;
-        if (!back)
-            return 0;
-    }
-    return prec;
-}
+/* The numbers of one line as jansson writes them (line_flags, then
+ * %.{prec}g and ".0" after a whole number), each formatted once: prec is
+ * the least of 15, 16, 17 at which every number reads back.  Returns 0
+ * when hs__format_g cannot tell for one.  +0 reads back at any precision. */
+typedef struct fl_numbers {
+    char text[3][36];
+    int len[3];
+} fl_numbers;
 
-/* x as jansson writes it at `prec` (fl_precision's): %.{prec}g, and ".0"
- * after a whole number. */
-static void fl_real(fastline *l, double x, int prec)
+static int fl_format(const double *x, int n, fl_numbers *out)
 {
-    char text[32];
-    int back, n = x == 0 ? 0 : hs__format_g(x, prec, text, &back);
-    if (x == 0) {
-        FL_LIT(l, "0.0");
-        return;
+    int prec = 15, back = 0;
+    for (int i = 0; i < n; i++) {
+        int was = prec;
+        if (x[i] == 0 && !signbit(x[i])) {
+            memcpy(out->text[i], "0.0", 4);
+            out->len[i] = 3;
+            continue;
+        }
+        while ((out->len[i] = hs__format_g(x[i], prec, out->text[i], &back)) > 0 && !back &&
+               prec < 17)
+            prec++;
+        if (!back || out->len[i] == 0)
+            return 0;
+        if (prec > was) /* the line's precision went up: the numbers before at it too */
+            for (int j = 0; j < i; j++)
+                if (!(x[j] == 0 && !signbit(x[j])) &&
+                    (out->len[j] = hs__format_g(x[j], prec, out->text[j], &back)) == 0)
+                    return 0;
     }
-    fl_put(l, text, (size_t)n);
-    if (!memchr(text, '.', (size_t)n))
-        FL_LIT(l, ".0");
+    for (int i = 0; i < n; i++)
+        if (!memchr(out->text[i], '.', (size_t)out->len[i])) {
+            memcpy(out->text[i] + out->len[i], ".0", 3);
+            out->len[i] += 2;
+        }
+    return prec;
 }
 
 /* A byte count jansson writes as an integer (bytes_value) and which leaves
@@ -254,8 +258,8 @@ static int fast_task_line(FILE *f, const hs_workload *w, const hs_placement *p, 
 {
     fastline l = {.ok = 1};
     double nums[] = {p->start_us, p->end_us, p->fraction};
-    int prec = fl_precision(nums, 3);
-    const char *id = prec ? placement_id(w, p, ids) : NULL;
+    fl_numbers t;
+    const char *id = fl_format(nums, 3, &t) ? placement_id(w, p, ids) : NULL;
     if (!id)
         return 0;
     FL_LIT(&l, "    {\"id\": ");
@@ -263,11 +267,11 @@ static int fast_task_line(FILE *f, const hs_workload *w, const hs_placement *p, 
     FL_LIT(&l, ", \"device\": ");
     fl_string(&l, w->platform.devices[p->device].name);
     FL_LIT(&l, ", \"start_us\": ");
-    fl_real(&l, p->start_us, prec);
+    fl_put(&l, t.text[0], (size_t)t.len[0]);
     FL_LIT(&l, ", \"end_us\": ");
-    fl_real(&l, p->end_us, prec);
+    fl_put(&l, t.text[1], (size_t)t.len[1]);
     FL_LIT(&l, ", \"fraction\": ");
-    fl_real(&l, p->fraction, prec);
+    fl_put(&l, t.text[2], (size_t)t.len[2]);
     FL_LIT(&l, "}");
     fl_put(&l, tail, strlen(tail));
     if (!l.ok)
@@ -297,8 +301,8 @@ static int fast_transfer_line(FILE *f, const hs_workload *w, const hs_schedule *
 {
     fastline l = {.ok = 1};
     double nums[] = {t->start_us, t->end_us};
-    int prec = fl_precision(nums, 2);
-    if (!prec)
+    fl_numbers x;
+    if (!fl_format(nums, 2, &x))
         return 0;
     FL_LIT(&l, "    {\"from_task\": ");
     fl_task_or_null(&l, w, s, t->from_placement, ids);
@@ -311,9 +315,9 @@ static int fast_transfer_line(FILE *f, const hs_workload *w, const hs_schedule *
     FL_LIT(&l, ", \"bytes\": ");
     fl_bytes(&l, t->bytes);
     FL_LIT(&l, ", \"start_us\": ");
-    fl_real(&l, t->start_us, prec);
+    fl_put(&l, x.text[0], (size_t)x.len[0]);
     FL_LIT(&l, ", \"end_us\": ");
-    fl_real(&l, t->end_us, prec);
+    fl_put(&l, x.text[1], (size_t)x.len[1]);
     FL_LIT(&l, "}");
     fl_put(&l, tail, strlen(tail));
     if (!l.ok)
@@ -488,6 +492,11 @@ typedef struct reader {
     int bad_dup;       /* 1: it is a duplicate, 0: unknown */
     char *text;        /* the current string or number, NUL-terminated */
     size_t text_cap;
+    /* the last transfer source found among the placements: a task's
+     * transfers come one after another, and each look-up of an id misses
+     * the cache at a million tasks */
+    char last_from[128];
+    long last_from_placement; /* -1: none */
 } reader;
 
 static const char *type_name(enum hs__jtype t)
@@ -678,12 +687,22 @@ static int want_end(reader *r, hs__jstream *js, const hs__jevent *e, int to, lon
     char path[256];
     int rc;
     *out = HS_NONE;
-    if ((rc = want_string(r, js, e, 1)) != HS_OK || e->type == HS__J_NULL ||
-        (rc = want_task(r, js, e, &want)) != HS_OK)
+    if ((rc = want_string(r, js, e, 1)) != HS_OK || e->type == HS__J_NULL)
+        return rc;
+    if (!to && r->keys && r->last_from_placement >= 0 && strcmp(r->text, r->last_from) == 0) {
+        *out = r->last_from_placement;
+        return HS_OK;
+    }
+    if ((rc = want_task(r, js, e, &want)) != HS_OK)
         return rc;
     if (r->keys) {
-        if ((*out = find_placement(r, &want)) >= 0)
+        if ((*out = find_placement(r, &want)) >= 0) {
+            if (!to && strlen(r->text) < sizeof r->last_from) {
+                strcpy(r->last_from, r->text);
+                r->last_from_placement = *out;
+            }
             return HS_OK;
+        }
         return not_placed(js, hs__jstream_offset(js, e),
                           item_path(r, r->item.keys[r->item.key], path, sizeof path), r->text);
     }
@@ -898,7 +917,7 @@ static int on_finish(void *ctx, hs__jstream *js)
 static int read_schedule(hs_workload *w, const char *path, const char *name, const char *data,
                          size_t len, hs_schedule **out, hs_error *err)
 {
-    reader r = {.w = w};
+    reader r = {.w = w, .last_from_placement = -1};
     hs__jhandler h = {.event = on_event, .finish = on_finish, .ctx = &r};
     int rc;
     if (!w->finalized)

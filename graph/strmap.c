@@ -139,6 +139,17 @@ int hs__strmap_put(hs__strmap *m, const char *key, size_t value)
     return 0;
 }
 
+const char *hs__strmap_intern(hs__strmap *m, const char *key)
+{
+    uint64_t h = hash(key);
+    size_t i = find(m, key, h);
+    if (m->slots[i].key)
+        return m->slots[i].key;
+    if (hs__strmap_put(m, key, 0) < 0)
+        return NULL;
+    return m->slots[find(m, key, h)].key;
+}
+
 int hs__strmap_get(const hs__strmap *m, const char *key, size_t *value)
 {
     size_t i = find(m, key, hash(key));
@@ -200,7 +211,10 @@ int hs__pairmap_put(hs__pairmap *m, unsigned a, unsigned b, size_t value)
 {
     uint64_t key = ((uint64_t)a << 32 | b) + 1;
     size_t i;
-    if ((m->len + 1) * 2 > m->cap) {
+    /* filled up to 3/4: a million-task workload has some 3 million edges,
+     * whose 16-byte slots take 64 MB so (128 MB at 1/2); a probe reads one
+     * or two cache lines either way */
+    if ((m->len + 1) * 4 > m->cap * 3) {
         size_t cap = m->cap * 2;
         pair_slot *slots = calloc(cap, sizeof *slots);
         if (!slots)

@@ -15,6 +15,9 @@ void hs__strmap_free(hs__strmap *m);
 int hs__strmap_put(hs__strmap *m, const char *key, size_t value);
 /* Returns 1 and sets *value when found, else 0. */
 int hs__strmap_get(const hs__strmap *m, const char *key, size_t *value);
+/* The map's copy of key, added (value 0) when it is not there: one copy of
+ * a string that many items share.  NULL when out of memory. */
+const char *hs__strmap_intern(hs__strmap *m, const char *key);
 
 /* A map from pairs of indices below 2^31 (an edge's two ends) to an index,
  * with the same contract: a million-task workload has millions of edges,

@@ -618,31 +618,36 @@ static const char *bytes_problem(const ctx *c, const hs_transfer *t, char *why, 
                                                            : &c->s->placements[t->from_placement];
     const hs_placement *pv = t->to_placement == HS_NONE ? NULL
                                                          : &c->s->placements[t->to_placement];
+    const hs_edge *e = NULL;
     char how[160], a[ID_MAX], b[ID_MAX];
     double want;
     if (!pu) {
         want = g->tasks[pv->task].input_bytes * pv->fraction;
-        snprintf(how, sizeof how, "input_bytes %.15g x fraction %.15g",
-                 g->tasks[pv->task].input_bytes, pv->fraction);
     } else if (!pv) {
         want = g->tasks[pu->task].output_bytes * pu->fraction;
-        snprintf(how, sizeof how, "output_bytes %.15g x fraction %.15g",
-                 g->tasks[pu->task].output_bytes, pu->fraction);
     } else {
-        const hs_edge *e = find_edge(c, pu->task, pv->task);
-        if (!e) {
+        if (!(e = find_edge(c, pu->task, pv->task))) {
             hs_task_id(c->w, &g->tasks[pu->task], a, sizeof a);
             hs_task_id(c->w, &g->tasks[pv->task], b, sizeof b);
             snprintf(why, size, ": the workload has no edge from %s to %s", a, b);
             return why;
         }
         want = e->bytes * pu->fraction * pv->fraction;
-        snprintf(how, sizeof how, "the edge's %.15g bytes x fractions %.15g and %.15g", e->bytes,
-                 pu->fraction, pv->fraction);
     }
     if (fabs(t->bytes - want) <=
         fmax(HS_VALIDATE_TOL_BYTES, HS_VALIDATE_TOL_REL * fmax(t->bytes, want)))
         return NULL;
+    /* how the model got its bytes, written only for a message (a million
+     * transfers are checked) */
+    if (!pu)
+        snprintf(how, sizeof how, "input_bytes %.15g x fraction %.15g",
+                 g->tasks[pv->task].input_bytes, pv->fraction);
+    else if (!pv)
+        snprintf(how, sizeof how, "output_bytes %.15g x fraction %.15g",
+                 g->tasks[pu->task].output_bytes, pu->fraction);
+    else
+        snprintf(how, sizeof how, "the edge's %.15g bytes x fractions %.15g and %.15g", e->bytes,
+                 pu->fraction, pv->fraction);
     snprintf(why, size, " carries %.15g bytes, but the model sends %.15g (%s)", t->bytes, want,
              how);
     return why;

@@ -8,6 +8,7 @@
 
 #include "hetsched/graph.h"
 #include "graph/binding.h"
+#include "graph/numfmt.h"
 #include "graph/strmap.h"
 #include "graph/utf8.h"
 
@@ -24,6 +25,33 @@ static int grow(void **arr, size_t n, size_t elem)
     return 0;
 }
 #define GROW(arr, n) grow((void **)&(arr), (size_t)(n), sizeof *(arr))
+
+/* The same for a list that keeps its capacity (*cap entries), which
+ * finalize trims (trim_list): an application's kernels and edges, a
+ * million of each. */
+static int grow_list(void **arr, int n, int *cap, size_t elem)
+{
+    if (n == *cap) {
+        int grown = n ? 2 * n : 1;
+        void *p = realloc(*arr, (size_t)grown * elem);
+        if (!p)
+            return -1;
+        *arr = p;
+        *cap = grown;
+    }
+    return 0;
+}
+
+static void trim_list(void **arr, int n, int *cap, size_t elem)
+{
+    void *p;
+    if (n > 0 && n < *cap && (p = realloc(*arr, (size_t)n * elem)) != NULL) {
+        *arr = p;
+        *cap = n;
+    }
+}
+#define GROW_LIST(arr, n, cap) grow_list((void **)&(arr), n, &(cap), sizeof *(arr))
+#define TRIM_LIST(arr, n, cap) trim_list((void **)&(arr), n, &(cap), sizeof *(arr))
 
 static int nomem(hs_error *err)
 {
@@ -156,8 +184,6 @@ static void free_kernel(hs_kernel *k)
     for (int i = 0; i < k->nparams; i++)
         free(k->params[i].name);
     free(k->params);
-    for (int i = 0; i < k->ncosts; i++)
-        free(k->costs[i].key);
     free(k->costs);
     free(k->cost_us);
 }
@@ -190,10 +216,13 @@ void hs_workload_free(hs_workload *w)
         free(app->name);
         hs__strmap_free(app->kernel_index);
         hs__pairmap_free(app->edge_index);
+        free(app->edge_off);
+        free(app->edge_by_from);
     }
     free(w->apps);
     hs_graph_free(&w->graph);
     hs__strmap_free(w->ids);
+    hs__strmap_free(w->cost_keys);
     free(w->path);
     free(w);
 }
@@ -626,20 +655,18 @@ int hs_app_add_kernel(hs_workload *w, int app, const char *name, hs_error *err)
         return hs_error_set(err, HS_EUSAGE, "no application %d to add a kernel to", app);
     if ((rc = check_name(name, err, "applications[%d].kernels[%d].name", app, a->nkernels)) != 0)
         return rc;
-    if (find_kernel(a, name) >= 0) {
+    if ((!a->kernel_index && !(a->kernel_index = hs__strmap_new(16))) ||
+        GROW_LIST(a->kernels, a->nkernels, a->kernels_cap) != 0 ||
+        !(a->kernels[a->nkernels] = (hs_kernel){.name = strdup(name)}).name)
+        return nomem(err);
+    /* one probe: the name is added, or found taken */
+    if ((rc = hs__strmap_put(a->kernel_index, name, (size_t)a->nkernels)) != 0) {
+        free(a->kernels[a->nkernels].name);
+        if (rc < 0)
+            return nomem(err);
         snprintf(path, sizeof path, "applications[%d].kernels[%d].name", app, a->nkernels);
         return hs_error_at(err, HS_EINPUT, path, "duplicate kernel name '%s' in application '%s'",
                            name, a->name);
-    }
-    if (!a->kernel_index && !(a->kernel_index = hs__strmap_new(16)))
-        return nomem(err);
-    if (GROW(a->kernels, a->nkernels) != 0)
-        return nomem(err);
-    a->kernels[a->nkernels] = (hs_kernel){.name = strdup(name)};
-    if (!a->kernels[a->nkernels].name ||
-        hs__strmap_put(a->kernel_index, name, (size_t)a->nkernels) < 0) {
-        free(a->kernels[a->nkernels].name);
-        return nomem(err);
     }
     return a->nkernels++;
 }
@@ -656,9 +683,11 @@ int hs_kernel_set_cost(hs_workload *w, int app, int kernel, const char *key, dou
     if (bad_number(us) || us > HS_MAX_US)
         return check_number(us, HS_MAX_US, "us", err, "applications[%d].kernels[%d].cost_us.%s",
                             app, kernel, key);
-    if (GROW(k->costs, k->ncosts) != 0)
+    if (!w->cost_keys && !(w->cost_keys = hs__strmap_new(16)))
         return nomem(err);
-    k->costs[k->ncosts] = (hs_cost_entry){.key = strdup(key), .us = us};
+    if (GROW_LIST(k->costs, k->ncosts, k->costs_cap) != 0)
+        return nomem(err);
+    k->costs[k->ncosts] = (hs_cost_entry){.key = hs__strmap_intern(w->cost_keys, key), .us = us};
     if (!k->costs[k->ncosts].key)
         return nomem(err);
     k->ncosts++;
@@ -731,18 +760,70 @@ int hs_kernel_set_split(hs_workload *w, int app, int kernel, int splittable, dou
     return HS_OK;
 }
 
+/* Builds a->edge_index from a's edges (finalize freed it); 0 or -1. */
+static int edge_index(hs_app *a)
+{
+    if (!(a->edge_index = hs__pairmap_new()))
+        return -1;
+    for (int e = 0; e < a->nedges; e++)
+        if (hs__pairmap_put(a->edge_index, (unsigned)a->edges[e].from, (unsigned)a->edges[e].to,
+                            (size_t)e) < 0)
+            return -1;
+    return 0;
+}
+
+/* Replaces a's edge index by edge_off and edge_by_from (counting sorts by
+ * target, then by source, which keep the first order within the second):
+ * finalize's, so that a million-task workload holds no hash of its edges
+ * once built.  0 or -1. */
+static int edge_lists(hs_app *a)
+{
+    int n = a->nkernels, m = a->nedges, *by_to = malloc(((size_t)m + 1) * sizeof *by_to),
+        *count = calloc((size_t)n + 1, sizeof *count), rc = -1;
+    free(a->edge_off);
+    free(a->edge_by_from);
+    a->edge_off = calloc((size_t)n + 1, sizeof *a->edge_off);
+    a->edge_by_from = malloc(((size_t)m + 1) * sizeof *a->edge_by_from);
+    if (by_to && count && a->edge_off && a->edge_by_from) {
+        for (int e = 0; e < m; e++)
+            count[a->edges[e].to + 1]++;
+        for (int k = 0; k < n; k++)
+            count[k + 1] += count[k];
+        for (int e = 0; e < m; e++)
+            by_to[count[a->edges[e].to]++] = e;
+        for (int e = 0; e < m; e++)
+            a->edge_off[a->edges[e].from + 1]++;
+        for (int k = 0; k < n; k++)
+            a->edge_off[k + 1] += a->edge_off[k];
+        memcpy(count, a->edge_off, ((size_t)n + 1) * sizeof *count);
+        for (int i = 0; i < m; i++)
+            a->edge_by_from[count[a->edges[by_to[i]].from]++] = by_to[i];
+        hs__pairmap_free(a->edge_index);
+        a->edge_index = NULL;
+        rc = 0;
+    }
+    free(by_to);
+    free(count);
+    return rc;
+}
+
 int hs_app_add_edge(hs_workload *w, int app, const char *from, const char *to, double bytes,
                     hs_error *err)
 {
     hs_app *a = app_at(w, app);
     char path[128];
-    size_t dup;
+    size_t found;
     int f, t = -1, rc;
     if (!a || w->finalized)
         return hs_error_set(err, HS_EUSAGE, "no application %d to add an edge to", app);
     /* paths are formatted for a message only (a million-task workload
-     * adds millions of edges) */
-    if ((f = find_kernel(a, from)) < 0 || (t = find_kernel(a, to)) < 0 || f == t) {
+     * adds millions of edges); a kernel's out-edges usually come together,
+     * so the last edge's source is tried before the index (whose look-ups
+     * miss the cache at a million kernels) */
+    f = a->nedges > 0 ? a->edges[a->nedges - 1].from : -1;
+    if (f >= 0 && strcmp(a->kernels[f].name, from) != 0)
+        f = -1;
+    if ((f < 0 && (f = find_kernel(a, from)) < 0) || (t = find_kernel(a, to)) < 0 || f == t) {
         snprintf(path, sizeof path, "applications[%d].edges[%d].%s", app, a->nedges,
                  f < 0 ? "from" : "to");
         if (f < 0 || t < 0)
@@ -750,9 +831,17 @@ int hs_app_add_edge(hs_workload *w, int app, const char *from, const char *to, d
                                f < 0 ? from : to, a->name);
         return hs_error_at(err, HS_EINPUT, path, "kernel '%s' cannot depend on itself", to);
     }
-    if (!a->edge_index && !(a->edge_index = hs__pairmap_new()))
+    if ((!a->edge_index && edge_index(a) != 0) || GROW_LIST(a->edges, a->nedges, a->edges_cap))
         return nomem(err);
-    if (hs__pairmap_get(a->edge_index, (unsigned)f, (unsigned)t, &dup)) {
+    /* one probe of the index where the bytes are good: the pair is added
+     * there, or found a duplicate (refused first, as when the bytes are
+     * bad) */
+    if (bad_number(bytes) || bytes > HS_MAX_BYTES)
+        rc = hs__pairmap_get(a->edge_index, (unsigned)f, (unsigned)t, &found);
+    else if ((rc = hs__pairmap_put(a->edge_index, (unsigned)f, (unsigned)t,
+                                   (size_t)a->nedges)) < 0)
+        return nomem(err);
+    if (rc) {
         snprintf(path, sizeof path, "applications[%d].edges[%d]", app, a->nedges);
         return hs_error_at(err, HS_EINPUT, path, "duplicate edge from '%s' to '%s'", from,
                            to);
@@ -760,9 +849,6 @@ int hs_app_add_edge(hs_workload *w, int app, const char *from, const char *to, d
     if ((rc = check_number(bytes, HS_MAX_BYTES, "bytes", err,
                            "applications[%d].edges[%d].bytes", app, a->nedges)) != 0)
         return rc;
-    if (GROW(a->edges, a->nedges) != 0 ||
-        hs__pairmap_put(a->edge_index, (unsigned)f, (unsigned)t, (size_t)a->nedges) < 0)
-        return nomem(err);
     a->edges[a->nedges] = (hs_kernel_edge){.from = f, .to = t, .bytes = bytes, .feeds = -1};
     return a->nedges++;
 }
@@ -789,10 +875,26 @@ const hs_kernel_edge *hs_edge_origin(const hs_workload *w, const hs_graph *g, co
     const hs_task *from = &g->tasks[e->from], *to = &g->tasks[e->to];
     const hs_app *a = &w->apps[to->app];
     size_t idx;
-    if (from->app != to->app || !a->edge_index)
+    int lo, hi;
+    if (from->app != to->app)
         return NULL;
-    return hs__pairmap_get(a->edge_index, (unsigned)from->kernel, (unsigned)to->kernel, &idx)
-               ? &a->edges[idx]
+    if (!a->edge_off || !w->finalized)
+        return a->edge_index && hs__pairmap_get(a->edge_index, (unsigned)from->kernel,
+                                                (unsigned)to->kernel, &idx)
+                   ? &a->edges[idx]
+                   : NULL;
+    /* binary search among the source kernel's edges, sorted by target */
+    lo = a->edge_off[from->kernel];
+    hi = a->edge_off[from->kernel + 1];
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (a->edges[a->edge_by_from[mid]].to < to->kernel)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < a->edge_off[from->kernel + 1] && a->edges[a->edge_by_from[lo]].to == to->kernel
+               ? &a->edges[a->edge_by_from[lo]]
                : NULL;
 }
 
@@ -836,6 +938,7 @@ static int resolve_costs(hs_workload *w, int a, int ki, int *by_name_of, hs_erro
                                "no device or device kind named '%s' (kinds are cpu, gpu)", key);
         return hs_error_at(err, HS_EINPUT, kpath, "duplicate cost for '%s'", key);
     }
+    TRIM_LIST(k->costs, k->ncosts, k->costs_cap); /* a kernel of 320 devices had 512 */
     free(k->cost_us);
     if (!(k->cost_us = calloc((size_t)p->ndevices + 1, sizeof *k->cost_us)))
         return nomem(err);
@@ -1137,6 +1240,10 @@ int hs_workload_finalize(hs_workload *w, hs_error *err)
         }
         if ((rc = resolve_app_costs(w, a, err)) != 0 || (rc = find_cycle(&w->apps[a], a, err)) != 0 || (rc = hs__bind_edges(w, a, err)) != 0)
             return rc;
+        TRIM_LIST(w->apps[a].kernels, w->apps[a].nkernels, w->apps[a].kernels_cap);
+        TRIM_LIST(w->apps[a].edges, w->apps[a].nedges, w->apps[a].edges_cap);
+        if (edge_lists(&w->apps[a]) != 0)
+            return nomem(err);
         ntasks += (size_t)w->apps[a].instances * (size_t)w->apps[a].nkernels;
         nedges += (size_t)w->apps[a].instances * (size_t)w->apps[a].nedges;
         snprintf(path, sizeof path, "applications[%d].instances", a);
@@ -1188,18 +1295,99 @@ int hs_workload_finalize(hs_workload *w, hs_error *err)
 
 /* --------------------------------------------------------------- task ids */
 
+/* Appends the text of i at out; returns its length. */
+static size_t put_int(char *out, int i)
+{
+    if (i < 0) {
+        *out = '-';
+        return 1 + (size_t)hs__format_u64(-(unsigned long long)(long long)i, out + 1);
+    }
+    return (size_t)hs__format_u64((unsigned long long)i, out);
+}
+
+/* snprintf's "%s#%d/%s" and "%s#%d/%s[%d/%d]", assembled by hand: writing
+ * or reading a million-task schedule formats every id. */
 int hs_task_id(const hs_workload *w, const hs_task *t, char *buf, size_t size)
 {
     const hs_app *a = &w->apps[t->app];
-    int n;
-    if (t->nparts > 1)
-        n = snprintf(buf, size, "%s#%d/%s[%d/%d]", a->name, t->instance,
-                     a->kernels[t->kernel].name, t->part, t->nparts);
-    else
-        n = snprintf(buf, size, "%s#%d/%s", a->name, t->instance, a->kernels[t->kernel].name);
-    if (n >= 0 && size > 0 && (size_t)n >= size)
-        hs__utf8_cut(buf); /* names are UTF-8: so is what is left of them */
-    return n;
+    const char *kernel = a->kernels[t->kernel].name;
+    size_t la = strlen(a->name), lk = strlen(kernel), n = 0;
+    char id[HS_TASK_ID_MAX + 64]; /* names are at most HS_NAME_MAX bytes */
+    if (la > HS_NAME_MAX || lk > HS_NAME_MAX) { /* not built by the builder: as before */
+        if (t->nparts > 1)
+            return snprintf(buf, size, "%s#%d/%s[%d/%d]", a->name, t->instance, kernel,
+                            t->part, t->nparts);
+        return snprintf(buf, size, "%s#%d/%s", a->name, t->instance, kernel);
+    }
+    memcpy(id, a->name, la);
+    n = la;
+    id[n++] = '#';
+    n += put_int(id + n, t->instance);
+    id[n++] = '/';
+    memcpy(id + n, kernel, lk);
+    n += lk;
+    if (t->nparts > 1) {
+        id[n++] = '[';
+        n += put_int(id + n, t->part);
+        id[n++] = '/';
+        n += put_int(id + n, t->nparts);
+        id[n++] = ']';
+    }
+    if (size > 0) {
+        size_t copy = n < size ? n : size - 1;
+        memcpy(buf, id, copy);
+        buf[copy] = '\0';
+        if (n >= size)
+            hs__utf8_cut(buf); /* names are UTF-8: so is what is left of them */
+    }
+    return (int)n;
+}
+
+/* The task of app `a` (whose first task is `first`) that `rest`, the id
+ * after "APP#", names: "I/KERNEL", I written as %d writes it; 1 when
+ * there is one. */
+static int app_task(const hs_workload *w, int a, size_t first, const char *rest, size_t *task)
+{
+    const hs_app *app = &w->apps[a];
+    long long i = 0;
+    const char *c = rest;
+    int k;
+    if (*c == '0' && c[1] != '/')
+        return 0; /* %d writes no leading zero */
+    for (; *c >= '0' && *c <= '9' && c - rest < 11; c++)
+        i = 10 * i + (*c - '0');
+    if (c == rest || *c != '/' || i >= app->instances || (k = find_kernel(app, c + 1)) < 0)
+        return 0;
+    *task = first + (size_t)i * (size_t)app->nkernels + (size_t)k;
+    return 1;
+}
+
+/* The task whose id is `whole` (no part): tasks are numbered application
+ * by application, instance by instance, kernel by kernel, so the id's
+ * pieces give it without an index of every id (a million-task schedule
+ * names each task several times; names hold no '#' or '/').  1 when there
+ * is one, 0 when not, -1 when out of memory. */
+static int find_task(hs_workload *w, const char *whole, size_t *task)
+{
+    char app[HS_NAME_MAX + 1];
+    const char *h = strchr(whole, '#');
+    size_t first, len = h ? (size_t)(h - whole) : 0;
+    if (!w->ids) { /* application name -> its first task */
+        size_t next = 0;
+        if (!(w->ids = hs__strmap_new((size_t)w->napps)))
+            return -1;
+        for (int a = 0; a < w->napps; a++) {
+            if (hs__strmap_put(w->ids, w->apps[a].name, next) < 0)
+                return -1;
+            next += (size_t)w->apps[a].instances * (size_t)w->apps[a].nkernels;
+        }
+    }
+    if (len == 0 || len > HS_NAME_MAX)
+        return 0;
+    memcpy(app, whole, len);
+    app[len] = '\0';
+    return hs__strmap_get(w->ids, app, &first) && first < w->graph.ntasks &&
+           app_task(w, w->graph.tasks[first].app, first, h + 1, task);
 }
 
 int hs_task_parse_id(hs_workload *w, const char *id, size_t *task, int *part, int *nparts,
@@ -1208,18 +1396,9 @@ int hs_task_parse_id(hs_workload *w, const char *id, size_t *task, int *part, in
     char whole[HS_TASK_ID_MAX];
     const char *bracket;
     size_t len;
-    int k = 0, n = 1;
+    int k = 0, n = 1, rc;
     if (!w->finalized)
         return hs_error_set(err, HS_EUSAGE, "the workload is not finalized");
-    if (!w->ids) {
-        if (!(w->ids = hs__strmap_new(w->graph.ntasks)))
-            return nomem(err);
-        for (size_t t = 0; t < w->graph.ntasks; t++) {
-            hs_task_id(w, &w->graph.tasks[t], whole, sizeof whole);
-            if (hs__strmap_put(w->ids, whole, t) < 0)
-                return nomem(err);
-        }
-    }
     bracket = strchr(id, '[');
     len = bracket ? (size_t)(bracket - id) : strlen(id);
     if (len >= sizeof whole)
@@ -1233,7 +1412,9 @@ int hs_task_parse_id(hs_workload *w, const char *id, size_t *task, int *part, in
             return hs_error_set(err, HS_EINPUT,
                                 "task id '%s': a part is written [k/n] with 0 <= k < n", id);
     }
-    if (!hs__strmap_get(w->ids, whole, task))
+    if ((rc = find_task(w, whole, task)) < 0)
+        return nomem(err);
+    if (!rc)
         return hs_error_set(err, HS_EINPUT, "no task '%s' in the workload", whole);
     *part = k;
     *nparts = n;

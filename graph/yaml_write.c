@@ -40,9 +40,15 @@ static int looks_typed(const char *s)
     char *end;
     if (!*s)
         return 1;
-    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
-        if (strcasecmp(s, words[i]) == 0)
-            return 1;
+    if (strnlen(s, 6) <= 5) /* the longest word */
+        for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+            if (strcasecmp(s, words[i]) == 0)
+                return 1;
+    /* strtod reads nothing from a string that does not start with one of
+     * these (space, a sign, a digit, a point, inf or nan): a name like
+     * t12345 costs no strtod */
+    if (!strchr("0123456789+-.iInN \t\n\v\f\r", *s))
+        return 0;
     strtod(s, &end);
     return *end == '\0';
 }

@@ -31,23 +31,36 @@ double hs__mean_cost(const hs_graph *g, size_t t)
     return sum / g->ndevices;
 }
 
-/* Sums the model's transfer time over ordered device pairs whose memories
- * differ (the others cost 0) and divides by the number of pairs averaged
- * over: m(m-1) for HEFT's c-bar, m^2 for eq. (13). */
-double hs__mean_transfer(const hs_platform *pf, double bytes, int distinct)
+/* The model's transfer time summed over ordered device pairs whose
+ * memories differ (the others cost 0), split into its latency and its
+ * per-byte part; the number of pairs averaged over is m(m-1) for HEFT's
+ * c-bar, m^2 for eq. (13). */
+void hs__link_sums_init(hs__link_sums *s, const hs_platform *pf, int distinct)
 {
     int m = pf->ndevices;
-    double pairs = distinct ? (double)m * (m - 1) : (double)m * m;
-    double sum = 0.0;
-    if (pairs <= 0 || bytes <= 0)
-        return 0.0;
+    *s = (hs__link_sums){.pairs = distinct ? (double)m * (m - 1) : (double)m * m};
     for (int q = 0; q < m; q++)
         for (int w = 0; w < m; w++) {
             int mq = pf->devices[q].memory, mw = pf->devices[w].memory;
-            if (mq != mw)
-                sum += hs_transfer_us(pf, mq, mw, bytes);
+            const hs_link *l = &pf->links[mq * pf->nmemories + mw];
+            if (mq == mw)
+                continue;
+            if (!l->present) {
+                s->missing++;
+                continue;
+            }
+            s->latency_us += l->latency_us;
+            s->us_per_byte += 1.0 / (l->bandwidth_gbps * 1000.0);
         }
-    return sum / pairs;
+}
+
+double hs__mean_transfer(const hs__link_sums *s, double bytes)
+{
+    if (s->pairs <= 0 || bytes <= 0)
+        return 0.0;
+    if (s->missing)
+        return HUGE_VAL;
+    return (s->latency_us + bytes * s->us_per_byte) / s->pairs;
 }
 
 /* eq. (9): F_k = max_h C_h / C_k; eq. (10): H = max_k F_k, which is the
@@ -78,12 +91,14 @@ void hs__h_ratio(const hs_graph *g, double *h)
  * rank of HEFT, and Definition 1's depth does not enter it. */
 void hs__d_rank(const hs_graph *g, const hs_platform *pf, double *rank)
 {
+    hs__link_sums links;
+    hs__link_sums_init(&links, pf, 0);
     for (size_t t = 0; t < g->ntasks; t++) {
         double best = 0.0;
         const hs_edge *e;
         HS_GRAPH_SUCC_FOREACH(g, t, e)
         {
-            double v = hs__mean_transfer(pf, e->bytes, 0) + hs__mean_cost(g, e->to);
+            double v = hs__mean_transfer(&links, e->bytes) + hs__mean_cost(g, e->to);
             if (v > best)
                 best = v;
         }
@@ -110,16 +125,18 @@ static size_t *topo(const hs_graph *g, hs_error *err)
  * predecessors by walking a topological order backwards. */
 int hs__upward_rank(const hs_graph *g, const hs_platform *pf, double *rank, hs_error *err)
 {
+    hs__link_sums links;
     size_t *order = topo(g, err);
     if (!order)
         return err ? err->code : HS_ENOMEM;
+    hs__link_sums_init(&links, pf, 1);
     for (size_t i = g->ntasks; i-- > 0;) {
         size_t t = order[i];
         double best = 0.0;
         const hs_edge *e;
         HS_GRAPH_SUCC_FOREACH(g, t, e)
         {
-            double v = hs__mean_transfer(pf, e->bytes, 1) + rank[e->to];
+            double v = hs__mean_transfer(&links, e->bytes) + rank[e->to];
             if (v > best)
                 best = v;
         }
@@ -192,9 +209,11 @@ int hs__weighted_upward_rank(const hs_graph *g, const hs_platform *pf, double *r
  * successors by walking a topological order forwards. */
 int hs__downward_rank(const hs_graph *g, const hs_platform *pf, double *rank, hs_error *err)
 {
+    hs__link_sums links;
     size_t *order = topo(g, err);
     if (!order)
         return err ? err->code : HS_ENOMEM;
+    hs__link_sums_init(&links, pf, 1);
     for (size_t i = 0; i < g->ntasks; i++) {
         size_t t = order[i];
         double best = 0.0;
@@ -202,7 +221,7 @@ int hs__downward_rank(const hs_graph *g, const hs_platform *pf, double *rank, hs
         HS_GRAPH_PRED_FOREACH(g, t, e)
         {
             double v = rank[e->from] + hs__mean_cost(g, e->from) +
-                       hs__mean_transfer(pf, e->bytes, 1);
+                       hs__mean_transfer(&links, e->bytes);
             if (v > best)
                 best = v;
         }
@@ -254,9 +273,11 @@ int hs__oct(const hs_graph *g, const hs_platform *pf, double *oct, double *rank,
             hs_error *err)
 {
     int m = g->ndevices;
+    hs__link_sums links;
     size_t *order = topo(g, err);
     if (!order)
         return err ? err->code : HS_ENOMEM;
+    hs__link_sums_init(&links, pf, 1);
     for (size_t i = g->ntasks; i-- > 0;) {
         size_t t = order[i];
         double *row = &oct[t * (size_t)m];
@@ -265,7 +286,7 @@ int hs__oct(const hs_graph *g, const hs_platform *pf, double *oct, double *rank,
             row[p] = 0.0;
         HS_GRAPH_SUCC_FOREACH(g, t, e)
         {
-            double cbar = hs__mean_transfer(pf, e->bytes, 1);
+            double cbar = hs__mean_transfer(&links, e->bytes);
             const double *srow = &oct[e->to * (size_t)m];
             for (int p = 0; p < m; p++) {
                 double best = HUGE_VAL;

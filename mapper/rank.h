@@ -27,8 +27,22 @@ double hs__mean_cost(const hs_graph *g, size_t t);
  * `distinct` set: over the m(m-1) ordered pairs of distinct devices (HEFT's
  * and PEFT's c-bar); otherwise over all m^2 ordered pairs, the pairs of a
  * device with itself counting 0 (eq. (13)).  A pair of devices sharing a
- * memory always counts 0 (no transfer in the model).  0 with one device. */
-double hs__mean_transfer(const hs_platform *pf, double bytes, int distinct);
+ * memory always counts 0 (no transfer in the model).  0 with one device.
+ * The sums over the pairs are taken once (hs__link_sums_init, O(m^2)), so
+ * that each edge costs O(1) however many devices there are (a 64-node
+ * cluster has 320, 102080 pairs): the mean is
+ *   (sum of latencies + bytes x sum of 1 / (bandwidth x 1000)) / pairs,
+ * equal to the mean of hs_transfer_us over the pairs up to rounding (a few
+ * units in the last place: the sum is grouped differently). */
+typedef struct hs__link_sums {
+    double pairs;       /* m(m-1) or m^2 */
+    double latency_us;  /* sum over the pairs on two memories */
+    double us_per_byte; /* sum of 1 / (bandwidth_gbps x 1000) over them */
+    int missing;        /* pairs on two memories without a link */
+} hs__link_sums;
+
+void hs__link_sums_init(hs__link_sums *s, const hs_platform *pf, int distinct);
+double hs__mean_transfer(const hs__link_sums *s, double bytes);
 
 /* Heterogeneity ratio of every task, eq. (9)-(10): H = max_k C_k / min_k C_k
  * (the largest favorite ratio).  1 when every cost is 0; HUGE_VAL when only

@@ -38,18 +38,6 @@ typedef struct neighbour {
     double on, cost, off;
 } neighbour;
 
-static int by_off_desc(const void *a, const void *b)
-{
-    double x = ((const neighbour *)a)->off, y = ((const neighbour *)b)->off;
-    return x > y ? -1 : x < y;
-}
-
-static int by_on(const void *a, const void *b)
-{
-    double x = ((const neighbour *)a)->on, y = ((const neighbour *)b)->on;
-    return x < y ? -1 : x > y;
-}
-
 /* Neighbours up to which gather() looks at every prefix, O(k^2 log k); a
  * task with more takes each neighbour alone (lower, still valid). */
 #define GATHER_MAX 64
@@ -62,14 +50,28 @@ static int by_on(const void *a, const void *b)
 static double gather(neighbour *nb, size_t k, neighbour *tmp)
 {
     double best = HUGE_VAL;
-    qsort(nb, k, sizeof *nb, by_off_desc);
+    /* insertion sorts, stable as qsort's merge sort is: a task has a few
+     * neighbours, and qsort's set-up cost more than the sorting */
+    for (size_t i = 1; i < k; i++) {
+        neighbour x = nb[i];
+        size_t j = i;
+        for (; j > 0 && nb[j - 1].off < x.off; j--)
+            nb[j] = nb[j - 1];
+        nb[j] = x;
+    }
+    /* tmp holds the prefix nb[0 .. i) in order of `on` (ties in nb's
+     * order), each step inserting one more */
     for (size_t i = 0; i <= k; i++) {
         double f = 0, rest = i < k ? nb[i].off : 0;
-        if (i > 0 && !isfinite(nb[i - 1].on))
-            break; /* it cannot join the device: no longer prefix either */
-        for (size_t j = 0; j < i; j++)
-            tmp[j] = nb[j];
-        qsort(tmp, i, sizeof *tmp, by_on);
+        if (i > 0) {
+            neighbour x = nb[i - 1];
+            size_t j = i - 1;
+            if (!isfinite(x.on))
+                break; /* it cannot join the device: no longer prefix either */
+            for (; j > 0 && tmp[j - 1].on > x.on; j--)
+                tmp[j] = tmp[j - 1];
+            tmp[j] = x;
+        }
         for (size_t j = 0; j < i; j++)
             f = fmax(f, tmp[j].on) + tmp[j].cost;
         best = fmin(best, fmax(f, rest));

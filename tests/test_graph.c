@@ -258,6 +258,10 @@ static void builder_indexes(void **state)
                  "applications[0].edges[39986].to: kernel 'k5' cannot depend on itself");
     expect_error(hs_app_add_edge(w, a, "nope", "k5", 1, &err), &err,
                  "applications[0].edges[39986].from: no kernel 'nope' in application 'big'");
+    expect_error(hs_app_add_edge(w, a, "k123", "k130", -1, &err), &err, /* duplicate first */
+                 "applications[0].edges[39986]: duplicate edge from 'k123' to 'k130'");
+    expect_error(hs_app_add_edge(w, a, "k123", "k129", -1, &err), &err,
+                 "applications[0].edges[39986].bytes: must be a finite number >= 0, not -1");
     assert_int_equal(hs_app_add_edge(w, a, "k123", "k129", 0, &err), 39986); /* a new pair */
     assert_int_equal(hs_workload_finalize(w, &err), HS_OK);
     assert_int_equal(w->graph.nedges, 39987);
@@ -267,6 +271,18 @@ static void builder_indexes(void **state)
         assert_non_null(ke);
         assert_int_equal(ke->from, w->graph.tasks[ge->from].kernel);
         assert_int_equal(ke->to, w->graph.tasks[ge->to].kernel);
+    }
+    /* finalize keeps the edges sorted by source instead of their hash */
+    assert_null(w->apps[0].edge_index);
+    {
+        hs_edge none = {.from = 0, .to = 5}, seventh = {.from = 123, .to = 130},
+                last = {.from = N - 2, .to = N - 1};
+        assert_null(hs_edge_origin(w, &w->graph, &none));
+        assert_ptr_equal(hs_edge_origin(w, &w->graph, &seventh), &w->apps[0].edges[247]);
+        assert_null(hs_edge_origin(w, &w->graph, &last)); /* k19998 -> k19999 was not added */
+        none.from = N - 9;
+        none.to = N - 8;
+        assert_ptr_equal(hs_edge_origin(w, &w->graph, &none), &w->apps[0].edges[2 * (N - 9)]);
     }
     hs_workload_free(w);
 }
@@ -430,6 +446,54 @@ static void cycle_is_named(void **state)
     hs_workload_free(w);
 }
 
+/* Task ids read back from their pieces: each application's tasks after
+ * the last one's, instances written as %d writes them, parts after. */
+static void ids_read_back(void **state)
+{
+    static const struct {
+        const char *app, *kernel;
+        int instances;
+    } k[] = {{"a", "k", 1}, {"a", "m", 1}, {"ab", "k", 2}, {"x y", "z.w", 12}};
+    static const struct {
+        const char *id;
+        long task; /* -1: none */
+    } ids[] = {
+        {"a#0/k", 0},     {"a#0/m", 1},    {"ab#1/k", 3},   {"x y#0/z.w", 4},
+        {"x y#11/z.w", 15}, {"x y#7/z.w[1/2]", 11},
+        {"a#00/k", -1},   {"a#1/k", -1},   {"a#-0/k", -1},  {"x y#12/z.w", -1},
+        {"a#0/", -1},     {"#0/k", -1},    {"a", -1},       {"a#0k", -1},
+        {"ab#0/m", -1},   {"b#0/k", -1},   {"x y#99999999999/z.w", -1}, {"a#/k", -1},
+    };
+    hs_workload *w = hs_workload_new();
+    hs_error err = {0};
+    (void)state;
+    assert_int_equal(hs_platform_add_device(w, "cpu0", HS_DEVICE_CPU, "host", 1, &err), 0);
+    for (size_t i = 0; i < sizeof k / sizeof *k; i++) {
+        int a = i == 1 ? 0 : hs_workload_add_app(w, k[i].app, k[i].instances, &err);
+        int n = hs_app_add_kernel(w, a, k[i].kernel, &err);
+        assert_true(a >= 0 && n >= 0);
+        assert_int_equal(hs_kernel_set_cost(w, a, n, "cpu", 1, &err), 0);
+    }
+    assert_int_equal(hs_workload_finalize(w, &err), HS_OK);
+    assert_int_equal(w->graph.ntasks, 16);
+    for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) {
+        size_t task = 99;
+        int part, nparts, rc = hs_task_parse_id(w, ids[i].id, &task, &part, &nparts, &err);
+        if (ids[i].task < 0 ? rc != HS_EINPUT : rc != HS_OK || task != (size_t)ids[i].task)
+            fail_msg("%s: rc %d, task %zu, not %ld", ids[i].id, rc, task, ids[i].task);
+    }
+    /* every task's own id names it */
+    for (size_t t = 0; t < w->graph.ntasks; t++) {
+        char id[64];
+        size_t back;
+        int part, nparts;
+        hs_task_id(w, &w->graph.tasks[t], id, sizeof id);
+        assert_int_equal(hs_task_parse_id(w, id, &back, &part, &nparts, &err), HS_OK);
+        assert_int_equal(back, t);
+    }
+    hs_workload_free(w);
+}
+
 static void flatten_resolve_and_ids(void **state)
 {
     hs_error err = {0};
@@ -451,15 +515,36 @@ static void flatten_resolve_and_ids(void **state)
     hs_kernel_set_cost(w, 0, 1, "cpu", 1520, &err);
     hs_kernel_set_cost(w, 0, 1, "gpu", 242, &err);
     hs_app_add_edge(w, 0, "add", "scale", 200000, &err);
+    /* the kernels share one copy of each cost key */
+    assert_ptr_equal(w->apps[0].kernels[0].costs[0].key, w->apps[0].kernels[1].costs[0].key);
+    assert_ptr_equal(w->apps[0].kernels[0].costs[1].key, w->apps[0].kernels[1].costs[1].key);
+    assert_string_equal(w->apps[0].kernels[0].costs[2].key, "gpu1");
+    assert_int_equal(w->apps[0].kernels[0].costs_cap, 4);
     assert_int_equal(hs_workload_finalize(w, &err), HS_OK);
+    assert_int_equal(w->apps[0].kernels[0].costs_cap, 3); /* trimmed */
+    assert_int_equal(w->apps[0].kernels_cap, 2);
+    assert_int_equal(w->apps[0].edges_cap, 1);
+    assert_float_equal(w->apps[0].kernels[0].costs[2].us, 400, 0);
     assert_int_equal(w->graph.ntasks, 6);
     assert_int_equal(w->graph.nedges, 3);
     assert_float_equal(w->graph.tasks[4].cost_us[0], 568, 0);
     assert_float_equal(w->graph.tasks[4].cost_us[1], 422, 0);
     assert_float_equal(w->graph.tasks[4].cost_us[2], 400, 0);
     assert_float_equal(hs_task_min_cost(&w->graph, 4), 400, 0);
-    hs_task_id(w, &w->graph.tasks[5], id, sizeof id);
+    assert_int_equal(hs_task_id(w, &w->graph.tasks[5], id, sizeof id), 10);
     assert_string_equal(id, "va#2/scale");
+    {
+        hs_task part = w->graph.tasks[5];
+        part.part = 12;
+        part.nparts = 345;
+        assert_int_equal(hs_task_id(w, &part, id, sizeof id), 18);
+        assert_string_equal(id, "va#2/scale[12/345]");
+        assert_int_equal(hs_task_id(w, &part, id, 8), 18); /* cut, as snprintf */
+        assert_string_equal(id, "va#2/sc");
+        id[0] = 'x';
+        assert_int_equal(hs_task_id(w, &part, id, 0), 18);
+        assert_int_equal(id[0], 'x');
+    }
     assert_int_equal(hs_task_parse_id(w, "va#1/add", &task, &part, &nparts, &err), HS_OK);
     assert_int_equal(task, 2);
     assert_int_equal(nparts, 1);
@@ -505,7 +590,7 @@ int main(void)
         cmocka_unit_test(finalize_refusals),  cmocka_unit_test(edge_bindings),
         cmocka_unit_test(cycle_is_named),     cmocka_unit_test(cluster_routes),
         cmocka_unit_test(cluster_refusals),
-        cmocka_unit_test(flatten_resolve_and_ids), cmocka_unit_test(error_table),
+        cmocka_unit_test(flatten_resolve_and_ids), cmocka_unit_test(ids_read_back), cmocka_unit_test(error_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -202,11 +202,56 @@ static const dev_spec cpu_gpu[] = {{"cpu0", HS_DEVICE_CPU, "host"},
 
 /* ------------------------------------------------------------- priorities */
 
+/* hs__mean_transfer's sums against the mean of hs_transfer_us over the
+ * device pairs, on a cluster (routes through the hosts and the network,
+ * CPUs sharing a memory) and on a platform missing a link. */
+static void mean_transfer_sums(void **state)
+{
+    hs_workload *w = hs_workload_new();
+    hs_error err = {0};
+    const hs_platform *pf = &w->platform;
+    static const double sizes[] = {1, 4096, 200000, 3.7e9};
+    (void)state;
+    assert_int_equal(hs_gen_cluster(w, "cpu:2,gpu:2", 4, 3, &err), HS_OK);
+    for (int distinct = 0; distinct <= 1; distinct++) {
+        hs__link_sums sums;
+        int m = pf->ndevices;
+        hs__link_sums_init(&sums, pf, distinct);
+        assert_int_equal(sums.missing, 0);
+        for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+            double sum = 0, mean;
+            for (int q = 0; q < m; q++)
+                for (int r = 0; r < m; r++)
+                    sum += hs_transfer_us(pf, pf->devices[q].memory, pf->devices[r].memory,
+                                          sizes[i]);
+            mean = sum / (distinct ? m * (m - 1) : m * m);
+            assert_true(mean > 0);
+            assert_float_equal(hs__mean_transfer(&sums, sizes[i]), mean, 1e-13 * mean);
+        }
+    }
+    hs_workload_free(w);
+
+    /* two memories without a link: a transfer between them never ends */
+    w = hs_workload_new();
+    pf = &w->platform;
+    assert_int_equal(hs_platform_add_device(w, "cpu0", HS_DEVICE_CPU, "host", 1, &err), 0);
+    assert_int_equal(hs_platform_add_device(w, "gpu0", HS_DEVICE_GPU, "gpu0", 0, &err), 1);
+    {
+        hs__link_sums sums;
+        hs__link_sums_init(&sums, pf, 1);
+        assert_int_equal(sums.missing, 2);
+        assert_true(hs__mean_transfer(&sums, 1) == HUGE_VAL);
+        assert_float_equal(hs__mean_transfer(&sums, 0), 0, 0);
+    }
+    hs_workload_free(w);
+}
+
 static void priorities(void **state)
 {
     hs_workload *w = case_study();
     const hs_graph *g = &w->graph;
     const hs_platform *pf = &w->platform;
+    hs__link_sums all, distinct;
     double v[5];
     (void)state;
 
@@ -223,9 +268,11 @@ static void priorities(void **state)
      * each way; over the m^2 = 4 ordered pairs (two of them a device with
      * itself, 0): 53.333 / 4 = 13.333.  HEFT's mean over the 2 pairs of
      * distinct devices: 26.667. */
-    assert_float_equal(hs__mean_transfer(pf, 200000, 0), (10 + 200000 / 12000.0) / 2, 1e-9);
-    assert_float_equal(hs__mean_transfer(pf, 200000, 1), 10 + 200000 / 12000.0, 1e-9);
-    assert_float_equal(hs__mean_transfer(pf, 0, 1), 0, 0);
+    hs__link_sums_init(&all, pf, 0);
+    hs__link_sums_init(&distinct, pf, 1);
+    assert_float_equal(hs__mean_transfer(&all, 200000), (10 + 200000 / 12000.0) / 2, 1e-9);
+    assert_float_equal(hs__mean_transfer(&distinct, 200000), 10 + 200000 / 12000.0, 1e-9);
+    assert_float_equal(hs__mean_transfer(&distinct, 0), 0, 0);
 
     /* eq. (14), one level: mean cost + max over successors of (eq. (13) +
      * successor's mean cost).
@@ -1645,6 +1692,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(priorities),
+        cmocka_unit_test(mean_transfer_sums),
         cmocka_unit_test(optimistic_cost_table),
         cmocka_unit_test(slots_match_a_scan),
         cmocka_unit_test(h_ratio_threshold),

@@ -618,6 +618,48 @@ static void device_overhead(void **state)
     hs_workload_free(w);
 }
 
+/* Names a YAML 1.1 reader would take for a number, a boolean or null are
+ * written quoted, others plain, and all of them read back as names. */
+static void typed_names_quoted(void **state)
+{
+    static const char *const quoted[] = {"true", "Null", "~", "OFF", "-.INF", "1e3", "inf",
+                                         "NaN", "0x1F", " 5", "+7", ".5"};
+    static const char *const plain[] = {"t123", "name", "infinite", "nope", "x1e3"};
+    hs_workload *w = hs_workload_new(), *back;
+    hs_error err = {0};
+    char *text = NULL, want[32];
+    size_t len = 0, n = 0;
+    FILE *f = open_memstream(&text, &len);
+    int a;
+    (void)state;
+    assert_int_equal(hs_platform_add_device(w, "cpu0", HS_DEVICE_CPU, "host", 1, &err), 0);
+    a = hs_workload_add_app(w, "a", 1, &err);
+    for (size_t i = 0; i < 17; i++) {
+        const char *name = i < 12 ? quoted[i] : plain[i - 12];
+        assert_int_equal(hs_app_add_kernel(w, a, name, &err), (int)i);
+        assert_int_equal(hs_kernel_set_cost(w, a, (int)i, "cpu", 1, &err), 0);
+    }
+    assert_int_equal(hs_workload_finalize(w, &err), HS_OK);
+    assert_non_null(f);
+    assert_int_equal(hs_workload_write_yaml(w, f, &err), HS_OK);
+    fclose(f);
+    for (size_t i = 0; i < 12; i++) {
+        snprintf(want, sizeof want, "{name: \"%s\",", quoted[i]);
+        assert_non_null(strstr(text, want));
+    }
+    for (size_t i = 0; i < 5; i++) {
+        snprintf(want, sizeof want, "{name: %s,", plain[i]);
+        assert_non_null(strstr(text, want));
+    }
+    assert_int_equal(hs_workload_load_buffer("back.yaml", text, len, &back, &err), HS_OK);
+    for (int k = 0; k < back->apps[0].nkernels; k++, n++)
+        assert_string_equal(back->apps[0].kernels[k].name, w->apps[0].kernels[k].name);
+    assert_int_equal(n, 17);
+    free(text);
+    hs_workload_free(back);
+    hs_workload_free(w);
+}
+
 /* A cost provider that answers what its context holds for every kernel,
  * and knows no device overhead. */
 static int fixed_cost(void *ctx, const hs_kernel *k, const hs_device *d, double *us,
@@ -873,6 +915,7 @@ int main(void)
         cmocka_unit_test(two_gpus),
         cmocka_unit_test(optional_fields),
         cmocka_unit_test(device_overhead),
+        cmocka_unit_test(typed_names_quoted),
         cmocka_unit_test(malformed_files),
         cmocka_unit_test(error_path_kept),
         cmocka_unit_test(unreadable),

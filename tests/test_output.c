@@ -58,16 +58,22 @@ static void write_text(const char *path, const char *text)
     assert_int_equal(fclose(f), 0);
 }
 
-static void expect_text(const char *path, const char *text)
+/* The text of a small file (a static buffer, NUL-terminated). */
+static const char *read_text(const char *path)
 {
-    char buf[256] = "";
+    static char text[4096];
     FILE *f = fopen(path, "r");
     size_t n;
     assert_non_null(f);
-    n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = '\0';
+    n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
     fclose(f);
-    assert_string_equal(buf, text);
+    return text;
+}
+
+static void expect_text(const char *path, const char *text)
+{
+    assert_string_equal(read_text(path), text);
 }
 
 /* The files of tmpdir, joined by spaces in name order (no temporary left). */
@@ -261,8 +267,20 @@ static void library_writers(void **state)
     assert_string_equal(err.msg, "cannot write /dev/full: No space left on device");
     assert_int_equal(stat("/dev/full", &st), 0);
     assert_true(S_ISCHR(st.st_mode));
+    /* a line's numbers share the least precision of 15-17 at which all of
+     * them read back, as jansson writes them: 0.1 gets 17 digits beside
+     * 0.1 + 0.2, and a whole number ends in .0 */
+    s->placements[0].start_us = 0.1;
+    s->placements[0].end_us = 0.1 + 0.2;
+    assert_int_equal(hs_schedule_write_json(w, s, good, &err), HS_OK);
+    assert_non_null(strstr(read_text(good), "\"start_us\": 0.10000000000000001, \"end_us\": "
+                                             "0.30000000000000004, \"fraction\": 1.0}"));
+    s->placements[0].start_us = 1301.378;
+    s->placements[0].end_us = 2000;
     /* a good write, then a failing one of the same file keeps the good one */
     assert_int_equal(hs_schedule_write_json(w, s, good, &err), HS_OK);
+    assert_non_null(strstr(read_text(good), "\"start_us\": 1301.378, \"end_us\": 2000.0, "
+                                             "\"fraction\": 1.0}"));
     s->placements[0].end_us = -1.0 / 0.0; /* refused before a byte is written */
     assert_int_equal(hs_schedule_write_json(w, s, good, &err), HS_EUSAGE);
     assert_int_equal(stat(good, &st), 0);

@@ -9,6 +9,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "hetsched/gen.h"
+#include "graph/numfmt.h"
 
 #define FLOAT_BYTES 4.0 /* the benchmarks work on single-precision floats */
 
@@ -371,6 +372,14 @@ static int spread_costs(hs_workload *w, int a, int k, gsl_rng *r, double mean, d
     return HS_OK;
 }
 
+/* The name of random task t, "t" and its number, without printf's
+ * parsing (a million tasks are named, their edges' ends too). */
+static void task_name(char buf[32], size_t t)
+{
+    buf[0] = 't';
+    hs__format_u64(t, buf + 1);
+}
+
 /* The random graph of gen.h.  Levels first (their widths drawn until they
  * hold exactly v tasks), then every task's costs, then the edges level by
  * level: each task of level l+1 picks a parent in level l (so levels are
@@ -479,7 +488,7 @@ int hs_gen_random(hs_workload *w, const hs_gen_random_opts *o, hs_error *err)
     for (size_t t = 0; t < v; t++) {
         double mean = 2.0 * o->mean_cost_us * gsl_rng_uniform_pos(r); /* (0, 2 w_dag) */
         int k;
-        snprintf(from, sizeof from, "t%zu", t);
+        task_name(from, t);
         if ((k = hs_app_add_kernel(w, a, from, err)) < 0) {
             rc = k;
             goto out;
@@ -542,12 +551,12 @@ int hs_gen_random(hs_workload *w, const hs_gen_random_opts *o, hs_error *err)
                 if (j == nsucc)
                     succ[nsucc++] = c;
             }
-            snprintf(from, sizeof from, "t%zu", u);
+            task_name(from, u);
             for (size_t j = 0; j < nsucc; j++) {
                 double bytes = 0;
                 if (o->ccr > 0)
                     bytes = fmax(1.0, floor(2.0 * mean_bytes * gsl_rng_uniform(r) + 0.5));
-                snprintf(to, sizeof to, "t%zu", succ[j]);
+                task_name(to, succ[j]);
                 if (w->apps[a].nedges == HS_MAX_EDGES) {
                     rc = hs_error_set(err, HS_EINPUT, "%zu tasks with out-degree %d make more "
                                       "than the %d edges a workload may have", v,

@@ -170,7 +170,8 @@ typedef struct hs_param {
 } hs_param;
 
 typedef struct hs_cost_entry { /* as written: key is a device name or a kind */
-    char *key;
+    const char *key;       /* the workload's one copy of it (hs_workload.cost_keys),
+                              which many kernels share: never freed alone */
     double us;
 } hs_cost_entry;
 
@@ -181,6 +182,7 @@ typedef struct hs_kernel {
     hs_param *params;
     int ncosts;
     hs_cost_entry *costs;  /* as given; resolved per device into cost_us */
+    int costs_cap;         /* entries allocated in costs (finalize trims it to ncosts) */
     double *cost_us;       /* [ndevices] after finalize */
     double input_bytes;    /* read from host memory before it starts */
     double output_bytes;   /* written back to host memory after it ends */
@@ -211,10 +213,17 @@ typedef struct hs_app {
     hs_kernel *kernels;
     int nedges;
     hs_kernel_edge *edges;
+    int kernels_cap, edges_cap; /* entries allocated (finalize trims them to the counts) */
     struct hs__strmap *kernel_index; /* kernel name -> index, and */
     struct hs__pairmap *edge_index;  /* (from, to) kernels -> edge index: keep
                                         the builder's checks O(1) so generators
-                                        can build 1M kernels */
+                                        can build 1M kernels; finalize frees it
+                                        (an edge added later builds it again) */
+    int *edge_off, *edge_by_from;    /* after finalize, for hs_edge_origin: the
+                                        edges by source kernel (edge_off[k] ..
+                                        edge_off[k + 1] - 1), each kernel's by
+                                        target; 17 bytes an edge less than the
+                                        index (16-byte slots at most 3/4 full) */
 } hs_app;
 
 /* ------------------------------------------------------------- task graph */
@@ -284,7 +293,10 @@ typedef struct hs_workload {
     hs_app *apps;
     int finalized;
     hs_graph graph;        /* every instance of every application */
-    struct hs__strmap *ids; /* task id -> task index, built on demand */
+    struct hs__strmap *ids; /* application name -> its first task, built on demand
+                               (hs_task_parse_id) */
+    struct hs__strmap *cost_keys; /* the keys of every kernel's costs, one copy each
+                                     (a kernel of a 320-device cluster names them all) */
     hs_cost_fn cost_fn;    /* see hs_workload_set_cost_fn; NULL: none */
     void *cost_ctx;
 } hs_workload;
