@@ -252,7 +252,7 @@ static int run_main(int argc, char **argv)
     char fail_buf[128], throttle_buf[128]; /* device names */
     hs_workload *w = NULL;
     hs_error err = {0};
-    int c, status = 0, rc, have_seed = 0, have_thr = 0, loud = -1;
+    int c, status = 0, rc, have_seed = 0, have_thr = 0, loud = -1, follower = 0;
     unsigned long long v;
     if (!split_options) {
         fprintf(stderr, "hetsched: out of memory\n");
@@ -265,7 +265,8 @@ static int run_main(int argc, char **argv)
     }
     /* a rank but the first says nothing until the run starts: what fails
      * before fails alike on every rank, and rank 0 says it */
-    if (hs_mpi_size() > 1 && hs_mpi_rank() != 0 && (loud = dup(2)) >= 0) {
+    follower = hs_mpi_size() > 1 && hs_mpi_rank() != 0;
+    if (follower && (loud = dup(2)) >= 0) {
         int quiet = open("/dev/null", O_WRONLY);
         if (quiet >= 0) {
             dup2(quiet, 2);
@@ -433,10 +434,12 @@ static int run_main(int argc, char **argv)
     }
     ro.perfmodel = model;
     rc = hs_run(w, algo, &ro, &res, &err);
-    if (loud >= 0) {
-        dup2(loud, 2);
-        close(loud);
-        loud = -1;
+    if (follower) {
+        if (loud >= 0) {
+            dup2(loud, 2);
+            close(loud);
+            loud = -1;
+        }
         if (rc != HS_OK && hs_mpi_started()) { /* this rank's alone: end the job */
             fprintf(stderr, "hetsched: rank %d: %s\n", hs_mpi_rank(), err.msg);
             hs_mpi_abort(hs_error_exit_status(err.code));

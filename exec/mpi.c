@@ -196,6 +196,7 @@ typedef struct mpi_remote {
     pthread_t progress;
     int running;
     atomic_int stop;            /* the run ended here: finish the sends, end */
+    atomic_int quit;            /* it failed here: end at once */
     int failed;                 /* message passing failed (mu): ferr */
     hs_error ferr;
     size_t messages;            /* sent by this rank, and their payload */
@@ -373,7 +374,10 @@ static void *progress_main(void *arg)
 #endif
     for (;;) {
         hs_error err = {0};
-        int stop = atomic_load(&mr->stop), moved = progress_turn(mr, &err), empty;
+        int stop = atomic_load(&mr->stop), moved, empty;
+        if (atomic_load(&mr->quit))
+            return NULL;
+        moved = progress_turn(mr, &err);
         if (moved < 0) {
             fail(mr, &err);
             return NULL;
@@ -388,12 +392,77 @@ static void *progress_main(void *arg)
     }
 }
 
+static double mono_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return 1e6 * (double)ts.tv_sec + 1e-3 * (double)ts.tv_nsec;
+}
+
+/* How far rank 0's monotonic clock is ahead of this rank's, µs (0 on rank
+ * 0): rank 0 answers SYNC_ROUNDS requests of each rank in turn with its
+ * clock, and the rank keeps the answer of the shortest round trip, taken
+ * at its middle (Cristian's algorithm). */
+#define SYNC_ROUNDS 8
+static int clock_offset(double *offset, hs_error *err)
+{
+    double best = -1, t;
+    int rc = MPI_SUCCESS;
+    *offset = 0;
+    if (world.rank == 0) {
+        for (int r = 1; r < world.size && rc == MPI_SUCCESS; r++)
+            for (int k = 0; k < SYNC_ROUNDS && rc == MPI_SUCCESS; k++) {
+                char ask;
+                if ((rc = MPI_Recv(&ask, 1, MPI_CHAR, r, 0, MPI_COMM_WORLD,
+                                   MPI_STATUS_IGNORE)) == MPI_SUCCESS) {
+                    t = mono_us();
+                    rc = MPI_Send(&t, 1, MPI_DOUBLE, r, 0, MPI_COMM_WORLD);
+                }
+            }
+    } else {
+        for (int k = 0; k < SYNC_ROUNDS && rc == MPI_SUCCESS; k++) {
+            char ask = 0;
+            double a = mono_us(), b;
+            if ((rc = MPI_Send(&ask, 1, MPI_CHAR, 0, 0, MPI_COMM_WORLD)) == MPI_SUCCESS &&
+                (rc = MPI_Recv(&t, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE)) ==
+                    MPI_SUCCESS) {
+                b = mono_us();
+                if (best < 0 || b - a < best) {
+                    best = b - a;
+                    *offset = t - (a + b) / 2;
+                }
+            }
+        }
+    }
+    return rc == MPI_SUCCESS ? HS_OK : mpi_error(err, rc, "the clocks' synchronisation");
+}
+
+/* The ranks' clocks start together: once every rank is here, rank 0 names
+ * an instant START_AHEAD_US ahead on its clock, and each rank sleeps until
+ * that instant on its own (clock_offset), so that a rank descheduled on
+ * its way out of a collective does not start late.  Then message passing
+ * starts. */
+#define START_AHEAD_US 2000.0
 static int remote_start(void *ctx, hs_error *err)
 {
     mpi_remote *mr = ctx;
+    double offset, start = 0;
     int rc;
     if ((rc = MPI_Barrier(MPI_COMM_WORLD)) != MPI_SUCCESS)
         return mpi_error(err, rc, "MPI_Barrier before the run");
+    if ((rc = clock_offset(&offset, err)) != HS_OK)
+        return rc;
+    if (world.rank == 0)
+        start = mono_us() + START_AHEAD_US;
+    if ((rc = MPI_Bcast(&start, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD)) != MPI_SUCCESS)
+        return mpi_error(err, rc, "MPI_Bcast of the start");
+    start -= offset;
+    if (start > mono_us()) {
+        struct timespec at = {.tv_sec = (time_t)(start / 1e6)};
+        at.tv_nsec = (long)((start - 1e6 * (double)at.tv_sec) * 1e3);
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) != 0)
+            ;
+    }
     if (pthread_create(&mr->progress, NULL, progress_main, mr) != 0)
         return hs_error_set(err, HS_EIO, "cannot start the MPI progress thread");
     mr->running = 1;
@@ -512,16 +581,17 @@ int hs__mpi_remote_new(const hs_workload *w, const hs_schedule *mapping, hs__rem
     pthread_mutex_init(&mr->mu, NULL);
     pthread_cond_init(&mr->came, NULL);
     atomic_init(&mr->stop, 0);
+    atomic_init(&mr->quit, 0);
     *out = &mr->hook;
     return HS_OK;
 }
 
-int hs__mpi_remote_end(hs__remote *r, hs_error *err)
+int hs__mpi_remote_end(hs__remote *r, int drain, hs_error *err)
 {
     mpi_remote *mr = r->ctx;
     int rc = HS_OK;
     if (mr->running) {
-        atomic_store(&mr->stop, 1);
+        atomic_store(drain ? &mr->stop : &mr->quit, 1);
         pthread_join(mr->progress, NULL);
         mr->running = 0;
     }
@@ -540,7 +610,7 @@ void hs__mpi_remote_free(hs__remote *r)
     mr = r->ctx;
     if (mr->running) {
         hs_error ignored;
-        hs__mpi_remote_end(r, &ignored);
+        hs__mpi_remote_end(r, 0, &ignored);
     }
     for (size_t t = 0; t < mr->w->graph.ntasks; t++)
         free(mr->arrived[t].buf);

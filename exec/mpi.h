@@ -23,9 +23,10 @@ int hs__mpi_agree(const hs_workload *w, const hs_schedule *mapping, hs_error *er
  * graph) on this rank's node; message passing starts with its start op. */
 int hs__mpi_remote_new(const hs_workload *w, const hs_schedule *mapping, hs__remote **out,
                        hs_error *err);
-/* After the run on this rank (succeeded or not): waits until every message
- * it sent was received, stops message passing.  HS_EIO when it failed. */
-int hs__mpi_remote_end(hs__remote *r, hs_error *err);
+/* After the run on this rank: stops message passing, once every message it
+ * sent was received when `drain` (the run succeeded here), else at once
+ * (the job is about to end: hs_mpi_abort).  HS_EIO when it failed. */
+int hs__mpi_remote_end(hs__remote *r, int drain, hs_error *err);
 void hs__mpi_remote_free(hs__remote *r);
 
 /* An output of the run, by its hash (the digest of hs_run_result). */

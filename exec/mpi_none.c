@@ -60,9 +60,10 @@ int hs__mpi_remote_new(const hs_workload *w, const hs_schedule *mapping, hs__rem
     return hs_error_set(err, HS_ENOTBUILT, "built without MPI");
 }
 
-int hs__mpi_remote_end(hs__remote *r, hs_error *err)
+int hs__mpi_remote_end(hs__remote *r, int drain, hs_error *err)
 {
     (void)r;
+    (void)drain;
     (void)err;
     return HS_OK;
 }

@@ -350,6 +350,11 @@ int hs_run(hs_workload *w, const char *policy, const hs_run_options *opt, hs_run
         rc = distributed_check(opt, ops, err);
     if (rc == HS_OK)
         rc = hs_map(w, policy, &popt, &pred, NULL, err);
+    for (size_t i = 0; rc == HS_OK && distributed && pred && i < pred->nplacements; i++)
+        if (pred->placements[i].nparts != 1)
+            rc = hs_error_set(err, HS_EUSAGE, "policy %s splits kernels into parts, which a "
+                              "run across nodes (mpirun) does not run: it runs whole tasks",
+                              policy);
     if (rc == HS_OK && distributed) {
         /* every rank runs its node's part of the mapping, as given */
         if ((rc = hs__mpi_agree(w, pred, err)) == HS_OK &&
@@ -363,7 +368,7 @@ int hs_run(hs_workload *w, const char *policy, const hs_run_options *opt, hs_run
         rc = hs_engine_run(w, pol, &mopt, &b, &s, &res->stats, err);
     if (remote) {
         hs_error ended = {0};
-        int rc_end = hs__mpi_remote_end(remote, &ended);
+        int rc_end = hs__mpi_remote_end(remote, rc == HS_OK, &ended);
         if (rc == HS_OK && rc_end != HS_OK) {
             *err = ended;
             rc = rc_end;
