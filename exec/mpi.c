@@ -17,9 +17,9 @@
  * a copy of the bytes), receives what comes (MPI_Improbe, then MPI_Imrecv
  * into a buffer of the probed size) and tests them (MPI_Testsome); a proxy
  * waiting for a task sleeps on a condition variable until its message is
- * here.  With nothing to do, the thread sleeps PROGRESS_IDLE_US between
- * polls (on a loaded machine a spinning thread would take a core from the
- * kernels).
+ * here.  With nothing to do, the thread waits PROGRESS_IDLE_US between
+ * polls, or until a worker queues a send (on a loaded machine a spinning
+ * thread would take a core from the kernels).
  *
  * Errors: the communicator returns errors (MPI_ERRORS_RETURN); a failed call
  * fails the run on this rank (HS_EIO naming the call and the task).  A rank
@@ -41,7 +41,8 @@
 #include "exec/mpi.h"
 #include "hetsched/run.h"
 
-/* How long the progress thread sleeps between polls when nothing moved. */
+/* How long the progress thread waits between polls when nothing moved (a
+ * queued send wakes it at once). */
 #define PROGRESS_IDLE_US 20
 
 static struct {
@@ -117,18 +118,9 @@ static int mpi_error(hs_error *err, int code, const char *what)
     return hs_error_set(err, HS_EIO, "rank %d: %s: %s", world.rank, what, msg);
 }
 
-/* FNV-1a, 64 bits, over n bytes, from h. */
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ b[i]) * 0x100000001b3ULL;
-    return h;
-}
-
 int hs__mpi_agree(const hs_workload *w, const hs_schedule *mapping, hs_error *err)
 {
-    uint64_t h = 0xcbf29ce484222325ULL, root;
+    uint64_t h = HS__FNV_BASIS, root;
     int nodes = w->platform.nnodes ? w->platform.nnodes : 1, same, all, rc;
     if (nodes != world.size)
         return hs_error_set(err, HS_EUSAGE, "mpirun started %d processes for a platform of %d "
@@ -136,10 +128,10 @@ int hs__mpi_agree(const hs_workload *w, const hs_schedule *mapping, hs_error *er
                             nodes, nodes == 1 ? "" : "s", nodes);
     for (size_t i = 0; i < mapping->nplacements; i++) {
         const hs_placement *p = &mapping->placements[i];
-        h = fnv(h, &p->task, sizeof p->task);
-        h = fnv(h, &p->part, sizeof p->part);
-        h = fnv(h, &p->device, sizeof p->device);
-        h = fnv(h, &p->start_us, sizeof p->start_us);
+        h = hs__fnv(h, &p->task, sizeof p->task);
+        h = hs__fnv(h, &p->part, sizeof p->part);
+        h = hs__fnv(h, &p->device, sizeof p->device);
+        h = hs__fnv(h, &p->start_us, sizeof p->start_us);
     }
     root = h;
     if ((rc = MPI_Bcast(&root, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD)) != MPI_SUCCESS)
@@ -187,6 +179,7 @@ typedef struct mpi_remote {
     unsigned char *seen;        /* [nnodes]: scratch of send (mu) */
     pthread_mutex_t mu;
     pthread_cond_t came;        /* a message came, or message passing failed */
+    pthread_cond_t queued;      /* a send was queued: the progress thread wakes */
     outgoing *queue;            /* sends queued by the workers (mu) */
     size_t nqueue, capqueue;
     flight *fl;                 /* the progress thread's */
@@ -366,7 +359,6 @@ static int progress_turn(mpi_remote *mr, hs_error *err)
 static void *progress_main(void *arg)
 {
     mpi_remote *mr = arg;
-    struct timespec idle = {0, PROGRESS_IDLE_US * 1000L};
 #ifdef PR_SET_TIMERSLACK
     /* the idle sleep as asked, not Linux's default 50 us later: each
      * message waits for a turn on both sides */
@@ -384,11 +376,20 @@ static void *progress_main(void *arg)
         }
         pthread_mutex_lock(&mr->mu);
         empty = mr->nqueue == 0;
+        if (moved == 0 && empty && !(stop && mr->nfl == 0)) {
+            /* nothing moved: sleep until a send is queued or the next poll */
+            struct timespec until;
+            clock_gettime(CLOCK_MONOTONIC, &until);
+            until.tv_nsec += PROGRESS_IDLE_US * 1000L;
+            if (until.tv_nsec >= 1000000000L) {
+                until.tv_sec++;
+                until.tv_nsec -= 1000000000L;
+            }
+            pthread_cond_timedwait(&mr->queued, &mr->mu, &until);
+        }
         pthread_mutex_unlock(&mr->mu);
         if (stop && empty && mr->nfl == 0)
             return NULL;
-        if (moved == 0)
-            nanosleep(&idle, NULL);
     }
 }
 
@@ -530,6 +531,7 @@ static int remote_send(void *ctx, size_t t, const void *data, size_t bytes, doub
         if (data && bytes)
             memcpy(o.buf + sizeof(double), data, bytes);
         mr->queue[mr->nqueue++] = o;
+        pthread_cond_signal(&mr->queued);
         mr->messages++;
         mr->bytes += (double)(o.len - sizeof(double));
     }
@@ -580,6 +582,13 @@ int hs__mpi_remote_new(const hs_workload *w, const hs_schedule *mapping, hs__rem
     }
     pthread_mutex_init(&mr->mu, NULL);
     pthread_cond_init(&mr->came, NULL);
+    {
+        pthread_condattr_t ca; /* the idle wait's deadline on the monotonic clock */
+        pthread_condattr_init(&ca);
+        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+        pthread_cond_init(&mr->queued, &ca);
+        pthread_condattr_destroy(&ca);
+    }
     atomic_init(&mr->stop, 0);
     atomic_init(&mr->quit, 0);
     *out = &mr->hook;
@@ -620,6 +629,7 @@ void hs__mpi_remote_free(hs__remote *r)
         free(mr->queue[i].buf);
     pthread_mutex_destroy(&mr->mu);
     pthread_cond_destroy(&mr->came);
+    pthread_cond_destroy(&mr->queued);
     free(mr->queue);
     free(mr->fl);
     free(mr->reqs);

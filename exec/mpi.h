@@ -5,6 +5,8 @@
 #ifndef HS_EXEC_MPI_H
 #define HS_EXEC_MPI_H
 
+#include <stdint.h>
+
 #include "exec/data.h"
 #include "exec/remote.h"
 #include "hetsched/graph.h"
@@ -28,6 +30,17 @@ int hs__mpi_remote_new(const hs_workload *w, const hs_schedule *mapping, hs__rem
  * (the job is about to end: hs_mpi_abort).  HS_EIO when it failed. */
 int hs__mpi_remote_end(hs__remote *r, int drain, hs_error *err);
 void hs__mpi_remote_free(hs__remote *r);
+
+/* FNV-1a, 64 bits: HS__FNV_BASIS, then hs__fnv over each piece in turn
+ * (the mapping's hash, the outputs' digest). */
+#define HS__FNV_BASIS 0xcbf29ce484222325ULL
+static inline uint64_t hs__fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 0x100000001b3ULL;
+    return h;
+}
 
 /* An output of the run, by its hash (the digest of hs_run_result). */
 typedef struct hs__output_sum {

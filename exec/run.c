@@ -241,15 +241,6 @@ static int kernel_table(const hs_workload *w, const hs_schedule *s, hs_run_resul
     return rc;
 }
 
-/* FNV-1a, 64 bits, over n bytes, from h. */
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ b[i]) * 0x100000001b3ULL;
-    return h;
-}
-
 /* Each output of report r by its hash, in task order (the report's). */
 static int output_sums(const hs_run_report *r, hs__output_sum **out, hs_error *err)
 {
@@ -258,7 +249,7 @@ static int output_sums(const hs_run_report *r, hs__output_sum **out, hs_error *e
     for (size_t i = 0; i < r->noutputs; i++)
         (*out)[i] = (hs__output_sum){
             .task = r->outputs[i].task, .bytes = r->outputs[i].bytes,
-            .hash = fnv(0xcbf29ce484222325ULL, r->outputs[i].data, r->outputs[i].bytes)};
+            .hash = hs__fnv(HS__FNV_BASIS, r->outputs[i].data, r->outputs[i].bytes)};
     return HS_OK;
 }
 
@@ -266,14 +257,14 @@ static int output_sums(const hs_run_report *r, hs__output_sum **out, hs_error *e
  * one's task, size and hash. */
 static void outputs_digest(const hs__output_sum *sums, size_t n, hs_run_result *res)
 {
-    uint64_t h = 0xcbf29ce484222325ULL;
+    uint64_t h = HS__FNV_BASIS;
     res->noutputs = n;
     res->output_bytes = 0;
     for (size_t i = 0; i < n; i++) {
         uint64_t task = sums[i].task, bytes = sums[i].bytes, one = sums[i].hash;
-        h = fnv(h, &task, sizeof task);
-        h = fnv(h, &bytes, sizeof bytes);
-        h = fnv(h, &one, sizeof one);
+        h = hs__fnv(h, &task, sizeof task);
+        h = hs__fnv(h, &bytes, sizeof bytes);
+        h = hs__fnv(h, &one, sizeof one);
         res->output_bytes += (double)sums[i].bytes;
     }
     res->outputs_digest = h;
