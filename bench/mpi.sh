@@ -5,12 +5,15 @@
 # tasks (each sleeps its cost, so the kernels take what the model says and
 # the gap is the runtime's and the network's), each policy of POLICIES; the
 # median of REPS runs of measured makespan, predicted makespan (executor
-# model) and their ratio, in one process and across N ranks.
+# model) and their ratio, in one process and across N ranks.  Then a chain
+# of HOPS cost-only tasks alternating between two nodes (each costs COST on
+# its node only), whose gap to the prediction, per hop, is what one message
+# between ranks costs beside the model's 2 us.
 #
 #   bench/mpi.sh HETSCHED [N...]
 #
 # Environment: REPS (5), POLICIES ("heft dmda"), COST (task cost, us:
-# 10000).  On this machine's loopback (Open MPI's shared memory transport).
+# 10000), HOPS (40).  On this machine's loopback (Open MPI's shared memory transport).
 set -uo pipefail
 bin=${1:?usage: bench/mpi.sh HETSCHED [N...]}
 shift
@@ -19,6 +22,7 @@ nodes=("$@")
 reps=${REPS:-5}
 policies=${POLICIES:-heft dmda}
 cost=${COST:-10000}
+hops=${HOPS:-40}
 mpi=(mpirun --oversubscribe)
 [ "$(id -u)" -eq 0 ] && mpi+=(--allow-run-as-root)
 export OMPI_MCA_btl=self,vader
@@ -65,3 +69,32 @@ for n in "${nodes[@]}"; do
         done
     done
 done
+
+# the chain: task k on node k % 2, 1000-byte edges
+{
+    cat <<EOF
+platform:
+  nodes:
+  - {name: n0, host: host, devices: [{name: n0.cpu0, kind: cpu, memory: host, cores: 1}]}
+  - {name: n1, host: n1.host, devices: [{name: n1.cpu0, kind: cpu, memory: n1.host, cores: 1}]}
+  network:
+  - {from: n0, to: n1, bandwidth_gbps: 12.5, latency_us: 2}
+  - {from: n1, to: n0, bandwidth_gbps: 12.5, latency_us: 2}
+applications:
+- name: chain
+  kernels:
+EOF
+    for ((k = 0; k < hops; k++)); do
+        echo "  - {name: t$k, cost_us: {n$((k % 2)).cpu0: $cost, n$(((k + 1) % 2)).cpu0: 1e9}}"
+    done
+    echo "  edges:"
+    for ((k = 1; k < hops; k++)); do
+        echo "  - {from: t$((k - 1)), to: t$k, bytes: 1000}"
+    done
+} >"$tmp/chain.yaml"
+read -r m1 pred < <(measure 0 "$tmp/chain.yaml" heft) || exit 1
+read -r m2 _ < <(measure 2 "$tmp/chain.yaml" heft) || exit 1
+printf '\nchain of %d tasks across 2 nodes (heft): predicted %.1f us, one process %.1f us, ' \
+    "$hops" "$pred" "$m1"
+printf '2 ranks %.1f us: %.1f us per hop beyond the prediction (one process: %.1f)\n' "$m2" \
+    "$(echo "($m2 - $pred) / ($hops - 1)" | bc -l)" "$(echo "($m1 - $pred) / ($hops - 1)" | bc -l)"
