@@ -681,7 +681,7 @@ static int put(char **buf, size_t *len, size_t *cap, const void *p, size_t n)
 
 /* This rank's part: its placements (on its devices), copies, events (of
  * its devices, and the checker's), outputs and counters. */
-static int pack(const hs_workload *w, const mpi_remote *mr, const hs_schedule *s,
+static int pack(const mpi_remote *mr, const hs_schedule *s,
                 const hs_run_report *r, const hs__output_sum *sums, size_t nsums, char **out,
                 size_t *outlen, hs_error *err)
 {
@@ -716,7 +716,6 @@ static int pack(const hs_workload *w, const mpi_remote *mr, const hs_schedule *s
         if (r->events[i].device < 0 || node_of_device(mr, r->events[i].device) == world.rank)
             ok = put(&buf, &len, &cap, &r->events[i], sizeof r->events[i]) == 0;
     ok = ok && put(&buf, &len, &cap, sums, nsums * sizeof *sums) == 0;
-    (void)w;
     if (!ok) {
         free(buf);
         return hs_error_set(err, HS_ENOMEM, "out of memory");
@@ -823,7 +822,7 @@ int hs__mpi_gather(const hs_workload *w, hs__remote *rm, hs_schedule *s, hs_run_
     char (*hosts)[MPI_MAX_PROCESSOR_NAME] = NULL;
     *messages = mr->messages;
     *message_bytes = mr->bytes;
-    if ((rc = pack(w, mr, s, report, *sums, *nsums, &mine, &len, err)) != HS_OK)
+    if ((rc = pack(mr, s, report, *sums, *nsums, &mine, &len, err)) != HS_OK)
         return rc;
     mylen = (long long)len;
     if (world.rank == 0 && (!(lens = calloc((size_t)world.size, sizeof *lens)) ||
@@ -832,8 +831,8 @@ int hs__mpi_gather(const hs_workload *w, hs__remote *rm, hs_schedule *s, hs_run_
         rc = hs_error_set(err, HS_ENOMEM, "out of memory");
         goto out;
     }
-    /* every rank reaches both collectives, even when rank 0 lacks memory:
-     * it then ends the job (hs_mpi_abort) */
+    /* a rank that fails here, before or between the collectives, ends the
+     * job (hs_mpi_abort): the others do not wait for it */
     if ((rc = MPI_Gather(&mylen, 1, MPI_LONG_LONG, lens, 1, MPI_LONG_LONG, 0,
                          MPI_COMM_WORLD)) != MPI_SUCCESS) {
         rc = mpi_error(err, rc, "MPI_Gather of the parts' sizes");
