@@ -209,6 +209,17 @@ static const char *device_arg(char *buf, size_t size, const char *arg, const cha
     return buf;
 }
 
+/* Gives stderr back to a rank that was quiet (*loud: the saved stderr, or
+ * -1). */
+static void speak(int *loud)
+{
+    if (*loud >= 0) {
+        dup2(*loud, 2);
+        close(*loud);
+        *loud = -1;
+    }
+}
+
 static int run_main(int argc, char **argv)
 {
     enum { OPT_JSON = 256, OPT_GANTT, OPT_TRACE, OPT_SEED, OPT_THR, OPT_MODEL, OPT_BACKEND,
@@ -434,22 +445,14 @@ static int run_main(int argc, char **argv)
     }
     ro.perfmodel = model;
     rc = hs_run(w, algo, &ro, &res, &err);
-    if (follower) {
-        if (loud >= 0) {
-            dup2(loud, 2);
-            close(loud);
-            loud = -1;
-        }
-        if (rc != HS_OK && hs_mpi_started()) { /* this rank's alone: end the job */
-            fprintf(stderr, "hetsched: rank %d: %s\n", hs_mpi_rank(), err.msg);
-            hs_mpi_abort(hs_error_exit_status(err.code));
-        }
-        status = hs_error_exit_status(rc); /* rank 0 prints and writes */
-        goto out;
-    }
-    if (rc != HS_OK && hs_mpi_size() > 1 && hs_mpi_started()) {
-        fprintf(stderr, "hetsched: rank 0: %s\n", err.msg);
+    speak(&loud);
+    if (rc != HS_OK && hs_mpi_started()) { /* this rank's alone: end the job */
+        fprintf(stderr, "hetsched: rank %d: %s\n", hs_mpi_rank(), err.msg);
         hs_mpi_abort(hs_error_exit_status(err.code));
+    }
+    if (follower) { /* rank 0 prints and writes */
+        status = hs_error_exit_status(rc);
+        goto out;
     }
     if (rc == HS_OK)
         rc = hs_cli_write_outputs(w, res.schedule, &out, &err);
@@ -501,10 +504,7 @@ static int run_main(int argc, char **argv)
     if (rc != HS_OK)
         status = hs_cli_fail(&err);
 out:
-    if (loud >= 0) {
-        dup2(loud, 2);
-        close(loud);
-    }
+    speak(&loud);
     hs_mpi_finalize();
     hs_run_result_free(&res);
     hs_workload_free(w);

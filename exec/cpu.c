@@ -649,10 +649,9 @@ int hs__real_drive(hs_backend *b, int (*step)(void *ctx, hs_error *err), void *c
     /* the run's clock starts now: what init did (inputs, pools, warm-up)
      * and the policy's init are before it, as in the simulator; in a
      * distributed run, on every process at once */
-    if ((rc = hs__data_sync(rb->dm, err)) != 0)
-        return rc;
     clock_gettime(CLOCK_MONOTONIC, &rb->t0);
-    if ((rc = hs__data_start(rb->dm, &rb->t0, err)) != 0)
+    if ((rc = hs__data_sync(rb->dm, &rb->t0, err)) != 0 ||
+        (rc = hs__data_start(rb->dm, &rb->t0, err)) != 0)
         return rc;
     atomic_store(&rb->stepping, 1);
     run_step(rb);

@@ -819,9 +819,9 @@ fail:
     return rc;
 }
 
-int hs__data_sync(hs__data *dm, hs_error *err)
+int hs__data_sync(hs__data *dm, struct timespec *t0, hs_error *err)
 {
-    return dm->remote ? dm->remote->ops->start(dm->remote->ctx, err) : HS_OK;
+    return dm->remote ? dm->remote->ops->start(dm->remote->ctx, t0, err) : HS_OK;
 }
 
 int hs__data_start(hs__data *dm, const struct timespec *t0, hs_error *err)

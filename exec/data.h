@@ -279,9 +279,10 @@ typedef enum hs__real_mode {
 int hs__data_new(const hs_workload *w, const hs_graph *g, hs__real_mode mode,
                  const hs_run_report *in, hs__data **out, hs_error *err);
 
-/* Just before the run's clock starts: in a distributed run, returns once
- * every process is there (exec/remote.h, start); else at once. */
-int hs__data_sync(hs__data *dm, hs_error *err);
+/* When the run's clock starts: in a distributed run, returns once every
+ * process is there, with *t0 the instant all their clocks start at
+ * (exec/remote.h, start); else at once, leaving *t0 as it is. */
+int hs__data_sync(hs__data *dm, struct timespec *t0, hs_error *err);
 
 /* Starts the run's clock at t0 (which stays valid until hs__data_free):
  * every time measured from now on is µs since t0. */

@@ -439,12 +439,12 @@ static int clock_offset(double *offset, hs_error *err)
 }
 
 /* The ranks' clocks start together: once every rank is here, rank 0 names
- * an instant START_AHEAD_US ahead on its clock, and each rank sleeps until
- * that instant on its own (clock_offset), so that a rank descheduled on
- * its way out of a collective does not start late.  Then message passing
- * starts. */
+ * an instant START_AHEAD_US ahead on its clock; each rank's clock starts at
+ * that instant on its own clock (clock_offset), whenever it gets there: a
+ * rank that wakes late (a loaded machine) starts its work late, not its
+ * clock.  Then message passing starts. */
 #define START_AHEAD_US 2000.0
-static int remote_start(void *ctx, hs_error *err)
+static int remote_start(void *ctx, struct timespec *t0, hs_error *err)
 {
     mpi_remote *mr = ctx;
     double offset, start = 0;
@@ -458,12 +458,15 @@ static int remote_start(void *ctx, hs_error *err)
     if ((rc = MPI_Bcast(&start, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD)) != MPI_SUCCESS)
         return mpi_error(err, rc, "MPI_Bcast of the start");
     start -= offset;
-    if (start > mono_us()) {
-        struct timespec at = {.tv_sec = (time_t)(start / 1e6)};
-        at.tv_nsec = (long)((start - 1e6 * (double)at.tv_sec) * 1e3);
-        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) != 0)
-            ;
+    t0->tv_sec = (time_t)(start / 1e6);
+    t0->tv_nsec = (long)((start - 1e6 * (double)t0->tv_sec) * 1e3);
+    if (t0->tv_nsec >= 1000000000L) {
+        t0->tv_sec++;
+        t0->tv_nsec -= 1000000000L;
     }
+    while (start > mono_us() &&
+           clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, t0, NULL) != 0)
+        ;
     if (pthread_create(&mr->progress, NULL, progress_main, mr) != 0)
         return hs_error_set(err, HS_EIO, "cannot start the MPI progress thread");
     mr->running = 1;

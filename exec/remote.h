@@ -13,6 +13,7 @@
 #define HS_EXEC_REMOTE_H
 
 #include <stddef.h>
+#include <time.h>
 
 #include "hetsched/error.h"
 
@@ -23,10 +24,10 @@ typedef struct hs__remote_ops {
      * host), and the one that task t's result leaves from (its owner's). */
     int (*home)(void *ctx);
     int (*origin)(void *ctx, size_t t);
-    /* Called once, by the thread that starts the run's clock, just before
-     * it does: returns when every process is there (their clocks then start
-     * together) and message passing has started. */
-    int (*start)(void *ctx, hs_error *err);
+    /* Called once, by the thread that starts the run's clock: returns once
+     * every process is there and message passing has started, with *t0
+     * (CLOCK_MONOTONIC) the instant every process's clock starts at. */
+    int (*start)(void *ctx, struct timespec *t0, hs_error *err);
     /* Task t of the workload's graph runs on another node: blocks until its
      * message is here when a task of this node follows it (*data: its
      * `bytes` of result, or NULL for a task without one; *sent_us: when the
