@@ -17,9 +17,11 @@
  * a copy of the bytes), receives what comes (MPI_Improbe, then MPI_Imrecv
  * into a buffer of the probed size) and tests them (MPI_Testsome); a proxy
  * waiting for a task sleeps on a condition variable until its message is
- * here.  With nothing to do, the thread waits PROGRESS_IDLE_US between
- * polls, or until a worker queues a send (on a loaded machine a spinning
- * thread would take a core from the kernels).
+ * here.  With nothing to do, the thread waits between polls until a worker
+ * queues a send or a proxy starts waiting, PROGRESS_IDLE_US at most while a
+ * proxy waits or a message is in flight, else PROGRESS_QUIET_US (on a
+ * loaded machine a thread that polls all the time takes a core's share
+ * from the kernels).
  *
  * Errors: the communicator returns errors (MPI_ERRORS_RETURN); a failed call
  * fails the run on this rank (HS_EIO naming the call and the task).  A rank
@@ -42,8 +44,11 @@
 #include "hetsched/run.h"
 
 /* How long the progress thread waits between polls when nothing moved (a
- * queued send wakes it at once). */
+ * queued send wakes it at once): while a proxy waits for a message or a
+ * message is in flight, and else (no one here needs a message yet; each
+ * poll costs a wake-up, a core's time on a loaded machine). */
 #define PROGRESS_IDLE_US 20
+#define PROGRESS_QUIET_US 1000
 
 static struct {
     int up;          /* MPI_Init_thread done, MPI_Finalize not yet */
@@ -179,7 +184,9 @@ typedef struct mpi_remote {
     unsigned char *seen;        /* [nnodes]: scratch of send (mu) */
     pthread_mutex_t mu;
     pthread_cond_t came;        /* a message came, or message passing failed */
-    pthread_cond_t queued;      /* a send was queued: the progress thread wakes */
+    pthread_cond_t queued;      /* a send was queued, or a proxy waits: the
+                                   progress thread wakes */
+    int waiting;                /* proxies waiting for a message (mu) */
     outgoing *queue;            /* sends queued by the workers (mu) */
     size_t nqueue, capqueue;
     flight *fl;                 /* the progress thread's */
@@ -380,7 +387,7 @@ static void *progress_main(void *arg)
             /* nothing moved: sleep until a send is queued or the next poll */
             struct timespec until;
             clock_gettime(CLOCK_MONOTONIC, &until);
-            until.tv_nsec += PROGRESS_IDLE_US * 1000L;
+            until.tv_nsec += (mr->waiting || mr->nfl ? PROGRESS_IDLE_US : PROGRESS_QUIET_US) * 1000L;
             if (until.tv_nsec >= 1000000000L) {
                 until.tv_sec++;
                 until.tv_nsec -= 1000000000L;
@@ -484,8 +491,13 @@ static int remote_await(void *ctx, size_t t, const void **data, size_t *bytes, d
     if (!mr->expected[t])
         return HS_OK;
     pthread_mutex_lock(&mr->mu);
-    while (!mr->arrived[t].buf && !mr->failed)
-        pthread_cond_wait(&mr->came, &mr->mu);
+    if (!mr->arrived[t].buf && !mr->failed) {
+        mr->waiting++;
+        pthread_cond_signal(&mr->queued); /* poll often from now on */
+        while (!mr->arrived[t].buf && !mr->failed)
+            pthread_cond_wait(&mr->came, &mr->mu);
+        mr->waiting--;
+    }
     if (mr->arrived[t].buf) {
         memcpy(sent_us, mr->arrived[t].buf, sizeof *sent_us);
         *bytes = mr->arrived[t].len - sizeof(double);
