@@ -424,6 +424,14 @@ static int runs_here(const hs__data *dm, int d)
     return !dm->remote || dm->remote->ops->local(dm->remote->ctx, d);
 }
 
+/* Whether task t of the workload's graph runs here: only then are its
+ * inputs made, its buffers reserved and its kernel warmed up before the
+ * run. */
+static int owned(const hs__data *dm, size_t t)
+{
+    return !dm->remote || dm->remote->ops->owns(dm->remote->ctx, t);
+}
+
 /* Sets up the memory spaces (cuda's under HS__REAL_CUDA, plain ones else;
  * devmem caps each non-host memory: 0 is cuda's free memory, emu unbounded)
  * and a pool over each. */
@@ -524,7 +532,7 @@ static int pregenerate(hs__data *dm, hs_error *err)
     atomic_init(&gp.next, 0);
     for (size_t t = 0; t < dm->g->ntasks && rc == HS_OK; t++) {
         dtask *d = &dm->t[t];
-        if (!d->typed)
+        if (!d->typed || !owned(dm, t))
             continue;
         for (int i = 0; i < d->c.nbufs && rc == HS_OK; i++)
             if ((d->c.bufs[i].mode & HS_KREAD) && !d->fed[i])
@@ -579,7 +587,7 @@ static int reserve(hs__data *dm, int m, hs_error *err)
         return hs_error_set(err, HS_ENOMEM, "out of memory");
     for (size_t t = 0; t < dm->g->ntasks; t++) {
         const dtask *d = &dm->t[t];
-        for (int i = 0; d->typed && i < d->c.nbufs; i++) {
+        for (int i = 0; d->typed && owned(dm, t) && i < d->c.nbufs; i++) {
             if (m == HS_HOST_MEMORY && d->c.bufs[i].mode == HS_KREAD && !d->fed[i])
                 continue; /* its generated input, read where it is on host */
             ws[nw++] = (want){d->c.bufs[i].bytes ? d->c.bufs[i].bytes : 1,
@@ -677,10 +685,10 @@ static void warm_up(hs__data *dm)
         dtask *d = &dm->t[t];
         void *in[HS_KMAX_BUFS] = {0}, *tmp[HS_KMAX_BUFS] = {0};
         int seen = 0, ok = 1;
-        if (!d->typed)
+        if (!d->typed || !owned(dm, t))
             continue;
         for (size_t u = 0; u < t && !seen; u++)
-            seen = dm->t[u].typed && dm->t[u].c.type == d->c.type &&
+            seen = dm->t[u].typed && owned(dm, u) && dm->t[u].c.type == d->c.type &&
                    memcmp(dm->t[u].c.p, d->c.p, sizeof d->c.p) == 0;
         if (seen)
             continue;

@@ -213,6 +213,12 @@ static int remote_local(void *ctx, int d)
     return node_of_device(ctx, d) == world.rank;
 }
 
+static int remote_owns(void *ctx, size_t t)
+{
+    const mpi_remote *mr = ctx;
+    return mr->owner[t] == world.rank;
+}
+
 static int remote_home(void *ctx)
 {
     const mpi_remote *mr = ctx;
@@ -558,6 +564,7 @@ static int remote_send(void *ctx, size_t t, const void *data, size_t bytes, doub
 
 static const hs__remote_ops mpi_remote_ops = {
     .local = remote_local,
+    .owns = remote_owns,
     .home = remote_home,
     .origin = remote_origin,
     .start = remote_start,

@@ -18,8 +18,10 @@
 #include "hetsched/error.h"
 
 typedef struct hs__remote_ops {
-    /* 1 when device d is run by this process. */
+    /* 1 when device d is run by this process; 1 when task t (of the
+     * workload's graph) runs on one of them. */
     int (*local)(void *ctx, int d);
+    int (*owns)(void *ctx, size_t t);
     /* The memory that holds what arrives from other nodes (this node's
      * host), and the one that task t's result leaves from (its owner's). */
     int (*home)(void *ctx);
