@@ -326,7 +326,7 @@ static int progress_turn(mpi_remote *mr, hs_error *err)
             free(f.buf);
             return mpi_error(err, rc, "MPI_Imrecv"), -1;
         }
-        /* its length, for the arrival: kept in the buffer's owner below */
+        /* read by the proxy once the buffer is there (mu orders the two) */
         mr->arrived[f.task].len = (size_t)count;
         if (push_flight(mr, &f) != 0) {
             free(f.buf);
@@ -525,6 +525,12 @@ static int remote_send(void *ctx, size_t t, const void *data, size_t bytes, doub
     const hs_graph *g = &mr->w->graph;
     const hs_edge *ed;
     int rc = HS_OK;
+    if (data && bytes > (size_t)INT32_MAX - sizeof(double)) {
+        char id[HS_TASK_ID_MAX];
+        hs_task_id(mr->w, &g->tasks[t], id, sizeof id);
+        return hs_error_set(err, HS_EINPUT, "the result of %s (%zu bytes) exceeds what one MPI "
+                            "message carries (2 GiB)", id, bytes);
+    }
     pthread_mutex_lock(&mr->mu);
     memset(mr->seen, 0, (size_t)world.size);
     HS_GRAPH_SUCC_FOREACH(g, t, ed)
