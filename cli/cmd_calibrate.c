@@ -129,7 +129,8 @@ static int report(FILE *out, const hs_calib_result *r, const char *workload)
 
 /* calibrate --for reads the kernels' types and params only: a typed kernel
  * without cost_us (a workload written for --model) loads with cost 0, its
- * type and params checked as the model's provider checks them. */
+ * type and params checked as the model's provider checks them; it knows
+ * no device overhead. */
 static int any_cost(void *ctx, const hs_kernel *k, const hs_device *d, double *us,
                     hs_error *err)
 {
@@ -137,7 +138,7 @@ static int any_cost(void *ctx, const hs_kernel *k, const hs_device *d, double *u
     (void)ctx;
     (void)d;
     *us = 0;
-    return hs_perfmodel_kernel_size(k, &size, err);
+    return k ? hs_perfmodel_kernel_size(k, &size, err) : 1;
 }
 
 static int calibrate_main(int argc, char **argv)

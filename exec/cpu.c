@@ -301,25 +301,40 @@ static void combine(real *rb)
     }
 }
 
-/* Launches the task at `head` (the worker's next), prefetching the inputs
- * of the one queued after it, if any. */
-static void launch(worker *wk, size_t head, size_t tail, hs__launch *l)
+/* Prefetches the inputs of the task queued after `head`, if any (each task
+ * is next once: prefetched once). */
+static void prefetch_next(worker *wk, size_t head, size_t tail)
 {
-    real *rb = wk->rb;
     hs_error err;
-    const size_t *span = wk->span[head % RING];
-    int rc;
     err.code = 0;
     err.msg[0] = err.path[0] = '\0';
     if (tail > head + 1 && !wk->span[(head + 1) % RING][2] &&
-        hs__data_prefetch(rb->dm, wk->task[(head + 1) % RING], wk->device, &err))
-        fail(rb, &err); /* each task is next once: prefetched once */
+        hs__data_prefetch(wk->rb->dm, wk->task[(head + 1) % RING], wk->device, &err))
+        fail(wk->rb, &err);
+}
+
+/* Launches the task at `head` (the worker's next) and prefetches the inputs
+ * of the one queued after it.  A device whose work is enqueued (a GPU's)
+ * launches first: its copies go on its links in launch order, so the next
+ * task's inputs must not go ahead of this one's (two 268 MB gemm inputs
+ * queued before the running gemm's own doubled its wait on the H100).  A
+ * device that runs its task in this call prefetches first, so that the
+ * copies overlap the kernel. */
+static void launch(worker *wk, size_t head, size_t tail, hs__launch *l)
+{
+    real *rb = wk->rb;
+    const size_t *span = wk->span[head % RING];
+    int enqueues = hs__data_enqueues(rb->dm, wk->device), rc;
+    if (!enqueues)
+        prefetch_next(wk, head, tail);
     rc = span[2] ? hs__data_launch_chunk(rb->dm, wk->task[head % RING], wk->device, span[0],
                                          span[1], span[2], wk->issued[head % RING], l)
                  : hs__data_launch(rb->dm, wk->task[head % RING], wk->device,
                                    wk->issued[head % RING], l);
     if (rc != 0)
         fail(rb, &l->err);
+    if (enqueues)
+        prefetch_next(wk, head, tail);
 }
 
 /* Whether the device fails at the task it is about to take, its

@@ -207,6 +207,8 @@ typedef struct hs_run_report {
     size_t typed, checked;   /* typed tasks run; those whose check passed */
     size_t untyped;          /* cost-only tasks, run by sleeping cost_us */
     size_t replicas_allocated, replicas_freed; /* result replicas, all memories */
+    size_t in_place;         /* replicas their last reader updated in place, no
+                                private copy (counted as freed) */
     size_t evictions, writebacks; /* replicas evicted; of those, copied to host first */
     size_t prefetched;       /* input copies started by hs__data_prefetch */
     double check_bytes;      /* copied to host for the checks only */

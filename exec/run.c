@@ -9,6 +9,7 @@
 #include "exec/mpi.h"
 #include "graph/strmap.h"
 #include "hetsched/run.h"
+#include "mapper/perfmodel.h"
 #include "mapper/policy.h"
 #include "mapper/split.h"
 #include "mapper/split_graph.h"
@@ -166,12 +167,6 @@ static int find_device(const hs_workload *w, const char *option, const char *nam
     return HS_OK;
 }
 
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static int by_device_kernel(const void *a, const void *b)
 {
     const hs_run_kernel_row *x = a, *y = b;
@@ -179,16 +174,15 @@ static int by_device_kernel(const void *a, const void *b)
                                   : strcmp(x->kernel, y->kernel);
 }
 
-/* res->kernels and res->gap_us from the measured schedule s of w. */
+/* res->kernels and res->overhead_us from the measured schedule s of w. */
 static int kernel_table(const hs_workload *w, const hs_schedule *s, hs_run_result *res,
                         hs_error *err)
 {
     const hs_platform *pf = &w->platform;
     size_t n = s->nplacements, cap = 0;
-    double *start = malloc((n + 1) * sizeof *start), *end = malloc((n + 1) * sizeof *end);
     int rc = HS_OK;
     res->ndevices = pf->ndevices;
-    if (!start || !end || !(res->gap_us = calloc((size_t)pf->ndevices + 1, sizeof *res->gap_us)))
+    if (!(res->overhead_us = calloc((size_t)pf->ndevices + 1, sizeof *res->overhead_us)))
         rc = hs_error_set(err, HS_ENOMEM, "out of memory");
     for (size_t i = 0; rc == HS_OK && i < n; i++) {
         const hs_placement *p = &s->placements[i];
@@ -218,26 +212,8 @@ static int kernel_table(const hs_workload *w, const hs_schedule *s, hs_run_resul
     }
     if (rc == HS_OK && res->nkernels > 1)
         qsort(res->kernels, res->nkernels, sizeof *res->kernels, by_device_kernel);
-    /* a device runs its placements one at a time: its k-th start and k-th
-     * end in time order are the same placement's */
-    for (int d = 0; rc == HS_OK && d < pf->ndevices; d++) {
-        size_t m = 0;
-        for (size_t i = 0; i < n; i++)
-            if (s->placements[i].device == d) {
-                start[m] = s->placements[i].start_us;
-                end[m++] = s->placements[i].end_us;
-            }
-        if (m < 2)
-            continue;
-        qsort(start, m, sizeof *start, by_value);
-        qsort(end, m, sizeof *end, by_value);
-        for (size_t i = 1; i < m; i++)
-            start[i - 1] = start[i] > end[i - 1] ? start[i] - end[i - 1] : 0.0;
-        qsort(start, m - 1, sizeof *start, by_value);
-        res->gap_us[d] = start[(m - 1) / 2];
-    }
-    free(start);
-    free(end);
+    if (rc == HS_OK)
+        rc = hs_perfmodel_overheads(w, s, res->overhead_us, NULL, err);
     return rc;
 }
 
@@ -417,6 +393,6 @@ void hs_run_result_free(hs_run_result *res)
     free(res->link_us);
     free(res->link_copies);
     free(res->kernels);
-    free(res->gap_us);
+    free(res->overhead_us);
     memset(res, 0, sizeof *res);
 }

@@ -1096,6 +1096,26 @@ static int check_transfer_times(const hs_workload *w, hs_error *err)
     return HS_OK;
 }
 
+/* Each device whose overhead_us the platform leaves at 0 takes the cost
+ * provider's, when it knows one (hs_cost_fn with no kernel). */
+static int provider_overheads(hs_workload *w, hs_error *err)
+{
+    for (int d = 0; d < w->platform.ndevices && w->cost_fn; d++) {
+        hs_device *dev = &w->platform.devices[d];
+        hs_error perr = {0};
+        double us = 0;
+        int rc;
+        if (dev->overhead_us > 0 || (rc = w->cost_fn(w->cost_ctx, NULL, dev, &us, &perr)) == 1)
+            continue;
+        if (rc != 0)
+            return hs_error_set(err, rc < 0 ? rc : HS_EINPUT, "overhead of device '%s': %s",
+                                dev->name, perr.msg);
+        if ((rc = hs_platform_set_overhead(w, d, us, err)) != 0)
+            return rc;
+    }
+    return HS_OK;
+}
+
 int hs_workload_finalize(hs_workload *w, hs_error *err)
 {
     size_t ntasks = 0, nedges = 0, t = 0, e = 0;
@@ -1106,6 +1126,8 @@ int hs_workload_finalize(hs_workload *w, hs_error *err)
         return hs_error_at(err, HS_EINPUT, "platform.devices", "at least one device is needed");
     if (w->napps == 0)
         return hs_error_at(err, HS_EINPUT, "applications", "at least one application is needed");
+    if ((rc = provider_overheads(w, err)) != 0)
+        return rc;
     for (int a = 0; a < w->napps; a++) {
         char path[64];
         if (w->apps[a].nkernels == 0) {

@@ -1010,10 +1010,95 @@ int hs_perfmodel_predict_kernel(const hs_perfmodel *m, const hs_kernel *k, const
 int hs_perfmodel_cost_fn(void *ctx, const hs_kernel *k, const hs_device *d, double *us,
                          hs_error *err)
 {
-    return hs_perfmodel_predict_kernel(ctx, k, d, us, NULL, err);
+    hs_perf_history h;
+    if (k)
+        return hs_perfmodel_predict_kernel(ctx, k, d, us, NULL, err);
+    if (!hs_perfmodel_history(ctx, HS_PERF_OVERHEAD, NULL, 1, d->name, &h))
+        return 1;
+    *us = h.median_us;
+    return HS_OK;
 }
 
 /* ------------------------------------------------------ measured runs */
+
+/* Where each placement of s could have started at the earliest: its
+ * predecessors ended and every copy into it ended (ready[i], for placement
+ * i); the caller frees it.  NULL when out of memory. */
+static double *ready_times(const hs_workload *w, const hs_schedule *s)
+{
+    const hs_graph *g = &w->graph;
+    double *ready = calloc(s->nplacements + 1, sizeof *ready);
+    double *ended = calloc(g->ntasks + 1, sizeof *ended);
+    if (!ready || !ended) {
+        free(ready);
+        free(ended);
+        return NULL;
+    }
+    for (size_t i = 0; i < s->nplacements; i++) {
+        const hs_placement *p = &s->placements[i];
+        if (p->task < g->ntasks)
+            ended[p->task] = fmax(ended[p->task], p->end_us);
+    }
+    for (size_t i = 0; i < s->nplacements; i++) {
+        const hs_edge *ed;
+        if (s->placements[i].task >= g->ntasks)
+            continue;
+        HS_GRAPH_PRED_FOREACH(g, s->placements[i].task, ed)
+        ready[i] = fmax(ready[i], ended[ed->from]);
+    }
+    for (size_t k = 0; k < s->ntransfers; k++) {
+        const hs_transfer *t = &s->transfers[k];
+        if (t->to_placement != HS_NONE && (size_t)t->to_placement < s->nplacements)
+            ready[t->to_placement] = fmax(ready[t->to_placement], t->end_us);
+    }
+    free(ended);
+    return ready;
+}
+
+typedef struct started {
+    double start_us;
+    size_t placement;
+} started;
+
+static int by_start(const void *a, const void *b)
+{
+    double x = ((const started *)a)->start_us, y = ((const started *)b)->start_us;
+    return (x > y) - (x < y);
+}
+
+int hs_perfmodel_overheads(const hs_workload *w, const hs_schedule *s, double *over,
+                           size_t *ntasks, hs_error *err)
+{
+    double *ready = ready_times(w, s), *wait = malloc((s->nplacements + 1) * sizeof *wait);
+    started *order = malloc((s->nplacements + 1) * sizeof *order);
+    if (!ready || !wait || !order) {
+        free(ready);
+        free(wait);
+        free(order);
+        return nomem(err);
+    }
+    for (size_t i = 0; i < s->nplacements; i++)
+        order[i] = (started){s->placements[i].start_us, i};
+    qsort(order, s->nplacements, sizeof *order, by_start);
+    for (int d = 0; d < w->platform.ndevices; d++) {
+        double free_at = 0;
+        size_t m = 0, kept;
+        for (size_t j = 0; j < s->nplacements; j++) {
+            const hs_placement *p = &s->placements[order[j].placement];
+            if (p->device != d)
+                continue;
+            wait[m++] = fmax(0.0, p->start_us - fmax(free_at, ready[order[j].placement]));
+            free_at = p->end_us;
+        }
+        over[d] = m ? hs_perfmodel_robust_mean(wait, m, &kept) : 0.0;
+        if (ntasks)
+            ntasks[d] = m;
+    }
+    free(ready);
+    free(order);
+    free(wait);
+    return HS_OK;
+}
 
 int hs_perfmodel_add_run(hs_perfmodel *m, const hs_workload *w, const hs_schedule *s,
                          hs_perf_added *added, hs_error *err)
@@ -1021,6 +1106,21 @@ int hs_perfmodel_add_run(hs_perfmodel *m, const hs_workload *w, const hs_schedul
     const hs_graph *g = &w->graph;
     hs_perf_added n = {0};
     int rc = HS_OK;
+    double *over = calloc((size_t)w->platform.ndevices + 1, sizeof *over);
+    size_t *ran = calloc((size_t)w->platform.ndevices + 1, sizeof *ran);
+    if (!over || !ran)
+        rc = nomem(err);
+    else
+        rc = hs_perfmodel_overheads(w, s, over, ran, err);
+    /* a device's overhead from a run where it ran a few tasks is noise */
+    for (int d = 0; d < w->platform.ndevices && rc == HS_OK; d++)
+        if (ran[d] >= HS_PERF_MIN_SAMPLES &&
+            (rc = hs_perfmodel_record(m, HS_PERF_OVERHEAD, NULL, 1,
+                                      w->platform.devices[d].name, over[d], NULL, err)) ==
+                HS_OK)
+            n.overheads++;
+    free(over);
+    free(ran);
     for (size_t i = 0; i < s->nplacements && rc == HS_OK; i++) {
         const hs_placement *p = &s->placements[i];
         const hs_kernel *k;

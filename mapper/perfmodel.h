@@ -194,11 +194,29 @@ int hs_perfmodel_predict_kernel(const hs_perfmodel *m, const hs_kernel *k, const
 /* hs_perfmodel_cost_fn (include/hetsched/perfmodel.h) predicts with
  * hs_perfmodel_predict_kernel. */
 
+/* The type under which a model keeps each device's measured per-task
+ * overhead (params none, size 1), beside its kernels: the cost provider
+ * answers it for a device whose platform gives no overhead_us. */
+#define HS_PERF_OVERHEAD "overhead"
+
+/* The executor's per-task overhead on each device in run s of w (measured):
+ * over[d] is the mean, over d's placements, of the time from when each
+ * could have started to its start, "could have" being d free (the previous
+ * placement on d ended, or the run began) and its inputs there (each
+ * predecessor ended, each copy into it ended), without the waits that the
+ * batch rule drops (hs_perfmodel_robust_mean: one stall of a run does not
+ * move it).  It is what the model's overhead_us stands for: in the
+ * executor's model each task costs its kernel plus that.  ntasks[d] (may be NULL) gets d's placements.  over and
+ * ntasks have w's ndevices entries.  HS_ENOMEM. */
+int hs_perfmodel_overheads(const hs_workload *w, const hs_schedule *s, double *over,
+                           size_t *ntasks, hs_error *err);
+
 /* What hs_perfmodel_add_run recorded. */
 typedef struct hs_perf_added {
-    size_t whole;   /* typed tasks, at their kernel's type, params and D */
-    size_t parts;   /* parts of split typed tasks, at f x D without params */
-    size_t untyped; /* cost-only tasks: nothing to record */
+    size_t whole;     /* typed tasks, at their kernel's type, params and D */
+    size_t parts;     /* parts of split typed tasks, at f x D without params */
+    size_t untyped;   /* cost-only tasks: nothing to record */
+    size_t overheads; /* devices whose per-task overhead was recorded */
 } hs_perf_added;
 
 /* Adds what a real run measured to the history, as StarPU's history-based
@@ -207,7 +225,9 @@ typedef struct hs_perf_added {
  * name).  A whole typed task is recorded at its kernel's type, params and
  * D; a part holding fraction f of a split typed task at f x D without
  * params, the size ad-part asks the model about; a cost-only task only
- * slept its cost and is not recorded.  The fits are left as they were
+ * slept its cost and is not recorded.  Each device that ran at least
+ * HS_PERF_MIN_SAMPLES placements also gets its per-task overhead
+ * (hs_perfmodel_overheads) recorded as type HS_PERF_OVERHEAD.  The fits are left as they were
  * (hs_perfmodel_fit refits).  *added (may be NULL) gets the counts.
  * HS_EINPUT for a placement that does not belong to w (its message names
  * it), HS_ENOMEM; what was recorded before a failure stays. */

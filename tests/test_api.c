@@ -151,7 +151,7 @@ static void run_typed_on_emu_checks_every_kernel(void **state)
         }
         assert_int_equal(tasks, 4);
         assert_int_equal(r.ndevices, 2);
-        assert_true(r.gap_us[0] >= 0 && r.gap_us[1] >= 0);
+        assert_true(r.overhead_us[0] >= 0 && r.overhead_us[1] >= 0);
     }
     /* the prediction is hs_map's schedule under the delay model */
     {

@@ -222,8 +222,8 @@ done
 expect 0 "gen cg" -- "$H" gen benchmark cg --size small -o "$tmp/cg.yaml"
 check "gen cg names buffers" "$tmp/cg.yaml" \
     "^  - \{from: dot_pq_0, to: axpy_x_0, bytes: 4, buffer: den\}$"
-check "gen cg: A only orders" "$tmp/cg.yaml" \
-    "^  - \{from: gemv_0, to: gemv_1, bytes: 4194304, buffer: none\}$"
+check "gen cg: each gemv reads its A from host" "$tmp/cg.yaml" \
+    "^  - \{name: gemv_1, type: gemv, params: \{n: 1024\}, cost_us: \{[^}]*\}, input_bytes: 4194304\}$"
 expect 0 "gen cg loads" -- "$H" info "$tmp/cg.yaml"
 expect 2 "missing file" -- "$H" info /nonexistent.yaml
 check "missing file named" "$tmp/err" "/nonexistent.yaml"
@@ -926,10 +926,25 @@ expect 0 "model show" -- "$H" model show "$FM"
 check "model show: run's samples added" "$tmp/out" '^  va +cpu0 +n=50000 +5e\+04 +5 '
 check "model show: header" "$tmp/out" \
     '^  type +device +params +D +n +median us +spread +fit us +median/fit$'
+# a device that ran 5 tasks or more gets its overhead per task recorded,
+# which the model then gives the platform (it has none of its own)
+sed 's/instances: 2/instances: 3/' "$FW" >"$tmp/for3.yaml"
+expect 0 "run --update-model: overhead" -- "$H" run -a heft "$tmp/for3.yaml" --backend cpu \
+    --model "$FM" --update-model "$FM"
+check "run --update-model: overhead added" "$tmp/out" \
+    "^model $FM: added 6 task times \(6 whole, 0 parts of split kernels\) and 1 device's overhead per task; "
+check "run: measured overhead beside the platform's" "$tmp/out" \
+    '^  cpu0 +[0-9]+\.[0-9]{3} us +0\.000 us$'
+expect 0 "model show: overhead" -- "$H" model show "$FM"
+check "model show: the overhead row" "$tmp/out" '^  overhead +cpu0 +- +1 +1 '
+expect 0 "run with the model's overhead" -- "$H" run -a heft "$tmp/for3.yaml" --backend cpu \
+    --model "$FM"
+check "run with the model's overhead: in the platform's column" "$tmp/out" \
+    '^  cpu0 +[0-9]+\.[0-9]{3} us +([1-9][0-9]*\.[0-9]{3}|0\.[0-9]*[1-9][0-9]*) us$'
 expect 0 "run --update-model, a new file" -- "$H" run -a heft "$RW" --backend emu \
     --update-model "$tmp/new-model.json"
 check "run --update-model, a new file: added" "$tmp/out" \
-    'added 6 task times \(6 whole, 0 parts of split kernels\); 2 cost-only tasks not recorded'
+    "added 6 task times \(6 whole, 0 parts of split kernels\) and 1 device's overhead per task; 2 cost-only tasks not recorded"
 cat >"$tmp/split.yaml" <<'EOF'
 platform:
   devices:

@@ -121,8 +121,10 @@ static void first_use_loads_the_module(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(load_and_map_need_no_cuda),
+        /* first: the child it forks must not inherit a loaded module (on a
+         * GPU machine the probe of the next test loads it) */
         cmocka_unit_test(missing_module_is_a_clear_error),
+        cmocka_unit_test(load_and_map_need_no_cuda),
         cmocka_unit_test(first_use_loads_the_module),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -908,6 +908,101 @@ static void run_added_to_history(void **state)
     hs_perfmodel_free(m);
 }
 
+/* Each device's per-task overhead from a measured schedule made by hand,
+ * edge x -> y (1000 bytes), copied cpu0 -> gpu0 over [10, 25]:
+ *   cpu0: x [0,10], z [12,20], u [25,30], v [30,31], t [100,107]: each
+ *         could start when the previous ended (no predecessors): waits 0,
+ *         2, 5, 0, 69; the stall of 69 is dropped (median 2, MAD 2: its
+ *         modified z-score 0.6745 x 67 / 2 = 22.6 > 3.5, 5's is 1.0), mean
+ *         1.75 us;
+ *   gpu0: y [30,40]: inputs there at 25 (the copy; x ended at 10): 5 us.
+ * add_run records cpu0's (5 placements) as type "overhead" and not gpu0's
+ * (1); the model then gives cpu0's to a workload whose platform has none
+ * (a 10 us kernel costs 11.75 us there) and leaves a given overhead_us and
+ * a device it never measured alone.  (cpu0's "cores: 1      }" has the
+ * room to become "overhead_us: 3}" in place.) */
+static void overheads_measured_and_applied(void **state)
+{
+    static const char yaml[] =
+        "platform:\n"
+        "  devices:\n"
+        "    - {name: cpu0, kind: cpu, memory: host, cores: 1      }\n"
+        "    - {name: gpu0, kind: gpu, memory: gpu0}\n"
+        "  links:\n"
+        "    - {from: host, to: gpu0, bandwidth_gbps: 10, latency_us: 5}\n"
+        "    - {from: gpu0, to: host, bandwidth_gbps: 10, latency_us: 5}\n"
+        "applications:\n"
+        "  - name: a\n"
+        "    kernels:\n"
+        "      - {name: x, cost_us: {cpu: 10, gpu: 5}}\n"
+        "      - {name: y, cost_us: {cpu: 10, gpu: 5}}\n"
+        "      - {name: z, cost_us: {cpu: 10, gpu: 5}}\n"
+        "      - {name: u, cost_us: {cpu: 10, gpu: 5}}\n"
+        "      - {name: v, cost_us: {cpu: 10, gpu: 5}}\n"
+        "      - {name: t, cost_us: {cpu: 10, gpu: 5}}\n"
+        "    edges:\n"
+        "      - {from: x, to: y, bytes: 1000}\n";
+    hs_perfmodel *m = hs_perfmodel_new();
+    hs_load_options lo = {.cost_fn = hs_perfmodel_cost_fn};
+    hs_workload *w = NULL, *with = NULL, *kept = NULL;
+    hs_schedule *s = hs_schedule_new(NULL, NULL);
+    hs_perf_added added;
+    hs_error err = {0};
+    double over[2], us;
+    size_t ran[2];
+    hs_device probe = {.name = "gpu0", .kind = HS_DEVICE_GPU};
+    char *text;
+    (void)state;
+    if (hs_workload_load_buffer("o.yaml", yaml, sizeof yaml - 1, &w, &err) != HS_OK)
+        fail_msg("%s", err.msg);
+    {
+        const struct { const char *id; int device; double start, end; } pl[] = {
+            {"a#0/x", 0, 0, 10},  {"a#0/z", 0, 12, 20}, {"a#0/u", 0, 25, 30},
+            {"a#0/v", 0, 30, 31}, {"a#0/t", 0, 100, 107}, {"a#0/y", 1, 30, 40}};
+        for (size_t i = 0; i < sizeof pl / sizeof pl[0]; i++) {
+            hs_placement p = {.task = task_of(w, pl[i].id), .nparts = 1, .fraction = 1,
+                              .device = pl[i].device, .start_us = pl[i].start,
+                              .end_us = pl[i].end};
+            assert_true(hs_schedule_add_placement(s, &p, &err) >= 0);
+        }
+        hs_transfer c = {.from_placement = 0, .to_placement = 5, .from_device = 0,
+                         .to_device = 1, .bytes = 1000, .start_us = 10, .end_us = 25};
+        assert_true(hs_schedule_add_transfer(s, &c, &err) >= 0);
+    }
+    assert_int_equal(hs_perfmodel_overheads(w, s, over, ran, &err), HS_OK);
+    assert_float_equal(over[0], 1.75, 1e-12);
+    assert_float_equal(over[1], 5, 0);
+    assert_int_equal(ran[0], 5);
+    assert_int_equal(ran[1], 1);
+    assert_int_equal(hs_perfmodel_add_run(m, w, s, &added, &err), HS_OK);
+    assert_int_equal(added.overheads, 1);
+    assert_int_equal(added.untyped, 6);
+    entry_is(m, HS_PERF_OVERHEAD, NULL, 1, "cpu0", 1.75, 1);
+    assert_int_equal(hs_perfmodel_cost_fn(m, NULL, &probe, &us, &err), 1); /* none */
+    lo.cost_ctx = m;
+    if (hs_workload_load_buffer_opts("o.yaml", yaml, sizeof yaml - 1, &lo, &with, &err) !=
+        HS_OK)
+        fail_msg("%s", err.msg);
+    assert_float_equal(with->platform.devices[0].overhead_us, 1.75, 0);
+    assert_float_equal(with->platform.devices[1].overhead_us, 0, 0);
+    assert_float_equal(with->graph.tasks[0].cost_us[0], 11.75, 1e-12);
+    assert_float_equal(with->graph.tasks[0].cost_us[1], 5, 0);
+    /* cpu0 with overhead_us: 3 of its own keeps it */
+    text = strdup(yaml);
+    assert_non_null(text);
+    memcpy(strstr(text, "cores: 1      }"), "overhead_us: 3}", strlen("overhead_us: 3}"));
+    if (hs_workload_load_buffer_opts("o.yaml", text, strlen(text), &lo, &kept, &err) != HS_OK)
+        fail_msg("%s", err.msg);
+    assert_float_equal(kept->platform.devices[0].overhead_us, 3, 0);
+    assert_float_equal(kept->graph.tasks[0].cost_us[0], 13, 0);
+    free(text);
+    hs_workload_free(kept);
+    hs_workload_free(with);
+    hs_schedule_free(s);
+    hs_workload_free(w);
+    hs_perfmodel_free(m);
+}
+
 /* StarPU's loop: a workload of typed kernels without cost_us, on one CPU,
  * predicted first from a model of fits only; it runs for real (cpu
  * backend), the run is added to that model, and the same workload loaded
@@ -1053,6 +1148,7 @@ int main(void)
         cmocka_unit_test(typed_costs_from_model), cmocka_unit_test(typed_cost_missing),
         cmocka_unit_test(kernel_size_and_kind),  cmocka_unit_test(run_added_to_history),
         cmocka_unit_test(second_run_predicted_from_first), cmocka_unit_test(plot_picture),
+        cmocka_unit_test(overheads_measured_and_applied),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

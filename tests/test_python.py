@@ -172,8 +172,8 @@ class Run(unittest.TestCase):
         # the kernel table covers every task once, the gaps every device that ran one
         self.assertEqual(sum(k["tasks"] for k in r.kernels), 8)
         self.assertIn("cost-only", [k["kernel"] for k in r.kernels])
-        self.assertEqual(len(r.gap_us), 2)  # cpu0 and gpu0
-        self.assertTrue(all(g >= 0 for g in r.gap_us))
+        self.assertEqual(len(r.overhead_us), 2)  # cpu0 and gpu0
+        self.assertTrue(all(g >= 0 for g in r.overhead_us))
         r.validate()
 
     def test_a_subset_of_devices(self):

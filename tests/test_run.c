@@ -355,6 +355,112 @@ static void emu_heft_copies_both_ways(void **state)
     hs_workload_free(w);
 }
 
+/* An input's last reader updates its replica in place instead of a private
+ * copy (exec/data.c takes_over), outputs byte-exact all the same:
+ *   - va -> inc -> inc2 on cpu0 + gpu0 (emu, heft, no checks; costs put va
+ *     and inc2 on cpu0, inc on gpu0): inc updates va's result once copied
+ *     to gpu0, inc2 inc's once copied back to host: 2 in place;
+ *   - the same with every kernel checked (the checks keep the inputs): 0;
+ *   - a fork on one cpu device (cpu backend: one task at a time): va feeds
+ *     inc_a and inc_b, each of which updates it: the first copies, the
+ *     second, its last reader, updates it: 1. */
+static void last_reader_updates_in_place(void **state)
+{
+    hs_workload *w = hs_workload_new(), *f = hs_workload_new();
+    hs_schedule *s;
+    hs_run_report r;
+    hs_error err = {0};
+    void **ref;
+    int a;
+    (void)state;
+    platform(w, PF_CPU_GPU);
+    a = hs_workload_add_app(w, "chain", 1, &err);
+    assert_true(a >= 0);
+    kernel(w, a, "va", "va", "n", 1000, NULL, 0, 10, 1000);
+    kernel(w, a, "inc", "increment", "n", 1000, NULL, 0, 1000, 10);
+    kernel(w, a, "inc2", "increment", "n", 1000, NULL, 0, 10, 1000);
+    assert_true(hs_app_add_edge(w, a, "va", "inc", 4000, &err) >= 0);
+    assert_true(hs_app_add_edge(w, a, "inc", "inc2", 4000, &err) >= 0);
+    finalize(w);
+    ref = reference(w);
+    for (int full = 0; full < 2; full++) {
+        assert_int_equal(run_checked(w, "heft", &hs_backend_emu,
+                                     full ? HS_CHECK_FULL : HS_CHECK_NONE, 0, &s, &r, &err),
+                         0);
+        for (size_t i = 0; i < s->nplacements; i++)
+            assert_int_equal(s->placements[i].device, s->placements[i].task == 1 ? 1 : 0);
+        assert_int_equal(r.in_place, full ? 0 : 2);
+        check_outputs(w, &r, ref);
+        hs_schedule_free(s);
+        hs_run_report_free(&r);
+    }
+    free_results(w, ref);
+    hs_workload_free(w);
+
+    assert_true(hs_platform_add_device(f, "cpu0", HS_DEVICE_CPU, "host", 1, &err) >= 0);
+    a = hs_workload_add_app(f, "fork", 1, &err);
+    assert_true(a >= 0);
+    kernel(f, a, "va", "va", "n", 1000, NULL, 0, 10, 1000);
+    kernel(f, a, "inc_a", "increment", "n", 1000, NULL, 0, 10, 1000);
+    kernel(f, a, "inc_b", "increment", "n", 1000, NULL, 0, 10, 1000);
+    assert_true(hs_app_add_edge(f, a, "va", "inc_a", 4000, &err) >= 0);
+    assert_true(hs_app_add_edge(f, a, "va", "inc_b", 4000, &err) >= 0);
+    finalize(f);
+    ref = reference(f);
+    assert_int_equal(run_checked(f, "eager", &hs_backend_cpu, HS_CHECK_NONE, 0, &s, &r, &err),
+                     0);
+    assert_int_equal(r.in_place, 1);
+    check_outputs(f, &r, ref);
+    hs_schedule_free(s);
+    hs_run_report_free(&r);
+    free_results(f, ref);
+    hs_workload_free(f);
+}
+
+/* gpu0 alone on emu, heft: two independent va kernels, both committed to
+ * gpu0 at once, so the worker launches the first and prefetches the second.
+ * Emu copies when they are issued: each input copy of the first kernel must
+ * come before any of the second's (prefetching the second's first made the
+ * first wait for both on a real GPU).  2 input copies per kernel. */
+static void emu_next_inputs_after_the_running_ones(void **state)
+{
+    hs_workload *w = hs_workload_new();
+    hs_schedule *s;
+    hs_run_report r;
+    hs_error err = {0};
+    double first_end = 0, second_start = 1e300;
+    size_t first = 0, n[2] = {0, 0};
+    int a;
+    (void)state;
+    platform(w, PF_GPU);
+    a = hs_workload_add_app(w, "pair", 2, &err);
+    assert_true(a >= 0);
+    kernel(w, a, "va", "va", "n", 100000, NULL, 0, 1000, 10);
+    finalize(w);
+    assert_int_equal(run(w, "heft", &hs_backend_emu, &s, &r, &err), 0);
+    assert_int_equal(hs_run_measured_schedule(w, "emu", &r, s, &err), 0);
+    assert_int_equal(s->nplacements, 2);
+    if (s->placements[1].start_us < s->placements[0].start_us)
+        first = 1;
+    for (size_t k = 0; k < s->ntransfers; k++) {
+        const hs_transfer *t = &s->transfers[k];
+        int is_first = (size_t)t->to_placement == first;
+        if (t->to_placement == HS_NONE)
+            continue; /* a result going back to host */
+        n[is_first]++;
+        if (is_first && t->start_us > first_end)
+            first_end = t->start_us;
+        if (!is_first && t->start_us < second_start)
+            second_start = t->start_us;
+    }
+    assert_int_equal(n[0], 2);
+    assert_int_equal(n[1], 2);
+    assert_true(first_end <= second_start);
+    hs_schedule_free(s);
+    hs_run_report_free(&r);
+    hs_workload_free(w);
+}
+
 /* Edges that name their buffers (exec/data.h), on emu (cpu0 + gpu0) under
  * every policy: into ax (axpy, ratio 1: y = (num / den) x + y) pq's dot
  * feeds den and rr's num; u's sum feeds y, a buffer after the first, while
@@ -817,6 +923,8 @@ int main(void)
         cmocka_unit_test(explicit_binding_feeds_a_later_buffer),
         cmocka_unit_test(bundled_workloads_byte_exact),
         cmocka_unit_test(emu_lone_gpu_copies_only_the_output),
+        cmocka_unit_test(emu_next_inputs_after_the_running_ones),
+        cmocka_unit_test(last_reader_updates_in_place),
         cmocka_unit_test(emu_heft_copies_both_ways),
         cmocka_unit_test(cpu_refuses_gpus),
         cmocka_unit_test(untyped_tasks_sleep),

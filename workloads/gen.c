@@ -801,13 +801,14 @@ static int bench_xgemm(hs_workload *w, int a, double n, const hs_gen_rates *r, h
  *   axpy_r_k  r -= (rho_k / pq) q          (ratio 1)   2n
  *   dot_rr_k  rho_k+1 = r.r                            2n
  *   xpay_k    p = r + (rho_k+1 / rho_k) p  (ratio 2)   2n
- * Edges carry vectors (V), scalars (4 bytes) and A itself from one gemv to
- * the next, so A moves only when the gemvs change memory.  The first
- * iteration reads A, p, x, r and rho from host; the last x goes back.
- * Every edge names the buffer it feeds (exec/data.h), the data flow above:
- * the implicit rule would give scalars to vector buffers.  A is no kernel's
- * result, so its edge only orders (each gemv's A is generated), and dot_rr
- * reads r once (one edge, one buffer: its y is generated).
+ * Edges carry vectors (V) and scalars (4 bytes).  A is no kernel's result:
+ * every gemv reads its own A from host (the executor generates it there and
+ * copies it to a GPU that runs the gemv), so the model moves it as the run
+ * does, once per gemv on a GPU.  The first iteration also reads p, x, r and
+ * rho from host; the last x goes back.  Every edge names the buffer it
+ * feeds (exec/data.h), the data flow above: the implicit rule would give
+ * scalars to vector buffers.  dot_rr reads r once (one edge, one buffer:
+ * its y is generated).
  * Fig. 4: n = 1k, 4k, 8k. */
 #define CG_ITERATIONS 3
 static int bench_cg(hs_workload *w, int a, double n, const hs_gen_rates *r, hs_error *err)
@@ -820,13 +821,13 @@ static int bench_cg(hs_workload *w, int a, double n, const hs_gen_rates *r, hs_e
      * the buffer of `to` it feeds} */
     static const struct cg_edge {
         int from, to;
-        char what; /* V vector, S scalar, M the matrix */
+        char what; /* V vector, S scalar */
         const char *buffer;
     } inner[] = {{GEMV, DOT_PQ, 'V', "y"},   {GEMV, AXPY_R, 'V', "x"},
                  {DOT_PQ, AXPY_X, 'S', "den"}, {DOT_PQ, AXPY_R, 'S', "den"},
                  {AXPY_R, DOT_RR, 'V', "x"}, {AXPY_R, XPAY, 'V', "x"},
                  {DOT_RR, XPAY, 'S', "num"}},
-      cross[] = {{GEMV, GEMV, 'M', HS_BUFFER_NONE}, {XPAY, GEMV, 'V', "x"},
+      cross[] = {{XPAY, GEMV, 'V', "x"},
                  {XPAY, DOT_PQ, 'V', "x"},          {XPAY, AXPY_X, 'V', "x"},
                  {XPAY, XPAY, 'V', "y"},            {AXPY_X, AXPY_X, 'V', "y"},
                  {AXPY_R, AXPY_R, 'V', "y"},        {DOT_RR, AXPY_X, 'S', "num"},
@@ -841,7 +842,7 @@ static int bench_cg(hs_workload *w, int a, double n, const hs_gen_rates *r, hs_e
         }
         /* kernel: type and params, flops, bytes moved, from host, to host */
         if ((rc = add_typed(w, a, nm[GEMV], "gemv", P({"n", n}), 2 * n * n, M + 2 * V,
-                            first ? M + V : 0, 0, r, err)) < 0 ||
+                            first ? M + V : M, 0, r, err)) < 0 ||
             (rc = add_typed(w, a, nm[DOT_PQ], "dot", P({"n", n}), 2 * n, 2 * V,
                             first ? V : 0, 0, r, err)) < 0 ||
             (rc = add_typed(w, a, nm[AXPY_X], "axpy", P({"n", n}, {"ratio", 1}), 2 * n, 3 * V,
@@ -857,7 +858,7 @@ static int bench_cg(hs_workload *w, int a, double n, const hs_gen_rates *r, hs_e
             const struct cg_edge *ce = e < ninner ? &inner[e] : &cross[e - ninner];
             const char *from = e < ninner ? nm[ce->from] : pv[ce->from];
             if ((rc = hs_app_add_edge(w, a, from, nm[ce->to],
-                                      ce->what == 'M' ? M : ce->what == 'V' ? V : S, err)) < 0 ||
+                                      ce->what == 'V' ? V : S, err)) < 0 ||
                 (rc = hs_edge_set_buffer(w, a, rc, ce->buffer, err)) != 0)
                 return rc;
         }

@@ -270,7 +270,10 @@ void hs_graph_free(hs_graph *g);
 /* A cost provider: the cost in µs of typed kernel k on device d, into *us
  * (finite, >= 0).  On failure it returns a negative HS_E* code with a
  * one-line message in err (e.g. "no performance model for gemm on gpu0 ..."),
- * which finalize prefixes with the kernel's path. */
+ * which finalize prefixes with the kernel's path.  Finalize also calls it
+ * with k NULL for each device whose overhead_us the platform leaves at 0:
+ * it returns 0 with the device's per-task overhead in *us (a model's
+ * measured one), or 1 when it knows none. */
 typedef int (*hs_cost_fn)(void *ctx, const hs_kernel *k, const hs_device *d, double *us,
                           hs_error *err);
 

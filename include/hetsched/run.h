@@ -125,10 +125,11 @@ typedef struct hs_run_result {
     size_t nkernels;
     int ndevices;              /* the devices run on (the workload's, after
                                   --devices) */
-    double *gap_us;            /* [ndevices]: the median time from one task's
-                                  end to the next one's start on each device
-                                  (0 with fewer than 2 tasks), to set beside
-                                  its overhead_us */
+    double *overhead_us;       /* [ndevices]: each device's per-task overhead
+                                  as measured (the mean time from when a task
+                                  could start, the device free and its inputs
+                                  there, to its start), to set beside the
+                                  platform's overhead_us */
     size_t noutputs;           /* the run's outputs (typed tasks without
                                   successors, exec/data.h), */
     double output_bytes;       /* their bytes */
