@@ -2,11 +2,13 @@
  * (exec/data.h), checks every typed kernel, and sets the measured makespan
  * beside the one the same policy gets in the simulator. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -102,7 +104,15 @@ const hs_cli_cmd hs_cmd_run = {
              "is the end of the last kernel or copy.  A device holds up to 2 started\n"
              "tasks (the next one's inputs are prefetched while the current one runs);\n"
              "the environment variable HETSCHED_DEPTH (1..16) changes that.  When a file\n"
-             "goes to stdout, the summary goes to stderr (one file at most may go there).\n",
+             "goes to stdout, the summary goes to stderr (one file at most may go there).\n"
+             "\n"
+             "Across the nodes of a cluster platform (built with MPI): `mpirun -np N\n"
+             "hetsched run ...` with N the platform's nodes runs node k's devices on rank k.\n"
+             "Every rank maps the workload with ALGO in the simulator (the ranks check\n"
+             "that they agree), runs its node's tasks of that mapping as --schedule\n"
+             "would, and sends each result to the nodes whose tasks read it; rank 0\n"
+             "prints and writes what a one-process run does (--split, --fail,\n"
+             "--throttle, --devices and --update-model do not apply).\n",
     .main = run_main,
 };
 
@@ -197,6 +207,17 @@ static const char *device_arg(char *buf, size_t size, const char *arg, const cha
     return buf;
 }
 
+/* Gives stderr back to a rank that was quiet (*loud: the saved stderr, or
+ * -1). */
+static void speak(int *loud)
+{
+    if (*loud >= 0) {
+        dup2(*loud, 2);
+        close(*loud);
+        *loud = -1;
+    }
+}
+
 static int run_main(int argc, char **argv)
 {
     enum { OPT_JSON = 256, OPT_GANTT, OPT_TRACE, OPT_SEED, OPT_THR, OPT_MODEL, OPT_BACKEND,
@@ -240,13 +261,27 @@ static int run_main(int argc, char **argv)
     char fail_buf[128], throttle_buf[128]; /* device names */
     hs_workload *w = NULL;
     hs_error err = {0};
-    int c, status = 0, rc, have_seed = 0, have_thr = 0;
+    int c, status = 0, rc, have_seed = 0, have_thr = 0, loud = -1, follower = 0;
     unsigned long long v;
     if (!split_options) {
         fprintf(stderr, "hetsched: out of memory\n");
         return 1;
     }
     ro.split_options = split_options;
+    if (hs_mpi_init(&err) != HS_OK) {
+        status = hs_cli_fail(&err);
+        goto out;
+    }
+    /* a rank but the first says nothing until the run starts: what fails
+     * before fails alike on every rank, and rank 0 says it */
+    follower = hs_mpi_size() > 1 && hs_mpi_rank() != 0;
+    if (follower && (loud = dup(2)) >= 0) {
+        int quiet = open("/dev/null", O_WRONLY);
+        if (quiet >= 0) {
+            dup2(quiet, 2);
+            close(quiet);
+        }
+    }
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":a:", longopts, NULL)) != -1) {
@@ -401,8 +436,22 @@ static int run_main(int argc, char **argv)
     if (!(w = hs_cli_load_model(argv[optind], &src, model_path, &model, &status)) ||
         (update_path && !(update = hs_cli_model_open(update_path, &status))))
         goto out;
+    if (update_path && hs_mpi_size() > 1) {
+        status = hs_cli_usage_error(&hs_cmd_run, "--update-model does not apply to a run "
+                                    "across nodes (mpirun)");
+        goto out;
+    }
     ro.perfmodel = model;
     rc = hs_run(w, algo, &ro, &res, &err);
+    speak(&loud);
+    if (rc != HS_OK && hs_mpi_started()) { /* this rank's alone: end the job */
+        fprintf(stderr, "hetsched: rank %d: %s\n", hs_mpi_rank(), err.msg);
+        hs_mpi_abort(hs_error_exit_status(err.code));
+    }
+    if (follower) { /* rank 0 prints and writes */
+        status = hs_error_exit_status(rc);
+        goto out;
+    }
     if (rc == HS_OK)
         rc = hs_cli_write_outputs(w, res.schedule, &out, &err);
     if (rc == HS_OK) {
@@ -417,6 +466,11 @@ static int run_main(int argc, char **argv)
         fprintf(o, "checked %zu of %zu typed kernels (%s, %.3f ms after the run); %zu "
                 "cost-only tasks slept their cost\n", res.checked, res.typed,
                 check_modes[ro.check], res.check_us / 1e3, res.untyped);
+        fprintf(o, "outputs: %zu results, %.0f bytes, digest %016llx\n", res.noutputs,
+                res.output_bytes, res.outputs_digest);
+        if (res.ranks > 1)
+            fprintf(o, "across %d MPI ranks (node k on rank k): %zu messages, %.0f bytes "
+                    "between nodes\n", res.ranks, res.messages, res.message_bytes);
         if (getenv("OPENBLAS_THREAD_TIMEOUT"))
             fprintf(o, "OpenBLAS's idle threads sleep after 2^%s cycles "
                     "(OPENBLAS_THREAD_TIMEOUT)\n", getenv("OPENBLAS_THREAD_TIMEOUT"));
@@ -448,6 +502,8 @@ static int run_main(int argc, char **argv)
     if (rc != HS_OK)
         status = hs_cli_fail(&err);
 out:
+    speak(&loud);
+    hs_mpi_finalize();
     hs_run_result_free(&res);
     hs_workload_free(w);
     hs_perfmodel_free(model);

@@ -662,9 +662,11 @@ int hs__real_drive(hs_backend *b, int (*step)(void *ctx, hs_error *err), void *c
     rb->step = step;
     rb->ctx = ctx;
     /* the run's clock starts now: what init did (inputs, pools, warm-up)
-     * and the policy's init are before it, as in the simulator */
+     * and the policy's init are before it, as in the simulator; in a
+     * distributed run, on every process at once */
     clock_gettime(CLOCK_MONOTONIC, &rb->t0);
-    if ((rc = hs__data_start(rb->dm, &rb->t0, err)) != 0)
+    if ((rc = hs__data_sync(rb->dm, &rb->t0, err)) != 0 ||
+        (rc = hs__data_start(rb->dm, &rb->t0, err)) != 0)
         return rc;
     atomic_store(&rb->stepping, 1);
     run_step(rb);

@@ -19,6 +19,7 @@
 #include "exec/data.h"
 #include "exec/mem.h"
 #include "exec/pool.h"
+#include "exec/remote.h"
 #include "workloads/kernels/kernel.h"
 
 /* One replica of a result on one memory: valid exactly when p is set (a
@@ -128,6 +129,7 @@ struct hs__data {
     int check_rc;                   /* first failed check, its message in check_err */
     hs_error check_err;
     hs_run_report r;                /* counters (links, tasks, replicas) */
+    const hs__remote *remote;       /* devices of other nodes, or NULL */
 };
 
 void (*hs__data_test_hook)(const hs_kconf *c, void *const *bufs);
@@ -417,6 +419,20 @@ static int mem_of(const hs__data *dm, int d)
     return dm->mode == HS__REAL_CPU ? HS_HOST_MEMORY : dm->w->platform.devices[d].memory;
 }
 
+/* Whether device d is run here (not by another node's process). */
+static int runs_here(const hs__data *dm, int d)
+{
+    return !dm->remote || dm->remote->ops->local(dm->remote->ctx, d);
+}
+
+/* Whether task t of the workload's graph runs here: only then are its
+ * inputs made, its buffers reserved and its kernel warmed up before the
+ * run. */
+static int owned(const hs__data *dm, size_t t)
+{
+    return !dm->remote || dm->remote->ops->owns(dm->remote->ctx, t);
+}
+
 /* Sets up the memory spaces (cuda's under HS__REAL_CUDA, plain ones else;
  * devmem caps each non-host memory: 0 is cuda's free memory, emu unbounded)
  * and a pool over each. */
@@ -517,7 +533,7 @@ static int pregenerate(hs__data *dm, hs_error *err)
     atomic_init(&gp.next, 0);
     for (size_t t = 0; t < dm->g->ntasks && rc == HS_OK; t++) {
         dtask *d = &dm->t[t];
-        if (!d->typed)
+        if (!d->typed || !owned(dm, t))
             continue;
         for (int i = 0; i < d->c.nbufs && rc == HS_OK; i++)
             if ((d->c.bufs[i].mode & HS_KREAD) && !d->fed[i])
@@ -572,7 +588,7 @@ static int reserve(hs__data *dm, int m, hs_error *err)
         return hs_error_set(err, HS_ENOMEM, "out of memory");
     for (size_t t = 0; t < dm->g->ntasks; t++) {
         const dtask *d = &dm->t[t];
-        for (int i = 0; d->typed && i < d->c.nbufs; i++) {
+        for (int i = 0; d->typed && owned(dm, t) && i < d->c.nbufs; i++) {
             if (m == HS_HOST_MEMORY && d->c.bufs[i].mode == HS_KREAD && !d->fed[i])
                 continue; /* its generated input, read where it is on host */
             ws[nw++] = (want){d->c.bufs[i].bytes ? d->c.bufs[i].bytes : 1,
@@ -670,10 +686,10 @@ static void warm_up(hs__data *dm)
         dtask *d = &dm->t[t];
         void *in[HS_KMAX_BUFS] = {0}, *tmp[HS_KMAX_BUFS] = {0};
         int seen = 0, ok = 1;
-        if (!d->typed)
+        if (!d->typed || !owned(dm, t))
             continue;
         for (size_t u = 0; u < t && !seen; u++)
-            seen = dm->t[u].typed && dm->t[u].c.type == d->c.type &&
+            seen = dm->t[u].typed && owned(dm, u) && dm->t[u].c.type == d->c.type &&
                    memcmp(dm->t[u].c.p, d->c.p, sizeof d->c.p) == 0;
         if (seen)
             continue;
@@ -692,7 +708,7 @@ static void warm_up(hs__data *dm)
         for (int dev = 0; dev < pf->ndevices && ok; dev++) {
             const hs_task *wt = &dm->g->tasks[t];
             int m = mem_of(dm, dev);
-            if (!dm->host_side[m] || d->c.flops <= WARM_CPU_FLOPS)
+            if (runs_here(dm, dev) && (!dm->host_side[m] || d->c.flops <= WARM_CPU_FLOPS))
                 warm_one(dm, &d->c, in, m, dev,
                          dm->w->apps[wt->app].kernels[wt->kernel].splittable);
         }
@@ -769,6 +785,7 @@ int hs__data_new(const hs_workload *w, const hs_graph *g, hs__real_mode mode,
     dm->r.fail_after = in ? in->fail_after : 0;
     dm->r.throttle_device = in ? in->throttle_device : 0;
     dm->r.throttle = in && in->throttle > 1 ? in->throttle : 0;
+    dm->remote = in ? in->remote : NULL;
     dm->r.link_bytes = calloc(nm * nm, sizeof *dm->r.link_bytes);
     dm->r.link_us = calloc(nm * nm, sizeof *dm->r.link_us);
     dm->r.link_copies = calloc(nm * nm, sizeof *dm->r.link_copies);
@@ -784,9 +801,9 @@ int hs__data_new(const hs_workload *w, const hs_graph *g, hs__real_mode mode,
      * runs the engine's steps while a GPU's kernels are in flight */
     dm->r.processors = (int)sysconf(_SC_NPROCESSORS_ONLN);
     for (size_t d = 0; d < nd; d++)
-        dm->r.threads += dm->threads[d];
+        dm->r.threads += runs_here(dm, (int)d) ? dm->threads[d] : 0;
     for (size_t d = 0; d < nd && mode != HS__REAL_CPU; d++)
-        if (w->platform.devices[d].kind != HS_DEVICE_CPU) {
+        if (w->platform.devices[d].kind != HS_DEVICE_CPU && runs_here(dm, (int)d)) {
             dm->r.threads++;
             break;
         }
@@ -809,6 +826,11 @@ int hs__data_new(const hs_workload *w, const hs_graph *g, hs__real_mode mode,
 fail:
     hs__data_free(dm);
     return rc;
+}
+
+int hs__data_sync(hs__data *dm, struct timespec *t0, hs_error *err)
+{
+    return dm->remote ? dm->remote->ops->start(dm->remote->ctx, t0, err) : HS_OK;
 }
 
 int hs__data_start(hs__data *dm, const struct timespec *t0, hs_error *err)
@@ -1596,8 +1618,51 @@ static int finish(hs__data *dm, dtask *d, int m, int rc, long rt, int dev, hs_er
 {
     if (rc == HS_OK && d->result >= 0)
         rc = store_result(dm, d, m, rt, dev, err);
+    if (rc == HS_OK && dm->remote) /* its result, pinned on m until released */
+        rc = dm->remote->ops->send(dm->remote->ctx, (size_t)(d - dm->t),
+                                   d->result >= 0 ? d->rep[m].p : NULL,
+                                   d->result >= 0 ? result_bytes(d) : 0, now_us(dm), err);
     release(dm, d, m, rc == HS_OK);
     return rc;
+}
+
+/* Task t (whole) runs on device d of another node: waits for its message
+ * when a task here follows it, and keeps its result as the only replica
+ * here, on this node's host memory (every memory under cpu computes on
+ * host), recorded as a copy from its owner's memory that started when the
+ * owner sent it. */
+static int receive(hs__data *dm, size_t t, hs__launch *l)
+{
+    const hs__remote *rm = dm->remote;
+    dtask *u = &dm->t[t];
+    const void *data;
+    size_t bytes;
+    double sent;
+    int rc, home = rm->ops->home(rm->ctx), m = dm->mode == HS__REAL_CPU ? HS_HOST_MEMORY : home;
+    void *p;
+    hs_run_copy *rec;
+    if ((rc = rm->ops->await(rm->ctx, t, &data, &bytes, &sent, &l->err)) != HS_OK)
+        return l->rc = rc;
+    l->start_us = l->end_us = now_us(dm);
+    if (!data || !u->typed || u->result < 0)
+        return HS_OK;
+    if (bytes != result_bytes(u))
+        return l->rc = hs_error_set(&l->err, HS_EIO, "a message of %zu bytes came for a result "
+                                    "of %zu", bytes, result_bytes(u));
+    pthread_mutex_lock(&dm->mu);
+    if ((rc = mem_alloc(dm, m, bytes, 0, -1, &p, &l->err)) == HS_OK) {
+        memcpy(p, data, bytes);
+        u->rep[m] = (rep){.p = p, .used = ++dm->tick};
+        u->ran = 1;
+        dm->r.replicas_allocated++;
+        if ((rec = new_copy(dm, rm->ops->origin(rm->ctx, t), home, bytes, (long)t, -1,
+                            HS_COPY_FETCH)) != NULL) {
+            rec->start_us = sent < l->end_us ? sent : l->end_us;
+            rec->end_us = l->end_us;
+        }
+    }
+    pthread_mutex_unlock(&dm->mu);
+    return l->rc = rc;
 }
 
 /* Byte span [*off, *off + *len) of buffer i that items [b, e) of d touch:
@@ -1785,6 +1850,8 @@ int hs__data_launch(hs__data *dm, size_t t, int d, double issued_us, hs__launch 
     int m = mem_of(dm, d);
     *l = (hs__launch){.t = t, .d = d, .issued_us = issued_us};
     l->start_us = l->end_us = now_us(dm);
+    if (!runs_here(dm, d))
+        return receive(dm, dm->rg->tasks[t].origin, l);
     if (task->typed && dm->rg->tasks[t].nparts == 1 && !dm->host_side[m]) {
         /* a device's own kernel: enqueued, finished by hs__data_complete */
         if ((l->rc = prepare(dm, task, m, (long)t, d, &l->err)) == HS_OK &&
@@ -1811,6 +1878,9 @@ int hs__data_launch(hs__data *dm, size_t t, int d, double issued_us, hs__launch 
         pthread_mutex_lock(&dm->mu);
         dm->r.untyped++;
         pthread_mutex_unlock(&dm->mu);
+        if (dm->remote)
+            l->rc = dm->remote->ops->send(dm->remote->ctx, dm->rg->tasks[t].origin, NULL, 0,
+                                          l->end_us, &l->err);
     }
     return l->rc;
 }
@@ -1850,7 +1920,7 @@ int hs__data_fits(hs__data *dm, size_t t, int d)
     const dtask *task = &dm->t[dm->rg->tasks[t].origin];
     int m = mem_of(dm, d), fits;
     size_t need = 0;
-    if (!task->typed || dm->cap[m] == SIZE_MAX)
+    if (!task->typed || dm->cap[m] == SIZE_MAX || !runs_here(dm, d))
         return 1;
     pthread_mutex_lock(&dm->mu);
     for (int i = 0; i < task->c.nbufs; i++) {
@@ -1868,7 +1938,8 @@ int hs__data_fits(hs__data *dm, size_t t, int d)
 
 int hs__data_enqueues(const hs__data *dm, int d)
 {
-    return !dm->host_side[mem_of(dm, d)];
+    /* a proxy (receive) completes each task before it takes the next */
+    return runs_here(dm, d) && !dm->host_side[mem_of(dm, d)];
 }
 
 int hs__data_complete(hs__data *dm, hs__launch *l)
@@ -1906,8 +1977,8 @@ int hs__data_prefetch(hs__data *dm, size_t t, int d, hs_error *err)
     const hs_task *rt = &dm->rg->tasks[t];
     dtask *task = &dm->t[rt->origin];
     int m = mem_of(dm, d), rc = HS_OK;
-    if (!task->typed || rt->nparts > 1 || dm->mode == HS__REAL_CPU)
-        return HS_OK; /* parts compute on host; cpu moves nothing */
+    if (!task->typed || rt->nparts > 1 || dm->mode == HS__REAL_CPU || !runs_here(dm, d))
+        return HS_OK; /* parts compute on host; cpu moves nothing; a proxy receives */
     pthread_mutex_lock(&dm->mu);
     if (!task->running && !task->ran) {
         if (task->pf_mem != m)

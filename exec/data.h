@@ -189,6 +189,8 @@ typedef struct hs_run_report {
                                 after it, inside the kernel's span: a test of
                                 adapting to a slow device) */
     double throttle;
+    const struct hs__remote *remote; /* a distributed run's devices of other
+                                nodes (exec/remote.h), or NULL: all are local */
     /* out: */
     int threads;             /* threads that compute or drive during the run: each
                                 cpu device's kernel threads (its `cores`, or the
@@ -278,6 +280,11 @@ typedef enum hs__real_mode {
  * HS_EINPUT for a bad kernel type or params. */
 int hs__data_new(const hs_workload *w, const hs_graph *g, hs__real_mode mode,
                  const hs_run_report *in, hs__data **out, hs_error *err);
+
+/* When the run's clock starts: in a distributed run, returns once every
+ * process is there, with *t0 the instant all their clocks start at
+ * (exec/remote.h, start); else at once, leaving *t0 as it is. */
+int hs__data_sync(hs__data *dm, struct timespec *t0, hs_error *err);
 
 /* Starts the run's clock at t0 (which stays valid until hs__data_free):
  * every time measured from now on is µs since t0. */

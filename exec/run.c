@@ -1,10 +1,12 @@
 /* hetsched — hs_run (include/hetsched/run.h): one policy on a real backend,
  * its prediction in the simulator, and the measured schedule. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "exec/data.h"
 #include "exec/engine.h"
+#include "exec/mpi.h"
 #include "graph/strmap.h"
 #include "hetsched/run.h"
 #include "mapper/perfmodel.h"
@@ -213,6 +215,55 @@ static int kernel_table(const hs_workload *w, const hs_schedule *s, hs_run_resul
     return rc;
 }
 
+/* Each output of report r by its hash, in task order (the report's). */
+static int output_sums(const hs_run_report *r, hs__output_sum **out, hs_error *err)
+{
+    if (!(*out = calloc(r->noutputs + 1, sizeof **out)))
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    for (size_t i = 0; i < r->noutputs; i++)
+        (*out)[i] = (hs__output_sum){
+            .task = r->outputs[i].task, .bytes = r->outputs[i].bytes,
+            .hash = hs__fnv(HS__FNV_BASIS, r->outputs[i].data, r->outputs[i].bytes)};
+    return HS_OK;
+}
+
+/* res's outputs from their sums, in task order: the digest hashes each
+ * one's task, size and hash. */
+static void outputs_digest(const hs__output_sum *sums, size_t n, hs_run_result *res)
+{
+    uint64_t h = HS__FNV_BASIS;
+    res->noutputs = n;
+    res->output_bytes = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t task = sums[i].task, bytes = sums[i].bytes, one = sums[i].hash;
+        h = hs__fnv(h, &task, sizeof task);
+        h = hs__fnv(h, &bytes, sizeof bytes);
+        h = hs__fnv(h, &one, sizeof one);
+        res->output_bytes += (double)sums[i].bytes;
+    }
+    res->outputs_digest = h;
+}
+
+/* What a run across nodes (hs__mpi_active) refuses, the same on every
+ * rank: the options that act on one process's devices, and backends
+ * other than cpu and emu. */
+static int distributed_check(const hs_run_options *opt, const hs_backend_ops *ops,
+                             hs_error *err)
+{
+    const char *what = opt->split            ? "--split"
+                       : opt->fail_device     ? "--fail"
+                       : opt->throttle_device ? "--throttle"
+                       : opt->devices         ? "--devices"
+                                              : NULL;
+    if (what)
+        return hs_error_set(err, HS_EUSAGE, "%s does not apply to a run across nodes (mpirun)",
+                            what);
+    if (ops != &hs_backend_cpu && ops != &hs_backend_emu)
+        return hs_error_set(err, HS_EUSAGE, "a run across nodes (mpirun) runs on the cpu or "
+                            "emu backend, not %s", ops->name);
+    return HS_OK;
+}
+
 int hs_run(hs_workload *w, const char *policy, const hs_run_options *opt, hs_run_result *res,
            hs_error *err)
 {
@@ -224,7 +275,11 @@ int hs_run(hs_workload *w, const char *policy, const hs_run_options *opt, hs_run
     hs_run_report report = {0};
     hs_backend b = {.state = &report};
     hs_schedule *s = NULL, *pred = NULL, *given = NULL;
-    int *depth = NULL, rc;
+    hs__remote *remote = NULL;
+    hs__output_sum *sums = NULL;
+    size_t nsums = 0, messages = 0;
+    double message_bytes = 0;
+    int *depth = NULL, rc, distributed = hs__mpi_active();
     memset(res, 0, sizeof *res);
     if (!opt)
         opt = &defaults;
@@ -256,12 +311,43 @@ int hs_run(hs_workload *w, const char *policy, const hs_run_options *opt, hs_run
         else if ((rc = hs_run_depths(w, ops, depth, err)) == HS_OK)
             popt.executor_depth = depth;
     }
+    if (rc == HS_OK && distributed)
+        rc = distributed_check(opt, ops, err);
     if (rc == HS_OK)
         rc = hs_map(w, policy, &popt, &pred, NULL, err);
+    for (size_t i = 0; rc == HS_OK && distributed && pred && i < pred->nplacements; i++)
+        if (pred->placements[i].nparts != 1)
+            rc = hs_error_set(err, HS_EUSAGE, "policy %s splits kernels into parts, which a "
+                              "run across nodes (mpirun) does not run: it runs whole tasks",
+                              policy);
+    if (rc == HS_OK && distributed) {
+        /* every rank runs its node's part of the mapping, as given */
+        if ((rc = hs__mpi_agree(w, pred, err)) == HS_OK &&
+            (rc = hs__mpi_remote_new(w, pred, &remote, err)) == HS_OK) {
+            report.remote = remote;
+            mopt.schedule = pred;
+            pol = &hs__policy_given;
+        }
+    }
     if (rc == HS_OK)
         rc = hs_engine_run(w, pol, &mopt, &b, &s, &res->stats, err);
+    if (remote) {
+        hs_error ended = {0};
+        int rc_end = hs__mpi_remote_end(remote, rc == HS_OK, &ended);
+        if (rc == HS_OK && rc_end != HS_OK) {
+            *err = ended;
+            rc = rc_end;
+        }
+    }
+    if (rc == HS_OK)
+        rc = output_sums(&report, &sums, err);
+    nsums = rc == HS_OK ? report.noutputs : 0;
+    if (rc == HS_OK && remote)
+        rc = hs__mpi_gather(w, remote, s, &report, &sums, &nsums, &messages, &message_bytes,
+                            err);
     if (rc == HS_OK)
         rc = hs_run_measured_schedule(w, ops->name, &report, s, err);
+    hs__mpi_remote_free(remote);
     free(depth);
     hs_split_graph_free(mopt.split);
     hs_schedule_free(given);
@@ -269,6 +355,7 @@ int hs_run(hs_workload *w, const char *policy, const hs_run_options *opt, hs_run
         hs_run_report_free(&report);
         hs_schedule_free(s);
         hs_schedule_free(pred);
+        free(sums);
         memset(res, 0, sizeof *res);
         return rc;
     }
@@ -281,7 +368,10 @@ int hs_run(hs_workload *w, const char *policy, const hs_run_options *opt, hs_run
         .link_copies = report.link_copies, .prefetched = report.prefetched,
         .evictions = report.evictions, .writebacks = report.writebacks,
         .pool_hits = report.pool_hits, .pool_misses = report.pool_misses,
-        .pool_reserved = report.pool_reserved};
+        .pool_reserved = report.pool_reserved, .ranks = distributed ? hs_mpi_size() : 1,
+        .messages = messages, .message_bytes = message_bytes};
+    outputs_digest(sums, nsums, res);
+    free(sums);
     /* the link arrays now belong to *res */
     report.link_bytes = report.link_us = NULL;
     report.link_copies = NULL;

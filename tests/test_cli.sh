@@ -683,8 +683,18 @@ check "run measured" "$tmp/out" '^policy heft on .*, backend (emu|cuda): measure
 check "run predicted" "$tmp/out" '^predicted makespan [0-9.]+ us \(executor model; measured / predicted [0-9.]+\)$'
 check "run checked" "$tmp/out" '^checked 3 of 6 typed kernels \(sample, [0-9.]+ ms after the run\); 2 cost-only tasks'
 check "run buffers" "$tmp/out" '^buffers: [0-9]+ reused, [0-9]+ made during the run, [0-9]+ made ahead$'
+check "run outputs" "$tmp/out" '^outputs: [0-9]+ results, [0-9]+ bytes, digest [0-9a-f]{16}$'
 check "run tables: gaps" "$tmp/out" '^  gpu0 +[0-9.]+ us +0\.000 us$'
 check "run tables: kernels" "$tmp/out" '^  cost-only +cpu0 +[0-9]+ tasks? +[0-9.]+ us +[0-9.]+ us  x[0-9.]+$'
+# the outputs' digest: the same bytes whatever the mapping, when every
+# device computes with one thread (cores: 1; an emulated gpu does)
+expect 0 "gen cholesky for the digest" -- "$H" gen cholesky --tiles 3 --tile-size 32 --cores 1 \
+    -o "$tmp/chol3.yaml"
+expect 0 "run heft: digest" -- "$H" run -a heft "$tmp/chol3.yaml" --backend emu --check none
+check "run heft: one output" "$tmp/out" '^outputs: 1 results, 4096 bytes, digest [0-9a-f]{16}$'
+grep '^outputs: ' "$tmp/out" >"$tmp/run-digest"
+expect 0 "run eager: digest" -- "$H" run -a eager "$tmp/chol3.yaml" --backend emu --check none
+check "run: the outputs do not depend on the mapping" "$tmp/out" "^$(cat "$tmp/run-digest")\$"
 # run starts again with OpenBLAS's idle threads sleeping soon, unless told otherwise
 expect 0 "run: OpenBLAS spin" -- env -u OPENBLAS_THREAD_TIMEOUT "$H" run -a heft "$RW" --backend emu --check none
 check "run: OpenBLAS spin set" "$tmp/out" "^OpenBLAS's idle threads sleep after 2\^20 cycles \(OPENBLAS_THREAD_TIMEOUT\)$"

@@ -130,6 +130,15 @@ typedef struct hs_run_result {
                                   could start, the device free and its inputs
                                   there, to its start), to set beside the
                                   platform's overhead_us */
+    size_t noutputs;           /* the run's outputs (typed tasks without
+                                  successors, exec/data.h), */
+    double output_bytes;       /* their bytes */
+    unsigned long long outputs_digest; /* FNV-1a (64 bits) over each output's
+                                  task index, size and bytes in task order:
+                                  equal digests, byte-exact outputs */
+    int ranks;                 /* MPI processes that ran it (1: this one alone) */
+    size_t messages;           /* a distributed run's messages between ranks */
+    double message_bytes;      /* and their payload bytes */
 } hs_run_result;
 
 /* Checks what hs_run would refuse before it touches a workload: the policy
@@ -166,6 +175,33 @@ int hs_workload_select_devices(hs_workload *w, const char *list, hs_error *err);
 int hs_run(hs_workload *w, const char *policy, const hs_run_options *opt, hs_run_result *res,
            hs_error *err);
 void hs_run_result_free(hs_run_result *res);
+
+/* Runs across the nodes of a cluster platform (the mpi feature, Open MPI;
+ * DESIGN.md, "Running across nodes"): started by `mpirun -np N`, each of
+ * the N processes calls hs_mpi_init, then hs_run on the same workload with
+ * the same options, then hs_mpi_finalize.  Process (rank) k owns node k's
+ * devices and runs the tasks mapped to them; every rank maps the workload
+ * with the policy in the simulator, the ranks check that they agree (a
+ * hash of the mapping), and each runs its node's part of that mapping as
+ * `--schedule` would; results cross nodes as MPI messages.  Rank 0's
+ * *res holds what a one-process run gives, measured on every rank; the
+ * others' hold their own part only.
+ *
+ * hs_mpi_init starts MPI when the process was started by mpirun (Open MPI's
+ * environment says so) and does nothing otherwise: hs_mpi_size is then 1.
+ * HS_ENOTBUILT when mpirun started it but MPI is not built in; HS_EIO when
+ * MPI fails to start or gives less than MPI_THREAD_SERIALIZED. */
+int hs_mpi_init(hs_error *err);
+int hs_mpi_rank(void);
+int hs_mpi_size(void);
+/* 1 once the ranks of a distributed hs_run agreed on the mapping: an error
+ * after that is this rank's alone, and the others wait for it (end the
+ * job with hs_mpi_abort); an error before is every rank's. */
+int hs_mpi_started(void);
+/* Ends MPI (nothing without it). */
+void hs_mpi_finalize(void);
+/* Ends every rank of the job with `status` (MPI_Abort). */
+void hs_mpi_abort(int status);
 
 #ifdef __cplusplus
 }

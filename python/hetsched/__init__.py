@@ -131,7 +131,10 @@ class _RunResult(ctypes.Structure):
                 ("writebacks", ctypes.c_size_t), ("pool_hits", ctypes.c_size_t),
                 ("pool_misses", ctypes.c_size_t), ("pool_reserved", ctypes.c_size_t),
                 ("kernels", ctypes.POINTER(_KernelRow)), ("nkernels", ctypes.c_size_t),
-                ("ndevices", ctypes.c_int), ("overhead_us", ctypes.POINTER(ctypes.c_double))]
+                ("ndevices", ctypes.c_int), ("overhead_us", ctypes.POINTER(ctypes.c_double)),
+                ("noutputs", ctypes.c_size_t), ("output_bytes", ctypes.c_double),
+                ("outputs_digest", ctypes.c_ulonglong), ("ranks", ctypes.c_int),
+                ("messages", ctypes.c_size_t), ("message_bytes", ctypes.c_double)]
 
 
 def _fn(name, restype, *argtypes):
@@ -324,6 +327,8 @@ class RunResult(Schedule):
     .overhead_us [µs per task from when a task could start, its device free
                  and its inputs there, to its start] per device, in platform
                  order, as measured (compare with the platform's overhead_us)
+    .outputs_digest  FNV-1a (64 bits) of the run's outputs (typed tasks
+                 without successors): equal digests, byte-exact outputs
     """
 
 
@@ -569,5 +574,6 @@ def run(workload, policy=None, backend=None, *, devices=None, check="sample", se
                   "measured_us": k.measured_us, "model_us": k.model_us}
                  for k in res.kernels[:res.nkernels]]
     r.overhead_us = [res.overhead_us[d] for d in range(res.ndevices)]
+    r.outputs_digest = res.outputs_digest
     _run_result_free(ctypes.byref(res))
     return r
