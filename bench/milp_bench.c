@@ -144,9 +144,15 @@ int main(int argc, char **argv)
             free(gap);
         }
     }
-    for (int f = 0; f < 2; f++)
-        if (forms & (1 << f))
-            printf("# %s: every instance proven optimal up to %d tasks\n",
-                   f ? "paper" : "compact", largest[f] ? sizes[largest[f] - 1] : 0);
+    for (int f = 0; f < 2; f++) {
+        if (!(forms & (1 << f)))
+            continue;
+        if (largest[f])
+            printf("# %s: every instance proven optimal up to %d tasks\n", f ? "paper" : "compact",
+                   sizes[largest[f] - 1]);
+        else
+            printf("# %s: not every instance of %d tasks proven optimal\n", f ? "paper" : "compact",
+                   sizes[0]);
+    }
     return 0;
 }
