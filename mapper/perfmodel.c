@@ -1094,21 +1094,28 @@ static double *ready_times(const hs_workload *w, const hs_schedule *s)
 }
 
 typedef struct started {
+    int device;
     double start_us;
     size_t placement;
 } started;
 
-static int by_start(const void *a, const void *b)
+/* By device, then by start: each device's placements in the order it ran
+ * them. */
+static int by_device_start(const void *a, const void *b)
 {
-    double x = ((const started *)a)->start_us, y = ((const started *)b)->start_us;
-    return (x > y) - (x < y);
+    const started *x = a, *y = b;
+    if (x->device != y->device)
+        return x->device < y->device ? -1 : 1;
+    return (x->start_us > y->start_us) - (x->start_us < y->start_us);
 }
 
 int hs_perfmodel_overheads(const hs_workload *w, const hs_schedule *s, double *over,
                            size_t *ntasks, hs_error *err)
 {
+    int nd = w->platform.ndevices;
     double *ready = ready_times(w, s), *wait = malloc((s->nplacements + 1) * sizeof *wait);
     started *order = malloc((s->nplacements + 1) * sizeof *order);
+    size_t n = 0;
     if (!ready || !wait || !order) {
         free(ready);
         free(wait);
@@ -1116,19 +1123,24 @@ int hs_perfmodel_overheads(const hs_workload *w, const hs_schedule *s, double *o
         return nomem(err);
     }
     for (size_t i = 0; i < s->nplacements; i++)
-        order[i] = (started){s->placements[i].start_us, i};
-    qsort(order, s->nplacements, sizeof *order, by_start);
-    for (int d = 0; d < w->platform.ndevices; d++) {
+        if (s->placements[i].device >= 0 && s->placements[i].device < nd)
+            order[n++] = (started){s->placements[i].device, s->placements[i].start_us, i};
+    qsort(order, n, sizeof *order, by_device_start);
+    for (int d = 0; d < nd; d++) {
+        over[d] = 0.0;
+        if (ntasks)
+            ntasks[d] = 0;
+    }
+    for (size_t j = 0; j < n;) {
+        int d = order[j].device;
         double free_at = 0;
         size_t m = 0, kept;
-        for (size_t j = 0; j < s->nplacements; j++) {
+        for (; j < n && order[j].device == d; j++) {
             const hs_placement *p = &s->placements[order[j].placement];
-            if (p->device != d)
-                continue;
             wait[m++] = fmax(0.0, p->start_us - fmax(free_at, ready[order[j].placement]));
             free_at = p->end_us;
         }
-        over[d] = m ? hs_perfmodel_robust_mean(wait, m, &kept) : 0.0;
+        over[d] = hs_perfmodel_robust_mean(wait, m, &kept);
         if (ntasks)
             ntasks[d] = m;
     }
