@@ -1213,6 +1213,20 @@ static void unhold(hs__data *dm, dtask *u)
         drop_result(dm, u);
 }
 
+/* Generated input i of c made again from its seed into a new block *tmp
+ * (hs_kfill fills each buffer from a stream of its own, and leaves the
+ * NULL ones alone). */
+static int regenerate(const hs_kconf *c, int i, const void **view, void **tmp, hs_error *err)
+{
+    void *only[HS_KMAX_BUFS] = {0};
+    if (!(*tmp = malloc(c->bufs[i].bytes ? c->bufs[i].bytes : 1)))
+        return hs_error_set(err, HS_ENOMEM, "out of memory for a check");
+    only[i] = *tmp;
+    hs_kfill(c, only);
+    *view = *tmp;
+    return HS_OK;
+}
+
 /* Checks held task t: host views of its fed inputs and result, its
  * generated inputs, hs_kcheck; then lets go of everything it held.  On a
  * failure the first message names the task. */
@@ -1228,8 +1242,10 @@ static int check_one(hs__data *dm, size_t t, hs_error *err)
     for (int i = 0; i < c->nbufs && rc == HS_OK; i++) {
         if (d->fed[i])
             rc = check_view(dm, &dm->t[d->feed[i]], (long)t, &before[i], &tmp[i], err);
-        else if (c->bufs[i].mode & HS_KREAD)
+        else if ((c->bufs[i].mode & HS_KREAD) && d->before[i])
             before[i] = d->before[i];
+        else if (c->bufs[i].mode & HS_KREAD) /* updated in place on host: made again */
+            rc = regenerate(c, i, &before[i], &tmp[i], err);
     }
     for (int i = 0; i < c->nbufs && rc == HS_OK; i++)
         after[i] = before[i];
@@ -1392,10 +1408,11 @@ static double slowed(const hs__data *dm, int d, double us)
 
 /* Gives generated input i of d a buffer on m and starts its copy from host
  * (dm->mu held).  On host, a buffer the kernel only reads is the generated
- * input itself (borrowed), and an updated one whose check is not held
- * becomes d's own buffer (nothing reads the input afterwards: the kernel
- * updates it in place, and it may become d's result); otherwise a private
- * copy. */
+ * input itself (borrowed), and an updated one becomes d's own buffer
+ * (nothing reads the input afterwards: the kernel updates it in place, and
+ * it may become d's result): a held check makes the input again from its
+ * seed (check_one), so that no copy of it sits on the worker's path;
+ * otherwise a copy from host. */
 static int place_generated(hs__data *dm, dtask *d, int i, int m, long consumer, int dev,
                            void **ev, hs_error *err)
 {
@@ -1407,7 +1424,7 @@ static int place_generated(hs__data *dm, dtask *d, int i, int m, long consumer, 
         d->borrowed[i] = 1;
         return HS_OK;
     }
-    if (m == HS_HOST_MEMORY && !d->check) {
+    if (m == HS_HOST_MEMORY) {
         d->bufs[i] = d->before[i];
         d->before[i] = NULL;
         dm->used[m] += b->bytes ? b->bytes : 1;

@@ -417,6 +417,50 @@ static void last_reader_updates_in_place(void **state)
     hs_workload_free(f);
 }
 
+/* Adds 1 to the first float of every increment result. */
+static void corrupt_increment(const hs_kconf *c, void *const *bufs)
+{
+    if (strcmp(c->type->name, "increment") == 0)
+        ((float *)bufs[0])[0] += 1.0f;
+}
+
+/* A checked kernel that updates its generated input on host updates that
+ * very buffer (no copy of it on the worker's path: the check makes the
+ * input again from its seed), and the check still catches a wrong result:
+ * one increment on cpu0, every kernel checked. */
+static void checked_in_place_input_is_made_again(void **state)
+{
+    hs_workload *w = hs_workload_new();
+    hs_error err = {0};
+    int a;
+    (void)state;
+    assert_true(hs_platform_add_device(w, "cpu0", HS_DEVICE_CPU, "host", 1, &err) >= 0);
+    a = hs_workload_add_app(w, "one", 1, &err);
+    assert_true(a >= 0);
+    kernel(w, a, "inc", "increment", "n", 1000, NULL, 0, 10, 1000);
+    finalize(w);
+    for (int corrupt = 0; corrupt < 2; corrupt++) {
+        hs_schedule *s;
+        hs_run_report r;
+        int rc;
+        hs__data_test_hook = corrupt ? corrupt_increment : NULL;
+        rc = run_checked(w, "eager", &hs_backend_cpu, HS_CHECK_FULL, 0, &s, &r, &err);
+        if (corrupt) {
+            assert_int_equal(rc, HS_ECHECK);
+            assert_non_null(strstr(err.msg, "one#0/inc (increment)"));
+        } else {
+            assert_int_equal(rc, 0);
+            assert_int_equal(r.checked, 1);
+            hs_schedule_free(s);
+        }
+        for (size_t k = 0; k < r.ncopies; k++)
+            assert_true(r.copies[k].kind != HS_COPY_INPUT && r.copies[k].kind != HS_COPY_PRIVATE);
+        hs_run_report_free(&r);
+    }
+    hs__data_test_hook = NULL;
+    hs_workload_free(w);
+}
+
 /* gpu0 alone on emu, heft: two independent va kernels, both committed to
  * gpu0 at once, so the worker launches the first and prefetches the second.
  * Emu copies when they are issued: each input copy of the first kernel must
@@ -925,6 +969,7 @@ int main(void)
         cmocka_unit_test(emu_lone_gpu_copies_only_the_output),
         cmocka_unit_test(emu_next_inputs_after_the_running_ones),
         cmocka_unit_test(last_reader_updates_in_place),
+        cmocka_unit_test(checked_in_place_input_is_made_again),
         cmocka_unit_test(emu_heft_copies_both_ways),
         cmocka_unit_test(cpu_refuses_gpus),
         cmocka_unit_test(untyped_tasks_sleep),
