@@ -46,6 +46,13 @@
 #   --plot PATH         the chart program (default: $PAPER_PLOT, else
 #                       paper_plot beside the binary's build; no charts when
 #                       it is missing or built without cairo)
+#   --train             before Fig. 5's measured runs, each composition runs
+#                       with cpu-only and h-ratio (unmeasured) with `run
+#                       --update-model` (bench/fig5.sh --train), so that the
+#                       model holds each kernel's times inside a run beside
+#                       calibrate's; that model (kept as
+#                       DATE-LABEL-SIZE-trained-model.json) predicts the rest
+#                       of Fig. 5, Fig. 4 and Table 3
 #   --keep DIR          keep every intermediate file there (default: removed)
 # Stopped by SIGINT or SIGTERM (e.g. `timeout`), it still writes the charts
 # and the report of the steps that ended.
@@ -57,7 +64,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 
 sizes=large runs=3 out=$root/docs/results backend="" cores="" policies="" time_limit=60
 benchmarks="xgemm,cg,cholesky,increment,va,pi,fblock" bench_policies="h-ratio,d-rank,ad-part,dmdar"
-label="" keep=""
+label="" keep="" train=0
 hetsched=${HETSCHED:-$root/build/cli/hetsched} plot=${PAPER_PLOT:-}
 
 usage() {
@@ -71,6 +78,10 @@ die() {
 while [ $# -gt 0 ]; do
     case "$1" in
     -h | --help) usage ;;
+    --train)
+        train=1
+        shift
+        ;;
     --size | --runs | --out | --backend | --cores | --policies | --benchmarks | --benchmark-policies | \
         --time-limit | --label | --hetsched | --plot | --keep)
         [ $# -ge 2 ] || die "$1 needs a value"
@@ -140,13 +151,13 @@ field() { tr ',"\n' ';  ' <<<"$1" | sed 's/ *$//'; }
 
 echo "date,machine,size,backend,figure,workload,policy,runs,measured_us,predicted_us,speedup,predicted_speedup,optimum_us,note" >"$csv"
 
-# run_fig5 SIZE FIGURE LIST POLICIES MODEL PLATFORM: bench/fig5.sh on the
-# workloads of LIST with POLICIES (every one when empty), its tables on
-# stdout and in the log, its rows appended to the CSV.
+# run_fig5 SIZE FIGURE LIST POLICIES MODEL PLATFORM [--train]: bench/fig5.sh
+# on the workloads of LIST with POLICIES (every one when empty), its tables
+# on stdout and in the log, its rows appended to the CSV.
 run_fig5() {
     local size=$1 fig=$2 list=$3 pols=$4 model=$5 platform=$6 log=$work/$2-$1.txt rc
     "$root/bench/fig5.sh" --size "$size" ${cores:+--cores "$cores"} --model "$model" \
-        ${platform:+--platform "$platform"} --runs "$runs" --backend "$used" \
+        ${platform:+--platform "$platform"} --runs "$runs" --backend "$used" ${7:+"$7"} \
         ${pols:+--policies "$pols"} --compositions "$list" --hetsched "$hetsched" \
         --keep "$work/$fig-$size" 2>&1 | tee "$log"
     rc=${PIPESTATUS[0]}
@@ -362,6 +373,51 @@ write_report() {
         }' "$csv"
 }
 
+# For every real run more than 10% off its own prediction (the logs kept
+# under $work: Fig. 5, Fig. 4 and Table 3's runs, not the training runs),
+# what its log says about where the time went: each device's time idle
+# while it held a started task, the bytes each link moved, and the kernel
+# types whose measured time departs from the model's by more than 3% of
+# the makespan.
+causes() {
+    local log name
+    for log in "$work"/fig5-*/*-[0-9]*.log "$work"/fig4-*/*-[0-9]*.log "$work"/t3-*/*-[0-9]*.log; do
+        [ -e "$log" ] || continue
+        name=$(basename "$(dirname "$log")")/$(basename "$log" .log)
+        awk -v name="$name" '
+            /measured makespan/ { m = $0; sub(/.*measured makespan /, "", m); m += 0 }
+            /measured \/ predicted/ { r = $0; sub(/.*measured \/ predicted /, "", r); r += 0 }
+            / idle holding work / { p = $NF; gsub(/[()]/, "", p); idle = idle sprintf(", %s %s", $1, p) }
+            /^bytes moved per link/ { links = 1; kern = 0; next }
+            /^kernel time, measured/ { kern = 1; next }
+            kern && NF >= 7 && $3 ~ /^[0-9]+$/ {
+                d = $5 - $7
+                if (m > 0 && (d > 0.03 * m || -d > 0.03 * m))
+                    k = k sprintf(", %s on %s %s (%+.1f ms)", $1, $2, $NF, d / 1000)
+            }
+            links && $2 == "->" { l = l sprintf(", %s->%s %.2f GB", $1, $3, $4 / 1e9) }
+            /^prefetched|^buffers:|^exit/ { links = 0 }
+            END {
+                if (r == 0 || (r >= 0.91 && r <= 1.1)) exit
+                printf "- %s: measured / predicted %.3f; idle holding work%s", name, r, substr(idle, 2)
+                if (l != "") printf "; copied%s", substr(l, 2)
+                printf "; kernels off the model by over 3%% of the makespan:%s\n", k == "" ? " none" : substr(k, 2)
+            }' "$log"
+    done
+}
+
+# The report's last section: causes' lines, when there are any.
+causes_section() {
+    local lines
+    lines=$(causes)
+    [ -n "$lines" ] || return 0
+    printf '\n## Runs more than 10%% off their prediction, from their logs\n\n'
+    printf 'Idle holding work: time a device held a started task (its inputs on their way, its\n'
+    printf 'launch) while it ran none. Copied: bytes each link moved. Kernels: the kernel types whose\n'
+    printf 'measured time departs from the model by more than 3%% of the makespan (xR: measured over\n'
+    printf 'model, then the difference).\n\n%s\n' "$lines"
+}
+
 # 4. The charts and the report from the rows so far; exits.
 finish() {
     if [ -x "$plot" ]; then
@@ -371,7 +427,7 @@ finish() {
         progress "no chart program at $plot: no charts"
     fi
     progress "report: $report"
-    write_report >"$report" || status=1
+    { write_report && causes_section; } >"$report" || status=1
     progress "done in $((SECONDS - start)) s (exit $status)"
     exit $status
 }
@@ -416,7 +472,16 @@ for size in ${sizes//,/ }; do
 
     # 2. Fig. 5, then the benchmarks of Fig. 4 alone
     progress "Fig. 5 $size: mixed, compute, data on $used"
-    run_fig5 "$size" fig5 mixed,compute,data "$policies" "$model" "$run_platform"
+    run_fig5 "$size" fig5 mixed,compute,data "$policies" "$model" "$run_platform" \
+        "$([ "$train" = 0 ] || echo --train)"
+    if [ "$train" = 1 ]; then
+        if cp "$work/fig5-$size/trained-model.json" "$stem-$size-trained-model.json"; then
+            model=$stem-$size-trained-model.json
+        else
+            status=1
+            progress "Fig. 5 $size: no trained model; the calibrated one predicts the rest"
+        fi
+    fi
     if [ -n "$benchmarks" ]; then
         progress "Fig. 4 benchmarks $size: $benchmarks"
         run_fig5 "$size" fig4 "$benchmarks" "$bench_policies" "$model" "$run_platform"

@@ -50,7 +50,7 @@ policies="h-ratio d-rank ad-part dmdar" benchmarks="va xgemm"
 [ -z "${HS_SANITIZED:-}" ] || policies="h-ratio dmdar" benchmarks=va
 out=$tmp/results
 start=$SECONDS
-bench/paper.sh --size small --runs 1 --backend emu --out "$out" --label ci \
+bench/paper.sh --size small --runs 1 --backend emu --out "$out" --label ci --train \
     --policies "${policies// /,}" --benchmarks "${benchmarks// /,}" \
     --benchmark-policies "${policies// /,}" --time-limit 10 --hetsched "$HETSCHED" >"$tmp/log" 2>&1
 rc=$?
@@ -129,7 +129,23 @@ for h in "## Fig. 5, small" "## Fig. 4 benchmarks, small" "## Table 3" "| case-s
     "## Table 3, measured: real makespans on emu (us, median of 1 run(s))"; do
     check "the report has '$h'" grep -qF -- "$h" "$md"
 done
+# the runs off their prediction by more than 10%: each fig5/fig4 row of the
+# CSV outside 0.91..1.1 (one run: the row is run 1's) has its line in the
+# report's last section, and only those
+sed -n '/^## Runs more than 10% off their prediction/,$p' "$md" |
+    sed -n 's/^- \(fig[45]-small\/[^:]*\): measured \/ predicted \([0-9.]*\);.*/\1 \2/p' | sort >"$tmp/causes"
+awk -F, '($5 == "fig5" || $5 == "fig4") && $10 > 0 && ($9 / $10 > 1.1 || $9 / $10 < 0.91) {
+    printf "%s-small/%s-%s-1\n", $5, $6, $7 }' "$csv" | sort >"$tmp/off"
+check "the report's last section names exactly the runs off by 10% ($(wc -l <"$tmp/off") in the CSV)" \
+    [ "$(cut -d' ' -f1 "$tmp/causes")" = "$(cat "$tmp/off")" ]
+check "each such line says where the time went" awk '
+    /^- fig[45]-small\// { n++; if ($0 !~ /idle holding work cpu0 [0-9.]+%/ ||
+                                     $0 !~ /kernels off the model by over 3% of the makespan: /) exit 1 }
+    END { exit 0 }' "$md"
 check "the model is kept" [ -s "$out/$d-ci-small-model.json" ]
+check "--train: the trained model is kept and predicted the rest" [ -s "$out/$d-ci-small-trained-model.json" ]
+check "--train: fig5 says it trained" grep -q 'trained by a cpu-only and an h-ratio run of each composition' "$tmp/log"
+check "--train: Fig. 4 ran with the trained model" grep -q "model $out/$d-ci-small-trained-model.json" "$tmp/log"
 check "the model has emu's gpu0" grep -q '"device": "gpu0"' "$out/$d-ci-small-model.json"
 check "the platform is kept" grep -q '^platform:' "$out/$d-ci-small-platform.yaml"
 if [ "${HS_HAVE_CAIRO:-0}" = 1 ]; then
