@@ -4,7 +4,8 @@
  * (exec/cuda_module.h).
  *
  * Device mapping: the k-th gpu device of the platform (in the order the
- * platform lists its devices) is CUDA device k; its memory is that GPU's.
+ * platform lists its devices; in a run across nodes, of this node's) is
+ * CUDA device k; its memory is that GPU's.
  * A platform with more gpu devices than CUDA finds, or whose gpu device
  * shares its memory with another device, is bad input.
  *
@@ -396,8 +397,10 @@ static const hs__mem_ops cuda_ops = {
     .fini = c_fini,
 };
 
-/* Maps memories to CUDA devices (see the head of this file). */
-static int map_devices(const hs_workload *w, cctx *cx, hs_error *err)
+/* Maps memories to CUDA devices (see the head of this file): the gpu
+ * devices that `local` marks (NULL: all). */
+static int map_devices(const hs_workload *w, const unsigned char *local, cctx *cx,
+                       hs_error *err)
 {
     const hs_platform *pf = &w->platform;
     int ngpu = 0, ncuda = 0;
@@ -407,7 +410,7 @@ static int map_devices(const hs_workload *w, cctx *cx, hs_error *err)
         ncuda = 0;
     }
     for (int d = 0; d < pf->ndevices; d++)
-        ngpu += pf->devices[d].kind == HS_DEVICE_GPU;
+        ngpu += pf->devices[d].kind == HS_DEVICE_GPU && (!local || local[d]);
     if (ngpu > ncuda)
         return hs_error_set(err, HS_EINPUT, "backend cuda: the platform has %d gpu devices but "
                             "CUDA finds %d (%s); the k-th gpu device is CUDA device k", ngpu,
@@ -416,7 +419,7 @@ static int map_devices(const hs_workload *w, cctx *cx, hs_error *err)
         cx->m[m].kind = m == HS_HOST_MEMORY ? MK_HOST : MK_PLAIN;
     for (int d = 0, k = 0; d < pf->ndevices; d++) {
         const hs_device *dev = &pf->devices[d];
-        if (dev->kind != HS_DEVICE_GPU)
+        if (dev->kind != HS_DEVICE_GPU || (local && !local[d]))
             continue;
         for (int o = 0; o < pf->ndevices; o++)
             if (o != d && pf->devices[o].memory == dev->memory)
@@ -507,8 +510,8 @@ static int open_gpus(cctx *cx, size_t device_memory, hs_error *err)
     return HS_OK;
 }
 
-int hs__mem_cuda_new(const hs_workload *w, size_t device_memory, const hs__mem_ops **ops,
-                     void **ctx, hs_error *err)
+int hs__mem_cuda_new(const hs_workload *w, const unsigned char *local, size_t device_memory,
+                     const hs__mem_ops **ops, void **ctx, hs_error *err)
 {
     cctx *cx = calloc(1, sizeof *cx);
     int nm = w->platform.nmemories, rc;
@@ -520,7 +523,7 @@ int hs__mem_cuda_new(const hs_workload *w, size_t device_memory, const hs__mem_o
     cx->peer = calloc((size_t)nm * (size_t)nm, 1);
     if (!cx->m || !cx->peer)
         rc = hs_error_set(err, HS_ENOMEM, "out of memory for the cuda backend");
-    else if ((rc = map_devices(w, cx, err)) == 0)
+    else if ((rc = map_devices(w, local, cx, err)) == 0)
         rc = open_gpus(cx, device_memory, err);
     if (rc != HS_OK) {
         c_fini(cx);

@@ -146,13 +146,13 @@ int hs_cuda_device_count(void)
     return hs__cuda_gpu_count(NULL, 0);
 }
 
-int hs__mem_cuda_new(const hs_workload *w, size_t device_memory, const hs__mem_ops **ops,
-                     void **ctx, hs_error *err)
+int hs__mem_cuda_new(const hs_workload *w, const unsigned char *local, size_t device_memory,
+                     const hs__mem_ops **ops, void **ctx, hs_error *err)
 {
     const hs__cuda_module *m = hs__cuda_module_get(NULL);
     if (!m)
         return not_loaded("backend cuda", err);
-    return m->mem_new(w, device_memory, ops, ctx, err);
+    return m->mem_new(w, local, device_memory, ops, ctx, err);
 }
 
 HS__REAL_BACKEND(hs_backend_cuda, "cuda", HS__REAL_CUDA);

@@ -36,7 +36,8 @@ typedef struct hs__cuda_module {
     /* CUDA devices (cudaGetDeviceCount); 0 with *why filled when none */
     int (*gpu_count)(char *why, size_t size);
     /* exec/mem.h */
-    int (*mem_new)(const hs_workload *w, size_t device_memory, const hs__mem_ops **ops,
+    int (*mem_new)(const hs_workload *w, const unsigned char *local, size_t device_memory,
+                   const hs__mem_ops **ops,
                    void **ctx, hs_error *err);
     /* exec/calibrate.h */
     int (*calib_open)(int dev, hs__calib_gpu **out, hs_error *err);

@@ -8,10 +8,10 @@ int hs_cuda_device_count(void)
     return 0;
 }
 
-int hs__mem_cuda_new(const hs_workload *w, size_t device_memory, const hs__mem_ops **ops,
-                     void **ctx, hs_error *err)
+int hs__mem_cuda_new(const hs_workload *w, const unsigned char *local, size_t device_memory,
+                     const hs__mem_ops **ops, void **ctx, hs_error *err)
 {
-    (void)w, (void)device_memory, (void)ops, (void)ctx;
+    (void)w, (void)local, (void)device_memory, (void)ops, (void)ctx;
     return hs_error_set(err, HS_ENOTBUILT,
                         "backend cuda: not built in (build with -Dcuda=enabled)");
 }
@@ -19,7 +19,7 @@ int hs__mem_cuda_new(const hs_workload *w, size_t device_memory, const hs__mem_o
 static int none_init(hs_backend *b, const hs_workload *w, const hs_graph *g, hs_error *err)
 {
     (void)b, (void)w, (void)g;
-    return hs__mem_cuda_new(w, 0, NULL, NULL, err);
+    return hs__mem_cuda_new(w, NULL, 0, NULL, NULL, err);
 }
 
 const hs_backend_ops hs_backend_cuda = {

@@ -440,7 +440,15 @@ static int open_memories(hs__data *dm, size_t devmem, hs_error *err)
 {
     int rc;
     if (dm->mode == HS__REAL_CUDA) {
-        if ((rc = hs__mem_cuda_new(dm->w, devmem, &dm->ops, &dm->mctx, err)) != 0)
+        int nd = dm->w->platform.ndevices;
+        unsigned char *local = dm->remote ? malloc((size_t)nd + 1) : NULL;
+        if (dm->remote && !local)
+            return hs_error_set(err, HS_ENOMEM, "out of memory");
+        for (int d = 0; local && d < nd; d++)
+            local[d] = (unsigned char)runs_here(dm, d);
+        rc = hs__mem_cuda_new(dm->w, local, devmem, &dm->ops, &dm->mctx, err);
+        free(local);
+        if (rc != 0)
             return rc;
     } else {
         plain *p = calloc(1, sizeof *p);
@@ -578,7 +586,7 @@ static int reserve(hs__data *dm, int m, hs_error *err)
     size_t nw = 0, budget = dm->cap[m] / 2, per = 0, total = 0;
     int rc = HS_OK, ndev = 0;
     for (int d = 0; d < pf->ndevices; d++)
-        ndev += mem_of(dm, d) == m;
+        ndev += mem_of(dm, d) == m && runs_here(dm, d);
     if (ndev == 0 && m != HS_HOST_MEMORY)
         return HS_OK;
     per = (size_t)(ndev ? ndev : 1) * RESERVE_PER_DEVICE;
@@ -1629,16 +1637,40 @@ static void release(hs__data *dm, dtask *d, int m, int ok)
     pthread_mutex_unlock(&dm->mu);
 }
 
-/* After the kernel ran (rc its status): stores the result on m and
- * releases everything. */
+/* Sends d's result, stored on m, to the nodes that read it: from m itself,
+ * or, from a GPU's memory, from a copy on this node's host memory (MPI
+ * reads host memory), pinned while it is sent. */
+static int send_result(hs__data *dm, dtask *d, int m, int dev, hs_error *err)
+{
+    const hs__remote *rm = dm->remote;
+    int home = rm->ops->home(rm->ctx), rc = HS_OK;
+    size_t t = (size_t)(d - dm->t);
+    if (d->result < 0)
+        return rm->ops->send(rm->ctx, t, NULL, 0, now_us(dm), err);
+    if (dm->mode != HS__REAL_CUDA || dm->host_side[m])
+        return rm->ops->send(rm->ctx, t, d->rep[m].p, result_bytes(d), now_us(dm), err);
+    pthread_mutex_lock(&dm->mu);
+    if ((rc = fetch(dm, d, home, 0, -1, HS_COPY_OUTPUT, dev, err)) == HS_OK)
+        d->rep[home].pins++;
+    pthread_mutex_unlock(&dm->mu);
+    if (rc != HS_OK)
+        return rc;
+    if ((rc = dm->ops->sync(dm->mctx, d->rep[home].ev, err)) == HS_OK)
+        rc = rm->ops->send(rm->ctx, t, d->rep[home].p, result_bytes(d), now_us(dm), err);
+    pthread_mutex_lock(&dm->mu);
+    d->rep[home].pins--;
+    pthread_mutex_unlock(&dm->mu);
+    return rc;
+}
+
+/* After the kernel ran (rc its status): stores the result on m, sends it
+ * where other nodes read it, and releases everything. */
 static int finish(hs__data *dm, dtask *d, int m, int rc, long rt, int dev, hs_error *err)
 {
     if (rc == HS_OK && d->result >= 0)
         rc = store_result(dm, d, m, rt, dev, err);
     if (rc == HS_OK && dm->remote) /* its result, pinned on m until released */
-        rc = dm->remote->ops->send(dm->remote->ctx, (size_t)(d - dm->t),
-                                   d->result >= 0 ? d->rep[m].p : NULL,
-                                   d->result >= 0 ? result_bytes(d) : 0, now_us(dm), err);
+        rc = send_result(dm, d, m, dev, err);
     release(dm, d, m, rc == HS_OK);
     return rc;
 }

@@ -139,7 +139,8 @@ typedef struct hs_run_copy {
 typedef enum hs_run_copy_kind {
     HS_COPY_FETCH,         /* a result to the memory of a task that reads it */
     HS_COPY_INPUT,         /* a kernel's generated input, host to its memory */
-    HS_COPY_OUTPUT,        /* an output of the run back to host */
+    HS_COPY_OUTPUT,        /* an output of the run back to host, or a result to
+                              host for another node (a run across nodes) */
     HS_COPY_WRITEBACK,     /* a replica saved to host before its eviction */
     HS_COPY_PART,          /* a part's slice in or out of the group's host buffers */
     HS_COPY_PRIVATE,       /* a private copy of a replica, on one memory */

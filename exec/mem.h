@@ -77,11 +77,14 @@ typedef struct hs__mem_ops {
 /* The cuda memory spaces for workload w (exec/cuda.c): validates the
  * mapping of gpu devices to CUDA devices (HS_EINPUT when the platform has
  * more gpu devices than CUDA finds, or a gpu device shares its memory),
- * makes each GPU's streams and kernel context.  device_memory > 0 caps
- * each GPU memory at that many bytes; 0 takes the device's free memory at
- * init minus HS__CUDA_MARGIN.  HS_ENOTBUILT without CUDA. */
+ * makes each GPU's streams and kernel context.  local (NULL: every device)
+ * marks the devices this process runs (a run across nodes): the k-th local
+ * gpu device is CUDA device k, and another node's GPU is a memory nothing
+ * here computes on.  device_memory > 0 caps each GPU memory at that many
+ * bytes; 0 takes the device's free memory at init minus HS__CUDA_MARGIN.
+ * HS_ENOTBUILT without CUDA. */
 #define HS__CUDA_MARGIN ((size_t)512 << 20)
-int hs__mem_cuda_new(const hs_workload *w, size_t device_memory, const hs__mem_ops **ops,
-                     void **ctx, hs_error *err);
+int hs__mem_cuda_new(const hs_workload *w, const unsigned char *local, size_t device_memory,
+                     const hs__mem_ops **ops, void **ctx, hs_error *err);
 
 #endif

@@ -245,10 +245,10 @@ static void outputs_digest(const hs__output_sum *sums, size_t n, hs_run_result *
 }
 
 /* What a run across nodes (hs__mpi_active) refuses, the same on every
- * rank: the options that act on one process's devices, and backends
- * other than cpu and emu. */
-static int distributed_check(const hs_run_options *opt, const hs_backend_ops *ops,
-                             hs_error *err)
+ * rank: the options that act on one process's devices.  Every backend
+ * runs there (under cuda, a node's k-th gpu device is its CUDA device k,
+ * and a result on a GPU goes to the node's host before it is sent). */
+static int distributed_check(const hs_run_options *opt, hs_error *err)
 {
     const char *what = opt->split            ? "--split"
                        : opt->fail_device     ? "--fail"
@@ -258,9 +258,6 @@ static int distributed_check(const hs_run_options *opt, const hs_backend_ops *op
     if (what)
         return hs_error_set(err, HS_EUSAGE, "%s does not apply to a run across nodes (mpirun)",
                             what);
-    if (ops != &hs_backend_cpu && ops != &hs_backend_emu)
-        return hs_error_set(err, HS_EUSAGE, "a run across nodes (mpirun) runs on the cpu or "
-                            "emu backend, not %s", ops->name);
     return HS_OK;
 }
 
@@ -312,7 +309,7 @@ int hs_run(hs_workload *w, const char *policy, const hs_run_options *opt, hs_run
             popt.executor_depth = depth;
     }
     if (rc == HS_OK && distributed)
-        rc = distributed_check(opt, ops, err);
+        rc = distributed_check(opt, err);
     if (rc == HS_OK)
         rc = hs_map(w, policy, &popt, &pred, NULL, err);
     for (size_t i = 0; rc == HS_OK && distributed && pred && i < pred->nplacements; i++)

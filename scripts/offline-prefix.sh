@@ -71,6 +71,17 @@ unpack() {
             "$prefix/usr/bin/dot" -c 2>/dev/null || echo "$0: dot -c failed" >&2
         gv="export GVBINDIR=\"$lib/graphviz\""
     fi
+    # Open MPI moved out of /usr: OPAL_PREFIX and its directories, PMIx's
+    # components, and `mpirun` (Debian makes it an alternative of orterun)
+    local mpi=""
+    if [ -x "$prefix/usr/bin/orterun" ]; then
+        ln -sf orterun "$prefix/usr/bin/mpirun"
+        mpi="export OPAL_PREFIX=\"$prefix/usr\" OPAL_LIBDIR=\"$lib/openmpi/lib\" \\
+    OPAL_DATADIR=\"$prefix/usr/share/openmpi\" OPAL_SYSCONFDIR=\"$prefix/etc/openmpi\" \\
+    OMPI_MCA_mca_base_component_path=\"$lib/openmpi/lib/openmpi3\" \\
+    PMIX_INSTALL_PREFIX=\"$prefix/usr\" PMIX_MCA_mca_base_component_path=\"$lib/pmix2/lib/pmix\"
+export LD_LIBRARY_PATH=\"$lib/openmpi/lib:\$LD_LIBRARY_PATH\" PATH=\"$prefix/usr/bin:\$PATH\""
+    fi
     cat > "$prefix/env.sh" <<EOF
 # hetsched offline prefix (scripts/offline-prefix.sh): source before meson
 export PKG_CONFIG_PATH="$lib/pkgconfig:$prefix/usr/share/pkgconfig\
@@ -84,6 +95,7 @@ export PKG_CONFIG_ALLOW_SYSTEM_CFLAGS=1 PKG_CONFIG_ALLOW_SYSTEM_LIBS=1
 # last, so that a pkg-config of the node's own wins
 export PATH="\$PATH:$prefix/usr/bin"
 $gv
+$mpi
 EOF
     echo "unpacked ${#debs[@]} packages into $prefix; now run:"
     echo "  . $prefix/env.sh"

@@ -97,6 +97,45 @@ else
     sed 's/^/  /' "$tmp/many" | head -5
 fi
 
+# Where this build has CUDA and a GPU (the GPU machine; skipped elsewhere):
+# the cuda backend across nodes, one node CPU-only and the other owning the
+# GPU (its first local gpu device is CUDA device 0), a Cholesky whose
+# results cross between them, byte-exact against one process running the
+# same mapping (run --schedule of map's: a kernel's bits depend on the
+# device that ran it, and a policy run in one process decides from the
+# measured times, where the ranks run the simulator's mapping).
+"$HETSCHED" gen cholesky --tiles 4 --tile-size 64 --devices cpu:1,gpu:1 --cores 1 \
+    -o "$tmp/chol.yaml" || bad "gen chol"
+cat >"$tmp/gpu2.yaml" <<'EOF'
+platform:
+  nodes:
+    - name: n0
+      host: host
+      devices:
+        - {name: cpu0, kind: cpu, memory: host, cores: 1}
+    - name: n1
+      host: n1.host
+      devices:
+        - {name: cpu1, kind: cpu, memory: n1.host, cores: 1}
+        - {name: gpu0, kind: gpu, memory: n1.gpu0}
+      links:
+        - {from: n1.host, to: n1.gpu0, bandwidth_gbps: 10, latency_us: 10}
+        - {from: n1.gpu0, to: n1.host, bandwidth_gbps: 10, latency_us: 10}
+  network:
+    - {from: n0, to: n1, bandwidth_gbps: 5, latency_us: 2}
+    - {from: n1, to: n0, bandwidth_gbps: 5, latency_us: 2}
+EOF
+sed -n '/^applications:/,$p' "$tmp/chol.yaml" >>"$tmp/gpu2.yaml"
+if "$HETSCHED" run -a eager "$tmp/gpu2.yaml" --backend cuda --check none >/dev/null 2>&1; then
+    for p in eager h-ratio random; do # each puts tasks on gpu0
+        "$HETSCHED" map -a "$p" "$tmp/gpu2.yaml" --json "$tmp/gpu2-$p.json" >/dev/null ||
+            bad "map $p gpu2"
+        same_run 2 "$tmp/gpu2.yaml" cuda --schedule "$tmp/gpu2-$p.json"
+    done
+else
+    echo "skipped: the cuda backend across nodes (no CUDA or no GPU here)"
+fi
+
 # Refused, exit 2, said once (by rank 0): a rank count that is not the
 # platform's node count; options that act on one process's devices.
 "${mpi[@]}" -np 3 "$HETSCHED" run -a heft "$tmp/emu2.yaml" >"$tmp/out" 2>"$tmp/err"
