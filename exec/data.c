@@ -65,11 +65,15 @@ typedef struct dtask {
      * holds counts the held checks that read its result (its own included):
      * one valid replica stays while holds > 0 */
     int check, holds;
-    /* a split task: parts, parts finished, first failure (group_mu); the
-     * error lives apart, as most tasks are whole and an hs_error is 1.3 KB */
+    /* a split task: parts, its host buffers (GROUP_*), parts finished,
+     * first failure, the copies of pieces' results to host still on their
+     * way (group_mu); the error lives apart, as most tasks are whole and an
+     * hs_error is 1.3 KB */
     int nparts, prepared, grc;
     size_t parts_done;              /* parts, or a run-time split's items */
     hs_error *gerr;
+    void **outs;
+    int nouts, capouts;
 } dtask;
 
 /* Records appended by one thread (a device's worker) without a lock. */
@@ -114,6 +118,7 @@ struct hs__data {
     unsigned long long tick;        /* LRU clock */
     pthread_mutex_t mu;             /* replicas, pins, usage, counters, copies */
     pthread_mutex_t group_mu;       /* the parts' fields of dtask */
+    pthread_cond_t group_cv;        /* a group's host buffers are ready */
     evlog *logs;                    /* [ndevices + 1]: the last is the checker's (mu) */
     copies cp;
     /* checks */
@@ -768,6 +773,7 @@ int hs__data_new(const hs_workload *w, const hs_graph *g, hs__real_mode mode,
     nd = (size_t)w->platform.ndevices;
     pthread_mutex_init(&dm->mu, NULL);
     pthread_mutex_init(&dm->group_mu, NULL);
+    pthread_cond_init(&dm->group_cv, NULL);
     pthread_cond_init(&dm->checker_cv, NULL);
     dm->check = in ? in->check : HS_CHECK_SAMPLE;
     dm->budget = in && in->check_budget ? in->check_budget : HS_CHECK_BUDGET;
@@ -1796,17 +1802,20 @@ static int run_kernel(hs__data *dm, const hs_kconf *c, void *const *bufs, size_t
  * whole-size buffer on m for each of d's buffers, so the kernel indexes
  * them as on host; the bytes [b, e) reads (part_span: buffers every range
  * reads, whole) copied in from the group's host buffers; the kernel; the
- * bytes it writes copied back into them.  The parts' ranges are disjoint,
- * and so are the spans written back: an in-place (HS_KRW) span is still
- * the input when copied in, and a BLAS output that cuBLAS or OpenBLAS
- * builds up in place on m reaches host within [b, e) only. */
+ * bytes it writes copied back into them, which the device does not wait
+ * for: their events go to out[*nout], and the buffers go back to the pool
+ * once the last has happened.  The parts' ranges are disjoint, and so are
+ * the spans written back: an in-place (HS_KRW) span is still the input when
+ * copied in, and a BLAS output that cuBLAS or OpenBLAS builds up in place
+ * on m reaches host within [b, e) only. */
 static int run_on_memory(hs__data *dm, dtask *d, int m, int dev, long rt, size_t b, size_t e,
-                         double *start_us, double *end_us, hs_error *err)
+                         double *start_us, double *end_us, void **out, int *nout,
+                         hs_error *err)
 {
     const hs_kconf *c = &d->c;
-    void *bufs[HS_KMAX_BUFS] = {0}, *in[HS_KMAX_BUFS], *out[HS_KMAX_BUFS];
+    void *bufs[HS_KMAX_BUFS] = {0}, *in[HS_KMAX_BUFS];
     size_t need = 0;
-    int nin = 0, nout = 0, rc = HS_OK;
+    int nin = 0, rc = HS_OK;
     char name[256];
     for (int i = 0; i < c->nbufs; i++)
         need += c->bufs[i].bytes ? c->bufs[i].bytes : 1;
@@ -1823,24 +1832,51 @@ static int run_on_memory(hs__data *dm, dtask *d, int m, int dev, long rt, size_t
     pthread_mutex_unlock(&dm->mu);
     if (rc == HS_OK)
         rc = run_kernel(dm, c, bufs, b, e, m, dev, rt, in, nin, start_us, end_us, err);
-    if (rc == HS_OK) {
-        pthread_mutex_lock(&dm->mu);
-        rc = part_copies(dm, d, m, bufs, b, e, HS_KWRITE, 0, rt, out, &nout, err);
-        pthread_mutex_unlock(&dm->mu);
-    }
-    /* the written bytes are on host before the part ends (the group's last
-     * part checks and stores them there), also after a failure */
-    for (int i = 0; i < nin; i++)
+    /* after a failed kernel the copies in may still be on their way */
+    for (int i = 0; rc != HS_OK && i < nin; i++)
         dm->ops->sync(dm->mctx, in[i], NULL);
-    for (int i = 0; i < nout; i++) {
-        int r = dm->ops->sync(dm->mctx, out[i], rc == HS_OK ? err : NULL);
-        rc = rc == HS_OK ? r : rc;
-    }
     pthread_mutex_lock(&dm->mu);
+    if (rc == HS_OK)
+        rc = part_copies(dm, d, m, bufs, b, e, HS_KWRITE, 0, rt, out, nout, err);
     for (int i = 0; i < c->nbufs; i++)
         if (bufs[i])
-            mem_free(dm, m, bufs[i], c->bufs[i].bytes, NULL);
+            mem_free(dm, m, bufs[i], c->bufs[i].bytes, *nout ? out[*nout - 1] : NULL);
     pthread_mutex_unlock(&dm->mu);
+    return rc;
+}
+
+/* The group of split task d (task t of the run) gets its host buffers:
+ * the first piece to start prepares them, outside group_mu, and a later
+ * one waits until they are ready.  The group's status: HS_OK, its first
+ * failure, or HS_ENOMEM with d->gerr NULL. */
+enum { GROUP_NEW, GROUP_PREPARING, GROUP_READY };
+static int prepare_group(hs__data *dm, dtask *d, size_t t, int dev, hs_error *err)
+{
+    int rc, mine = 0;
+    pthread_mutex_lock(&dm->group_mu);
+    if (d->prepared == GROUP_NEW) {
+        d->prepared = GROUP_PREPARING;
+        mine = 1;
+    }
+    while (!mine && d->prepared != GROUP_READY)
+        pthread_cond_wait(&dm->group_cv, &dm->group_mu);
+    pthread_mutex_unlock(&dm->group_mu);
+    if (mine) {
+        hs_error *gerr = d->gerr ? d->gerr : calloc(1, sizeof *gerr);
+        rc = gerr ? prepare(dm, d, HS_HOST_MEMORY, (long)t, dev, gerr)
+                  : hs_error_set(err, HS_ENOMEM, "out of memory");
+        pthread_mutex_lock(&dm->group_mu);
+        d->gerr = gerr;
+        d->grc = rc;
+        d->prepared = GROUP_READY;
+        pthread_cond_broadcast(&dm->group_cv);
+        pthread_mutex_unlock(&dm->group_mu);
+    }
+    pthread_mutex_lock(&dm->group_mu);
+    rc = d->grc;
+    if (rc != HS_OK && d->gerr)
+        *err = *d->gerr;
+    pthread_mutex_unlock(&dm->group_mu);
     return rc;
 }
 
@@ -1851,29 +1887,23 @@ static int run_on_memory(hs__data *dm, dtask *d, int m, int dev, long rt, size_t
  * they are ready.  A piece on a device of host memory runs its items on
  * those buffers in place; one on any other memory runs them there
  * (run_on_memory), unless the type is splittable but cannot be cut into
- * byte spans (then on host, as the cpu backend does).  The piece that
- * completes the shares stores the result on host and releases the group. */
+ * byte spans (then on host, as the cpu backend does).  A piece ends with
+ * its kernel: the copies of its result to host go on while its device
+ * takes other work, and the piece that completes the shares waits for all
+ * of them, then stores the result on host and releases the group. */
 static int run_piece(hs__data *dm, dtask *d, size_t t, int dev, size_t begin, size_t end,
                      size_t share, size_t whole, double *start_us, double *end_us,
                      hs_error *err)
 {
-    int m = mem_of(dm, dev), rc, last;
-    pthread_mutex_lock(&dm->group_mu);
-    if (!d->prepared) {
-        d->prepared = 1;
-        if (!d->gerr && !(d->gerr = calloc(1, sizeof *d->gerr)))
-            d->grc = hs_error_set(err, HS_ENOMEM, "out of memory");
-        else
-            d->grc = prepare(dm, d, HS_HOST_MEMORY, (long)t, dev, d->gerr);
-    }
-    rc = d->grc;
-    pthread_mutex_unlock(&dm->group_mu);
-    if (!d->gerr)
+    void *out[HS_KMAX_BUFS], **outs = NULL;
+    int m = mem_of(dm, dev), rc, last, nout = 0, nouts = 0;
+    if ((rc = prepare_group(dm, d, t, dev, err)) == HS_ENOMEM && !d->gerr)
         return rc;
     *start_us = *end_us = now_us(dm);
     if (rc == HS_OK && begin < end) {
         if (m != HS_HOST_MEMORY && (d->cut || !d->c.splittable))
-            rc = run_on_memory(dm, d, m, dev, (long)t, begin, end, start_us, end_us, err);
+            rc = run_on_memory(dm, d, m, dev, (long)t, begin, end, start_us, end_us, out,
+                               &nout, err);
         else
             rc = run_kernel(dm, &d->c, d->bufs, begin, end, HS_HOST_MEMORY, dev, (long)t, NULL,
                             0, start_us, end_us, err);
@@ -1883,13 +1913,39 @@ static int run_piece(hs__data *dm, dtask *d, size_t t, int dev, size_t begin, si
         d->grc = rc;
         *d->gerr = *err;
     }
-    rc = d->grc;
+    if (nout && d->nouts + nout > d->capouts) {
+        int cap = 2 * (d->nouts + nout);
+        void **n = realloc(d->outs, (size_t)cap * sizeof *n);
+        if (n) {
+            d->outs = n;
+            d->capouts = cap;
+        }
+    }
+    for (int i = 0; i < nout; i++) /* out of memory: waited for here */
+        if (d->nouts < d->capouts)
+            d->outs[d->nouts++] = out[i];
+        else
+            dm->ops->sync(dm->mctx, out[i], NULL);
     last = (d->parts_done += share) == whole;
+    if (last) {
+        outs = d->outs;
+        nouts = d->nouts;
+        d->outs = NULL;
+        d->nouts = d->capouts = 0;
+    }
+    rc = d->grc;
     pthread_mutex_unlock(&dm->group_mu);
     if (rc != HS_OK)
         *err = *d->gerr;
     if (!last)
         return rc;
+    /* every piece's written bytes are on host before the result is stored
+     * there (and before a failure releases the group) */
+    for (int i = 0; i < nouts; i++) {
+        int r = dm->ops->sync(dm->mctx, outs[i], rc == HS_OK ? err : NULL);
+        rc = rc == HS_OK ? r : rc;
+    }
+    free(outs);
     return finish(dm, d, HS_HOST_MEMORY, rc, (long)t, dev, err);
 }
 
@@ -2176,6 +2232,7 @@ void hs__data_free(hs__data *dm)
     for (size_t t = 0; dm->t && t < dm->g->ntasks; t++) {
         dtask *d = &dm->t[t];
         free(d->gerr);
+        free(d->outs);
         for (int s = 0; dm->pool && s < dm->nmem; s++)
             if (d->rep[s].p)
                 hs__pool_put(dm->pool[s], d->rep[s].p, result_bytes(d), NULL);
@@ -2197,6 +2254,7 @@ void hs__data_free(hs__data *dm)
         free(dm->cp.blocks[b]);
     pthread_mutex_destroy(&dm->mu);
     pthread_mutex_destroy(&dm->group_mu);
+    pthread_cond_destroy(&dm->group_cv);
     pthread_cond_destroy(&dm->checker_cv);
     free(dm->cp.blocks);
     free(dm->logs);
