@@ -1797,28 +1797,26 @@ static int run_kernel(hs__data *dm, const hs_kconf *c, void *const *bufs, size_t
     return rc;
 }
 
-/* Items [b, e) of split task d on memory m (not host), computed by the
- * device of m (the CPU on an emulated one, device `dev`'s threads): a
- * whole-size buffer on m for each of d's buffers, so the kernel indexes
- * them as on host; the bytes [b, e) reads (part_span: buffers every range
- * reads, whole) copied in from the group's host buffers; the kernel; the
- * bytes it writes copied back into them, which the device does not wait
- * for: their events go to out[*nout], and the buffers go back to the pool
- * once the last has happened.  The parts' ranges are disjoint, and so are
- * the spans written back: an in-place (HS_KRW) span is still the input when
- * copied in, and a BLAS output that cuBLAS or OpenBLAS builds up in place
- * on m reaches host within [b, e) only. */
-static int run_on_memory(hs__data *dm, dtask *d, int m, int dev, long rt, size_t b, size_t e,
-                         double *start_us, double *end_us, void **out, int *nout,
-                         hs_error *err)
+/* The first half of items [b, e) of split task d on memory m (not host),
+ * computed by the device of m (the CPU on an emulated one, device `dev`'s
+ * threads): a whole-size buffer on m for each of d's buffers (bufs), so
+ * the kernel indexes them as on host; the bytes [b, e) reads (part_span:
+ * buffers every range reads, whole) copied in from the group's host
+ * buffers; the kernel enqueued after those copies (*k).  The parts' ranges
+ * are disjoint, and so are the spans written back: an in-place (HS_KRW)
+ * span is still the input when copied in, and a BLAS output that cuBLAS or
+ * OpenBLAS builds up in place on m reaches host within [b, e) only. */
+static int piece_launch(hs__data *dm, dtask *d, int m, int dev, long rt, size_t b, size_t e,
+                        void **bufs, void **k, hs_error *err)
 {
     const hs_kconf *c = &d->c;
-    void *bufs[HS_KMAX_BUFS] = {0}, *in[HS_KMAX_BUFS];
+    void *in[HS_KMAX_BUFS];
     size_t need = 0;
     int nin = 0, rc = HS_OK;
     char name[256];
     for (int i = 0; i < c->nbufs; i++)
         need += c->bufs[i].bytes ? c->bufs[i].bytes : 1;
+    memset(bufs, 0, HS_KMAX_BUFS * sizeof *bufs);
     pthread_mutex_lock(&dm->mu);
     if (need > dm->cap[m])
         rc = hs_error_set(err, HS_EINPUT, "part of kernel %s needs %zu bytes on memory '%s', "
@@ -1830,11 +1828,33 @@ static int run_on_memory(hs__data *dm, dtask *d, int m, int dev, long rt, size_t
     if (rc == HS_OK)
         rc = part_copies(dm, d, m, bufs, b, e, HS_KREAD, 1, rt, in, &nin, err);
     pthread_mutex_unlock(&dm->mu);
-    if (rc == HS_OK)
-        rc = run_kernel(dm, c, bufs, b, e, m, dev, rt, in, nin, start_us, end_us, err);
-    /* after a failed kernel the copies in may still be on their way */
-    for (int i = 0; rc != HS_OK && i < nin; i++)
+    if (rc == HS_OK && (rc = dm->ops->launch(dm->mctx, m, c, bufs, b, e, in, nin, k, err)) ==
+                           HS_OK)
+        return HS_OK;
+    for (int i = 0; i < nin; i++) /* the copies in may still be on their way */
         dm->ops->sync(dm->mctx, in[i], NULL);
+    pthread_mutex_lock(&dm->mu);
+    for (int i = 0; i < c->nbufs; i++)
+        if (bufs[i])
+            mem_free(dm, m, bufs[i], c->bufs[i].bytes, NULL);
+    pthread_mutex_unlock(&dm->mu);
+    return rc;
+}
+
+/* The second half: waits for kernel k (its span into *start_us, *end_us, a
+ * KERNEL event) and copies the bytes it wrote back into the group's host
+ * buffers, which the device does not wait for: their events go to
+ * out[*nout], and the buffers go back to the pool once the last has
+ * happened. */
+static int piece_complete(hs__data *dm, dtask *d, int m, int dev, long rt, size_t b, size_t e,
+                          void **bufs, void *k, double *start_us, double *end_us, void **out,
+                          int *nout, hs_error *err)
+{
+    const hs_kconf *c = &d->c;
+    void *done;
+    int rc = dm->ops->finish(dm->mctx, k, start_us, end_us, &done, err);
+    if (rc == HS_OK)
+        log_event(dm, dev, HS_EV_KERNEL, rt, *start_us, *end_us, 0);
     pthread_mutex_lock(&dm->mu);
     if (rc == HS_OK)
         rc = part_copies(dm, d, m, bufs, b, e, HS_KWRITE, 0, rt, out, nout, err);
@@ -1880,34 +1900,16 @@ static int prepare_group(hs__data *dm, dtask *d, size_t t, int dev, hs_error *er
     return rc;
 }
 
-/* Items [begin, end) of a split typed task: one of its parts (share 1 of
- * whole = nparts) or a chunk of a split at run time (share = its items of
- * whole = the kernel's).  The pieces share one set of buffers in host
- * memory: the first to start prepares them there; a later one starts once
- * they are ready.  A piece on a device of host memory runs its items on
- * those buffers in place; one on any other memory runs them there
- * (run_on_memory), unless the type is splittable but cannot be cut into
- * byte spans (then on host, as the cpu backend does).  A piece ends with
- * its kernel: the copies of its result to host go on while its device
- * takes other work, and the piece that completes the shares waits for all
- * of them, then stores the result on host and releases the group. */
-static int run_piece(hs__data *dm, dtask *d, size_t t, int dev, size_t begin, size_t end,
-                     size_t share, size_t whole, double *start_us, double *end_us,
-                     hs_error *err)
+/* Piece of split task d (task t of the run, on device dev) ended with
+ * status rc and left the copies out[0 .. nout) on their way to host: counts
+ * its share of `whole`; the piece that completes the shares waits for
+ * every piece's copies, then stores the result on host and releases the
+ * group.  The group's status (its first failure). */
+static int piece_done(hs__data *dm, dtask *d, size_t t, int dev, size_t share, size_t whole,
+                      int rc, void *const *out, int nout, hs_error *err)
 {
-    void *out[HS_KMAX_BUFS], **outs = NULL;
-    int m = mem_of(dm, dev), rc, last, nout = 0, nouts = 0;
-    if ((rc = prepare_group(dm, d, t, dev, err)) == HS_ENOMEM && !d->gerr)
-        return rc;
-    *start_us = *end_us = now_us(dm);
-    if (rc == HS_OK && begin < end) {
-        if (m != HS_HOST_MEMORY && (d->cut || !d->c.splittable))
-            rc = run_on_memory(dm, d, m, dev, (long)t, begin, end, start_us, end_us, out,
-                               &nout, err);
-        else
-            rc = run_kernel(dm, &d->c, d->bufs, begin, end, HS_HOST_MEMORY, dev, (long)t, NULL,
-                            0, start_us, end_us, err);
-    }
+    void **outs = NULL;
+    int last, nouts = 0;
     pthread_mutex_lock(&dm->group_mu);
     if (rc != HS_OK && d->grc == HS_OK) {
         d->grc = rc;
@@ -1949,6 +1951,43 @@ static int run_piece(hs__data *dm, dtask *d, size_t t, int dev, size_t begin, si
     return finish(dm, d, HS_HOST_MEMORY, rc, (long)t, dev, err);
 }
 
+/* Whether items [begin, end) of split task d run on memory m as a device's
+ * own kernel (piece_launch) rather than on host. */
+static int piece_on_memory(const dtask *d, int m, size_t begin, size_t end)
+{
+    return begin < end && m != HS_HOST_MEMORY && (d->cut || !d->c.splittable);
+}
+
+/* Items [begin, end) of a split typed task: one of its parts (share 1 of
+ * whole = nparts) or a chunk of a split at run time (share = its items of
+ * whole = the kernel's), run to the end.  The pieces share one set of
+ * buffers in host memory: the first to start prepares them there; a later
+ * one starts once they are ready.  A piece on a device of host memory runs
+ * its items on those buffers in place; one on any other memory runs them
+ * there (piece_launch, piece_complete), unless the type is splittable but
+ * cannot be cut into byte spans (then on host, as the cpu backend does).
+ * A piece ends with its kernel: the copies of its result to host go on
+ * while its device takes other work (piece_done). */
+static int run_piece(hs__data *dm, dtask *d, size_t t, int dev, size_t begin, size_t end,
+                     size_t share, size_t whole, double *start_us, double *end_us,
+                     hs_error *err)
+{
+    void *out[HS_KMAX_BUFS], *bufs[HS_KMAX_BUFS], *k;
+    int m = mem_of(dm, dev), rc, nout = 0;
+    if ((rc = prepare_group(dm, d, t, dev, err)) == HS_ENOMEM && !d->gerr)
+        return rc;
+    *start_us = *end_us = now_us(dm);
+    if (rc == HS_OK && piece_on_memory(d, m, begin, end)) {
+        if ((rc = piece_launch(dm, d, m, dev, (long)t, begin, end, bufs, &k, err)) == HS_OK)
+            rc = piece_complete(dm, d, m, dev, (long)t, begin, end, bufs, k, start_us, end_us,
+                                out, &nout, err);
+    } else if (rc == HS_OK && begin < end) {
+        rc = run_kernel(dm, &d->c, d->bufs, begin, end, HS_HOST_MEMORY, dev, (long)t, NULL, 0,
+                        start_us, end_us, err);
+    }
+    return piece_done(dm, d, t, dev, share, whole, rc, out, nout, err);
+}
+
 int hs__data_launch(hs__data *dm, size_t t, int d, double issued_us, hs__launch *l)
 {
     dtask *task = &dm->t[dm->rg->tasks[t].origin];
@@ -1965,6 +2004,20 @@ int hs__data_launch(hs__data *dm, size_t t, int d, double issued_us, hs__launch 
             return HS_OK;
         l->rc = finish(dm, task, m, l->rc, (long)t, d, &l->err);
         return l->rc;
+    }
+    if (task->typed && dm->rg->tasks[t].nparts > 1 && !dm->host_side[m] &&
+        piece_on_memory(task, m, dm->range[2 * t], dm->range[2 * t + 1])) {
+        /* a part on a device's memory: its copies in and kernel enqueued as
+         * a whole task's are, finished by hs__data_complete */
+        if ((l->rc = prepare_group(dm, task, t, d, &l->err)) == HS_ENOMEM && !task->gerr)
+            return l->rc;
+        if (l->rc == HS_OK &&
+            (l->rc = piece_launch(dm, task, m, d, (long)t, dm->range[2 * t],
+                                  dm->range[2 * t + 1], l->bufs, &l->kernel, &l->err)) == HS_OK)
+            return HS_OK;
+        l->kernel = NULL;
+        return l->rc = piece_done(dm, task, t, d, 1, (size_t)task->nparts, l->rc, NULL, 0,
+                                  &l->err);
     }
     if (task->typed && dm->rg->tasks[t].nparts > 1) {
         l->rc = run_piece(dm, task, t, d, dm->range[2 * t], dm->range[2 * t + 1], 1,
@@ -2049,7 +2102,17 @@ int hs__data_enqueues(const hs__data *dm, int d)
 
 int hs__data_complete(hs__data *dm, hs__launch *l)
 {
-    if (l->kernel) {
+    if (l->kernel && dm->rg->tasks[l->t].nparts > 1) {
+        dtask *task = &dm->t[dm->rg->tasks[l->t].origin];
+        void *out[HS_KMAX_BUFS];
+        int nout = 0;
+        l->rc = piece_complete(dm, task, mem_of(dm, l->d), l->d, (long)l->t, dm->range[2 * l->t],
+                               dm->range[2 * l->t + 1], l->bufs, l->kernel, &l->start_us,
+                               &l->end_us, out, &nout, &l->err);
+        l->kernel = NULL;
+        l->rc = piece_done(dm, task, l->t, l->d, 1, (size_t)task->nparts, l->rc, out, nout,
+                           &l->err);
+    } else if (l->kernel) {
         dtask *task = &dm->t[dm->rg->tasks[l->t].origin];
         int m = mem_of(dm, l->d);
         void *done;

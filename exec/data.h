@@ -313,6 +313,7 @@ typedef struct hs__launch {
     int d;
     double issued_us, start_us, end_us;
     void *kernel;       /* the memory layer's enqueued kernel, or NULL */
+    void *bufs[HS_KMAX_BUFS]; /* an enqueued piece of a split task: its buffers */
     int chunk;          /* hs__data_launch_chunk's: items [begin, end) */
     size_t begin, end;
     int rc;
