@@ -33,6 +33,7 @@
 #include "exec/engine.h"
 #include "mapper/policy.h"
 #include "mapper/split.h"
+#include "workloads/kernels/kernel.h"
 
 /* A task split at run time (hs_map_options.live_split): its splitter's
  * state, and its chunks' placements. */
@@ -86,6 +87,8 @@ struct hs_engine {
     const int *exec_depth;  /* NULL: the delay model */
     double *link_free;      /* [nmemories^2]: when each link's queue is empty */
     double *arrive;         /* [ntasks][nmemories]: when its data are there */
+    double *part_in;        /* [ntasks]: a typed part's bytes read and written, or -1 */
+    double *part_out;       /*   (part_bytes; NULL when the graph has no typed part) */
     long *placement_of;     /* [ntasks]: its placement in s, or -1 */
     hs_transfer *copies;    /* from/to placement fields hold task indices until the end */
     size_t ncopies, capcopies;
@@ -303,10 +306,46 @@ static double queue_copy(hs_engine *e, long from_task, long to_task, int from, i
     return end;
 }
 
+/* Whether t is a typed part that runs on memory m through host under the
+ * executor's model: the data manager gathers a split kernel's inputs and
+ * results in host buffers, copies a part's read spans from there to the
+ * device's memory and its written span back (exec/data.c, piece_launch). */
+static int part_via_host(const hs_engine *e, size_t t, int m)
+{
+    return e->part_in && e->part_in[t] >= 0 && m != HS_HOST_MEMORY;
+}
+
+/* When part t's inputs are on m (part_via_host): every predecessor's data
+ * on host (copied there from where it ran, where no earlier copy brought
+ * it), then one copy of the spans t reads, from host. */
+static double part_ready(hs_engine *e, size_t t, int m)
+{
+    const hs_edge *ed;
+    size_t nm = (size_t)e->pf->nmemories;
+    double ready = e->now;
+    HS_GRAPH_PRED_FOREACH(e->g, t, ed)
+    {
+        size_t u = ed->from;
+        if (!has_copy(e, u, HS_HOST_MEMORY)) {
+            int src = memory_of(e, e->device[u]);
+            double after = e->now > e->arrive[u * nm + (size_t)src] ? e->now
+                                                                    : e->arrive[u * nm + (size_t)src];
+            e->arrive[u * nm + HS_HOST_MEMORY] =
+                queue_copy(e, (long)u, (long)t, src, HS_HOST_MEMORY, ed->bytes, after);
+            set_copy(e, u, HS_HOST_MEMORY);
+        }
+        if (e->arrive[u * nm + HS_HOST_MEMORY] > ready)
+            ready = e->arrive[u * nm + HS_HOST_MEMORY];
+    }
+    return e->part_in[t] > 0 ? queue_copy(e, -1, (long)t, HS_HOST_MEMORY, m, e->part_in[t], ready)
+                             : ready;
+}
+
 /* When t's inputs are on device d's memory under the executor's model:
  * its input from host, and each predecessor's data that no earlier copy
  * brought there (from host when host holds it, else from where the
- * predecessor ran), copied from now on, each queued on its link. */
+ * predecessor ran), copied from now on, each queued on its link; a typed
+ * part's as part_ready says. */
 static double executor_ready(hs_engine *e, size_t t, int d)
 {
     const hs_graph *g = e->g;
@@ -314,6 +353,8 @@ static double executor_ready(hs_engine *e, size_t t, int d)
     int m = memory_of(e, d);
     size_t nm = (size_t)e->pf->nmemories;
     double ready = e->now;
+    if (part_via_host(e, t, m))
+        return part_ready(e, t, m);
     if (g->tasks[t].input_bytes > 0 && m != HS_HOST_MEMORY)
         ready = queue_copy(e, -1, (long)t, HS_HOST_MEMORY, m, g->tasks[t].input_bytes, e->now);
     HS_GRAPH_PRED_FOREACH(g, t, ed)
@@ -337,12 +378,19 @@ static double executor_ready(hs_engine *e, size_t t, int d)
 }
 
 /* After task t ended on memory m at `end` (executor's model): its data are
- * there, and its output goes back to host on that link. */
+ * there, and its output goes back to host on that link; a typed part's
+ * written span goes back to host, and the copy there is its data's only
+ * one (the data manager frees the part's buffers on m). */
 static void executor_done(hs_engine *e, size_t t, int m, double end)
 {
     size_t nm = (size_t)e->pf->nmemories;
     e->arrive[t * nm + (size_t)m] = end;
-    if (e->g->tasks[t].output_bytes > 0 && m != HS_HOST_MEMORY) {
+    if (part_via_host(e, t, m)) {
+        e->arrive[t * nm + HS_HOST_MEMORY] =
+            e->part_out[t] > 0 ? queue_copy(e, (long)t, -1, m, HS_HOST_MEMORY, e->part_out[t], end)
+                               : end;
+        set_copy(e, t, HS_HOST_MEMORY);
+    } else if (e->g->tasks[t].output_bytes > 0 && m != HS_HOST_MEMORY) {
         e->arrive[t * nm + HS_HOST_MEMORY] =
             queue_copy(e, (long)t, -1, m, HS_HOST_MEMORY, e->g->tasks[t].output_bytes, end);
         set_copy(e, t, HS_HOST_MEMORY);
@@ -779,7 +827,8 @@ static int book(hs_engine *e, hs_completion *c, unsigned char *quiet, size_t *nr
     e->state[t] = T_DONE;
     e->end[t] = c->end_us;
     e->ndone++;
-    set_copy(e, t, m);
+    if (!part_via_host(e, t, m))
+        set_copy(e, t, m);
     HS_GRAPH_SUCC_FOREACH(g, t, ed)
     {
         if (--e->waiting[ed->to] == 0) {
@@ -996,6 +1045,8 @@ static void engine_free(hs_engine *e)
     free(e->ready_off);
     free(e->link_free);
     free(e->arrive);
+    free(e->part_in);
+    free(e->part_out);
     free(e->placement_of);
     free(e->copies);
     free(e->dead);
@@ -1061,6 +1112,52 @@ static int engine_alloc(hs_engine *e, hs_error *err)
     return HS_OK;
 }
 
+/* The executor's model of typed parts (part_via_host): each one's bytes,
+ * the spans it reads (every byte of a buffer its type reads whole, such as
+ * gemm's B, and its fraction of the others) and its fraction of those it
+ * writes; a kernel that cannot be split runs whole in part 0, and its other
+ * parts move nothing.  A part of a type whose buffers cannot be cut runs on
+ * host (exec/data.c) and keeps the general rule (-1). */
+static int part_bytes(hs_engine *e, hs_error *err)
+{
+    const hs_graph *g = e->g;
+    int any = 0;
+    for (size_t t = 0; t < g->ntasks && !any; t++)
+        any = g->tasks[t].nparts > 1 && e->w->apps[g->tasks[t].app].kernels[g->tasks[t].kernel].type;
+    if (!any)
+        return HS_OK;
+    e->part_in = malloc(g->ntasks * sizeof *e->part_in);
+    e->part_out = malloc(g->ntasks * sizeof *e->part_out);
+    if (!e->part_in || !e->part_out)
+        return hs_error_set(err, HS_ENOMEM, "out of memory for an engine of %zu tasks",
+                            g->ntasks);
+    for (size_t t = 0; t < g->ntasks; t++) {
+        const hs_task *task = &g->tasks[t];
+        const hs_kernel *k = &e->w->apps[task->app].kernels[task->kernel];
+        hs_kconf c;
+        double f, in = 0, out = 0;
+        int rc;
+        e->part_in[t] = e->part_out[t] = -1;
+        if (task->nparts <= 1 || !k->type)
+            continue;
+        if ((rc = hs_kconf_init(&c, k->type, k->params, k->nparams, err)) != 0)
+            return rc;
+        if (c.splittable && !hs_kconf_cuttable(&c))
+            continue;
+        f = c.splittable ? task->fraction : task->part == 0;
+        for (int i = 0; i < c.nbufs; i++) {
+            double b = (double)c.bufs[i].bytes;
+            if (c.bufs[i].mode & HS_KREAD)
+                in += (c.type->whole_bufs & (1u << i)) && f > 0 ? b : f * b;
+            if (c.bufs[i].mode & HS_KWRITE)
+                out += f * b;
+        }
+        e->part_in[t] = in;
+        e->part_out[t] = out;
+    }
+    return HS_OK;
+}
+
 /* Asks the backend, once it is up, how many tasks each device may hold. */
 static int backend_depths(hs_engine *e, hs_error *err)
 {
@@ -1119,7 +1216,7 @@ int hs_engine_run(hs_workload *w, const hs_policy *policy, const hs_map_options 
         }
     }
     e.hook_seconds += seconds() - t0;
-    if ((rc = engine_alloc(&e, err)) != 0)
+    if ((rc = engine_alloc(&e, err)) != 0 || (e.exec_depth && (rc = part_bytes(&e, err)) != 0))
         goto fail;
     if (!(e.s = hs_schedule_new(w->path, policy->name))) {
         rc = hs_error_set(err, HS_ENOMEM, "out of memory");

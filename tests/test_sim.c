@@ -21,6 +21,18 @@
 
 /* ---------------------------------------------------------------- helpers */
 
+/* cpu0 (host, 4 cores) + gpu0, links 1 GB/s and 10 us both ways, and an
+ * application "p" (its index). */
+static int cpu_gpu_app(hs_workload *w)
+{
+    hs_error err = {0};
+    assert_int_equal(hs_platform_add_device(w, "cpu0", HS_DEVICE_CPU, "host", 4, &err), 0);
+    assert_int_equal(hs_platform_add_device(w, "gpu0", HS_DEVICE_GPU, "gpu0", 0, &err), 1);
+    assert_int_equal(hs_platform_add_link(w, "host", "gpu0", 1.0, 10.0, &err), 0);
+    assert_int_equal(hs_platform_add_link(w, "gpu0", "host", 1.0, 10.0, &err), 1);
+    return hs_workload_add_app(w, "p", 1, &err);
+}
+
 /* The 3-kernel workload "tri": cpu0 (host) and gpu0 (memory gpu0), linked
  * both ways at 1 GB/s with 10 us latency, so moving B bytes takes
  * T(B) = 10 + B / 1000 us.  One application `p`:
@@ -36,11 +48,7 @@ static hs_workload *tri_overheads(double ocpu, double ogpu)
     hs_error err = {0};
     int a;
     assert_non_null(w);
-    assert_int_equal(hs_platform_add_device(w, "cpu0", HS_DEVICE_CPU, "host", 4, &err), 0);
-    assert_int_equal(hs_platform_add_device(w, "gpu0", HS_DEVICE_GPU, "gpu0", 0, &err), 1);
-    assert_int_equal(hs_platform_add_link(w, "host", "gpu0", 1.0, 10.0, &err), 0);
-    assert_int_equal(hs_platform_add_link(w, "gpu0", "host", 1.0, 10.0, &err), 1);
-    a = hs_workload_add_app(w, "p", 1, &err);
+    a = cpu_gpu_app(w);
     assert_int_equal(a, 0);
     assert_int_equal(hs_app_add_kernel(w, a, "a", &err), 0);
     assert_int_equal(hs_app_add_kernel(w, a, "b", &err), 1);
@@ -762,11 +770,7 @@ static void executor_model(void **state)
     static const double copies[][2] = {{0, 110}, {110, 220}, {210, 320}, {320, 430}};
     int a;
     (void)state;
-    assert_int_equal(hs_platform_add_device(w, "cpu0", HS_DEVICE_CPU, "host", 4, &err), 0);
-    assert_int_equal(hs_platform_add_device(w, "gpu0", HS_DEVICE_GPU, "gpu0", 0, &err), 1);
-    assert_int_equal(hs_platform_add_link(w, "host", "gpu0", 1.0, 10.0, &err), 0);
-    assert_int_equal(hs_platform_add_link(w, "gpu0", "host", 1.0, 10.0, &err), 1);
-    a = hs_workload_add_app(w, "p", 1, &err);
+    a = cpu_gpu_app(w);
     for (int k = 0; k < 2; k++) {
         assert_int_equal(hs_app_add_kernel(w, a, k ? "b" : "a", &err), k);
         assert_int_equal(hs_kernel_set_cost(w, a, k, "cpu", 10000, &err), 0);
@@ -793,6 +797,68 @@ static void executor_model(void **state)
         assert_int_equal(k < 2 ? t->from_device : t->to_device, HS_HOST_DEVICE);
         assert_int_equal(s->placements[k < 2 ? t->to_placement : t->from_placement].task, k % 2);
     }
+    hs_schedule_free(s);
+    hs_workload_free(w);
+}
+
+/* The executor's model of parts of a split kernel (the data manager runs
+ * them through host): ad-part splits a gemm (n = 128: A, B, C 64 KiB each,
+ * beta 0: C written only; 1000 us on either device, beside a task of 10
+ * us) between cpu0 and gpu0; the part on gpu0, of fraction f, gets one
+ * copy from host of the spans it reads, f x A and the whole of B, queued
+ * once its inputs are on host, and its written span, f x C, goes back to
+ * host from its end; the part on cpu0 (host) copies nothing. */
+static void executor_model_parts_through_host(void **state)
+{
+    hs_workload *w = hs_workload_new();
+    hs_error err = {0};
+    hs_schedule *s;
+    const int depth[] = {2, 2};
+    hs_map_options opt = {.executor_depth = depth};
+    const double bytes = 128.0 * 128.0 * 4.0;
+    int a, gpu_parts = 0;
+    (void)state;
+    a = cpu_gpu_app(w);
+    assert_int_equal(hs_app_add_kernel(w, a, "g", &err), 0);
+    assert_int_equal(hs_kernel_set_type(w, a, 0, "gemm", &err), 0);
+    assert_int_equal(hs_kernel_add_param(w, a, 0, "n", 128, &err), 0);
+    assert_int_equal(hs_kernel_set_cost(w, a, 0, "cpu", 1000, &err), 0);
+    assert_int_equal(hs_kernel_set_cost(w, a, 0, "gpu", 1000, &err), 0);
+    assert_int_equal(hs_kernel_set_bytes(w, a, 0, 2 * bytes, bytes, &err), 0);
+    assert_int_equal(hs_kernel_set_split(w, a, 0, 1, 128, &err), 0);
+    /* a short task, so that the gemm is longer than the mean (ad-part's
+     * default threshold) */
+    assert_int_equal(hs_app_add_kernel(w, a, "s", &err), 1);
+    assert_int_equal(hs_kernel_set_cost(w, a, 1, "cpu", 10, &err), 0);
+    assert_int_equal(hs_kernel_set_cost(w, a, 1, "gpu", 10, &err), 0);
+    assert_int_equal(hs_workload_finalize(w, &err), 0);
+    assert_int_equal(hs_map(w, "ad-part", &opt, &s, NULL, &err), 0);
+    for (size_t i = 0; i < s->nplacements; i++) {
+        const hs_placement *p = &s->placements[i];
+        size_t in = 0, out = 0;
+        if (p->task == 1)
+            continue;
+        assert_int_equal(p->nparts, 2);
+        for (size_t k = 0; k < s->ntransfers; k++) {
+            const hs_transfer *t = &s->transfers[k];
+            if (t->to_placement == (long)i) {
+                in++;
+                assert_int_equal(t->from_device, HS_HOST_DEVICE);
+                assert_float_equal(t->bytes, p->fraction * bytes + bytes, 1e-6);
+                assert_true(t->end_us <= p->start_us + EPS);
+            }
+            if (t->from_placement == (long)i) {
+                out++;
+                assert_int_equal(t->to_device, HS_HOST_DEVICE);
+                assert_float_equal(t->bytes, p->fraction * bytes, 1e-6);
+                assert_float_equal(t->start_us, p->end_us, EPS);
+            }
+        }
+        assert_int_equal(in, p->device == 1);
+        assert_int_equal(out, p->device == 1);
+        gpu_parts += p->device == 1;
+    }
+    assert_int_equal(gpu_parts, 1);
     hs_schedule_free(s);
     hs_workload_free(w);
 }
@@ -857,6 +923,7 @@ int main(void)
         cmocka_unit_test(tri_eager),
         cmocka_unit_test(tri_eager_overheads),
         cmocka_unit_test(executor_model),
+        cmocka_unit_test(executor_model_parts_through_host),
         cmocka_unit_test(cluster_routes_in_schedules),
         cmocka_unit_test(tri_cpu_only),
         cmocka_unit_test(tri_app_level),

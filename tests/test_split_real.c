@@ -411,6 +411,7 @@ typedef struct stall {
     pthread_mutex_t mu;          /* the hook's; the wrapper runs under the driver's */
     pthread_cond_t cv;
     int stalled, released, aside_seen;
+    int overtaken;               /* device 0 ran its items before it stalled */
     size_t b1, e1;               /* the stalled chunk */
     double issued1;              /* ... handed out then (µs) */
     int holding, refused1;       /* device 1 holds it; finished() refused it */
@@ -471,18 +472,27 @@ static const hs_splitter stall_splitter = {.name = "stall",
                                            .learn = stall_learn,
                                            .fini = stall_fini};
 
+/* Device 1 stalls at its first chunk until device 0 runs some of its
+ * items.  On a loaded machine device 0 may have run them (the splitter
+ * judging device 1 dead) before device 1's thread reached its chunk at
+ * all: then device 1 does not stall (nobody would release it), and the
+ * test runs again. */
 static void stall_hook(void *ctx, int d, size_t b, size_t e, int aside)
 {
     stall *s = ctx;
     pthread_mutex_lock(&s->mu);
-    if (d == 1 && !s->stalled) {
+    if (d == 1 && !s->stalled && !s->overtaken) {
         s->stalled = 1;
         while (!s->released)
             pthread_cond_wait(&s->cv, &s->mu);
-    } else if (d == 0 && s->stalled && !s->released && b < s->e1 && e > s->b1) {
-        s->aside_seen = aside;
-        s->released = 1;
-        pthread_cond_broadcast(&s->cv);
+    } else if (d == 0 && !s->released && b < s->e1 && e > s->b1) {
+        if (s->stalled) {
+            s->aside_seen = aside;
+            s->released = 1;
+            pthread_cond_broadcast(&s->cv);
+        } else {
+            s->overtaken = 1;
+        }
     }
     pthread_mutex_unlock(&s->mu);
 }

@@ -34,8 +34,13 @@ typedef struct hs_map_options {
      * started on its device and queue on their link (one copy at a time per
      * ordered pair of memories), and an output's copy back to host queues
      * on its link after the task's end; a result copied to a memory once
-     * serves every later reader there.  The schedule's transfers are those
-     * copies and its model "executor".  NULL: the delay model. */
+     * serves every later reader there.  A part of a split typed kernel on a
+     * memory but host works through host, as the data manager runs it: its
+     * inputs go to host first, then one copy brings the spans it reads (a
+     * buffer its type reads whole, such as gemm's B, whole; its fraction of
+     * the others), and its written span goes back to host after its end.
+     * The schedule's transfers are those copies and its model "executor".
+     * NULL: the delay model. */
     const int *executor_depth;
     /* Splits at run time: every kernel marked splittable that the policy
      * gives a device runs as chunks that this splitter (hetsched/split.h)
