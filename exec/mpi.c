@@ -123,32 +123,45 @@ static int mpi_error(hs_error *err, int code, const char *what)
     return hs_error_set(err, HS_EIO, "rank %d: %s: %s", world.rank, what, msg);
 }
 
-int hs__mpi_agree(const hs_workload *w, const hs_schedule *mapping, hs_error *err)
+int hs__mpi_agree(const hs_workload *w, hs_schedule *mapping, const char *policy,
+                  hs_error *err)
 {
-    uint64_t h = HS__FNV_BASIS, root;
-    int nodes = w->platform.nnodes ? w->platform.nnodes : 1, same, all, rc;
+    int nodes = w->platform.nnodes ? w->platform.nnodes : 1, rc, whole, all;
+    size_t n = mapping->nplacements;
+    double *v;
     if (nodes != world.size)
         return hs_error_set(err, HS_EUSAGE, "mpirun started %d processes for a platform of %d "
                             "node%s: run one process per node (mpirun -np %d)", world.size,
                             nodes, nodes == 1 ? "" : "s", nodes);
-    for (size_t i = 0; i < mapping->nplacements; i++) {
-        const hs_placement *p = &mapping->placements[i];
-        h = hs__fnv(h, &p->task, sizeof p->task);
-        h = hs__fnv(h, &p->part, sizeof p->part);
-        h = hs__fnv(h, &p->device, sizeof p->device);
-        h = hs__fnv(h, &p->start_us, sizeof p->start_us);
-    }
-    root = h;
-    if ((rc = MPI_Bcast(&root, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD)) != MPI_SUCCESS)
-        return mpi_error(err, rc, "MPI_Bcast of the mapping's hash");
-    same = root == h;
-    if ((rc = MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD)) != MPI_SUCCESS)
-        return mpi_error(err, rc, "MPI_Allreduce of the mappings' agreement");
+    /* whole tasks on every rank (one placement per task), or all refuse */
+    whole = n == w->graph.ntasks;
+    for (size_t i = 0; i < n && whole; i++)
+        whole = mapping->placements[i].nparts == 1;
+    if ((rc = MPI_Allreduce(&whole, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD)) != MPI_SUCCESS)
+        return mpi_error(err, rc, "MPI_Allreduce of the mappings' shapes");
     if (!all)
-        return hs_error_set(err, HS_EINPUT, "the ranks mapped the workload differently (rank "
-                            "%d's mapping hashes to %016llx, rank 0's to %016llx): the policy "
-                            "must map the same way on every rank (a time budget does not)",
-                            world.rank, (unsigned long long)h, (unsigned long long)root);
+        return hs_error_set(err, HS_EUSAGE, "policy %s splits kernels into parts, which a run "
+                            "across nodes (mpirun) does not run: it runs whole tasks",
+                            policy ? policy : "of the schedule");
+    if (!(v = malloc(4 * (n ? n : 1) * sizeof *v)))
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        const hs_placement *p = &mapping->placements[i];
+        v[4 * i] = (double)p->task;
+        v[4 * i + 1] = p->device;
+        v[4 * i + 2] = p->start_us;
+        v[4 * i + 3] = p->end_us;
+    }
+    if ((rc = MPI_Bcast(v, (int)(4 * n), MPI_DOUBLE, 0, MPI_COMM_WORLD)) != MPI_SUCCESS) {
+        free(v);
+        return mpi_error(err, rc, "MPI_Bcast of the mapping");
+    }
+    for (size_t i = 0; i < n; i++)
+        mapping->placements[i] = (hs_placement){.task = (size_t)v[4 * i], .nparts = 1,
+                                                .fraction = 1, .device = (int)v[4 * i + 1],
+                                                .start_us = v[4 * i + 2],
+                                                .end_us = v[4 * i + 3]};
+    free(v);
     world.started = 1;
     return HS_OK;
 }

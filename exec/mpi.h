@@ -16,10 +16,13 @@
 int hs__mpi_active(void);
 
 /* Every rank: refuses (HS_EUSAGE) a platform whose nodes are not one per
- * rank; then checks that the ranks computed the same mapping (rank 0
- * broadcasts a hash of its placements, every rank compares and all learn
- * whether one differs: HS_EINPUT then).  Collective. */
-int hs__mpi_agree(const hs_workload *w, const hs_schedule *mapping, hs_error *err);
+ * rank, and a mapping of `policy` that splits kernels into parts on any
+ * rank; then makes `mapping` rank 0's on every rank: rank 0 broadcasts its
+ * placements (task, device, start, end) and the others take them, so that
+ * a policy whose mapping depends on time (best's budget) still runs one
+ * mapping everywhere.  Collective. */
+int hs__mpi_agree(const hs_workload *w, hs_schedule *mapping, const char *policy,
+                  hs_error *err);
 
 /* The hook of exec/remote.h for running `mapping` (whole tasks of w's
  * graph) on this rank's node; message passing starts with its start op. */

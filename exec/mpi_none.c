@@ -44,10 +44,12 @@ int hs__mpi_active(void)
     return 0;
 }
 
-int hs__mpi_agree(const hs_workload *w, const hs_schedule *mapping, hs_error *err)
+int hs__mpi_agree(const hs_workload *w, hs_schedule *mapping, const char *policy,
+                  hs_error *err)
 {
     (void)w;
     (void)mapping;
+    (void)policy;
     return hs_error_set(err, HS_ENOTBUILT, "built without MPI");
 }
 

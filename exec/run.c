@@ -312,14 +312,9 @@ int hs_run(hs_workload *w, const char *policy, const hs_run_options *opt, hs_run
         rc = distributed_check(opt, err);
     if (rc == HS_OK)
         rc = hs_map(w, policy, &popt, &pred, NULL, err);
-    for (size_t i = 0; rc == HS_OK && distributed && pred && i < pred->nplacements; i++)
-        if (pred->placements[i].nparts != 1)
-            rc = hs_error_set(err, HS_EUSAGE, "policy %s splits kernels into parts, which a "
-                              "run across nodes (mpirun) does not run: it runs whole tasks",
-                              policy);
     if (rc == HS_OK && distributed) {
-        /* every rank runs its node's part of the mapping, as given */
-        if ((rc = hs__mpi_agree(w, pred, err)) == HS_OK &&
+        /* every rank runs its node's part of rank 0's mapping, as given */
+        if ((rc = hs__mpi_agree(w, pred, policy, err)) == HS_OK &&
             (rc = hs__mpi_remote_new(w, pred, &remote, err)) == HS_OK) {
             report.remote = remote;
             mopt.schedule = pred;
