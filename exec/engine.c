@@ -1149,8 +1149,7 @@ int hs_engine_run(hs_workload *w, const hs_policy *policy, const hs_map_options 
         rc = policy_bug(&e, err);
         goto fail;
     }
-    if ((rc = e.exec_depth ? executor_schedule(&e, err)
-                           : hs_schedule_derive_transfers(w, e.s, err)) != 0)
+    if (e.exec_depth && (rc = executor_schedule(&e, err)) != 0)
         goto fail;
 fail:
     if (inited && policy->fini) {
@@ -1171,6 +1170,12 @@ fail:
     }
     engine_free(&e);
     hs_graph_free(&own);
+    /* The delay model's transfers follow from the schedule and the workload
+     * alone, so they are derived once the run's state and a transformed
+     * graph are freed: a split graph's parts and their edges would
+     * otherwise still hold their memory beside the transfers. */
+    if (rc == 0 && !e.exec_depth)
+        rc = hs_schedule_derive_transfers(w, e.s, err);
     if (rc != 0) {
         hs_schedule_free(e.s);
         return rc;
