@@ -425,7 +425,9 @@ void hs__dispatch_done(void *state, hs_engine *e, size_t task, int device, doubl
  * the device of earliest finish time, eq. (11)-(12).  The engine's finish
  * time takes max(available, data ready) where eq. (12) adds the two: the
  * data can move while the device works, as the delay model says.  Ties go
- * to the lower device index. */
+ * to the lower device index.  A device that cannot finish sooner even with
+ * the data already there, available + cost >= the best finish so far, is
+ * passed over without the data's arrival (a pass over the task's inputs). */
 static void refill(dispatch *s, hs_engine *e)
 {
     hs__heap_entry top;
@@ -433,7 +435,10 @@ static void refill(dispatch *s, hs_engine *e)
         int best = 0;
         double best_f = hs_engine_finish_time(e, top.item, 0);
         for (int d = 1; d < s->ndevices; d++) {
-            double f = hs_engine_finish_time(e, top.item, d);
+            double f;
+            if (!(hs_engine_device_available(e, d) + hs_engine_cost(e, top.item, d) < best_f))
+                continue;
+            f = hs_engine_finish_time(e, top.item, d);
             if (f < best_f) {
                 best_f = f;
                 best = d;
