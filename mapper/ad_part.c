@@ -246,10 +246,9 @@ static int ad_part_transform(const hs_workload *w, const hs_map_options *opt, hs
                 p->cost_us[d] = np == 1 ? src->cost_us[d] : part_cost(w, pm, t, d, f);
         }
     }
-    hs__part_edges(g, base, out);
 #undef NPARTS
 #undef FRAC
-    if ((rc = hs_graph_build_adjacency(out, err)) != 0)
+    if ((rc = hs__part_edges(g, base, out, err)) != 0)
         hs_graph_free(out);
 done:
     free(frac);

@@ -1227,6 +1227,30 @@ static hs_workload *random_workload(unsigned short x[3], int n, int nd)
     return w;
 }
 
+/* The adjacency a transform built with its edges is the one
+ * hs_graph_build_adjacency builds from them, list for list. */
+static void same_adjacency_as_built(hs_graph *t)
+{
+    size_t n = t->ntasks, ne = t->nedges;
+    size_t *so = malloc((n + 1) * sizeof *so), *po = malloc((n + 1) * sizeof *po);
+    size_t *su = malloc((ne + 1) * sizeof *su), *pr = malloc((ne + 1) * sizeof *pr);
+    hs_error err = {0};
+    assert_true(so && po && su && pr);
+    memcpy(so, t->succ_off, (n + 1) * sizeof *so);
+    memcpy(po, t->pred_off, (n + 1) * sizeof *po);
+    memcpy(su, t->succ, ne * sizeof *su);
+    memcpy(pr, t->pred, ne * sizeof *pr);
+    ok(hs_graph_build_adjacency(t, &err), &err);
+    assert_memory_equal(so, t->succ_off, (n + 1) * sizeof *so);
+    assert_memory_equal(po, t->pred_off, (n + 1) * sizeof *po);
+    assert_memory_equal(su, t->succ, ne * sizeof *su);
+    assert_memory_equal(pr, t->pred, ne * sizeof *pr);
+    free(so);
+    free(po);
+    free(su);
+    free(pr);
+}
+
 /* On seeded random workloads: every policy's schedule is valid (run());
  * heft's and peft's runs never end a task later than their plan (the plan
  * is a valid schedule and the run keeps its order per device); h-ratio and
@@ -1272,6 +1296,7 @@ static void random_invariants(void **state)
         /* a tiny threshold makes every kernel a candidate */
         if (transform(w, 1e-3, &t) == 1) {
             check_transformed(w, &t);
+            same_adjacency_as_built(&t);
             hs_graph_free(&t);
         }
         hs_schedule_free(run(w, "ad-part", 0, 1e-3));
