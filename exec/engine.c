@@ -52,6 +52,14 @@ typedef struct live {
 
 enum { T_WAITING, T_READY, T_RUNNING, T_DONE };
 
+/* The last data-ready time computed for a ready task (see
+ * hs_engine_data_ready). */
+typedef struct last_ready {
+    size_t task;            /* SIZE_MAX: none */
+    int memory;
+    double at;
+} last_ready;
+
 struct hs_engine {
     const hs_workload *w;
     const hs_platform *pf;
@@ -68,6 +76,7 @@ struct hs_engine {
     double *end;            /* end: actual once done, predicted while running or queued */
     uint64_t *valid;        /* [ntasks][words]: memories holding a copy of its output */
     size_t words;
+    last_ready *last;
     /* per device */
     int *depth;             /* most started tasks it may hold (backend depth op) */
     size_t *held;           /* started tasks not yet booked: 0 when idle */
@@ -152,11 +161,10 @@ static int memory_of(const hs_engine *e, int d)
 /* Delay model (DESIGN.md §1, eq. (4) of Zhou & Liu): an input leaves its
  * producer's memory when the producer ends and arrives transfer_us later; the
  * host input leaves at time 0.  A producer not yet placed is assumed to end
- * at now + its fastest cost, on d's memory (an optimistic guess). */
-double hs_engine_data_ready(const hs_engine *e, size_t t, int d)
+ * at now + its fastest cost, on memory m (an optimistic guess). */
+static double data_ready_on(const hs_engine *e, size_t t, int m)
 {
     const hs_graph *g = e->g;
-    int m = memory_of(e, d);
     double ready = hs_transfer_us(e->pf, HS_HOST_MEMORY, m, g->tasks[t].input_bytes);
     const hs_edge *ed;
     HS_GRAPH_PRED_FOREACH(g, t, ed)
@@ -172,6 +180,21 @@ double hs_engine_data_ready(const hs_engine *e, size_t t, int d)
             ready = at;
     }
     return ready;
+}
+
+/* Once every predecessor of t has ended (t is ready), its data-ready time
+ * on a memory no longer changes, and the question that chose a device for
+ * t comes again when the policy commits t there (hs_engine_assign): the
+ * last answer for a ready task is kept. */
+double hs_engine_data_ready(const hs_engine *e, size_t t, int d)
+{
+    last_ready *l = e->last;
+    int m = memory_of(e, d);
+    if (e->state[t] != T_READY)
+        return data_ready_on(e, t, m);
+    if (l->task != t || l->memory != m)
+        *l = (last_ready){.task = t, .memory = m, .at = data_ready_on(e, t, m)};
+    return l->at;
 }
 
 /* The later of: the predicted end of the last task d holds (started tasks
@@ -1031,6 +1054,7 @@ static void engine_free(hs_engine *e)
     free(e->assigned);
     free(e->end);
     free(e->valid);
+    free(e->last);
     free(e->depth);
     free(e->held);
     free(e->fifo);
@@ -1074,6 +1098,8 @@ static int engine_alloc(hs_engine *e, hs_error *err)
     e->assigned = malloc(n * sizeof *e->assigned);
     e->end = calloc(n, sizeof *e->end);
     e->valid = calloc(n * e->words, sizeof *e->valid);
+    if ((e->last = malloc(sizeof *e->last)) != NULL)
+        e->last->task = SIZE_MAX;
     e->depth = malloc(nd * sizeof *e->depth);
     e->held = calloc(nd, sizeof *e->held);
     e->fifo = malloc(nd * HS_BACKEND_MAX_DEPTH * sizeof *e->fifo);
@@ -1098,8 +1124,8 @@ static int engine_alloc(hs_engine *e, hs_error *err)
         e->arrive = calloc(n * nm, sizeof *e->arrive);
     }
     if (!e->waiting || !e->state || !e->device || !e->assigned || !e->end || !e->valid ||
-        !e->depth || !e->held || !e->fifo || !e->fifo_head || !e->declined || !e->run_end ||
-        !e->tail || !e->queued || !e->nqueued || !e->batch || !e->newly_ready ||
+        !e->last || !e->depth || !e->held || !e->fifo || !e->fifo_head || !e->declined ||
+        !e->run_end || !e->tail || !e->queued || !e->nqueued || !e->batch || !e->newly_ready ||
         !e->ready_off || !e->placement_of || (e->exec_depth && (!e->link_free || !e->arrive)) ||
         !e->dead || !e->orphan_next || !e->orphan_head || !e->orphan_tail || !e->quiet)
         return hs_error_set(err, HS_ENOMEM, "out of memory for an engine of %zu tasks", n);
@@ -1246,8 +1272,7 @@ int hs_engine_run(hs_workload *w, const hs_policy *policy, const hs_map_options 
         rc = policy_bug(&e, err);
         goto fail;
     }
-    if ((rc = e.exec_depth ? executor_schedule(&e, err)
-                           : hs_schedule_derive_transfers(w, e.s, err)) != 0)
+    if (e.exec_depth && (rc = executor_schedule(&e, err)) != 0)
         goto fail;
 fail:
     if (inited && policy->fini) {
@@ -1268,6 +1293,12 @@ fail:
     }
     engine_free(&e);
     hs_graph_free(&own);
+    /* The delay model's transfers follow from the schedule and the workload
+     * alone, so they are derived once the run's state and a transformed
+     * graph are freed: a split graph's parts and their edges would
+     * otherwise still hold their memory beside the transfers. */
+    if (rc == 0 && !e.exec_depth)
+        rc = hs_schedule_derive_transfers(w, e.s, err);
     if (rc != 0) {
         hs_schedule_free(e.s);
         return rc;

@@ -83,31 +83,41 @@ static int speed_fractions(const hs_graph *g, size_t t, double *f)
     return 0;
 }
 
+/* The largest bytes of an edge into task t (*in) and out of it (*out); 0
+ * without such edges. */
+static void largest_edges(const hs_graph *g, size_t t, double *in, double *out)
+{
+    const hs_edge *e;
+    *in = *out = 0.0;
+    HS_GRAPH_PRED_FOREACH(g, t, e)
+    {
+        *in = e->bytes > *in ? e->bytes : *in;
+    }
+    HS_GRAPH_SUCC_FOREACH(g, t, e)
+    {
+        *out = e->bytes > *out ? e->bytes : *out;
+    }
+}
+
 /* Predicted time for device d to run the share f of task t, alone: its
  * slice of the host input and of each predecessor's data arrives (the
  * predecessors assumed to have run on memory `home`), it computes, and its
  * slice of the output goes back to host and of each edge's data to `home`.
  * Transfers of one side overlap (the delay model), so each side costs its
- * longest transfer. */
+ * longest transfer: that of its largest edge, pred_max or succ_max bytes
+ * (largest_edges), as a transfer's time never falls when its bytes grow. */
 static double share_time(const hs_workload *w, const hs_perfmodel *pm, size_t t, int d,
-                         double f, int home)
+                         double f, int home, double pred_max, double succ_max)
 {
     const hs_graph *g = &w->graph;
     const hs_platform *pf = &w->platform;
     int mem = pf->devices[d].memory;
     double in = hs_transfer_us(pf, HS_HOST_MEMORY, mem, f * g->tasks[t].input_bytes);
     double out = hs_transfer_us(pf, mem, HS_HOST_MEMORY, f * g->tasks[t].output_bytes);
-    const hs_edge *e;
-    HS_GRAPH_PRED_FOREACH(g, t, e)
-    {
-        double v = hs_transfer_us(pf, home, mem, f * e->bytes);
-        in = v > in ? v : in;
-    }
-    HS_GRAPH_SUCC_FOREACH(g, t, e)
-    {
-        double v = hs_transfer_us(pf, mem, home, f * e->bytes);
-        out = v > out ? v : out;
-    }
+    double v = hs_transfer_us(pf, home, mem, f * pred_max);
+    in = v > in ? v : in;
+    v = hs_transfer_us(pf, mem, home, f * succ_max);
+    out = v > out ? v : out;
     return in + part_cost(w, pm, t, d, f) + out;
 }
 
@@ -120,16 +130,17 @@ static int pays_off(const hs_workload *w, const hs_perfmodel *pm, size_t t, cons
     const hs_graph *g = &w->graph;
     const hs_platform *pf = &w->platform;
     int m = g->ndevices, best = 0;
-    double whole = HUGE_VAL, split = 0.0;
+    double whole = HUGE_VAL, split = 0.0, pred_max, succ_max;
+    largest_edges(g, t, &pred_max, &succ_max);
     for (int d = 0; d < m; d++) {
-        double v = share_time(w, pm, t, d, 1.0, pf->devices[d].memory);
+        double v = share_time(w, pm, t, d, 1.0, pf->devices[d].memory, pred_max, succ_max);
         if (v < whole) {
             whole = v;
             best = d;
         }
     }
     for (int d = 0; d < m; d++) {
-        double v = share_time(w, pm, t, d, f[d], pf->devices[best].memory);
+        double v = share_time(w, pm, t, d, f[d], pf->devices[best].memory, pred_max, succ_max);
         split = v > split ? v : split;
     }
     return split < whole;
@@ -235,10 +246,9 @@ static int ad_part_transform(const hs_workload *w, const hs_map_options *opt, hs
                 p->cost_us[d] = np == 1 ? src->cost_us[d] : part_cost(w, pm, t, d, f);
         }
     }
-    hs__part_edges(g, base, out);
 #undef NPARTS
 #undef FRAC
-    if ((rc = hs_graph_build_adjacency(out, err)) != 0)
+    if ((rc = hs__part_edges(g, base, out, err)) != 0)
         hs_graph_free(out);
 done:
     free(frac);

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "hetsched/error.h"
 #include "hetsched/graph.h"
 
 /* Fills part k of np of task src (index `origin`) with fraction f: its
@@ -13,10 +14,13 @@
  * caller's. */
 void hs__part_fill(hs_task *p, const hs_task *src, size_t origin, size_t k, size_t np, double f);
 
-/* Appends to out the edges between the parts of g's tasks: task t's parts
- * are out->tasks[base[t] .. base[t + 1]), and the edge u -> v of b bytes
- * becomes every part i of u -> part j of v with b * f_i * f_j bytes (each
- * part sends its share of the data to each part in proportion). */
-void hs__part_edges(const hs_graph *g, const size_t *base, hs_graph *out);
+/* Fills out's edges, from hs_graph_init's room for them all, with the
+ * edges between the parts of g's tasks, and builds their adjacency (as
+ * hs_graph_build_adjacency would, without reading them back): task t's
+ * parts are out->tasks[base[t] .. base[t + 1]), and the edge u -> v of b
+ * bytes becomes every part i of u -> part j of v with b * f_i * f_j bytes
+ * (each part sends its share of the data to each part in proportion).
+ * HS_ENOMEM. */
+int hs__part_edges(const hs_graph *g, const size_t *base, hs_graph *out, hs_error *err);
 
 #endif

@@ -335,6 +335,7 @@ typedef struct dispatch {
     double *prio;       /* [ntasks], owned */
     hs__heap central;   /* ready, not dispatched: key -prio, key2 -arrival */
     hs__fifo *queue;    /* [ndevices]: assigned, not started */
+    double *bound;      /* [ndevices]: refill's lower bounds of a finish time */
     size_t queued;      /* tasks in all device queues together */
     size_t thr;
     double arrivals;    /* ready() calls so far */
@@ -350,6 +351,7 @@ void hs__dispatch_fini(void *state)
     for (int d = 0; s->queue && d < s->ndevices; d++)
         hs__fifo_free(&s->queue[d]);
     free(s->queue);
+    free(s->bound);
     hs__heap_free(&s->central);
     free(s->prio);
     free(s);
@@ -378,8 +380,9 @@ int hs__dispatch_new(hs_engine *e, const hs_map_options *opt, double *prio, void
      * holds at most every task, a device queue at most thr of them. */
     cap = s->thr < g->ntasks ? s->thr : g->ntasks;
     s->queue = calloc((size_t)g->ndevices, sizeof *s->queue);
+    s->bound = malloc((size_t)(g->ndevices > 0 ? g->ndevices : 1) * sizeof *s->bound);
     s->central.a = malloc(at_least_1(g->ntasks) * sizeof *s->central.a);
-    if (!s->queue || !s->central.a)
+    if (!s->queue || !s->bound || !s->central.a)
         goto fail;
     s->central.cap = at_least_1(g->ntasks);
     for (int d = 0; d < g->ndevices; d++) {
@@ -420,6 +423,35 @@ void hs__dispatch_done(void *state, hs_engine *e, size_t task, int device, doubl
     s->fresh = 1;
 }
 
+/* The device of earliest finish time for task t, the lowest index among
+ * equals.  A finish time is max(available, data ready) + cost, never below
+ * available + cost (bound[]), which costs no pass over t's inputs: the
+ * device of least bound is tried first, and a device whose bound is no
+ * better than the best finish so far is passed over. */
+static int dispatch_device(dispatch *s, hs_engine *e, size_t t)
+{
+    int first = 0, best;
+    double best_f;
+    for (int d = 0; d < s->ndevices; d++) {
+        s->bound[d] = hs_engine_device_available(e, d) + hs_engine_cost(e, t, d);
+        if (s->bound[d] < s->bound[first])
+            first = d;
+    }
+    best = first;
+    best_f = hs_engine_finish_time(e, t, first);
+    for (int d = 0; d < s->ndevices; d++) {
+        double f;
+        if (d == first || s->bound[d] > best_f || (s->bound[d] == best_f && d > best))
+            continue;
+        f = hs_engine_finish_time(e, t, d);
+        if (f < best_f || (f == best_f && d < best)) {
+            best_f = f;
+            best = d;
+        }
+    }
+    return best;
+}
+
 /* PushTaskOnDeviceQueue of Alg. 1 (lines 9-21), repeated while fewer than
  * thr tasks wait in device queues: the head of the central queue goes to
  * the device of earliest finish time, eq. (11)-(12).  The engine's finish
@@ -430,15 +462,7 @@ static void refill(dispatch *s, hs_engine *e)
 {
     hs__heap_entry top;
     while (s->queued < s->thr && hs__heap_pop(&s->central, &top) == 0) {
-        int best = 0;
-        double best_f = hs_engine_finish_time(e, top.item, 0);
-        for (int d = 1; d < s->ndevices; d++) {
-            double f = hs_engine_finish_time(e, top.item, d);
-            if (f < best_f) {
-                best_f = f;
-                best = d;
-            }
-        }
+        int best = dispatch_device(s, e, top.item);
         hs_engine_assign(e, top.item, best);
         (void)hs__fifo_push(&s->queue[best], top.item); /* reserved: len <= thr */
         s->queued++;

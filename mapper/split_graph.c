@@ -214,9 +214,8 @@ static int split_transform(const hs_workload *w, const hs_map_options *opt, hs_g
             k++;
         }
     }
-    hs__part_edges(g, base, out);
 #undef NPARTS
-    if ((rc = hs_graph_build_adjacency(out, err)) != HS_OK)
+    if ((rc = hs__part_edges(g, base, out, err)) != HS_OK)
         hs_graph_free(out);
 done:
     free(share);

@@ -20,6 +20,9 @@
 
 #include <cmocka.h>
 
+#include "exec/backend.h"
+#include "exec/engine.h"
+#include "exec/queue.h"
 #include "hetsched/hetsched.h"
 #include "mapper/local_search.h"
 #include "mapper/perfmodel.h"
@@ -423,6 +426,23 @@ static void h_ratio_threshold(void **state)
     hs_schedule_free(s);
     assert_float_equal(makespan(w, "h-ratio", 0), 10, EPS);
     assert_int_equal(hs__dispatch_default_thr(2), 16);
+    hs_workload_free(w);
+}
+
+/* Equal finish times go to the lower device index, even where the other
+ * device would be tried first: k costs 150 on cpu0 and 100 on gpu0, and
+ * its 1000-byte input reaches gpu0 at 49 + 1000 / 1000 = 50 us.  gpu0's
+ * bound, available + cost = 100, is the least, its finish is 50 + 100 =
+ * 150; cpu0's bound and finish are 0 + 150 = 150, a tie: cpu0. */
+static void h_ratio_tie_to_lower_index(void **state)
+{
+    static const kern_spec ks[] = {{"k", {150, 100}, 1000, 0}};
+    hs_workload *w = build(cpu_gpu, 2, 1.0, 49.0, ks, 1, NULL, 0);
+    hs_schedule *s;
+    (void)state;
+    s = run(w, "h-ratio", 0, 0);
+    placed(w, s, "g#0/k", "cpu0", 0, 150);
+    hs_schedule_free(s);
     hs_workload_free(w);
 }
 
@@ -970,6 +990,39 @@ static void ad_part_refuses_costly_split(void **state)
 }
 
 
+/* A split pays off or not by the largest edge on each side, wherever it
+ * comes in the task's list.  k costs 1000 on cpu0 and on gpu0, so its
+ * parts get f = (0.5, 0.5); a, b and z cost 1, below the threshold of 10.
+ * Memories are joined at 1 GB/s without latency (B bytes: B / 1000 us).
+ * Whole, k costs 1000 on cpu0 (its data taken as local).  Split, from
+ * cpu0's memory: the cpu0 part 500; the gpu0 part 500 plus the transfer of
+ * half its largest input and half its largest output.  Inputs of 1.2 MB
+ * (first) and 0.2 MB: 500 + 600 = 1100 > 1000, no split; of 0.6 MB and
+ * 0.2 MB: 500 + 300 = 800 < 1000, split.  Likewise an output of 1.2 MB
+ * beside one of 0.2 MB (second) keeps k whole. */
+static void ad_part_split_by_largest_edge(void **state)
+{
+    static const kern_spec ks[] = {{"a", {1, 1}, 0, 0}, {"b", {1, 1}, 0, 0},
+                                   {"k", {1000, 1000}, 0, 0}, {"z", {1, 1}, 0, 0}};
+    static const edge_spec big_in[] = {{"a", "k", 1.2e6}, {"b", "k", 0.2e6}};
+    static const edge_spec small_in[] = {{"a", "k", 0.6e6}, {"b", "k", 0.2e6}};
+    static const edge_spec big_out[] = {{"k", "a", 0.2e6}, {"k", "z", 1.2e6}};
+    hs_workload *w;
+    hs_graph t;
+    (void)state;
+    w = build(cpu_gpu, 2, 1.0, 0.0, ks, 4, big_in, 2);
+    assert_int_equal(transform(w, 10, &t), 0);
+    hs_workload_free(w);
+    w = build(cpu_gpu, 2, 1.0, 0.0, ks, 4, small_in, 2);
+    assert_int_equal(transform(w, 10, &t), 1);
+    assert_int_equal(t.ntasks, 5); /* k in two parts */
+    hs_graph_free(&t);
+    hs_workload_free(w);
+    w = build(cpu_gpu, 2, 1.0, 0.0, ks, 4, big_out, 2);
+    assert_int_equal(transform(w, 10, &t), 0);
+    hs_workload_free(w);
+}
+
 /* A typed kernel whose type cannot be cut by items (potrf) is never split:
  * it would run whole in its first part (exec/data.c), so parts would
  * predict a parallelism that never happens.  va beside it, as long, is. */
@@ -1174,6 +1227,30 @@ static hs_workload *random_workload(unsigned short x[3], int n, int nd)
     return w;
 }
 
+/* The adjacency a transform built with its edges is the one
+ * hs_graph_build_adjacency builds from them, list for list. */
+static void same_adjacency_as_built(hs_graph *t)
+{
+    size_t n = t->ntasks, ne = t->nedges;
+    size_t *so = malloc((n + 1) * sizeof *so), *po = malloc((n + 1) * sizeof *po);
+    size_t *su = malloc((ne + 1) * sizeof *su), *pr = malloc((ne + 1) * sizeof *pr);
+    hs_error err = {0};
+    assert_true(so && po && su && pr);
+    memcpy(so, t->succ_off, (n + 1) * sizeof *so);
+    memcpy(po, t->pred_off, (n + 1) * sizeof *po);
+    memcpy(su, t->succ, ne * sizeof *su);
+    memcpy(pr, t->pred, ne * sizeof *pr);
+    ok(hs_graph_build_adjacency(t, &err), &err);
+    assert_memory_equal(so, t->succ_off, (n + 1) * sizeof *so);
+    assert_memory_equal(po, t->pred_off, (n + 1) * sizeof *po);
+    assert_memory_equal(su, t->succ, ne * sizeof *su);
+    assert_memory_equal(pr, t->pred, ne * sizeof *pr);
+    free(so);
+    free(po);
+    free(su);
+    free(pr);
+}
+
 /* On seeded random workloads: every policy's schedule is valid (run());
  * heft's and peft's runs never end a task later than their plan (the plan
  * is a valid schedule and the run keeps its order per device); h-ratio and
@@ -1219,12 +1296,151 @@ static void random_invariants(void **state)
         /* a tiny threshold makes every kernel a candidate */
         if (transform(w, 1e-3, &t) == 1) {
             check_transformed(w, &t);
+            same_adjacency_as_built(&t);
             hs_graph_free(&t);
         }
         hs_schedule_free(run(w, "ad-part", 0, 1e-3));
         hs_schedule_free(run(w, "ad-part", 0, 0));
         hs_workload_free(w);
     }
+}
+
+/* Alg. 1 with the plain scan of eq. (11)-(12): the reference for rank.c's
+ * dispatcher, which passes over devices by a bound.  The same central queue
+ * (largest priority first, the newest among equals), device queues of at
+ * most thr tasks topped up at the first pick after events; the head goes
+ * to the device of least hs_engine_finish_time, every device asked, the
+ * lowest index among equals.  Priorities are h-ratio's of each task's
+ * whole kernel (ad-part's parts take their kernel's). */
+typedef struct full_scan {
+    double *prio;
+    hs__heap central;
+    hs__fifo *queue;
+    size_t queued, thr;
+    double arrivals;
+    int ndevices, fresh;
+} full_scan;
+
+static int full_scan_init(hs_engine *e, const hs_map_options *opt, void **state, hs_error *err)
+{
+    const hs_graph *g = hs_engine_graph(e), *wg = &hs_engine_workload(e)->graph;
+    full_scan *s = calloc(1, sizeof *s);
+    double *h = malloc(wg->ntasks * sizeof *h);
+    (void)err;
+    assert_true(s && h);
+    s->ndevices = g->ndevices;
+    s->thr = (size_t)(opt->thr ? opt->thr : hs__dispatch_default_thr(g->ndevices));
+    s->prio = malloc(g->ntasks * sizeof *s->prio);
+    s->queue = calloc((size_t)g->ndevices, sizeof *s->queue);
+    assert_true(s->prio && s->queue);
+    hs__h_ratio(wg, h);
+    for (size_t t = 0; t < g->ntasks; t++)
+        s->prio[t] = h[g->tasks[t].origin];
+    free(h);
+    *state = s;
+    return HS_OK;
+}
+
+static void full_scan_ready(void *state, hs_engine *e, size_t t)
+{
+    full_scan *s = state;
+    (void)e;
+    s->arrivals += 1.0;
+    s->fresh = 1;
+    assert_int_equal(hs__heap_push(&s->central, -s->prio[t], -s->arrivals, t), 0);
+}
+
+static void full_scan_done(void *state, hs_engine *e, size_t t, int d, double us)
+{
+    (void)e;
+    (void)t;
+    (void)d;
+    (void)us;
+    ((full_scan *)state)->fresh = 1;
+}
+
+static long full_scan_pick(void *state, hs_engine *e, int device)
+{
+    full_scan *s = state;
+    hs__heap_entry top;
+    size_t t;
+    while (s->fresh && s->queued < s->thr && hs__heap_pop(&s->central, &top) == 0) {
+        int best = 0;
+        for (int d = 1; d < s->ndevices; d++)
+            if (hs_engine_finish_time(e, top.item, d) < hs_engine_finish_time(e, top.item, best))
+                best = d;
+        hs_engine_assign(e, top.item, best);
+        assert_int_equal(hs__fifo_push(&s->queue[best], top.item), 0);
+        s->queued++;
+    }
+    s->fresh = 0;
+    if (hs__fifo_pop(&s->queue[device], &t) != 0)
+        return HS_NO_TASK;
+    s->queued--;
+    return (long)t;
+}
+
+static void full_scan_fini(void *state)
+{
+    full_scan *s = state;
+    for (int d = 0; d < s->ndevices; d++)
+        hs__fifo_free(&s->queue[d]);
+    free(s->queue);
+    hs__heap_free(&s->central);
+    free(s->prio);
+    free(s);
+}
+
+/* h-ratio and ad-part (its transform, then the same dispatcher) place every
+ * task or part where the plain scan does, at the same times, on seeded
+ * random graphs of 2 CPUs sharing host memory and 2 or 6 GPUs: with beta 0
+ * (a kernel costs the same on every device of a kind, so finish times tie
+ * between devices), at CCR 0.1 to 5, at thresholds 1, 3 and the default. */
+static void dispatcher_matches_full_scan(void **state)
+{
+    static const char *const devices[] = {"cpu:2,gpu:2", "cpu:2,gpu:6"};
+    static const double ccr[] = {0.1, 1, 5}, beta[] = {0, 0.5};
+    hs_policy ref = {.name = "full-scan", .init = full_scan_init, .ready = full_scan_ready,
+                     .pick = full_scan_pick, .done = full_scan_done, .fini = full_scan_fini};
+    int case_no = 0, splits = 0;
+    (void)state;
+    for (int pf = 0; pf < 2; pf++)
+        for (int c = 0; c < 3; c++)
+            for (int b = 0; b < 2; b++, case_no++) {
+                hs_workload *w = hs_workload_new();
+                hs_gen_random_opts o;
+                hs_error err = {0};
+                assert_non_null(w);
+                hs_gen_random_defaults(&o);
+                o.tasks = 80;
+                o.ccr = ccr[c];
+                o.beta = beta[b];
+                o.seed = (unsigned long)case_no + 1;
+                ok(hs_gen_platform(w, devices[pf], HS_GEN_CPU_CORES, &err), &err);
+                ok(hs_gen_random(w, &o, &err), &err);
+                ok(hs_workload_finalize(w, &err), &err);
+                for (int split = 0; split < 2; split++)
+                    for (int thr = 0; thr < 4; thr += 1 + (thr == 1)) {
+                        hs_map_options opt = {.thr = thr};
+                        hs_backend sim = {.ops = &hs_backend_sim};
+                        hs_schedule *s = run_opts(w, split ? "ad-part" : "h-ratio", &opt), *r;
+                        ref.transform = split ? hs_policy_find("ad-part")->transform : NULL;
+                        ok(hs_engine_run(w, &ref, &opt, &sim, &r, NULL, &err), &err);
+                        assert_int_equal(s->nplacements, r->nplacements);
+                        for (size_t i = 0; i < s->nplacements; i++) {
+                            const hs_placement *p = &s->placements[i], *q = &r->placements[i];
+                            assert_int_equal(p->task, q->task);
+                            assert_int_equal(p->part, q->part);
+                            assert_int_equal(p->device, q->device);
+                            assert_true(p->start_us == q->start_us && p->end_us == q->end_us);
+                        }
+                        splits += s->nplacements > w->graph.ntasks;
+                        hs_schedule_free(s);
+                        hs_schedule_free(r);
+                    }
+                hs_workload_free(w);
+            }
+    assert_true(splits > 0); /* ad-part split kernels in some cases */
 }
 
 /* Tasks of no duration at one instant keep their precedence in a plan: b is
@@ -1696,6 +1912,7 @@ int main(void)
         cmocka_unit_test(optimistic_cost_table),
         cmocka_unit_test(slots_match_a_scan),
         cmocka_unit_test(h_ratio_threshold),
+        cmocka_unit_test(h_ratio_tie_to_lower_index),
         cmocka_unit_test(d_rank_vs_h_ratio),
         cmocka_unit_test(heft_topcuoglu),
         cmocka_unit_test(heft_inserts),
@@ -1708,11 +1925,13 @@ int main(void)
         cmocka_unit_test(case_study_makespans),
         cmocka_unit_test(ad_part_case_study),
         cmocka_unit_test(ad_part_refuses_costly_split),
+        cmocka_unit_test(ad_part_split_by_largest_edge),
         cmocka_unit_test(ad_part_splits_only_cuttable_types),
         cmocka_unit_test(ad_part_model_parts),
         cmocka_unit_test(ad_part_model_parts_overhead),
         cmocka_unit_test(ad_part_model_floor),
         cmocka_unit_test(random_invariants),
+        cmocka_unit_test(dispatcher_matches_full_scan),
         cmocka_unit_test(plan_keeps_zero_cost_chain),
         cmocka_unit_test(retime_matches_engine),
         cmocka_unit_test(local_search_moves),
