@@ -457,6 +457,7 @@ typedef struct object {
     long long at;     /* offset of its '{' */
     unsigned seen;    /* bit k: keys[k] was read */
     int key;
+    int next;         /* the key after the last one found: tried first */
 } object;
 
 /* A place a transfer's task id names, while the tasks are not all read
@@ -790,13 +791,20 @@ static int item_value(reader *r, hs__jstream *js, const hs__jevent *e)
     }
 }
 
-/* A key of object o: known and new, else refused at its value. */
+/* A key of object o: known and new, else refused at its value.  The keys
+ * are tried from the one after the last found: the order map --json
+ * writes matches at the first try. */
 static void take_key(reader *r, object *o, const hs__jevent *e)
 {
-    for (int k = 0; o->keys[k]; k++) {
+    int n = 0;
+    while (o->keys[n])
+        n++;
+    for (int j = 0; j < n; j++) {
+        int k = (o->next + j) % n;
         if (strlen(o->keys[k]) == e->len && memcmp(o->keys[k], e->text, e->len) == 0) {
             r->bad_dup = (o->seen >> k) & 1;
             o->seen |= 1u << k;
+            o->next = k + 1;
             o->key = r->bad_dup ? -2 : k;
             if (r->bad_dup)
                 snprintf(r->bad_key, sizeof r->bad_key, "%s", o->keys[k]);
