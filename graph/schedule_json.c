@@ -487,7 +487,7 @@ typedef struct reader {
     hs_placement p;    /* the task being read */
     hs_transfer t;     /* the transfer being read */
     part_key *keys;    /* every placement, sorted, once the tasks are read; else NULL */
-    size_t *task_off;  /* where each task's start in keys (graph.ntasks + 1) */
+    size_t *task_off;  /* where each task's placements start in keys (graph.ntasks + 1) */
     pending_end *pending;
     size_t npending, pending_cap;
     char bad_key[208]; /* the key to refuse (object.key == -2), cut short */

@@ -774,10 +774,14 @@ int hs_kernel_set_split(hs_workload *w, int app, int kernel, int splittable, dou
  * bytes an edge and missed the cache on each. */
 #define EDGE_CHAIN_MAX 32
 
+/* A kernel's out-edges in the set: its newest (-1: none) and how many. */
+typedef struct out_edges {
+    int last, count;
+} out_edges;
+
 typedef struct hs__edge_set {
-    int *last;          /* per kernel: its newest out-edge, -1 when none */
-    int *count;         /* per kernel: its out-edges */
-    int kernels_cap;    /* kernels `last` and `count` hold */
+    out_edges *kernels; /* per kernel */
+    int kernels_cap;    /* kernels it holds */
     int *prev;          /* per edge: the previous out-edge of its source, or -1 */
     int edges_cap;      /* edges `prev` holds */
     hs__pairmap *heavy; /* the edges of kernels with more than EDGE_CHAIN_MAX (or NULL) */
@@ -787,8 +791,7 @@ static void edge_set_free(hs__edge_set *s)
 {
     if (!s)
         return;
-    free(s->last);
-    free(s->count);
+    free(s->kernels);
     free(s->prev);
     hs__pairmap_free(s->heavy);
     free(s);
@@ -801,28 +804,28 @@ static int edge_set_find(const hs_app *a, int f, int t)
     size_t found;
     if (f >= s->kernels_cap)
         return -1;
-    if (s->count[f] > EDGE_CHAIN_MAX)
+    if (s->kernels[f].count > EDGE_CHAIN_MAX)
         return hs__pairmap_get(s->heavy, (unsigned)f, (unsigned)t, &found) ? (int)found : -1;
-    for (int e = s->last[f]; e >= 0; e = s->prev[e])
+    for (int e = s->kernels[f].last; e >= 0; e = s->prev[e])
         if (a->edges[e].to == t)
             return e;
     return -1;
 }
 
-/* Makes room for `n` entries in the list *arr (holding *cap), doubling;
- * the new entries are set to `fill`. */
-static int edge_set_room(int **arr, int *cap, int n, int fill)
+/* Makes room for `n` entries of `elem` bytes in the list *arr (holding
+ * *cap), doubling; each new entry a copy of `fill`.  0 or -1. */
+static int edge_set_room(void **arr, int *cap, int n, size_t elem, const void *fill)
 {
     int grown = *cap ? *cap : 16;
-    int *p;
+    char *p;
     if (n <= *cap)
         return 0;
     while (grown < n)
         grown *= 2;
-    if (!(p = realloc(*arr, (size_t)grown * sizeof *p)))
+    if (!(p = realloc(*arr, (size_t)grown * elem)))
         return -1;
     for (int i = *cap; i < grown; i++)
-        p[i] = fill;
+        memcpy(p + (size_t)i * elem, fill, elem);
     *arr = p;
     *cap = grown;
     return 0;
@@ -832,31 +835,30 @@ static int edge_set_room(int **arr, int *cap, int n, int fill)
  * which is created here at the first edge.  0 or -1 (out of memory). */
 static int edge_set_add(hs_app *a, int e)
 {
+    static const out_edges none = {-1, 0};
+    static const int no_edge = -1;
     hs__edge_set *s = a->edge_set;
-    int f = a->edges[e].from, kcap;
+    out_edges *k;
     if (!s && !(s = a->edge_set = calloc(1, sizeof *s)))
         return -1;
-    kcap = s->kernels_cap;
-    if (edge_set_room(&s->last, &kcap, a->nkernels, -1) != 0)
+    if (edge_set_room((void **)&s->kernels, &s->kernels_cap, a->nkernels, sizeof *s->kernels,
+                      &none) != 0 ||
+        edge_set_room((void **)&s->prev, &s->edges_cap, e + 1, sizeof *s->prev, &no_edge) != 0)
         return -1;
-    kcap = s->kernels_cap;
-    if (edge_set_room(&s->count, &kcap, a->nkernels, 0) != 0)
+    k = &s->kernels[a->edges[e].from];
+    if (k->count >= EDGE_CHAIN_MAX && !s->heavy && !(s->heavy = hs__pairmap_new()))
         return -1;
-    s->kernels_cap = kcap;
-    if (edge_set_room(&s->prev, &s->edges_cap, e + 1, -1) != 0)
-        return -1;
-    if (s->count[f] >= EDGE_CHAIN_MAX && !s->heavy && !(s->heavy = hs__pairmap_new()))
-        return -1;
-    s->prev[e] = s->last[f];
-    s->last[f] = e;
-    if (++s->count[f] <= EDGE_CHAIN_MAX)
+    s->prev[e] = k->last;
+    k->last = e;
+    if (++k->count <= EDGE_CHAIN_MAX)
         return 0;
-    /* f is heavy: e goes into the hash, or its whole chain when f has just
-     * turned heavy (a pair already there is kept) */
-    for (int x = e; x >= 0 && (x == e || s->count[f] == EDGE_CHAIN_MAX + 1); x = s->prev[x]) {
-        if (hs__pairmap_put(s->heavy, (unsigned)f, (unsigned)a->edges[x].to, (size_t)x) < 0) {
-            s->last[f] = s->prev[e]; /* as before e */
-            s->count[f]--;
+    /* the source is heavy: e goes into the hash, or its whole chain when it
+     * has just turned heavy (a pair already there is kept) */
+    for (int x = e; x >= 0 && (x == e || k->count == EDGE_CHAIN_MAX + 1); x = s->prev[x]) {
+        if (hs__pairmap_put(s->heavy, (unsigned)a->edges[e].from, (unsigned)a->edges[x].to,
+                            (size_t)x) < 0) {
+            k->last = s->prev[e]; /* as before e */
+            k->count--;
             return -1;
         }
     }
