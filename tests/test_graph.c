@@ -294,7 +294,7 @@ static void builder_indexes(void **state)
  * by hs_edge_origin after finalize. */
 static void builder_edge_set(void **state)
 {
-    enum { N = 120, HUB = 0 };
+    enum { N = 120 };
     static const int degrees[] = {100, 31, 32, 33, 34, 1};
     hs_workload *w = two_gpus();
     hs_error err = {0};
@@ -308,7 +308,8 @@ static void builder_edge_set(void **state)
         assert_int_equal(hs_kernel_set_cost(w, a, k, "cpu", 1, &err), 0);
         assert_int_equal(hs_kernel_set_cost(w, a, k, "gpu", 1, &err), 0);
     }
-    /* sources 0..5 take turns (0 bytes: gpu1 has no link), each to kernels 10, 11, ... up to its degree */
+    /* sources 0..5 take turns, each to kernels 10, 11, ... up to its
+     * degree (0 bytes: gpu1 has no link) */
     for (int round = 0; round < N; round++)
         for (int f = 0; f < 6; f++) {
             if (next[f] == degrees[f])
@@ -340,12 +341,30 @@ static void builder_edge_set(void **state)
     for (int f = 0; f < 6; f++)
         for (int i = 0; i < degrees[f]; i++) {
             hs_edge e = {.from = (size_t)f, .to = (size_t)(10 + i)};
-            assert_ptr_equal(hs_edge_origin(w, &w->graph, &e), &w->apps[a].edges[want[f * N + i]]);
+            assert_ptr_equal(hs_edge_origin(w, &w->graph, &e),
+                             &w->apps[a].edges[want[f * N + i]]);
         }
     {
         hs_edge none = {.from = 1, .to = 10 + 31};
         assert_null(hs_edge_origin(w, &w->graph, &none));
     }
+    hs_workload_free(w);
+
+    /* finalize failing after it freed the set (bytes to gpu1, which has no
+     * link): the set is built again for the next edge's check */
+    w = two_gpus();
+    a = hs_workload_add_app(w, "again", 1, &err);
+    assert_int_equal(hs_app_add_kernel(w, a, "x", &err), 0);
+    assert_int_equal(hs_app_add_kernel(w, a, "y", &err), 1);
+    for (int k = 0; k < 2; k++)
+        for (int d = 0; d < 2; d++)
+            assert_int_equal(hs_kernel_set_cost(w, a, k, d ? "gpu" : "cpu", 1, &err), 0);
+    assert_int_equal(hs_app_add_edge(w, a, "x", "y", 1, &err), 0);
+    assert_int_not_equal(hs_workload_finalize(w, &err), HS_OK);
+    assert_null(w->apps[a].edge_set);
+    expect_error(hs_app_add_edge(w, a, "x", "y", 0, &err), &err,
+                 "applications[0].edges[1]: duplicate edge from 'x' to 'y'");
+    assert_int_equal(hs_app_add_edge(w, a, "y", "x", 0, &err), 1);
     hs_workload_free(w);
 }
 
