@@ -51,7 +51,11 @@ void hs__exact_number(double x, char *buf, size_t size)
                 break;
         }
     }
-    snprintf(buf, size, "%s", text);
+    if (size > 0) { /* as snprintf's "%s" would, without printf: a number a value */
+        size_t n = strnlen(text, size - 1);
+        memcpy(buf, text, n);
+        buf[n] = '\0';
+    }
 }
 
 void hs__human_bytes(double bytes, char *buf, size_t size)

@@ -1347,11 +1347,13 @@ static int s_text(stream *S, char **out)
 
 /* Reads the next key of a mapping whose fields `ctx` lists: *which is its
  * index there, or -1 at the end of the mapping.  `seen` has a bit per
- * field given so far. */
+ * field given so far.  The fields are tried from the one after the last
+ * key (*which on entry, -1 at the first): in a file that gives them in the
+ * schema's order, the first try matches. */
 static int s_key(stream *S, const struct context *ctx, unsigned *seen, int *which)
 {
     char fields[256];
-    int rc = s_next(S);
+    int rc = s_next(S), n = 0, from = *which + 1;
     if (rc)
         return rc;
     *which = -1;
@@ -1359,7 +1361,10 @@ static int s_key(stream *S, const struct context *ctx, unsigned *seen, int *whic
         return HS_OK;
     if (S->ev.type != YAML_SCALAR_EVENT)
         return s_fail(S, "a key must be a single value, not %s", event_shape(&S->ev));
-    for (int i = 0; ctx->fields[i].key; i++) {
+    while (ctx->fields[n].key)
+        n++;
+    for (int j = 0; j < n; j++) {
+        int i = (from + j) % n;
         if (strcmp(ctx->fields[i].key, (const char *)S->ev.data.scalar.value) != 0)
             continue;
         if (*seen & (1u << i))
@@ -1424,7 +1429,7 @@ static int s_fields(stream *S, const struct context *ctx, void *base, hs_device_
 {
     unsigned seen = 0;
     int rc = s_expect(S, YAML_MAPPING_START_EVENT, "a mapping");
-    int which;
+    int which = -1;
     while (rc == HS_OK && (rc = s_key(S, ctx, &seen, &which)) == HS_OK && which >= 0) {
         const cyaml_schema_field_t *f = &ctx->fields[which];
         if (f->value.type == CYAML_IGNORE) {
@@ -1540,7 +1545,7 @@ static int s_node(stream *S, void *ctx)
     y_node *yn;
     s_lists l;
     unsigned seen = 0;
-    int which, rc = s_grow(S, &yp->nodes, yp->nodes_count, sizeof *yp->nodes);
+    int which = -1, rc = s_grow(S, &yp->nodes, yp->nodes_count, sizeof *yp->nodes);
     if (rc)
         return rc;
     yn = &yp->nodes[yp->nodes_count++];
@@ -1587,7 +1592,7 @@ static int s_platform(stream *S)
     y_platform yp = {0};
     s_lists l = {&yp.devices, &yp.devices_count, &yp.links, &yp.links_count};
     unsigned seen = 0;
-    int which, rc = s_expect(S, YAML_MAPPING_START_EVENT, "a mapping");
+    int which = -1, rc = s_expect(S, YAML_MAPPING_START_EVENT, "a mapping");
     while (rc == HS_OK && (rc = s_key(S, c, &seen, &which)) == HS_OK && which >= 0) {
         const char *key = c->fields[which].key;
         if (strcmp(key, "devices") == 0)
@@ -1654,7 +1659,7 @@ static int s_app(stream *S, void *ctx)
     const struct context *c = context_of(app_fields);
     char path[64], *name = NULL, *instances_text = NULL;
     unsigned seen = 0;
-    int which, a = -1, instances;
+    int which = -1, a = -1, instances;
     int rc = s_expect(S, YAML_MAPPING_START_EVENT, "a mapping");
     (void)ctx;
     while (rc == HS_OK && (rc = s_key(S, c, &seen, &which)) == HS_OK && which >= 0) {
@@ -1696,7 +1701,7 @@ static int stream_load(loader *L, FILE *file, hs_workload **out)
     stream S = {.L = L};
     const struct context *top = context_of(top_fields);
     unsigned seen = 0;
-    int rc, which;
+    int rc, which = -1;
     if (!yaml_parser_initialize(&S.p))
         return fail_nomem(L);
     if (file)

@@ -457,6 +457,7 @@ typedef struct object {
     long long at;     /* offset of its '{' */
     unsigned seen;    /* bit k: keys[k] was read */
     int key;
+    int next;         /* the key after the last one found: tried first */
 } object;
 
 /* A place a transfer's task id names, while the tasks are not all read
@@ -486,6 +487,7 @@ typedef struct reader {
     hs_placement p;    /* the task being read */
     hs_transfer t;     /* the transfer being read */
     part_key *keys;    /* every placement, sorted, once the tasks are read; else NULL */
+    size_t *task_off;  /* where each task's placements start in keys (graph.ntasks + 1) */
     pending_end *pending;
     size_t npending, pending_cap;
     char bad_key[208]; /* the key to refuse (object.key == -2), cut short */
@@ -640,26 +642,44 @@ static int by_part_key(const void *a, const void *b)
     return (x->i > y->i) - (x->i < y->i);
 }
 
-/* Sorts every placement into r->keys, once the tasks are read. */
+/* Sorts every placement into r->keys by task (a counting sort: r->task_off[t]
+ * is where task t's placements start), each task's by part, once the tasks
+ * are read. */
 static int index_placements(reader *r, hs__jstream *js)
 {
-    size_t n = r->s->nplacements;
-    if (!(r->keys = malloc((n ? n : 1) * sizeof *r->keys)))
+    size_t n = r->s->nplacements, ntasks = r->w->graph.ntasks, *next;
+    r->keys = malloc((n ? n : 1) * sizeof *r->keys);
+    r->task_off = calloc(ntasks + 1, sizeof *r->task_off);
+    next = malloc((ntasks + 1) * sizeof *next);
+    if (!r->keys || !r->task_off || !next) {
+        free(next);
         return hs_error_set(hs__jstream_err(js), HS_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++) /* the reader took only tasks of the graph */
+        r->task_off[r->s->placements[i].task + 1]++;
+    for (size_t t = 0; t < ntasks; t++)
+        r->task_off[t + 1] += r->task_off[t];
+    memcpy(next, r->task_off, (ntasks + 1) * sizeof *next);
     for (size_t i = 0; i < n; i++) {
         const hs_placement *p = &r->s->placements[i];
-        r->keys[i] = (part_key){.task = p->task, .nparts = p->nparts, .part = p->part, .i = (long)i};
+        r->keys[next[p->task]++] =
+            (part_key){.task = p->task, .nparts = p->nparts, .part = p->part, .i = (long)i};
     }
-    qsort(r->keys, n, sizeof *r->keys, by_part_key);
+    for (size_t t = 0; t < ntasks; t++) /* a task in parts, or placed more than once */
+        if (r->task_off[t + 1] - r->task_off[t] > 1)
+            qsort(r->keys + r->task_off[t], r->task_off[t + 1] - r->task_off[t],
+                  sizeof *r->keys, by_part_key);
+    free(next);
     return HS_OK;
 }
 
 /* The first placement of want's task and part (the validator complains
- * about duplicates), by binary search in r->keys; -1 when there is none. */
+ * about duplicates), by binary search among the task's in r->keys; -1 when
+ * there is none. */
 static long find_placement(const reader *r, const hs_placement *want)
 {
     part_key key = {.task = want->task, .nparts = want->nparts, .part = want->part, .i = -1};
-    size_t lo = 0, hi = r->s->nplacements;
+    size_t lo = r->task_off[want->task], hi = r->task_off[want->task + 1], end = hi;
     while (lo < hi) { /* the first key not below `key` (i = -1 sorts first) */
         size_t mid = lo + (hi - lo) / 2;
         if (by_part_key(&r->keys[mid], &key) < 0)
@@ -667,8 +687,7 @@ static long find_placement(const reader *r, const hs_placement *want)
         else
             hi = mid;
     }
-    if (lo < r->s->nplacements && r->keys[lo].task == key.task &&
-        r->keys[lo].nparts == key.nparts && r->keys[lo].part == key.part)
+    if (lo < end && r->keys[lo].nparts == key.nparts && r->keys[lo].part == key.part)
         return r->keys[lo].i;
     return -1;
 }
@@ -772,13 +791,20 @@ static int item_value(reader *r, hs__jstream *js, const hs__jevent *e)
     }
 }
 
-/* A key of object o: known and new, else refused at its value. */
+/* A key of object o: known and new, else refused at its value.  The keys
+ * are tried from the one after the last found: the order map --json
+ * writes matches at the first try. */
 static void take_key(reader *r, object *o, const hs__jevent *e)
 {
-    for (int k = 0; o->keys[k]; k++) {
+    int n = 0;
+    while (o->keys[n])
+        n++;
+    for (int j = 0; j < n; j++) {
+        int k = (o->next + j) % n;
         if (strlen(o->keys[k]) == e->len && memcmp(o->keys[k], e->text, e->len) == 0) {
             r->bad_dup = (o->seen >> k) & 1;
             o->seen |= 1u << k;
+            o->next = k + 1;
             o->key = r->bad_dup ? -2 : k;
             if (r->bad_dup)
                 snprintf(r->bad_key, sizeof r->bad_key, "%s", o->keys[k]);
@@ -927,6 +953,7 @@ static int read_schedule(hs_workload *w, const char *path, const char *name, con
     rc = path ? hs__jstream_read_file(path, &h, err)
               : hs__jstream_read_buffer(name, data, len, &h, err);
     free(r.keys);
+    free(r.task_off);
     free(r.pending);
     free(r.text);
     if (rc != HS_OK) {

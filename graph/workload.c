@@ -177,6 +177,8 @@ hs_workload *hs_workload_new(void)
     return w;
 }
 
+static void edge_set_free(struct hs__edge_set *s);
+
 static void free_kernel(hs_kernel *k)
 {
     free(k->name);
@@ -215,7 +217,7 @@ void hs_workload_free(hs_workload *w)
         free(app->edges);
         free(app->name);
         hs__strmap_free(app->kernel_index);
-        hs__pairmap_free(app->edge_index);
+        edge_set_free(app->edge_set);
         free(app->edge_off);
         free(app->edge_by_from);
     }
@@ -610,7 +612,7 @@ static int find_app(const hs_workload *w, const char *name)
 }
 
 /* Kernels are found through a->kernel_index (names as keys), edges through
- * a->edge_index (their kernels' indices). */
+ * a->edge_set (their kernels' indices) until finalize. */
 static int find_kernel(const hs_app *a, const char *name)
 {
     size_t idx;
@@ -760,19 +762,120 @@ int hs_kernel_set_split(hs_workload *w, int app, int kernel, int splittable, dou
     return HS_OK;
 }
 
-/* Builds a->edge_index from a's edges (finalize freed it); 0 or -1. */
-static int edge_index(hs_app *a)
+/* ----------------------------------------------- the builder's edge set */
+
+/* The builder's duplicate check, until finalize: each kernel's out-edges
+ * chained newest first (a kernel's edges usually come together, so its
+ * chain is in the cache), and the edges of a kernel with more than
+ * EDGE_CHAIN_MAX out-edges in a hash of pairs instead, so that a check
+ * walks at most EDGE_CHAIN_MAX edges.  A million-task workload's 3 million
+ * edges then take 4 bytes an edge and 8 a kernel, and a check touches the
+ * cache lines of the edges just added, where a hash of every pair took 21
+ * bytes an edge and missed the cache on each. */
+#define EDGE_CHAIN_MAX 32
+
+/* A kernel's out-edges in the set: its newest (-1: none) and how many. */
+typedef struct out_edges {
+    int last, count;
+} out_edges;
+
+typedef struct hs__edge_set {
+    out_edges *kernels; /* per kernel */
+    int kernels_cap;    /* kernels it holds */
+    int *prev;          /* per edge: the previous out-edge of its source, or -1 */
+    int edges_cap;      /* edges `prev` holds */
+    hs__pairmap *heavy; /* the edges of kernels with more than EDGE_CHAIN_MAX (or NULL) */
+} hs__edge_set;
+
+static void edge_set_free(hs__edge_set *s)
 {
-    if (!(a->edge_index = hs__pairmap_new()))
+    if (!s)
+        return;
+    free(s->kernels);
+    free(s->prev);
+    hs__pairmap_free(s->heavy);
+    free(s);
+}
+
+/* The index of the edge from kernel f to kernel t in a's edge set, or -1. */
+static int edge_set_find(const hs_app *a, int f, int t)
+{
+    const hs__edge_set *s = a->edge_set;
+    size_t found;
+    if (f >= s->kernels_cap)
         return -1;
+    if (s->kernels[f].count > EDGE_CHAIN_MAX)
+        return hs__pairmap_get(s->heavy, (unsigned)f, (unsigned)t, &found) ? (int)found : -1;
+    for (int e = s->kernels[f].last; e >= 0; e = s->prev[e])
+        if (a->edges[e].to == t)
+            return e;
+    return -1;
+}
+
+/* Makes room for `n` entries of `elem` bytes in the list *arr (holding
+ * *cap), doubling; each new entry a copy of `fill`.  0 or -1. */
+static int edge_set_room(void **arr, int *cap, int n, size_t elem, const void *fill)
+{
+    int grown = *cap ? *cap : 16;
+    char *p;
+    if (n <= *cap)
+        return 0;
+    while (grown < n)
+        grown *= 2;
+    if (!(p = realloc(*arr, (size_t)grown * elem)))
+        return -1;
+    for (int i = *cap; i < grown; i++)
+        memcpy(p + (size_t)i * elem, fill, elem);
+    *arr = p;
+    *cap = grown;
+    return 0;
+}
+
+/* Adds a's edge e (not a duplicate: edge_set_find said so) to its set,
+ * which is created here at the first edge.  0 or -1 (out of memory). */
+static int edge_set_add(hs_app *a, int e)
+{
+    static const out_edges none = {-1, 0};
+    static const int no_edge = -1;
+    hs__edge_set *s = a->edge_set;
+    out_edges *k;
+    if (!s && !(s = a->edge_set = calloc(1, sizeof *s)))
+        return -1;
+    if (edge_set_room((void **)&s->kernels, &s->kernels_cap, a->nkernels, sizeof *s->kernels,
+                      &none) != 0 ||
+        edge_set_room((void **)&s->prev, &s->edges_cap, e + 1, sizeof *s->prev, &no_edge) != 0)
+        return -1;
+    k = &s->kernels[a->edges[e].from];
+    if (k->count >= EDGE_CHAIN_MAX && !s->heavy && !(s->heavy = hs__pairmap_new()))
+        return -1;
+    s->prev[e] = k->last;
+    k->last = e;
+    if (++k->count <= EDGE_CHAIN_MAX)
+        return 0;
+    /* the source is heavy: e goes into the hash, or its whole chain when it
+     * has just turned heavy (a pair already there is kept) */
+    for (int x = e; x >= 0 && (x == e || k->count == EDGE_CHAIN_MAX + 1); x = s->prev[x]) {
+        if (hs__pairmap_put(s->heavy, (unsigned)a->edges[e].from, (unsigned)a->edges[x].to,
+                            (size_t)x) < 0) {
+            k->last = s->prev[e]; /* as before e */
+            k->count--;
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The edge set of a's edges, built again when finalize freed it and
+ * finalize failed after.  0 or -1. */
+static int edge_set_rebuild(hs_app *a)
+{
     for (int e = 0; e < a->nedges; e++)
-        if (hs__pairmap_put(a->edge_index, (unsigned)a->edges[e].from, (unsigned)a->edges[e].to,
-                            (size_t)e) < 0)
+        if (edge_set_add(a, e) != 0)
             return -1;
     return 0;
 }
 
-/* Replaces a's edge index by edge_off and edge_by_from (counting sorts by
+/* Replaces a's edge set by edge_off and edge_by_from (counting sorts by
  * target, then by source, which keep the first order within the second):
  * finalize's, so that a million-task workload holds no hash of its edges
  * once built.  0 or -1. */
@@ -798,8 +901,8 @@ static int edge_lists(hs_app *a)
         memcpy(count, a->edge_off, ((size_t)n + 1) * sizeof *count);
         for (int i = 0; i < m; i++)
             a->edge_by_from[count[a->edges[by_to[i]].from]++] = by_to[i];
-        hs__pairmap_free(a->edge_index);
-        a->edge_index = NULL;
+        edge_set_free(a->edge_set);
+        a->edge_set = NULL;
         rc = 0;
     }
     free(by_to);
@@ -812,10 +915,11 @@ int hs_app_add_edge(hs_workload *w, int app, const char *from, const char *to, d
 {
     hs_app *a = app_at(w, app);
     char path[128];
-    size_t found;
     int f, t = -1, rc;
     if (!a || w->finalized)
         return hs_error_set(err, HS_EUSAGE, "no application %d to add an edge to", app);
+    if (!a->edge_set && a->nedges > 0 && edge_set_rebuild(a) != 0)
+        return nomem(err);
     /* paths are formatted for a message only (a million-task workload
      * adds millions of edges); a kernel's out-edges usually come together,
      * so the last edge's source is tried before the index (whose look-ups
@@ -831,17 +935,8 @@ int hs_app_add_edge(hs_workload *w, int app, const char *from, const char *to, d
                                f < 0 ? from : to, a->name);
         return hs_error_at(err, HS_EINPUT, path, "kernel '%s' cannot depend on itself", to);
     }
-    if ((!a->edge_index && edge_index(a) != 0) || GROW_LIST(a->edges, a->nedges, a->edges_cap))
-        return nomem(err);
-    /* one probe of the index where the bytes are good: the pair is added
-     * there, or found a duplicate (refused first, as when the bytes are
-     * bad) */
-    if (bad_number(bytes) || bytes > HS_MAX_BYTES)
-        rc = hs__pairmap_get(a->edge_index, (unsigned)f, (unsigned)t, &found);
-    else if ((rc = hs__pairmap_put(a->edge_index, (unsigned)f, (unsigned)t,
-                                   (size_t)a->nedges)) < 0)
-        return nomem(err);
-    if (rc) {
+    /* a duplicate is refused first, as when the bytes are bad */
+    if (a->edge_set && edge_set_find(a, f, t) >= 0) {
         snprintf(path, sizeof path, "applications[%d].edges[%d]", app, a->nedges);
         return hs_error_at(err, HS_EINPUT, path, "duplicate edge from '%s' to '%s'", from,
                            to);
@@ -849,7 +944,11 @@ int hs_app_add_edge(hs_workload *w, int app, const char *from, const char *to, d
     if ((rc = check_number(bytes, HS_MAX_BYTES, "bytes", err,
                            "applications[%d].edges[%d].bytes", app, a->nedges)) != 0)
         return rc;
+    if (GROW_LIST(a->edges, a->nedges, a->edges_cap))
+        return nomem(err);
     a->edges[a->nedges] = (hs_kernel_edge){.from = f, .to = t, .bytes = bytes, .feeds = -1};
+    if (edge_set_add(a, a->nedges) != 0)
+        return nomem(err);
     return a->nedges++;
 }
 
@@ -874,15 +973,13 @@ const hs_kernel_edge *hs_edge_origin(const hs_workload *w, const hs_graph *g, co
 {
     const hs_task *from = &g->tasks[e->from], *to = &g->tasks[e->to];
     const hs_app *a = &w->apps[to->app];
-    size_t idx;
     int lo, hi;
     if (from->app != to->app)
         return NULL;
-    if (!a->edge_off || !w->finalized)
-        return a->edge_index && hs__pairmap_get(a->edge_index, (unsigned)from->kernel,
-                                                (unsigned)to->kernel, &idx)
-                   ? &a->edges[idx]
-                   : NULL;
+    if (!a->edge_off || !w->finalized) {
+        int found = a->edge_set ? edge_set_find(a, from->kernel, to->kernel) : -1;
+        return found >= 0 ? &a->edges[found] : NULL;
+    }
     /* binary search among the source kernel's edges, sorted by target */
     lo = a->edge_off[from->kernel];
     hi = a->edge_off[from->kernel + 1];

@@ -5,6 +5,7 @@
  * edge, so a generated file reads like a hand-written one:
  *   - {name: add, type: vadd, params: {n: 10000}, cost_us: {cpu: 568, gpu: 422}}
  */
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +43,8 @@ static int looks_typed(const char *s)
         return 1;
     if (strnlen(s, 6) <= 5) /* the longest word */
         for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
-            if (strcasecmp(s, words[i]) == 0)
+            /* the first letter first: every key and name is a scalar */
+            if (tolower((unsigned char)*s) == words[i][0] && strcasecmp(s, words[i]) == 0)
                 return 1;
     /* strtod reads nothing from a string that does not start with one of
      * these (space, a sign, a digit, a point, inf or nan): a name like

@@ -782,6 +782,44 @@ static void yaml_text(void **state)
     hs_workload_free(w);
 }
 
+/* Names a YAML 1.1 reader would take for null, a boolean or a number, in
+ * any case, are quoted; names that only start like them are not. */
+static void yaml_quotes_words(void **state)
+{
+    static const char *const quoted[] = {"No", "TRUE", "~", "Off", ".Inf", "-.inf", "NULL", "1e3"};
+    static const char *const plain[] = {"Nope", "on1", "nul", "offs", "t12", "falsey", "y1"};
+    hs_workload *w = hs_workload_new();
+    hs_error err = {0};
+    char line[64];
+    size_t len;
+    char *text;
+    int k = 0;
+    (void)state;
+    hs_platform_add_device(w, "cpu0", HS_DEVICE_CPU, "host", 0, &err);
+    hs_workload_add_app(w, "words", 1, &err);
+    for (size_t i = 0; i < sizeof quoted / sizeof *quoted; i++, k++) {
+        assert_int_equal(hs_app_add_kernel(w, 0, quoted[i], &err), k);
+        hs_kernel_set_cost(w, 0, k, "cpu0", 1, &err);
+    }
+    for (size_t i = 0; i < sizeof plain / sizeof *plain; i++, k++) {
+        assert_int_equal(hs_app_add_kernel(w, 0, plain[i], &err), k);
+        hs_kernel_set_cost(w, 0, k, "cpu0", 1, &err);
+    }
+    finalize_ok(w);
+    text = to_yaml(w, &len);
+    for (size_t i = 0; i < sizeof quoted / sizeof *quoted; i++) {
+        snprintf(line, sizeof line, "  - {name: \"%s\", cost_us: {cpu0: 1}}\n", quoted[i]);
+        assert_non_null(strstr(text, line));
+    }
+    for (size_t i = 0; i < sizeof plain / sizeof *plain; i++) {
+        snprintf(line, sizeof line, "  - {name: %s, cost_us: {cpu0: 1}}\n", plain[i]);
+        assert_non_null(strstr(text, line));
+    }
+    free(text);
+    round_trip(w);
+    hs_workload_free(w);
+}
+
 /* Random graphs of many shapes survive the trip through YAML unchanged. */
 static void yaml_round_trip_random(void **state)
 {
@@ -854,7 +892,7 @@ int main(void)
         cmocka_unit_test(random_invariants), cmocka_unit_test(random_ccr),
         cmocka_unit_test(random_refusals),   cmocka_unit_test(forkjoin_counts),
         cmocka_unit_test(cholesky_counts),   cmocka_unit_test(benchmarks),
-        cmocka_unit_test(compositions),      cmocka_unit_test(yaml_text),
+        cmocka_unit_test(compositions),      cmocka_unit_test(yaml_text), cmocka_unit_test(yaml_quotes_words),
         cmocka_unit_test(yaml_round_trip_random), cmocka_unit_test(size_bounds),
         cmocka_unit_test(value_bounds),      cmocka_unit_test(cluster),
     };

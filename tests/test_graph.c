@@ -273,7 +273,7 @@ static void builder_indexes(void **state)
         assert_int_equal(ke->to, w->graph.tasks[ge->to].kernel);
     }
     /* finalize keeps the edges sorted by source instead of their hash */
-    assert_null(w->apps[0].edge_index);
+    assert_null(w->apps[0].edge_set);
     {
         hs_edge none = {.from = 0, .to = 5}, seventh = {.from = 123, .to = 130},
                 last = {.from = N - 2, .to = N - 1};
@@ -284,6 +284,87 @@ static void builder_indexes(void **state)
         none.to = N - 8;
         assert_ptr_equal(hs_edge_origin(w, &w->graph, &none), &w->apps[0].edges[2 * (N - 9)]);
     }
+    hs_workload_free(w);
+}
+
+/* The duplicate check on kernels of every out-degree, their edges given
+ * in no order: a hub with 100 successors (past the chains' 32, where its
+ * edges move to a hash), kernels of 31 to 34; every pair refused once
+ * added, before and after its source turns heavy, and each traced back
+ * by hs_edge_origin after finalize. */
+static void builder_edge_set(void **state)
+{
+    enum { N = 120 };
+    static const int degrees[] = {100, 31, 32, 33, 34, 1};
+    hs_workload *w = two_gpus();
+    hs_error err = {0};
+    char from[16], to[16];
+    int a = hs_workload_add_app(w, "fan", 1, &err), added = 0, next[6] = {0};
+    int want[6 * N];
+    (void)state;
+    for (int k = 0; k < N; k++) {
+        snprintf(from, sizeof from, "k%d", k);
+        assert_int_equal(hs_app_add_kernel(w, a, from, &err), k);
+        assert_int_equal(hs_kernel_set_cost(w, a, k, "cpu", 1, &err), 0);
+        assert_int_equal(hs_kernel_set_cost(w, a, k, "gpu", 1, &err), 0);
+    }
+    /* sources 0..5 take turns, each to kernels 10, 11, ... up to its
+     * degree (0 bytes: gpu1 has no link) */
+    for (int round = 0; round < N; round++)
+        for (int f = 0; f < 6; f++) {
+            if (next[f] == degrees[f])
+                continue;
+            snprintf(from, sizeof from, "k%d", f);
+            snprintf(to, sizeof to, "k%d", 10 + next[f]);
+            assert_int_equal(hs_app_add_edge(w, a, from, to, 0, &err), added);
+            want[f * N + next[f]++] = added++;
+            /* every pair of f so far, first and newest, is now refused */
+            snprintf(to, sizeof to, "k%d", 10);
+            assert_int_equal(hs_app_add_edge(w, a, from, to, 0, &err), HS_EINPUT);
+            snprintf(to, sizeof to, "k%d", 10 + next[f] - 1);
+            assert_int_equal(hs_app_add_edge(w, a, from, to, 0, &err), HS_EINPUT);
+        }
+    assert_int_equal(added, 100 + 31 + 32 + 33 + 34 + 1);
+    assert_int_equal(w->apps[a].nedges, added);
+    expect_error(hs_app_add_edge(w, a, "k0", "k60", -1, &err), &err, /* duplicate first */
+                 "applications[0].edges[231]: duplicate edge from 'k0' to 'k60'");
+    /* a kernel added after the edges, and edges into and out of it */
+    assert_int_equal(hs_app_add_kernel(w, a, "late", &err), N);
+    assert_int_equal(hs_kernel_set_cost(w, a, N, "cpu", 1, &err), 0);
+    assert_int_equal(hs_kernel_set_cost(w, a, N, "gpu", 1, &err), 0);
+    assert_int_equal(hs_app_add_edge(w, a, "late", "k119", 0, &err), added);
+    assert_int_equal(hs_app_add_edge(w, a, "k0", "late", 0, &err), added + 1);
+    expect_error(hs_app_add_edge(w, a, "late", "k119", 0, &err), &err,
+                 "applications[0].edges[233]: duplicate edge from 'late' to 'k119'");
+    assert_int_equal(hs_workload_finalize(w, &err), HS_OK);
+    assert_null(w->apps[a].edge_set);
+    for (int f = 0; f < 6; f++)
+        for (int i = 0; i < degrees[f]; i++) {
+            hs_edge e = {.from = (size_t)f, .to = (size_t)(10 + i)};
+            assert_ptr_equal(hs_edge_origin(w, &w->graph, &e),
+                             &w->apps[a].edges[want[f * N + i]]);
+        }
+    {
+        hs_edge none = {.from = 1, .to = 10 + 31};
+        assert_null(hs_edge_origin(w, &w->graph, &none));
+    }
+    hs_workload_free(w);
+
+    /* finalize failing after it freed the set (bytes to gpu1, which has no
+     * link): the set is built again for the next edge's check */
+    w = two_gpus();
+    a = hs_workload_add_app(w, "again", 1, &err);
+    assert_int_equal(hs_app_add_kernel(w, a, "x", &err), 0);
+    assert_int_equal(hs_app_add_kernel(w, a, "y", &err), 1);
+    for (int k = 0; k < 2; k++)
+        for (int d = 0; d < 2; d++)
+            assert_int_equal(hs_kernel_set_cost(w, a, k, d ? "gpu" : "cpu", 1, &err), 0);
+    assert_int_equal(hs_app_add_edge(w, a, "x", "y", 1, &err), 0);
+    assert_int_not_equal(hs_workload_finalize(w, &err), HS_OK);
+    assert_null(w->apps[a].edge_set);
+    expect_error(hs_app_add_edge(w, a, "x", "y", 0, &err), &err,
+                 "applications[0].edges[1]: duplicate edge from 'x' to 'y'");
+    assert_int_equal(hs_app_add_edge(w, a, "y", "x", 0, &err), 1);
     hs_workload_free(w);
 }
 
@@ -586,7 +667,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(transfer_formula),   cmocka_unit_test(builder_refusals),
-        cmocka_unit_test(builder_indexes),
+        cmocka_unit_test(builder_indexes),    cmocka_unit_test(builder_edge_set),
         cmocka_unit_test(finalize_refusals),  cmocka_unit_test(edge_bindings),
         cmocka_unit_test(cycle_is_named),     cmocka_unit_test(cluster_routes),
         cmocka_unit_test(cluster_refusals),

@@ -1278,6 +1278,13 @@ static void random_invariants(void **state)
                 ok(hs__oct(g, &w->platform, oct, rank, &err), &err);
             ok(hs__plan_compute(g, &w->platform, NULL, rank, pol ? oct : NULL, &plan, &err),
                &err);
+            {
+                /* each task starts no earlier than its data arrive (the
+                 * one-device walk over its predecessors, once all placed) */
+                hs__planner p = {.g = g, .pf = &w->platform, .plan = plan};
+                for (size_t k = 0; k < g->ntasks; k++)
+                    assert_true(plan.start[k] >= hs__planner_data_ready(&p, k, plan.device[k]));
+            }
             s = run(w, pol ? "peft" : "heft", 0, 0);
             for (size_t i = 0; i < s->nplacements; i++) {
                 const hs_placement *p = &s->placements[i];

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "hetsched/hetsched.h"
+#include "graph/load_int.h"
 
 /* ------------------------------------------------------------- helpers */
 
@@ -893,6 +894,62 @@ static void limits(void **state)
 }
 
 /* Bad arguments are refused without touching anything. */
+/* The one pass takes a mapping's fields in any order (it tries the field
+ * after the last key first, then the others in turn): the same workload in
+ * the schema's order and shuffled; a key given twice is refused at its
+ * line and column also when it comes after the fields wrapped around. */
+static void stream_key_order(void **state)
+{
+    static const char head[] = "platform:\n"
+                               "  devices:\n"
+                               "  - {kind: cpu, memory: host, name: cpu0}\n"
+                               "  - {memory: gpu0, name: gpu0, kind: gpu, cores: 2}\n"
+                               "  links:\n"
+                               "  - {latency_us: 1, to: gpu0, from: host, bandwidth_gbps: 10}\n"
+                               "  - {from: gpu0, to: host, bandwidth_gbps: 10, latency_us: 1}\n"
+                               "applications:\n"
+                               "- name: a\n"
+                               "  kernels:\n";
+    static const char ordered[] =
+        "  - {name: x, cost_us: {cpu0: 1, gpu0: 2}, output_bytes: 8}\n"
+        "  - {name: y, cost_us: {cpu0: 3, gpu0: 4}}\n"
+        "  edges:\n"
+        "  - {from: x, to: y, bytes: 8}\n";
+    static const char shuffled[] =
+        "  - {output_bytes: 8, cost_us: {gpu0: 2, cpu0: 1}, name: x}\n"
+        "  - {cost_us: {cpu0: 3, gpu0: 4}, name: y}\n"
+        "  edges:\n"
+        "  - {bytes: 8, to: y, from: x}\n";
+    static const char twice[] = "  - {name: x, cost_us: {cpu0: 1, gpu0: 2}}\n"
+                                "  - {name: y, cost_us: {cpu0: 3, gpu0: 4}}\n"
+                                "  edges:\n"
+                                "  - {to: y, bytes: 8, from: x, to: x}\n";
+    char text[2048];
+    hs_workload *w[2] = {NULL, NULL};
+    hs_error err = {0};
+    (void)state;
+    for (int i = 0; i < 2; i++) {
+        snprintf(text, sizeof text, "%s%s", head, i ? shuffled : ordered);
+        if (hs__workload_load_buffer_way("order.yaml", text, strlen(text), HS__LOAD_STREAM, &w[i],
+                                         &err) != HS_OK)
+            fail_msg("%s", err.msg);
+    }
+    assert_int_equal(w[1]->graph.ntasks, 2);
+    assert_int_equal(w[1]->graph.nedges, 1);
+    assert_int_equal(w[1]->platform.devices[1].cores, 2);
+    for (size_t t = 0; t < 2; t++)
+        for (int d = 0; d < 2; d++)
+            assert_true(w[0]->graph.tasks[t].cost_us[d] == w[1]->graph.tasks[t].cost_us[d]);
+    assert_true(w[1]->graph.tasks[0].output_bytes == 8 && w[1]->graph.edges[0].bytes == 8);
+    hs_workload_free(w[0]);
+    hs_workload_free(w[1]);
+    snprintf(text, sizeof text, "%s%s", head, twice);
+    assert_int_equal(hs__workload_load_buffer_way("twice.yaml", text, strlen(text),
+                                                  HS__LOAD_STREAM, &w[0], &err),
+                     HS_EINPUT);
+    assert_string_equal(err.msg, "twice.yaml:14:32: error: duplicate key 'to'");
+}
+
 static void bad_arguments(void **state)
 {
     hs_workload *w = NULL;
@@ -927,6 +984,7 @@ int main(void)
         cmocka_unit_test(extremes_stay_finite),
         cmocka_unit_test(names),
         cmocka_unit_test(node_budget),
+        cmocka_unit_test(stream_key_order),
         cmocka_unit_test(bad_arguments),
     };
     return cmocka_run_group_tests(tests, setup, NULL);

@@ -414,6 +414,34 @@ static void json_read_errors(void **state)
                       HEAD "\"tasks\": [{\"id\": \"va#0/add\", \"device\": \"gpu0\", "
                            "\"start_us\": 0, \"end_us\": 1}], \"transfers\": []}",
                       HS_EINPUT, want);
+    /* keys are tried from the one after the last found: one given again
+     * after the others wrapped around is still a duplicate */
+    expect_read_error(w,
+                      HEAD "\"tasks\": [{\"fraction\": 1, \"id\": \"va#0/add\", \"device\": "
+                           "\"gpu0\", \"start_us\": 0, \"end_us\": 1, \"fraction\": 1}], "
+                           "\"transfers\": []}",
+                      HS_EINPUT, ":1:177: error: tasks[0].fraction: duplicate key (a key is given "
+                                 "once)");
+    {
+        const char *path = tmp_path("reversed.json"),
+                   *json = "{\"transfers\": [], \"tasks\": [{\"fraction\": 0.5, \"end_us\": 2, "
+                           "\"start_us\": 1, \"device\": \"gpu0\", \"id\": \"va#0/scale[1/2]\"}], "
+                           "\"makespan_us\": 3, \"model\": \"delay\", \"algorithm\": \"x\", "
+                           "\"workload\": null}";
+        hs_schedule *s = NULL;
+        hs_error err = {0};
+        write_text(path, json, strlen(json));
+        assert_int_equal(hs_schedule_read_json(w, path, &s, &err), HS_OK);
+        assert_int_equal(s->nplacements, 1);
+        assert_int_equal(s->placements[0].task, SCALE);
+        assert_int_equal(s->placements[0].part, 1);
+        assert_int_equal(s->placements[0].nparts, 2);
+        assert_int_equal(s->placements[0].device, GPU0);
+        assert_true(s->placements[0].start_us == 1 && s->placements[0].end_us == 2 &&
+                    s->placements[0].fraction == 0.5 && s->makespan_us == 3);
+        assert_string_equal(s->algorithm, "x");
+        hs_schedule_free(s);
+    }
     snprintf(want, sizeof want, ":1:114: error: tasks[0].colour: unknown key%s", task);
     expect_read_error(w,
                       HEAD "\"tasks\": [{\"id\": \"va#0/add\", \"colour\": \"red\"}], "

@@ -215,15 +215,14 @@ typedef struct hs_app {
     hs_kernel_edge *edges;
     int kernels_cap, edges_cap; /* entries allocated (finalize trims them to the counts) */
     struct hs__strmap *kernel_index; /* kernel name -> index, and */
-    struct hs__pairmap *edge_index;  /* (from, to) kernels -> edge index: keep
-                                        the builder's checks O(1) so generators
-                                        can build 1M kernels; finalize frees it
+    struct hs__edge_set *edge_set;   /* the builder's (from, to) pairs: keep its
+                                        duplicate check O(1) so generators can
+                                        build 1M kernels; finalize frees it
                                         (an edge added later builds it again) */
     int *edge_off, *edge_by_from;    /* after finalize, for hs_edge_origin: the
                                         edges by source kernel (edge_off[k] ..
                                         edge_off[k + 1] - 1), each kernel's by
-                                        target; 17 bytes an edge less than the
-                                        index (16-byte slots at most 3/4 full) */
+                                        target */
 } hs_app;
 
 /* ------------------------------------------------------------- task graph */
