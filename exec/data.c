@@ -1952,20 +1952,23 @@ static int piece_done(hs__data *dm, dtask *d, size_t t, int dev, size_t share, s
 }
 
 /* Whether items [begin, end) of split task d run on memory m as a device's
- * own kernel (piece_launch) rather than on host. */
-static int piece_on_memory(const dtask *d, int m, size_t begin, size_t end)
+ * own kernel (piece_launch) rather than on the group's host buffers (a
+ * memory the CPU computes on, or a type that cannot be cut into spans). */
+static int piece_on_memory(const hs__data *dm, const dtask *d, int m, size_t begin,
+                           size_t end)
 {
-    return begin < end && m != HS_HOST_MEMORY && (d->cut || !d->c.splittable);
+    return begin < end && !dm->host_side[m] && (d->cut || !d->c.splittable);
 }
 
 /* Items [begin, end) of a split typed task: one of its parts (share 1 of
  * whole = nparts) or a chunk of a split at run time (share = its items of
  * whole = the kernel's), run to the end.  The pieces share one set of
  * buffers in host memory: the first to start prepares them there; a later
- * one starts once they are ready.  A piece on a device of host memory runs
- * its items on those buffers in place; one on any other memory runs them
- * there (piece_launch, piece_complete), unless the type is splittable but
- * cannot be cut into byte spans (then on host, as the cpu backend does).
+ * one starts once they are ready.  A piece on a memory the CPU computes on
+ * runs its items on those buffers in place; one on a device's own memory
+ * runs them there (piece_launch, piece_complete), unless the type is
+ * splittable but cannot be cut into byte spans (then on host, as the cpu
+ * backend does).
  * A piece ends with its kernel: the copies of its result to host go on
  * while its device takes other work (piece_done). */
 static int run_piece(hs__data *dm, dtask *d, size_t t, int dev, size_t begin, size_t end,
@@ -1977,7 +1980,7 @@ static int run_piece(hs__data *dm, dtask *d, size_t t, int dev, size_t begin, si
     if ((rc = prepare_group(dm, d, t, dev, err)) == HS_ENOMEM && !d->gerr)
         return rc;
     *start_us = *end_us = now_us(dm);
-    if (rc == HS_OK && piece_on_memory(d, m, begin, end)) {
+    if (rc == HS_OK && piece_on_memory(dm, d, m, begin, end)) {
         if ((rc = piece_launch(dm, d, m, dev, (long)t, begin, end, bufs, &k, err)) == HS_OK)
             rc = piece_complete(dm, d, m, dev, (long)t, begin, end, bufs, k, start_us, end_us,
                                 out, &nout, err);
@@ -2005,8 +2008,8 @@ int hs__data_launch(hs__data *dm, size_t t, int d, double issued_us, hs__launch 
         l->rc = finish(dm, task, m, l->rc, (long)t, d, &l->err);
         return l->rc;
     }
-    if (task->typed && dm->rg->tasks[t].nparts > 1 && !dm->host_side[m] &&
-        piece_on_memory(task, m, dm->range[2 * t], dm->range[2 * t + 1])) {
+    if (task->typed && dm->rg->tasks[t].nparts > 1 &&
+        piece_on_memory(dm, task, m, dm->range[2 * t], dm->range[2 * t + 1])) {
         /* a part on a device's memory: its copies in and kernel enqueued as
          * a whole task's are, finished by hs__data_complete */
         if ((l->rc = prepare_group(dm, task, t, d, &l->err)) == HS_ENOMEM && !task->gerr)
