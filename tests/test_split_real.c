@@ -408,7 +408,7 @@ static void chunk_run_twice(void **state)
 typedef struct stall {
     const hs_splitter *inner;
     double rate1;                /* device 1's rate hint, items/µs */
-    pthread_mutex_t mu;          /* the hook's; the wrapper runs under the driver's */
+    pthread_mutex_t mu;          /* the hook's, and b1 and e1's (the wrapper: the driver's too) */
     pthread_cond_t cv;
     int stalled, released, aside_seen;
     int overtaken;               /* device 0 ran its items before it stalled */
@@ -433,8 +433,10 @@ static hs_split_answer stall_next(void *state, int d, double now, hs_split_grant
     stall *s = &the_stall;
     hs_split_answer a = s->inner->next(state, d, now, g);
     if (d == 1 && a == HS_SPLIT_CHUNK && s->e1 == 0) {
+        pthread_mutex_lock(&s->mu); /* the hook reads the span, without the driver's lock */
         s->b1 = g->begin;
         s->e1 = g->end;
+        pthread_mutex_unlock(&s->mu);
         s->issued1 = now;
         s->holding = 1;
     }
