@@ -351,10 +351,9 @@ static double part_ready(hs_engine *e, size_t t, int m)
         size_t u = ed->from;
         if (!has_copy(e, u, HS_HOST_MEMORY)) {
             int src = memory_of(e, e->device[u]);
-            double after = e->now > e->arrive[u * nm + (size_t)src] ? e->now
-                                                                    : e->arrive[u * nm + (size_t)src];
-            e->arrive[u * nm + HS_HOST_MEMORY] =
-                queue_copy(e, (long)u, (long)t, src, HS_HOST_MEMORY, ed->bytes, after);
+            double there = e->arrive[u * nm + (size_t)src];
+            e->arrive[u * nm + HS_HOST_MEMORY] = queue_copy(
+                e, (long)u, (long)t, src, HS_HOST_MEMORY, ed->bytes, e->now > there ? e->now : there);
             set_copy(e, u, HS_HOST_MEMORY);
         }
         if (e->arrive[u * nm + HS_HOST_MEMORY] > ready)
@@ -1149,7 +1148,8 @@ static int part_bytes(hs_engine *e, hs_error *err)
     const hs_graph *g = e->g;
     int any = 0;
     for (size_t t = 0; t < g->ntasks && !any; t++)
-        any = g->tasks[t].nparts > 1 && e->w->apps[g->tasks[t].app].kernels[g->tasks[t].kernel].type;
+        any = g->tasks[t].nparts > 1 &&
+              e->w->apps[g->tasks[t].app].kernels[g->tasks[t].kernel].type != NULL;
     if (!any)
         return HS_OK;
     e->part_in = malloc(g->ntasks * sizeof *e->part_in);
