@@ -329,6 +329,23 @@ static double queue_copy(hs_engine *e, long from_task, long to_task, int from, i
     return end;
 }
 
+/* When the data of edge ed's producer are on memory m under the executor's
+ * model: a copy of its bytes for ed's consumer, from now on, queued on its
+ * link from host when host holds them, else from where the producer ran,
+ * unless an earlier copy brought them there. */
+static double data_on(hs_engine *e, const hs_edge *ed, int m)
+{
+    size_t u = ed->from, nm = (size_t)e->pf->nmemories;
+    if (!has_copy(e, u, m)) {
+        int src = has_copy(e, u, HS_HOST_MEMORY) ? HS_HOST_MEMORY : memory_of(e, e->device[u]);
+        double there = e->arrive[u * nm + (size_t)src];
+        e->arrive[u * nm + (size_t)m] = queue_copy(e, (long)u, (long)ed->to, src, m, ed->bytes,
+                                                   e->now > there ? e->now : there);
+        set_copy(e, u, m);
+    }
+    return e->arrive[u * nm + (size_t)m];
+}
+
 /* Whether t is a typed part that runs on memory m through host under the
  * executor's model: the data manager gathers a split kernel's inputs and
  * results in host buffers, copies a part's read spans from there to the
@@ -344,20 +361,12 @@ static int part_via_host(const hs_engine *e, size_t t, int m)
 static double part_ready(hs_engine *e, size_t t, int m)
 {
     const hs_edge *ed;
-    size_t nm = (size_t)e->pf->nmemories;
     double ready = e->now;
     HS_GRAPH_PRED_FOREACH(e->g, t, ed)
     {
-        size_t u = ed->from;
-        if (!has_copy(e, u, HS_HOST_MEMORY)) {
-            int src = memory_of(e, e->device[u]);
-            double there = e->arrive[u * nm + (size_t)src];
-            e->arrive[u * nm + HS_HOST_MEMORY] = queue_copy(
-                e, (long)u, (long)t, src, HS_HOST_MEMORY, ed->bytes, e->now > there ? e->now : there);
-            set_copy(e, u, HS_HOST_MEMORY);
-        }
-        if (e->arrive[u * nm + HS_HOST_MEMORY] > ready)
-            ready = e->arrive[u * nm + HS_HOST_MEMORY];
+        double at = data_on(e, ed, HS_HOST_MEMORY);
+        if (at > ready)
+            ready = at;
     }
     return e->part_in[t] > 0 ? queue_copy(e, -1, (long)t, HS_HOST_MEMORY, m, e->part_in[t], ready)
                              : ready;
@@ -373,7 +382,6 @@ static double executor_ready(hs_engine *e, size_t t, int d)
     const hs_graph *g = e->g;
     const hs_edge *ed;
     int m = memory_of(e, d);
-    size_t nm = (size_t)e->pf->nmemories;
     double ready = e->now;
     if (part_via_host(e, t, m))
         return part_ready(e, t, m);
@@ -381,18 +389,10 @@ static double executor_ready(hs_engine *e, size_t t, int d)
         ready = queue_copy(e, -1, (long)t, HS_HOST_MEMORY, m, g->tasks[t].input_bytes, e->now);
     HS_GRAPH_PRED_FOREACH(g, t, ed)
     {
-        size_t u = ed->from;
         double at;
         if (ed->bytes <= 0)
             continue;
-        if (!has_copy(e, u, m)) {
-            int src = has_copy(e, u, HS_HOST_MEMORY) ? HS_HOST_MEMORY : memory_of(e, e->device[u]);
-            double after = e->now > e->arrive[u * nm + (size_t)src] ? e->now
-                                                                    : e->arrive[u * nm + (size_t)src];
-            e->arrive[u * nm + (size_t)m] = queue_copy(e, (long)u, (long)t, src, m, ed->bytes, after);
-            set_copy(e, u, m);
-        }
-        at = e->arrive[u * nm + (size_t)m];
+        at = data_on(e, ed, m);
         if (at > ready)
             ready = at;
     }
