@@ -1872,17 +1872,13 @@ static int piece_complete(hs__data *dm, dtask *d, int m, int dev, long rt, size_
 enum { GROUP_NEW, GROUP_PREPARING, GROUP_READY };
 static int prepare_group(hs__data *dm, dtask *d, size_t t, int dev, hs_error *err)
 {
-    int rc, mine = 0;
+    int rc;
     pthread_mutex_lock(&dm->group_mu);
     if (d->prepared == GROUP_NEW) {
+        hs_error *gerr;
         d->prepared = GROUP_PREPARING;
-        mine = 1;
-    }
-    while (!mine && d->prepared != GROUP_READY)
-        pthread_cond_wait(&dm->group_cv, &dm->group_mu);
-    pthread_mutex_unlock(&dm->group_mu);
-    if (mine) {
-        hs_error *gerr = d->gerr ? d->gerr : calloc(1, sizeof *gerr);
+        pthread_mutex_unlock(&dm->group_mu);
+        gerr = d->gerr ? d->gerr : calloc(1, sizeof *gerr);
         rc = gerr ? prepare(dm, d, HS_HOST_MEMORY, (long)t, dev, gerr)
                   : hs_error_set(err, HS_ENOMEM, "out of memory");
         pthread_mutex_lock(&dm->group_mu);
@@ -1890,9 +1886,9 @@ static int prepare_group(hs__data *dm, dtask *d, size_t t, int dev, hs_error *er
         d->grc = rc;
         d->prepared = GROUP_READY;
         pthread_cond_broadcast(&dm->group_cv);
-        pthread_mutex_unlock(&dm->group_mu);
     }
-    pthread_mutex_lock(&dm->group_mu);
+    while (d->prepared != GROUP_READY)
+        pthread_cond_wait(&dm->group_cv, &dm->group_mu);
     rc = d->grc;
     if (rc != HS_OK && d->gerr)
         *err = *d->gerr;
