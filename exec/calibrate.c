@@ -17,6 +17,7 @@
 #define MAX_REPS 100000
 #define COPY_BYTES (64u << 20) /* bandwidth copies: long enough for a link's full rate */
 #define MAX_TYPES 64
+#define MAX_DEVICES 65 /* cpu0 and 64 GPUs */
 
 /* What one size list asks for (see exec/calibrate.h); all 0 for a
  * workload's kernels. */
@@ -402,20 +403,20 @@ static int has_rw(const hs_kconf *c)
     return 0;
 }
 
-/* Times reps whole CPU runs of c with `threads` threads after a warm-up;
- * inputs updated in place are refilled before each, untimed. */
-static int time_cpu(const hs_kconf *c, void *const *bufs, int threads, int reps, double *us,
-                    hs_error *err)
+/* Times reps CPU runs of items [b, e) of c with `threads` threads after a
+ * warm-up; inputs updated in place are refilled before each, untimed. */
+static int time_cpu(const hs_kconf *c, void *const *bufs, size_t b, size_t e, int threads,
+                    int reps, double *us, hs_error *err)
 {
     int rw = has_rw(c), rc;
-    if ((rc = hs_krun_cpu(c, bufs, 0, c->items, threads, err)) != 0)
+    if ((rc = hs_krun_cpu(c, bufs, b, e, threads, err)) != 0)
         return rc;
     for (int r = 0; r < reps; r++) {
         struct timespec t0;
         if (rw)
             hs_kfill(c, bufs);
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        if ((rc = hs_krun_cpu(c, bufs, 0, c->items, threads, err)) != 0)
+        if ((rc = hs_krun_cpu(c, bufs, b, e, threads, err)) != 0)
             return rc;
         us[r] = hs__since_us(&t0);
     }
@@ -480,6 +481,63 @@ static int record(const hs_calib_options *o, const plan *pl, hs_calib_result *r,
     return HS_OK;
 }
 
+/* A workload's splittable kernel c, measured whole on the devices, is
+ * measured again in the part that ad-part gives each device (Zhou & Liu
+ * Sec. 4.3: fraction f_d of the items in proportion to its speed, 1 / C_d,
+ * C_d the median just measured; at least one item, never all): items
+ * [0, k_d) on device d, recorded as a part (HS_PERF_PART) of size
+ * k_d / items x D, as a part records in a run (`run --update-model`).  A part
+ * does not cost its share of the whole: a slab of a gemm, a few planes of
+ * fblock, take more, and the model then knows by how much. */
+static int measure_parts(const hs_calib_options *o, hs_calib_result *r, const hs_kconf *c,
+                         void *const *bufs, const cdev *devs, int ndev, hs_calib_row *rows,
+                         int reps, double *us, hs_error *err)
+{
+    double speed[MAX_DEVICES], sum = 0.0;
+    hs_perf_kernel pk;
+    int measured = 0, rc = HS_OK;
+    if (!c->splittable || c->items < 2 || ndev > MAX_DEVICES)
+        return HS_OK;
+    hs_perfmodel_conf_of(c, &pk);
+    for (int d = 0; d < ndev; d++) {
+        hs_perf_history h;
+        speed[d] = hs_perfmodel_history(r->model, pk.type, pk.params, pk.size, devs[d].name,
+                                        &h) && h.median_us > 0 ? 1.0 / h.median_us : 0.0;
+        sum += speed[d];
+        measured += speed[d] > 0;
+    }
+    for (int d = 0; d < ndev && rc == HS_OK && measured >= 2; d++) {
+        size_t k = (size_t)llround(speed[d] / sum * (double)c->items);
+        double size;
+        hs_error de = {0};
+        if (!(speed[d] > 0))
+            continue;
+        k = k < 1 ? 1 : k > c->items - 1 ? c->items - 1 : k;
+        size = (double)k / (double)c->items * pk.size;
+        if (has_rw(c))
+            hs_kfill(c, bufs);
+        rc = devs[d].g ? hs__calib_gpu_kernel(devs[d].g, c, bufs, 0, k, reps, us, &de)
+                       : time_cpu(c, bufs, 0, k, r->threads, reps, us, &de);
+        if (rc == HS_EIO || rc == HS_ECHECK || rc == HS_ESOLVER) {
+            r->nwarnings++;
+            snprintf(rows[d].note, sizeof rows[d].note, "part failed: %.80s", de.msg);
+            rc = HS_OK;
+            continue;
+        }
+        if (rc != HS_OK) {
+            if (err)
+                *err = de;
+            break;
+        }
+        if (o->sample_hook)
+            o->sample_hook(o->hook_ctx, pk.type, HS_PERF_PART, size, devs[d].name, us, reps);
+        rc = hs_perfmodel_record_batch(r->model, pk.type, HS_PERF_PART, size, devs[d].name, us,
+                                       (size_t)reps, NULL, err);
+        rows[d].parts++;
+    }
+    return rc;
+}
+
 /* Measures the kernels of ks on every device; a sweep skips the larger
  * sizes of a device once one is too slow (past the time cap) or too big
  * for it. */
@@ -511,7 +569,7 @@ static int measure_set(const hs_calib_options *o, const plan *pl, hs_calib_resul
             if (d > 0 && has_rw(c))
                 hs_kfill(c, bufs); /* the previous device updated them */
             if (!devs[d].g) {
-                rc = time_cpu(c, bufs, r->threads, reps, us, &de);
+                rc = time_cpu(c, bufs, 0, c->items, r->threads, reps, us, &de);
             } else {
                 size_t free_b = hs__calib_gpu_free_bytes(devs[d].g);
                 if (free_b > 0 && all_bytes(c) > 0.9 * (double)free_b) {
@@ -521,7 +579,7 @@ static int measure_set(const hs_calib_options *o, const plan *pl, hs_calib_resul
                              all_bytes(c) / MIB, (double)free_b / MIB);
                     continue;
                 }
-                rc = hs__calib_gpu_kernel(devs[d].g, c, bufs, reps, us, &de);
+                rc = hs__calib_gpu_kernel(devs[d].g, c, bufs, 0, c->items, reps, us, &de);
             }
             if (rc == HS_EIO || rc == HS_ECHECK || rc == HS_ESOLVER) {
                 /* a failing kernel or CUDA call costs this (type, device)
@@ -540,6 +598,8 @@ static int measure_set(const hs_calib_options *o, const plan *pl, hs_calib_resul
             if (rc == HS_OK)
                 rc = record(o, pl, r, row, &devs[d], c, us, reps, err);
         }
+        if (rc == HS_OK && !sweep)
+            rc = measure_parts(o, r, c, bufs, devs, ndev, rows, reps, us, err);
         free_bufs(bufs, c->nbufs);
     }
     free(us);
@@ -608,7 +668,7 @@ int hs_calibrate(const hs_calib_options *o, hs_calib_result *r, hs_error *err)
 {
     const hs_ktype *types[MAX_TYPES];
     char want_gpu[64] = {0}, name[16];
-    cdev devs[65];
+    cdev devs[MAX_DEVICES];
     kset sets[MAX_TYPES];
     plan pl = {0};
     int ntypes = 0, nsets = 0, want_cpu, ndev = 0, reps, rc, ngpus;
@@ -722,13 +782,16 @@ int hs_calibrate(const hs_calib_options *o, hs_calib_result *r, hs_error *err)
         if ((rc = measure_set(o, &pl, r, &sets[t], devs, ndev, rows, reps, err)) != 0)
             goto fail;
         for (int d = 0; d < ndev; d++) {
+            char parts[32] = "";
+            if (rows[d].parts)
+                snprintf(parts, sizeof parts, " and %d part%s", rows[d].parts,
+                         rows[d].parts == 1 ? "" : "s");
             if (o->log)
-                fprintf(o->log, "calibrate: %s on %s: %d %s (D %.3g .. %.3g flops), %ld "
+                fprintf(o->log, "calibrate: %s on %s: %d %s (D %.3g .. %.3g flops)%s, %ld "
                         "samples, %ld rejected%s%s\n", rows[d].type, rows[d].device,
                         rows[d].nsizes,
                         !o->workload ? "sizes" : rows[d].nsizes == 1 ? "kernel" : "kernels",
-                        rows[d].dmin,
-                        rows[d].dmax, rows[d].samples, rows[d].rejected,
+                        rows[d].dmin, rows[d].dmax, parts, rows[d].samples, rows[d].rejected,
                         rows[d].note[0] ? "; " : "", rows[d].note);
         }
     }

@@ -35,10 +35,10 @@ void hs__calib_gpu_close(hs__calib_gpu *g);
 void hs__calib_gpu_describe(const hs__calib_gpu *g, char *buf, size_t size);
 /* Free device memory in bytes (0 when unknown). */
 size_t hs__calib_gpu_free_bytes(const hs__calib_gpu *g);
-/* Times reps runs of the whole kernel c (after one warm-up) on g's stream
- * into us[0..reps); hbufs are its host buffers, filled. */
-int hs__calib_gpu_kernel(hs__calib_gpu *g, const hs_kconf *c, void *const *hbufs, int reps,
-                         double *us, hs_error *err);
+/* Times reps runs of items [b, e) of kernel c (after one warm-up) on g's
+ * stream into us[0..reps); hbufs are its host buffers, filled. */
+int hs__calib_gpu_kernel(hs__calib_gpu *g, const hs_kconf *c, void *const *hbufs, size_t b,
+                         size_t e, int reps, double *us, hs_error *err);
 /* Times reps samples of `loop` back-to-back copies of `bytes` from `src`
  * to `dst` (NULL: pinned host memory; not both NULL) into us[0..reps), per
  * copy.  *direct: 1 unless a GPU pair lacks peer access (then the driver

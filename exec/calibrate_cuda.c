@@ -105,8 +105,8 @@ out:
     return rc;
 }
 
-int hs__calib_gpu_kernel(hs__calib_gpu *g, const hs_kconf *c, void *const *hbufs, int reps,
-                         double *us, hs_error *err)
+int hs__calib_gpu_kernel(hs__calib_gpu *g, const hs_kconf *c, void *const *hbufs, size_t b,
+                         size_t e, int reps, double *us, hs_error *err)
 {
     void *d[HS_KMAX_BUFS] = {0};
     int rc = 0;
@@ -120,7 +120,7 @@ int hs__calib_gpu_kernel(hs__calib_gpu *g, const hs_kconf *c, void *const *hbufs
      * stream does not order g->stream's kernels after it */
     CK(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     /* warm-up: module loading, cuBLAS workspaces, the first touch */
-    if ((rc = hs_krun_cuda(c, d, 0, c->items, g->k, g->stream, err)) != 0)
+    if ((rc = hs_krun_cuda(c, d, b, e, g->k, g->stream, err)) != 0)
         goto out;
     CK(cudaStreamSynchronize(g->stream), "cudaStreamSynchronize");
     for (int r = 0; r < reps; r++) {
@@ -131,7 +131,7 @@ int hs__calib_gpu_kernel(hs__calib_gpu *g, const hs_kconf *c, void *const *hbufs
                 CK(cudaMemcpyAsync(d[i], hbufs[i], c->bufs[i].bytes, cudaMemcpyHostToDevice,
                                    g->stream), "cudaMemcpyAsync");
         CK(cudaEventRecord(g->ev[0], g->stream), "cudaEventRecord");
-        if ((rc = hs_krun_cuda(c, d, 0, c->items, g->k, g->stream, err)) != 0)
+        if ((rc = hs_krun_cuda(c, d, b, e, g->k, g->stream, err)) != 0)
             goto out;
         CK(cudaEventRecord(g->ev[1], g->stream), "cudaEventRecord");
         if ((rc = elapsed_us(g, &us[r], err)) != 0)

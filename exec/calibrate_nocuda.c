@@ -40,12 +40,14 @@ size_t hs__calib_gpu_free_bytes(const hs__calib_gpu *g)
     return 0;
 }
 
-int hs__calib_gpu_kernel(hs__calib_gpu *g, const hs_kconf *c, void *const *hbufs, int reps,
-                         double *us, hs_error *err)
+int hs__calib_gpu_kernel(hs__calib_gpu *g, const hs_kconf *c, void *const *hbufs, size_t b,
+                         size_t e, int reps, double *us, hs_error *err)
 {
     (void)g;
     (void)c;
     (void)hbufs;
+    (void)b;
+    (void)e;
     (void)reps;
     (void)us;
     return not_built(err);

@@ -191,10 +191,10 @@ size_t hs__calib_gpu_free_bytes(const hs__calib_gpu *g)
     return LOADED->calib_free_bytes(g);
 }
 
-int hs__calib_gpu_kernel(hs__calib_gpu *g, const hs_kconf *c, void *const *hbufs, int reps,
-                         double *us, hs_error *err)
+int hs__calib_gpu_kernel(hs__calib_gpu *g, const hs_kconf *c, void *const *hbufs, size_t b,
+                         size_t e, int reps, double *us, hs_error *err)
 {
-    return LOADED->calib_kernel(g, c, hbufs, reps, us, err);
+    return LOADED->calib_kernel(g, c, hbufs, b, e, reps, us, err);
 }
 
 int hs__calib_copy(hs__calib_gpu *src, hs__calib_gpu *dst, size_t bytes, int loop, int reps,

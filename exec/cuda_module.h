@@ -44,8 +44,8 @@ typedef struct hs__cuda_module {
     void (*calib_close)(hs__calib_gpu *g);
     void (*calib_describe)(const hs__calib_gpu *g, char *buf, size_t size);
     size_t (*calib_free_bytes)(const hs__calib_gpu *g);
-    int (*calib_kernel)(hs__calib_gpu *g, const hs_kconf *c, void *const *hbufs, int reps,
-                        double *us, hs_error *err);
+    int (*calib_kernel)(hs__calib_gpu *g, const hs_kconf *c, void *const *hbufs, size_t b,
+                        size_t e, int reps, double *us, hs_error *err);
     int (*calib_copy)(hs__calib_gpu *src, hs__calib_gpu *dst, size_t bytes, int loop, int reps,
                       double *us, int *direct, hs_error *err);
     /* exec/split_real.h */

@@ -172,9 +172,10 @@ static int by_device_kernel(const void *a, const void *b)
                                   : strcmp(x->kernel, y->kernel);
 }
 
-/* res->kernels and res->overhead_us from the measured schedule s of w. */
-static int kernel_table(const hs_workload *w, const hs_schedule *s, hs_run_result *res,
-                        hs_error *err)
+/* res->kernels and res->overhead_us from the measured schedule s of w; a
+ * part is set beside what `pm` predicts for a part of its size. */
+static int kernel_table(const hs_workload *w, const hs_perfmodel *pm, const hs_schedule *s,
+                        hs_run_result *res, hs_error *err)
 {
     const hs_platform *pf = &w->platform;
     size_t n = s->nplacements, cap = 0;
@@ -206,7 +207,9 @@ static int kernel_table(const hs_workload *w, const hs_schedule *s, hs_run_resul
         }
         row->tasks++;
         row->measured_us += p->end_us - p->start_us;
-        row->model_us += p->fraction * hs_task_kernel_us(pf, t, p->device);
+        row->model_us += p->fraction < 1
+                             ? hs__perf_part_kernel_us(pm, w, p->task, p->device, p->fraction)
+                             : hs_task_kernel_us(pf, t, p->device);
     }
     if (rc == HS_OK && res->nkernels > 1)
         qsort(res->kernels, res->nkernels, sizeof *res->kernels, by_device_kernel);
@@ -368,7 +371,7 @@ int hs_run(hs_workload *w, const char *policy, const hs_run_options *opt, hs_run
     report.link_bytes = report.link_us = NULL;
     report.link_copies = NULL;
     hs_run_report_free(&report);
-    if ((rc = kernel_table(w, s, res, err)) != HS_OK)
+    if ((rc = kernel_table(w, mopt.perfmodel, s, res, err)) != HS_OK)
         hs_run_result_free(res);
     return rc;
 }

@@ -40,27 +40,18 @@
 /* Default threshold, as a multiple of the mean fastest task cost. */
 #define HS__ADPART_MEAN_FACTOR 1.0
 
-/* Cost of the part of task t holding fraction f < 1 of its data, on device
- * d (f = 1: the whole task's cost).  When the kernel has a type and a
- * performance model `pm` (hs_map_options.perfmodel) predicts it, the
- * model's cost at size f x D (Sec. 4.3: the a*D^b+c regression applied to
- * the part's data size; D as in hetsched/perfmodel.h) plus the device's
- * overhead, but never below the linear cost hs_task_part_us (f of the
- * kernel plus the whole overhead: at least f x C, the least the validator
- * lets a part of a task of cost C take).  Otherwise (untyped, no model, or
- * no entry) the linear cost. */
+/* Cost of the part of task t holding fraction f of its data on device d
+ * (f = 1: the whole task's cost): its kernel time as the performance model
+ * `pm` (hs_map_options.perfmodel) predicts a part of size f x D
+ * (hs__perf_part_kernel_us: a part measured near that size, else Sec.
+ * 4.3's a*D^b+c regression applied to the part's data size; D as in
+ * hetsched/perfmodel.h), never below f of the kernel (the least the
+ * validator lets a part of a task take), plus the device's whole overhead. */
 static double part_cost(const hs_workload *w, const hs_perfmodel *pm, size_t t, int d, double f)
 {
-    const hs_task *task = &w->graph.tasks[t];
-    const hs_kernel *k = &w->apps[task->app].kernels[task->kernel];
-    double lin = hs_task_part_us(&w->platform, task, d, f), size, us;
-    if (f < 1 && pm && k->type && hs_perfmodel_kernel_size(k, &size, NULL) == HS_OK &&
-        hs_perfmodel_predict_device(pm, k->type, f * size, &w->platform.devices[d], &us,
-                                    NULL) == HS_OK) {
-        us += w->platform.devices[d].overhead_us; /* the model knows kernels only */
-        return us > lin ? us : lin;
-    }
-    return lin;
+    if (f >= 1)
+        return w->graph.tasks[t].cost_us[d];
+    return hs__perf_part_kernel_us(pm, w, t, d, f) + w->platform.devices[d].overhead_us;
 }
 
 /* Fractions sized by device speed, f_d proportional to 1 / C_d, into

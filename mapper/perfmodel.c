@@ -591,8 +591,8 @@ int hs_perfmodel_fit(hs_perfmodel *m, hs_error *err)
                 strcmp(ej->device, ei->device) != 0)
                 continue;
             done[j] = 1;
-            if (!has_history(ej))
-                continue;
+            if (!has_history(ej) || strcmp(ej->params, HS_PERF_PART) == 0)
+                continue; /* a part is not a whole kernel of its size */
             history_of(ej, &h);
             if (!(h.median_us > 0)) /* nothing measured: no relative residual */
                 continue;
@@ -1033,6 +1033,57 @@ int hs_perfmodel_predict_device(const hs_perfmodel *m, const char *type, double 
     return predict_on(m, type, NULL, size, d, us, NULL, err);
 }
 
+/* The part entry of (type, device) nearest to `size` in ratio, within
+ * HS_PERF_PART_RANGE of it either way, or NULL.  A linear scan: parts are a
+ * few entries per split kernel. */
+static const entry *nearest_part(const hs_perfmodel *m, const char *type, double size,
+                                 const char *device)
+{
+    const entry *best = NULL;
+    double best_r = HS_PERF_PART_RANGE;
+    for (size_t i = 0; i < m->nentries; i++) {
+        const entry *e = &m->entries[i];
+        double r = e->size > size ? e->size / size : size / e->size;
+        if (r <= best_r && strcmp(e->params, HS_PERF_PART) == 0 && has_history(e) &&
+            strcmp(e->type, type) == 0 && strcmp(e->device, device) == 0) {
+            best = e;
+            best_r = r;
+        }
+    }
+    return best;
+}
+
+int hs_perfmodel_predict_part(const hs_perfmodel *m, const char *type, double size,
+                              const hs_device *d, double *us, hs_error *err)
+{
+    const char *names[2] = {d->name, hs_device_kind_name(d->kind)};
+    if (!(size > 0) || !type)
+        return hs_error_set(err, HS_EINPUT, "a part's size must be > 0");
+    for (int i = 0; i < 2; i++) {
+        const entry *e = nearest_part(m, type, size, names[i]);
+        if (e) {
+            hs_perf_history h;
+            history_of(e, &h);
+            *us = h.median_us * size / e->size;
+            return HS_OK;
+        }
+    }
+    return predict_on(m, type, NULL, size, d, us, NULL, err);
+}
+
+double hs__perf_part_kernel_us(const hs_perfmodel *pm, const hs_workload *w, size_t t, int d,
+                               double f)
+{
+    const hs_task *task = &w->graph.tasks[t];
+    const hs_kernel *k = &w->apps[task->app].kernels[task->kernel];
+    double lin = f * hs_task_kernel_us(&w->platform, task, d), size, us;
+    if (pm && k->type && hs_perfmodel_kernel_size(k, &size, NULL) == HS_OK &&
+        hs_perfmodel_predict_part(pm, k->type, f * size, &w->platform.devices[d], &us,
+                                  NULL) == HS_OK)
+        return us > lin ? us : lin;
+    return lin;
+}
+
 int hs_perfmodel_predict_kernel(const hs_perfmodel *m, const hs_kernel *k, const hs_device *d,
                                 double *us, hs_perf_source *src, hs_error *err)
 {
@@ -1193,7 +1244,7 @@ int hs_perfmodel_add_run(hs_perfmodel *m, const hs_workload *w, const hs_schedul
         whole = p->nparts <= 1 || (!c.splittable && p->part == 0);
         if (!whole && (!c.splittable || !(p->fraction > 0)))
             continue;
-        rc = hs_perfmodel_record(m, pk.type, whole ? pk.params : NULL,
+        rc = hs_perfmodel_record(m, pk.type, whole ? pk.params : HS_PERF_PART,
                                  whole ? pk.size : p->fraction * pk.size,
                                  w->platform.devices[p->device].name,
                                  fmax(0.0, p->end_us - p->start_us), NULL, err);

@@ -9,4 +9,13 @@
 struct hs_kconf;
 void hs_perfmodel_conf_of(const struct hs_kconf *c, hs_perf_kernel *out);
 
+/* Kernel time (no overhead) of the part holding fraction f < 1 of task t of
+ * w on device d: what `pm` predicts for a part of its typed kernel of that
+ * size (hs_perfmodel_predict_part), never below f of the task's kernel
+ * time (hs_task_kernel_us), which it is without a model or a typed kernel.
+ * What ad-part prices a part at, and what a run's report sets a measured
+ * part beside. */
+double hs__perf_part_kernel_us(const hs_perfmodel *pm, const hs_workload *w, size_t t, int d,
+                               double f);
+
 #endif

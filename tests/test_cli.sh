@@ -972,7 +972,7 @@ expect 0 "run --split --update-model" -- "$H" run -a heft "$tmp/split.yaml" --ba
 check "run --split --update-model: parts" "$tmp/out" \
     'added 2 task times \(0 whole, 2 parts of split kernels\)'
 expect 0 "model show: parts" -- "$H" model show "$tmp/split-model.json"
-check "model show: a part at half the flops, no params" "$tmp/out" '^  va +gpu0 +- +5e\+04 +1 '
+check "model show: a part at half the flops" "$tmp/out" '^  va +gpu0 +part +5e\+04 +1 '
 if grep -q 'HS_HAVE_CAIRO 1' "$HS_BUILD_ROOT/hs_config.h"; then
     expect 0 "model show --plot" -- "$H" model show "$FM" --plot "$tmp/model.png"
     check "model show --plot: a PNG" "$tmp/model.png" 'PNG'

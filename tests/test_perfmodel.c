@@ -836,7 +836,7 @@ static void entry_is(const hs_perfmodel *m, const char *type, const char *params
 /* A run's schedule, made by hand: a whole gemm, a va split 1/4 : 3/4, a
  * potrf (not splittable) split in two, and a cost-only task.  Each typed
  * time goes to its entry: the whole gemm at its params and D; the va
- * parts at f x D without params; the potrf's part 0, which ran the whole
+ * parts at f x D as parts (HS_PERF_PART); the potrf's part 0, which ran the whole
  * tile, at its params and D, its empty part 1 nowhere; the cost-only
  * task nowhere.  Twice the same run: two samples each. */
 static void run_added_to_history(void **state)
@@ -895,9 +895,43 @@ static void run_added_to_history(void **state)
         assert_int_equal(hs_perfmodel_entries(m), 4);
         entry_is(m, "gemm", "n=16,m=16,k=16,alpha=1,beta=0,transb=0", 2.0 * 16 * 16 * 16,
                  "gpu0", 40, run);
-        entry_is(m, "va", NULL, 250, "cpu0", 10, run);
-        entry_is(m, "va", NULL, 750, "gpu0", 30, run);
+        entry_is(m, "va", HS_PERF_PART, 250, "cpu0", 10, run);
+        entry_is(m, "va", HS_PERF_PART, 750, "gpu0", 30, run);
         entry_is(m, "potrf", "n=8", 8.0 * 8 * 8 / 3, "cpu0", 15, run);
+    }
+    /* parts are predicted from the part nearest in size within a factor 2,
+     * in proportion: 10 x 300 / 250 on cpu0, 30 x 1000 / 750 on gpu0 (and
+     * on a gpu by kind); 600 is 2.4 times 250: nothing near, no fit */
+    {
+        hs_device cpu0 = {.name = "cpu0", .kind = HS_DEVICE_CPU};
+        hs_device gpu0 = {.name = "gpu0", .kind = HS_DEVICE_GPU};
+        hs_device gpu3 = {.name = "gpu3", .kind = HS_DEVICE_GPU};
+        double us;
+        assert_int_equal(hs_perfmodel_predict_part(m, "va", 300, &cpu0, &us, &err), HS_OK);
+        assert_float_equal(us, 12, 1e-12);
+        assert_int_equal(hs_perfmodel_predict_part(m, "va", 250, &cpu0, &us, &err), HS_OK);
+        assert_float_equal(us, 10, 0);
+        assert_int_equal(hs_perfmodel_predict_part(m, "va", 1000, &gpu0, &us, &err), HS_OK);
+        assert_float_equal(us, 40, 1e-12);
+        assert_int_equal(hs_perfmodel_predict_part(m, "va", 600, &cpu0, &us, &err), HS_EINPUT);
+        assert_int_equal(hs_perfmodel_predict_part(m, "va", 600, &gpu3, &us, &err), HS_EINPUT);
+        assert_int_equal(hs_perfmodel_record(m, "va", HS_PERF_PART, 750, "gpu", 30, NULL, &err),
+                         HS_OK);
+        assert_int_equal(hs_perfmodel_predict_part(m, "va", 600, &gpu3, &us, &err), HS_OK);
+        assert_float_equal(us, 24, 1e-12);
+        /* a part's kernel time, never below its share of the whole (va
+         * costs 10 us on cpu0): f = 0.25 the part entry's 10 us, f = 0.5
+         * (size 500, twice 250: still near) 20 us; without a model, or
+         * for a cost-only task, the share alone */
+        assert_float_equal(hs__perf_part_kernel_us(m, w, v, 0, 0.25), 10, 1e-12);
+        assert_float_equal(hs__perf_part_kernel_us(m, w, v, 0, 0.5), 20, 1e-12);
+        assert_float_equal(hs__perf_part_kernel_us(NULL, w, v, 0, 0.25), 2.5, 1e-12);
+        assert_float_equal(hs__perf_part_kernel_us(m, w, u, 0, 0.5), 0.5, 1e-12);
+        /* parts are not points of a fit: three sizes of parts make none */
+        assert_int_equal(hs_perfmodel_record(m, "va", HS_PERF_PART, 100, "cpu0", 5, NULL, &err),
+                         HS_OK);
+        assert_int_equal(hs_perfmodel_fit(m, &err), HS_OK);
+        assert_int_equal(hs_perfmodel_fits(m), 0);
     }
     /* a placement of another workload */
     s->placements[0].task = 99;

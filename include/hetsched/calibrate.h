@@ -87,6 +87,7 @@ typedef struct hs_calib_row {
     const char *type;       /* the registry's name */
     char device[16];
     int nsizes;             /* sizes (distinct params) measured */
+    int parts;              /* parts of split kernels measured (--for) */
     long samples, rejected; /* over all its sizes */
     int fitted;             /* fit holds the a*D^b+c fit */
     hs_perf_fit fit;

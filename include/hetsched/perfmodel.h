@@ -36,9 +36,10 @@
  * typed kernel also names its params, as text: every param of the type's
  * spec in spec order, defaults filled in ("n=8192,m=8192,k=8192,alpha=1,
  * beta=0,transb=0"; hs_perf_kernel).  An entry without params ("") stands
- * for any kernel of its size: what a part of a split kernel, or a model
- * written by hand, records.  Whatever records samples for a workload's
- * kernels must use the same D and params (hs_perfmodel_kernel_of).
+ * for any kernel of its size (a model written by hand); one with params
+ * "part" (HS_PERF_PART) for a part of a split kernel of that size.
+ * Whatever records samples for a workload's kernels must use the same D
+ * and params (hs_perfmodel_kernel_of).
  */
 #ifndef HETSCHED_PERFMODEL_H
 #define HETSCHED_PERFMODEL_H
@@ -199,6 +200,19 @@ int hs_perfmodel_kernel_size(const hs_kernel *k, double *size, hs_error *err);
  * that was not loaded from a file). */
 int hs_perfmodel_predict_device(const hs_perfmodel *m, const char *type, double size,
                                 const hs_device *d, double *us, hs_error *err);
+
+/* Predicted cost of a part of size D of a split kernel of `type` on device
+ * d.  A part does not cost its share of the whole kernel (a slab of 200 rows
+ * of an 8192^3 sgemm takes twice its share on 14 threads; a few planes of
+ * fblock more), so parts have entries of their own: params HS_PERF_PART,
+ * which `calibrate --for` measures at the fractions ad-part gives and
+ * `run --update-model` records.  The part entry nearest to D within a
+ * factor HS_PERF_PART_RANGE, its median times D / its size; else
+ * hs_perfmodel_predict_device (an entry without params at D, or the fit). */
+int hs_perfmodel_predict_part(const hs_perfmodel *m, const char *type, double size,
+                              const hs_device *d, double *us, hs_error *err);
+#define HS_PERF_PART "part"       /* the params of a part's entry; not in a fit */
+#define HS_PERF_PART_RANGE 2.0    /* a part is predicted from one this near in size */
 
 /* Predicted cost of the typed kernel k on device d: hs_perfmodel_predict
  * with its params and D, by the device's name, else by its kind; errors as
