@@ -220,6 +220,79 @@ static void gpu_quick(void **state)
     hs_calib_result_free(&r);
 }
 
+/* The hook of gpu_for_parts: va n=1000 whole takes 30 us on cpu0 and 10 on
+ * gpu0; a part takes 1 us an item.  Counts the parts it saw by device. */
+typedef struct parts_ctx {
+    int parts[2];
+    double size[2];
+} parts_ctx;
+
+static void part_samples(void *ctx, const char *type, const char *params, double D,
+                         const char *device, double *us, int n)
+{
+    parts_ctx *p = ctx;
+    int gpu = strcmp(device, "gpu0") == 0, part = strcmp(params, HS_PERF_PART) == 0;
+    assert_string_equal(type, "va");
+    if (part) {
+        p->parts[gpu]++;
+        p->size[gpu] = D;
+    }
+    for (int i = 0; i < n; i++)
+        us[i] = part ? D : gpu ? 10 : 30;
+}
+
+/* On a GPU machine (skipped elsewhere): calibrate --for a workload of one
+ * splittable va (1000 items) on cpu0 and gpu0 measures it whole on each,
+ * then in the part ad-part gives each, by speed: 1/30 : 1/10, so cpu0
+ * items [0, 250) and gpu0 [0, 750), recorded as parts at D 250 and 750
+ * (1 us an item), from which the model predicts parts near them. */
+static void gpu_for_parts(void **state)
+{
+    static const char yaml[] =
+        "platform:\n"
+        "  devices:\n"
+        "    - {name: cpu0, kind: cpu, memory: host, cores: 2}\n"
+        "    - {name: gpu0, kind: gpu, memory: gpu0}\n"
+        "  links:\n"
+        "    - {from: host, to: gpu0, bandwidth_gbps: 10, latency_us: 5}\n"
+        "    - {from: gpu0, to: host, bandwidth_gbps: 10, latency_us: 5}\n"
+        "applications:\n"
+        "  - name: a\n"
+        "    kernels:\n"
+        "      - {name: v, type: va, params: {n: 1000}, cost_us: {cpu: 1, gpu: 1}}\n";
+    parts_ctx p = {0};
+    hs_calib_options o = {.devices = "cpu,gpu0", .reps = 3, .sample_hook = part_samples,
+                          .hook_ctx = &p};
+    hs_calib_result r;
+    hs_workload *w = NULL;
+    hs_perf_history h;
+    hs_error err = {0};
+    char why[160];
+    double us;
+    (void)state;
+    if (hs__calib_gpu_count(why, sizeof why) == 0) {
+        fprintf(stderr, "gpu_for_parts skipped: %s\n", why);
+        skip();
+    }
+    if (hs_workload_load_buffer("parts.yaml", yaml, sizeof yaml - 1, &w, &err) != HS_OK)
+        fail_msg("%s", err.msg);
+    o.workload = w;
+    calibrate_ok(&o, &r);
+    assert_int_equal(p.parts[0], 1);
+    assert_int_equal(p.parts[1], 1);
+    assert_float_equal(p.size[0], 250, 0);
+    assert_float_equal(p.size[1], 750, 0);
+    assert_int_equal(r.rows[0].parts, 1);
+    assert_int_equal(r.rows[1].parts, 1);
+    assert_int_equal(hs_perfmodel_history(r.model, "va", HS_PERF_PART, 250, "cpu0", &h), 1);
+    assert_float_equal(h.median_us, 250, 0);
+    assert_int_equal(hs_perfmodel_predict_part(r.model, "va", 300, &w->platform.devices[0], &us,
+                                               &err), HS_OK);
+    assert_float_equal(us, 300, 1e-9);
+    hs_calib_result_free(&r);
+    hs_workload_free(w);
+}
+
 /* ------------------------------------------------------------- spikes */
 
 /* The hook of spike_leaves_fit: replaces the measured samples with exact
@@ -565,6 +638,7 @@ int main(void)
         cmocka_unit_test(batch_rule),          cmocka_unit_test(size_plans),
         cmocka_unit_test(bad_options),        cmocka_unit_test(for_workload),
         cmocka_unit_test(for_refusals),       cmocka_unit_test(gpu_quick),
+        cmocka_unit_test(gpu_for_parts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
