@@ -13,8 +13,9 @@
 #   --hetsched PATH  the binary (default: $HETSCHED, else build/cli/hetsched)
 #   --keep DIR       keep the files there (default: a temporary directory,
 #                    removed at the end)
-# The runs are sequential; a step that fails prints its status and message
-# in its row, and the script goes on to the next size.  Exit status 0 when
+# Sizes past 1000000 raise HETSCHED_MAX_TASKS and HETSCHED_YAML_MAX_MIB
+# (unless set).  The runs are sequential; a step that fails prints its
+# status and message in its row, and the script goes on to the next size.  Exit status 0 when
 # every step succeeded, 1 when one did not, 2 on bad usage.
 set -uo pipefail
 
@@ -55,9 +56,11 @@ step() {
     size=-
     [ -n "$out" ] && [ -f "$out" ] && size=$(($(stat -c %s "$out") / 1024))
     [ "$name" = startup ] && base_rss=$rss
-    printf '%-9s %-9s %8.2f %9s %10.1f %8.0f %10s' "$n" "$name" "$(echo "$user + $sys" | bc)" \
-        "$wall" "$(echo "scale=1; $rss / 1024" | bc)" \
-        "$(echo "scale=0; ($rss - $base_rss) * 1024 / $n" | bc)" "$size"
+    printf '%-9s %-9s %8.2f %9s %10.1f %8.0f %10s' "$n" "$name" \
+        "$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')" "$wall" \
+        "$(awk -v r="$rss" 'BEGIN { print r / 1024 }')" \
+        "$(awk -v r="$rss" -v b="$base_rss" -v n="$n" 'BEGIN { printf "%d", (r - b) * 1024 / n }')" \
+        "$size"
     if [ $rc -ne 0 ]; then
         printf '  FAILED (status %d: %s)' $rc "$(head -c 200 "$err" | head -n 1)"
         status=1
@@ -71,6 +74,14 @@ printf '%-9s %-9s %8s %9s %10s %8s %10s\n' tasks step cpu_s wall rss_MiB B/task 
 base_rss=0
 step startup "" 1 "$bin" --version
 IFS=, read -ra sizes <<<"$tasks"
+# past a million tasks the loader's limits must be raised (README: Workloads): the
+# task limit to the largest size, the file size cap (235 MB a million tasks) to its most
+most=0
+for n in "${sizes[@]}"; do [ "$n" -gt "$most" ] 2>/dev/null && most=$n; done
+if [ "$most" -gt 1000000 ]; then
+    export HETSCHED_MAX_TASKS=${HETSCHED_MAX_TASKS:-$most}
+    export HETSCHED_YAML_MAX_MIB=${HETSCHED_YAML_MAX_MIB:-1048576}
+fi
 for n in "${sizes[@]}"; do
     w=$dir/random-$n.yaml s=$dir/heft-$n.json
     step gen "$w" "$n" "$bin" gen random --tasks "$n" -o "$w" || continue

@@ -394,8 +394,13 @@ static int run_command(int argc, char **argv)
     }
     for (int i = 0; commands[i]; i++) {
         if (strcmp(argv[1], commands[i]->name) == 0) {
+            hs_error err;
             if (hs_cli_wants_help(commands[i], argc - 1, argv + 1))
                 return 0;
+            if (hs_limits_check(&err) != HS_OK) { /* a bad HETSCHED_MAX_TASKS */
+                hs_cli_fail(&err);
+                return 2;
+            }
             if (commands[i] == &hs_cmd_run || commands[i] == &hs_cmd_calibrate ||
                 commands[i] == &hs_cmd_split)
                 short_blas_spin(argv);

@@ -1,9 +1,57 @@
 /* hetsched — the flattened task graph: storage, CSR adjacency, topological
  * order (include/hetsched/graph.h). */
+#include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hetsched/graph.h"
+
+/* HETSCHED_MAX_TASKS into *tasks (HS_DEFAULT_MAX_TASKS when unset); 0 when
+ * it is not a whole number from 1 to HS_MAX_TASKS. */
+static int read_max_tasks(size_t *tasks)
+{
+    const char *s = getenv(HS_MAX_TASKS_ENV);
+    char *end;
+    unsigned long long v;
+    *tasks = HS_DEFAULT_MAX_TASKS;
+    if (!s)
+        return 1;
+    errno = 0;
+    v = strtoull(s, &end, 10);
+    if (!s[0] || s[0] == '-' || s[0] == '+' || *end || errno || v < 1 || v > HS_MAX_TASKS)
+        return 0;
+    *tasks = (size_t)v;
+    return 1;
+}
+
+static pthread_once_t limits_once = PTHREAD_ONCE_INIT;
+static size_t max_tasks = HS_DEFAULT_MAX_TASKS;
+
+static void limits_init(void)
+{
+    read_max_tasks(&max_tasks);
+}
+
+size_t hs_max_tasks(void)
+{
+    pthread_once(&limits_once, limits_init);
+    return max_tasks;
+}
+
+size_t hs_max_edges(void)
+{
+    return 4 * hs_max_tasks();
+}
+
+int hs_limits_check(hs_error *err)
+{
+    size_t tasks;
+    if (read_max_tasks(&tasks))
+        return HS_OK;
+    return hs_error_set(err, HS_EINPUT, "%s must be a whole number of tasks from 1 to %d, not "
+                        "'%.64s'", HS_MAX_TASKS_ENV, HS_MAX_TASKS, getenv(HS_MAX_TASKS_ENV));
+}
 
 int hs_graph_init(hs_graph *g, size_t ntasks, size_t nedges, int ndevices, hs_error *err)
 {

@@ -64,10 +64,12 @@
 #define MAX_NODES HS_MAX_NODES
 #define MAX_NETWORK (MAX_NODES * (MAX_NODES - 1)) /* every ordered pair of nodes */
 #define MAX_APPS 4096
+/* libcyaml's bounds of a sequence, which must be constants: the most that
+ * HETSCHED_MAX_TASKS may allow; the limits in force are checked as the
+ * kernels and edges are counted (over all applications, before instances,
+ * and after) */
 #define MAX_APP_KERNELS HS_MAX_TASKS
 #define MAX_APP_EDGES HS_MAX_EDGES
-#define MAX_FILE_KERNELS HS_MAX_TASKS /* over all applications, before instances */
-#define MAX_FILE_EDGES HS_MAX_EDGES
 #define MAX_PARAMS 64
 
 /* ------------------------------------------------------------ the schema */
@@ -1183,26 +1185,28 @@ static int build_apps(loader *L, const y_top *yt, hs_workload *w)
         file_edges += ya->edges_count;
         tasks += (size_t)instances * ya->kernels_count;
         edges += (size_t)instances * ya->edges_count;
-        if (file_kernels > MAX_FILE_KERNELS) {
+        if (file_kernels > hs_max_tasks()) {
             snprintf(path, sizeof path, "applications[%u].kernels", i);
-            return hs_error_at(L->err, HS_EINPUT, path, "more than %d kernels in the file (the "
-                               "loader's limit; use instances to repeat a graph)",
-                               MAX_FILE_KERNELS);
+            return hs_error_at(L->err, HS_EINPUT, path, "more than %zu kernels in the file (the "
+                               "loader's limit, which %s raises; use instances to repeat a "
+                               "graph)", hs_max_tasks(), HS_MAX_TASKS_ENV);
         }
-        if (file_edges > MAX_FILE_EDGES) {
+        if (file_edges > hs_max_edges()) {
             snprintf(path, sizeof path, "applications[%u].edges", i);
-            return hs_error_at(L->err, HS_EINPUT, path, "more than %d edges in the file (the "
-                               "loader's limit; use instances to repeat a graph)",
-                               MAX_FILE_EDGES);
+            return hs_error_at(L->err, HS_EINPUT, path, "more than %zu edges in the file (the "
+                               "loader's limit, which %s raises; use instances to repeat a "
+                               "graph)", hs_max_edges(), HS_MAX_TASKS_ENV);
         }
-        if (tasks > HS_MAX_TASKS)
+        if (tasks > hs_max_tasks())
             return hs_error_at(L->err, HS_EINPUT, path, "%d instances of %u kernels bring the "
-                               "workload to %zu tasks, more than the limit of %d",
-                               instances, ya->kernels_count, tasks, HS_MAX_TASKS);
-        if (edges > HS_MAX_EDGES)
+                               "workload to %zu tasks, more than the limit of %zu (%s raises "
+                               "it)", instances, ya->kernels_count, tasks, hs_max_tasks(),
+                               HS_MAX_TASKS_ENV);
+        if (edges > hs_max_edges())
             return hs_error_at(L->err, HS_EINPUT, path, "%d instances of %u edges bring the "
-                               "workload to %zu edges, more than the limit of %d",
-                               instances, ya->edges_count, edges, HS_MAX_EDGES);
+                               "workload to %zu edges, more than the limit of %zu (%s raises "
+                               "it)", instances, ya->edges_count, edges, hs_max_edges(),
+                               HS_MAX_TASKS_ENV);
         for (unsigned k = 0; k < ya->kernels_count; k++)
             if ((rc = build_kernel(L, &ya->kernels[k], NULL, NULL, w, a)) != 0)
                 return rc;
@@ -1615,13 +1619,14 @@ static int s_platform(stream *S)
 static int s_count(stream *S, int a, int is_edge)
 {
     size_t instances = (size_t)S->w->apps[a].instances;
-    if (is_edge ? ++S->file_edges > MAX_FILE_EDGES : ++S->file_kernels > MAX_FILE_KERNELS)
-        return s_fail(S, "more than %d %s in the file (the loader's limit; use instances to "
-                      "repeat a graph)", is_edge ? MAX_FILE_EDGES : MAX_FILE_KERNELS,
-                      is_edge ? "edges" : "kernels");
-    if (is_edge ? (S->edges += instances) > HS_MAX_EDGES : (S->tasks += instances) > HS_MAX_TASKS)
-        return s_fail(S, "the workload has more than %d %s, the limit",
-                      is_edge ? HS_MAX_EDGES : HS_MAX_TASKS, is_edge ? "edges" : "tasks");
+    size_t most = is_edge ? hs_max_edges() : hs_max_tasks();
+    if (is_edge ? ++S->file_edges > most : ++S->file_kernels > most)
+        return s_fail(S, "more than %zu %s in the file (the loader's limit, which %s raises; "
+                      "use instances to repeat a graph)", most, is_edge ? "edges" : "kernels",
+                      HS_MAX_TASKS_ENV);
+    if (is_edge ? (S->edges += instances) > most : (S->tasks += instances) > most)
+        return s_fail(S, "the workload has more than %zu %s, the limit (%s raises it)", most,
+                      is_edge ? "edges" : "tasks", HS_MAX_TASKS_ENV);
     return HS_OK;
 }
 

@@ -241,8 +241,9 @@ static int nomem(dot *d)
 static int read_nodes(dot *d)
 {
     size_t i = 0;
-    if ((size_t)agnnodes(d->g) > HS_MAX_TASKS)
-        return hs__set_fail(d->s, NULL, "more than %d nodes (the loader's limit)", HS_MAX_TASKS);
+    if ((size_t)agnnodes(d->g) > hs_max_tasks())
+        return hs__set_fail(d->s, NULL, "more than %zu nodes (the loader's limit, which %s "
+                            "raises)", hs_max_tasks(), HS_MAX_TASKS_ENV);
     if (agnnodes(d->g) == 0)
         return hs__set_fail(d->s, NULL, "the graph has no node");
     d->nnodes = (size_t)agnnodes(d->g);
@@ -555,8 +556,9 @@ static int read_edges(dot *d)
     size_t ne = (size_t)agnedges(d->g), n0 = 0, seq = 0;
     dedge *e0;
     int rc = HS_OK;
-    if (ne > HS_MAX_EDGES)
-        return hs__set_fail(d->s, NULL, "more than %d edges (the loader's limit)", HS_MAX_EDGES);
+    if (ne > hs_max_edges())
+        return hs__set_fail(d->s, NULL, "more than %zu edges (the loader's limit, which %s "
+                            "raises)", hs_max_edges(), HS_MAX_TASKS_ENV);
     if (!(d->edge_ix = hs__strmap_new(ne + 1)) ||
         !(d->edge_bytes = malloc((ne + 1) * sizeof *d->edge_bytes)))
         return nomem(d);

@@ -137,9 +137,10 @@ static int number(stg *g, const token *t, const char *item, const char *what, in
 
 static int add_edge(stg *g, size_t from, size_t to, double comm, const token *t)
 {
-    if (g->nedges == HS_MAX_EDGES) {
+    if (g->nedges == hs_max_edges()) {
         hs__where at = at_token(t, "");
-        return hs__set_fail(g->s, &at, "more than %d edges (the loader's limit)", HS_MAX_EDGES);
+        return hs__set_fail(g->s, &at, "more than %zu edges (the loader's limit, which %s "
+                            "raises)", hs_max_edges(), HS_MAX_TASKS_ENV);
     }
     if (g->nedges == g->cap) {
         size_t cap = g->cap ? 2 * g->cap : 64;
@@ -257,7 +258,7 @@ static int read_task(stg *g, size_t i)
         return hs__set_fail(g->s, &at, "expected task %zu: its number, processing time and "
                             "number of predecessors", i);
     }
-    if ((rc = number(g, &t[0], "", "a task number", 1, (double)HS_MAX_TASKS, &num)) != 0)
+    if ((rc = number(g, &t[0], "", "a task number", 1, (double)hs_max_tasks(), &num)) != 0)
         return rc;
     if (num != (double)i) {
         hs__where at = at_token(&t[0], "");
@@ -374,7 +375,7 @@ static int read_stg(hs__set *s)
         return hs__set_fail(s, &at, "expected the number of tasks alone on the first line, "
                             "not %zu numbers", l.ntok);
     }
-    if ((rc = number(&g, &t, "", "the number of tasks", 1, HS_MAX_TASKS - 2, &n)) != 0)
+    if ((rc = number(&g, &t, "", "the number of tasks", 1, (double)hs_max_tasks() - 2, &n)) != 0)
         return rc;
     g.ntasks = (size_t)n + 2;
     s->ctx = &g;

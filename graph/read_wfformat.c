@@ -277,10 +277,11 @@ static int add_edge(wf *g, size_t from, size_t to, size_t task, size_t pos, int 
     snprintf(key, sizeof key, "%zu>%zu", from, to);
     if (hs__strmap_get(g->edge_ix, key, &old))
         return HS_OK;
-    if (g->nedges == HS_MAX_EDGES) {
+    if (g->nedges == hs_max_edges()) {
         hs__where at = item(g, SPEC ".tasks[%zu].%s[%zu]", task, child ? "children" : "parents",
                             pos);
-        return hs__set_fail(g->s, &at, "more than %d edges (the loader's limit)", HS_MAX_EDGES);
+        return hs__set_fail(g->s, &at, "more than %zu edges (the loader's limit, which %s "
+                            "raises)", hs_max_edges(), HS_MAX_TASKS_ENV);
     }
     if (g->nedges == g->edgecap) {
         size_t cap = g->edgecap ? 2 * g->edgecap : 64;
@@ -519,10 +520,10 @@ static int read_wfformat(hs__set *s)
     if (rc != HS_OK)
         goto out;
     g.ntasks = json_array_size(g.tasks);
-    if (g.ntasks == 0 || g.ntasks > HS_MAX_TASKS) {
+    if (g.ntasks == 0 || g.ntasks > hs_max_tasks()) {
         hs__where at = item(&g, SPEC ".tasks");
-        rc = g.ntasks ? hs__set_fail(s, &at, "more than %d tasks (the loader's limit)",
-                                     HS_MAX_TASKS)
+        rc = g.ntasks ? hs__set_fail(s, &at, "more than %zu tasks (the loader's limit, which "
+                                     "%s raises)", hs_max_tasks(), HS_MAX_TASKS_ENV)
                       : hs__set_fail(s, &at, "no task");
         goto out;
     }

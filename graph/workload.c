@@ -1344,14 +1344,16 @@ int hs_workload_finalize(hs_workload *w, hs_error *err)
         ntasks += (size_t)w->apps[a].instances * (size_t)w->apps[a].nkernels;
         nedges += (size_t)w->apps[a].instances * (size_t)w->apps[a].nedges;
         snprintf(path, sizeof path, "applications[%d].instances", a);
-        if (ntasks > HS_MAX_TASKS)
+        if (ntasks > hs_max_tasks())
             return hs_error_at(err, HS_EINPUT, path, "%d instances of %d kernels bring the "
-                               "workload to %zu tasks, more than the limit of %d",
-                               w->apps[a].instances, w->apps[a].nkernels, ntasks, HS_MAX_TASKS);
-        if (nedges > HS_MAX_EDGES)
+                               "workload to %zu tasks, more than the limit of %zu (%s "
+                               "raises it)", w->apps[a].instances, w->apps[a].nkernels, ntasks,
+                               hs_max_tasks(), HS_MAX_TASKS_ENV);
+        if (nedges > hs_max_edges())
             return hs_error_at(err, HS_EINPUT, path, "%d instances of %d edges bring the "
-                               "workload to %zu edges, more than the limit of %d",
-                               w->apps[a].instances, w->apps[a].nedges, nedges, HS_MAX_EDGES);
+                               "workload to %zu edges, more than the limit of %zu (%s "
+                               "raises it)", w->apps[a].instances, w->apps[a].nedges, nedges,
+                               hs_max_edges(), HS_MAX_TASKS_ENV);
     }
     hs_platform_route(&w->platform);
     if ((rc = check_links(w, err)) != 0 || (rc = check_transfer_times(w, err)) != 0)

@@ -243,6 +243,24 @@ check "info over HETSCHED_YAML_MAX_MIB: why" "$tmp/err" \
 expect 2 "info bad HETSCHED_YAML_MAX_MIB" -- env HETSCHED_YAML_MAX_MIB=x "$H" info "$W"
 check "info bad HETSCHED_YAML_MAX_MIB: why" "$tmp/err" \
     "HETSCHED_YAML_MAX_MIB must be a whole number of MiB from 1 to 1048576, not 'x'"
+# the task limit, from the environment: lowered to 5, a 6-task graph is refused where it
+# is generated and where it is loaded (located); a bad value is refused before any command
+expect 0 "gen 5 tasks under HETSCHED_MAX_TASKS=5" -- env HETSCHED_MAX_TASKS=5 "$H" gen random \
+    --tasks 5 -o "$tmp/five.yaml"
+expect 2 "gen 6 tasks under HETSCHED_MAX_TASKS=5" -- env HETSCHED_MAX_TASKS=5 "$H" gen random \
+    --tasks 6
+check "gen over HETSCHED_MAX_TASKS: why" "$tmp/err" \
+    "tasks must be 1\.\.5 \(HETSCHED_MAX_TASKS raises the limit\), not 6"
+"$H" gen random --tasks 6 -o "$tmp/six.yaml"
+expect 2 "info over HETSCHED_MAX_TASKS" -- env HETSCHED_MAX_TASKS=5 "$H" info "$tmp/six.yaml"
+check "info over HETSCHED_MAX_TASKS: located" "$tmp/err" \
+    "six\.yaml:[0-9]+:[0-9]+: error: .*more than 5 kernels in the file \(the loader's limit, which HETSCHED_MAX_TASKS raises"
+expect 0 "info at HETSCHED_MAX_TASKS=6" -- env HETSCHED_MAX_TASKS=6 "$H" info "$tmp/six.yaml"
+for v in x 0 100000001 -3; do
+    expect 2 "bad HETSCHED_MAX_TASKS=$v" -- env HETSCHED_MAX_TASKS=$v "$H" info "$W"
+    check "bad HETSCHED_MAX_TASKS=$v: why" "$tmp/err" \
+        "HETSCHED_MAX_TASKS must be a whole number of tasks from 1 to 100000000, not '$v'"
+done
 expect 2 "extra argument" -- "$H" info "$W" extra
 # kernel types and params are checked at load, by every command, located
 for cmd in "map -a heft" compare optimal; do

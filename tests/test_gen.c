@@ -342,7 +342,7 @@ static void random_refusals(void **state)
     hs_gen_random_defaults(&o);
     o.tasks = 0;
     expect_error(hs_gen_random(w, &o, &err), &err, HS_EINPUT,
-                 "tasks must be 1..1000000, not 0");
+                 "tasks must be 1..1000000 (HETSCHED_MAX_TASKS raises the limit), not 0");
     hs_gen_random_defaults(&o);
     o.out_degree = 0;
     expect_error(hs_gen_random(w, &o, &err), &err, HS_EINPUT,
@@ -662,9 +662,10 @@ static void size_bounds(void **state)
     assert_int_equal(w->napps, 0);
 
     hs_gen_random_defaults(&r);
-    r.tasks = HS_MAX_TASKS + 1;
+    r.tasks = hs_max_tasks() + 1;
     expect_error(hs_gen_random(w, &r, &err), &err, HS_EINPUT,
-                 "tasks must be 1..1000000, not 1000001");
+                 "tasks must be 1..1000000 (HETSCHED_MAX_TASKS raises the limit), not "
+                 "1000001");
     r.tasks = 100000;
     r.out_degree = 41;
     expect_error(hs_gen_random(w, &r, &err), &err, HS_EINPUT,
@@ -687,7 +688,8 @@ static void size_bounds(void **state)
     assert_int_equal(hs_gen_benchmark(w, "pi", HS_GEN_SMALL, 1000, NULL, &err), 0);
     expect_error(hs_workload_finalize(w, &err), &err, HS_EINPUT,
                  "applications[0].instances: 1000 instances of 1001 kernels bring the workload "
-                 "to 1001000 tasks, more than the limit of 1000000");
+                 "to 1001000 tasks, more than the limit of 1000000 (HETSCHED_MAX_TASKS "
+                 "raises it)");
     hs_workload_free(w);
 }
 

@@ -275,7 +275,7 @@ static const struct bad_case {
     {"bad-too-many-tasks",
      "tests/cases/bad-too-many-tasks.yaml:11:16: error: applications[0].instances: 500001 "
      "instances of 2 kernels bring the workload to 1000002 tasks, more than the limit of "
-     "1000000"},
+     "1000000 (HETSCHED_MAX_TASKS raises it)"},
     {"bad-splittable",
      "tests/cases/bad-splittable.yaml:12:61: error: applications[0].kernels[0].splittable: "
      "expected true or false, not 'maybe'"},

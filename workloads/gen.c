@@ -315,9 +315,9 @@ static int link_means(const hs_platform *p, double *lat, double *per_byte)
 
 static int check_random(const hs_workload *w, const hs_gen_random_opts *o, hs_error *err)
 {
-    if (o->tasks < 1 || o->tasks > HS_MAX_TASKS)
-        return hs_error_set(err, HS_EINPUT, "tasks must be 1..%d, not %zu", HS_MAX_TASKS,
-                            o->tasks);
+    if (o->tasks < 1 || o->tasks > hs_max_tasks())
+        return hs_error_set(err, HS_EINPUT, "tasks must be 1..%zu (%s raises the limit), not "
+                            "%zu", hs_max_tasks(), HS_MAX_TASKS_ENV, o->tasks);
     if (!(o->alpha > 0) || !isfinite(o->alpha))
         return hs_error_set(err, HS_EINPUT, "alpha must be a finite number > 0, not %g",
                             o->alpha);
@@ -325,11 +325,11 @@ static int check_random(const hs_workload *w, const hs_gen_random_opts *o, hs_er
         return hs_error_set(err, HS_EINPUT, "out-degree must be 1..1000, not %d",
                             o->out_degree);
     /* refused before building: hs_gen_random refuses the edge beyond
-     * HS_MAX_EDGES too, but only after drawing the others */
-    if ((double)o->tasks * o->out_degree > HS_MAX_EDGES)
+     * hs_max_edges() too, but only after drawing the others */
+    if ((double)o->tasks * o->out_degree > (double)hs_max_edges())
         return hs_error_set(err, HS_EINPUT, "%zu tasks with out-degree %d make about %.0f edges, "
-                            "more than the %d a workload may have", o->tasks, o->out_degree,
-                            (double)o->tasks * o->out_degree, HS_MAX_EDGES);
+                            "more than the %zu a workload may have", o->tasks, o->out_degree,
+                            (double)o->tasks * o->out_degree, hs_max_edges());
     if (!(o->ccr >= 0) || !isfinite(o->ccr))
         return hs_error_set(err, HS_EINPUT, "ccr must be a finite number >= 0, not %g", o->ccr);
     if (!(o->beta >= 0 && o->beta < 2))
@@ -557,10 +557,10 @@ int hs_gen_random(hs_workload *w, const hs_gen_random_opts *o, hs_error *err)
                 if (o->ccr > 0)
                     bytes = fmax(1.0, floor(2.0 * mean_bytes * gsl_rng_uniform(r) + 0.5));
                 task_name(to, succ[j]);
-                if (w->apps[a].nedges == HS_MAX_EDGES) {
+                if ((size_t)w->apps[a].nedges == hs_max_edges()) {
                     rc = hs_error_set(err, HS_EINPUT, "%zu tasks with out-degree %d make more "
-                                      "than the %d edges a workload may have", v,
-                                      o->out_degree, HS_MAX_EDGES);
+                                      "than the %zu edges a workload may have", v,
+                                      o->out_degree, hs_max_edges());
                     goto out;
                 }
                 if ((rc = hs_app_add_edge(w, a, from, to, bytes, err)) < 0)
@@ -639,11 +639,12 @@ int hs_gen_forkjoin(hs_workload *w, const hs_gen_forkjoin_opts *o, hs_error *err
     gsl_rng *r;
     int a, rc;
     /* 1 + depth (width + 1) tasks, 2 depth width edges */
-    if (o->width < 1 || o->depth < 1 || 1 + (double)o->depth * (o->width + 1) > HS_MAX_TASKS ||
-        2 * (double)o->depth * o->width > HS_MAX_EDGES)
-        return hs_error_set(err, HS_EINPUT, "width and depth must be >= 1 and make at most %d "
-                            "tasks and %d edges, not %d and %d", HS_MAX_TASKS, HS_MAX_EDGES,
-                            o->width, o->depth);
+    if (o->width < 1 || o->depth < 1 ||
+        1 + (double)o->depth * (o->width + 1) > (double)hs_max_tasks() ||
+        2 * (double)o->depth * o->width > (double)hs_max_edges())
+        return hs_error_set(err, HS_EINPUT, "width and depth must be >= 1 and make at most %zu "
+                            "tasks and %zu edges, not %d and %d", hs_max_tasks(),
+                            hs_max_edges(), o->width, o->depth);
     if (!(o->cost_us > 0) || !isfinite(o->cost_us))
         return hs_error_set(err, HS_EINPUT, "cost must be a finite number > 0, not %g",
                             o->cost_us);
@@ -802,9 +803,9 @@ int hs_gen_cholesky(hs_workload *w, const hs_gen_cholesky_opts *o, hs_error *err
     int a, rc;
     /* refused before building: the kernels grow as tiles^3 */
     if (o->tiles < 1 || o->instances < 1 ||
-        hs_gen_cholesky_tasks(o->tiles) * o->instances > HS_MAX_TASKS)
+        hs_gen_cholesky_tasks(o->tiles) * o->instances > (double)hs_max_tasks())
         return hs_error_set(err, HS_EINPUT, "tiles and instances must be >= 1 and make at most "
-                            "%d tasks, not %d tiles (%.0f tasks) x %d instances", HS_MAX_TASKS,
+                            "%zu tasks, not %d tiles (%.0f tasks) x %d instances", hs_max_tasks(),
                             o->tiles, hs_gen_cholesky_tasks(o->tiles), o->instances);
     if (o->tile_size < 1 || o->tile_size > HS_GEN_MAX_TILE_SIZE)
         return hs_error_set(err, HS_EINPUT, "tile size must be 1..%d, not %d",

@@ -113,9 +113,9 @@ double hs_gen_kernel_cost_us(const hs_gen_rates *r, hs_device_kind kind, double 
  * name, rounded to 1 ns; bytes are whole numbers. */
 typedef struct hs_gen_random_opts {
     const char *name;       /* application name, default "random" */
-    size_t tasks;           /* 1 <= v <= HS_MAX_TASKS, default 100 */
+    size_t tasks;           /* 1 <= v <= hs_max_tasks(), default 100 */
     double alpha;           /* > 0, default 1 */
-    int out_degree;         /* 1..1000, tasks x out_degree <= HS_MAX_EDGES; default 3 */
+    int out_degree;         /* 1..1000, tasks x out_degree <= hs_max_edges(); default 3 */
     double ccr;             /* >= 0, default 1 */
     double beta;            /* 0 <= beta < 2, default 0.5 */
     double mean_cost_us;    /* w_dag > 0, default 100 */
@@ -160,7 +160,7 @@ void hs_gen_sweep_free(hs_gen_sweep *sw);
  * host, the last join writes `bytes` back. */
 typedef struct hs_gen_forkjoin_opts {
     const char *name;       /* default "fork-join" */
-    int width, depth;       /* >= 1, at most HS_MAX_TASKS tasks and HS_MAX_EDGES
+    int width, depth;       /* >= 1, at most hs_max_tasks() tasks and hs_max_edges()
                                edges; defaults 8 and 2 */
     double cost_us;         /* > 0, default 100 */
     double bytes;           /* >= 0, default 1e6 */
@@ -191,7 +191,7 @@ typedef struct hs_gen_cholesky_opts {
     int tiles;              /* T >= 1, default 4 */
     int tile_size;          /* 1 <= nb <= HS_GEN_MAX_TILE_SIZE, default 512 */
     int instances;          /* >= 1, default 1; instances x
-                               hs_gen_cholesky_tasks(T) <= HS_MAX_TASKS */
+                               hs_gen_cholesky_tasks(T) <= hs_max_tasks() */
     hs_gen_rates rates;     /* default hs_gen_rates_defaults */
 } hs_gen_cholesky_opts;
 

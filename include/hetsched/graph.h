@@ -46,8 +46,8 @@ extern "C" {
  * handles these: a cost or transfer of at most HS_MAX_US keeps the MILP's
  * big-M rows meaningful, and a makespan, which sums at most every task's
  * cost, input and output and every edge's transfer, stays below
- * (3 x HS_MAX_TASKS + HS_MAX_EDGES) x HS_MAX_US = 7e18 us, far from
- * overflowing. */
+ * (3 x HS_MAX_TASKS + HS_MAX_EDGES) x HS_MAX_US = 7e20 us, far from
+ * overflowing a double. */
 #define HS_MAX_US 1e12             /* a cost, a latency, a whole transfer (11.6 days) */
 #define HS_MAX_BYTES 1e15          /* an edge's, input's or output's bytes */
 #define HS_MAX_ITEMS 1e15          /* a splittable kernel's items */
@@ -58,8 +58,23 @@ extern "C" {
  * the links matrix, O(memories^2)), and nodes of a cluster. */
 #define HS_MAX_DEVICES 512
 #define HS_MAX_NODES 256
-#define HS_MAX_TASKS 1000000       /* tasks of the flattened graph */
-#define HS_MAX_EDGES 4000000       /* edges of the flattened graph */
+/* Tasks and edges of a flattened graph: hs_max_tasks() tasks and 4 edges a
+ * task at most.  By default 1000000 tasks, so that a small hostile file
+ * (instances) cannot take the machine's memory (about 1 KB a task); the
+ * environment variable HETSCHED_MAX_TASKS sets another limit, from 1 to
+ * HS_MAX_TASKS.  The limits are read once, at the first call; a value that
+ * is not a whole number in range counts as unset there, and
+ * hs_limits_check() refuses it (the command line does, before any
+ * command). */
+#define HS_MAX_TASKS 100000000     /* the most HETSCHED_MAX_TASKS may allow */
+#define HS_MAX_EDGES (4 * (size_t)HS_MAX_TASKS)
+#define HS_DEFAULT_MAX_TASKS 1000000
+#define HS_MAX_TASKS_ENV "HETSCHED_MAX_TASKS"
+size_t hs_max_tasks(void);
+size_t hs_max_edges(void); /* 4 x hs_max_tasks() */
+/* HS_OK, or HS_EINPUT when HETSCHED_MAX_TASKS is set and not a whole number
+ * from 1 to HS_MAX_TASKS (the message says so). */
+int hs_limits_check(hs_error *err);
 /* Bytes of a name (application, kernel, device, memory), valid UTF-8 without
  * control characters; 512 bytes hold 170 CJK characters. */
 #define HS_NAME_MAX 512

@@ -45,8 +45,9 @@
  * a YAML workload up to 1024 MiB (the environment variable
  * HETSCHED_YAML_MAX_MIB sets another cap, 1 to 1048576), a set's file up to
  * 64 MiB; 128 keys per mapping, 64 devices, 4096 applications, and
- * HS_MAX_TASKS tasks and HS_MAX_EDGES edges (in the file, and once instances
- * are expanded).
+ * hs_max_tasks() tasks and hs_max_edges() edges (in the file, and once
+ * instances are expanded; 1000000 and 4000000 unless HETSCHED_MAX_TASKS
+ * sets another, graph.h).
  *
  * A YAML file is read in one pass over its YAML events, straight into the
  * workload, when its fields come in the order the generators write them
