@@ -13,8 +13,8 @@
 #   --hetsched PATH  the binary (default: $HETSCHED, else build/cli/hetsched)
 #   --keep DIR       keep the files there (default: a temporary directory,
 #                    removed at the end)
-# Sizes past 1000000 raise HETSCHED_MAX_TASKS and HETSCHED_YAML_MAX_MIB
-# (unless set).  The runs are sequential; a step that fails prints its
+# Sizes past 1000000 raise HETSCHED_MAX_TASKS, HETSCHED_YAML_MAX_MIB and
+# HETSCHED_JSON_MAX_MIB (unless set).  The runs are sequential; a step that fails prints its
 # status and message in its row, and the script goes on to the next size.
 # Exit status 0 when every step succeeded, 1 when one did not, 2 on bad
 # usage.
@@ -75,13 +75,15 @@ printf '%-9s %-9s %8s %9s %10s %8s %10s\n' tasks step cpu_s wall rss_MiB B/task 
 base_rss=0
 step startup "" 1 "$bin" --version
 IFS=, read -ra sizes <<<"$tasks"
-# past a million tasks the loader's limits must be raised (README: Workloads): the
-# task limit to the largest size, the file size cap (235 MB a million tasks) to its most
+# past a million tasks the readers' limits must be raised (README: Workloads): the
+# task limit to the largest size, the caps of the workload (235 MB a million tasks)
+# and of the schedule (530 MB) to their most
 most=0
 for n in "${sizes[@]}"; do [ "$n" -gt "$most" ] 2>/dev/null && most=$n; done
 if [ "$most" -gt 1000000 ]; then
     export HETSCHED_MAX_TASKS=${HETSCHED_MAX_TASKS:-$most}
     export HETSCHED_YAML_MAX_MIB=${HETSCHED_YAML_MAX_MIB:-1048576}
+    export HETSCHED_JSON_MAX_MIB=${HETSCHED_JSON_MAX_MIB:-1048576}
 fi
 for n in "${sizes[@]}"; do
     w=$dir/random-$n.yaml s=$dir/heft-$n.json
