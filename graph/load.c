@@ -1166,7 +1166,7 @@ static int build_edge(loader *L, const y_edge *ye, hs_workload *w, int a)
 }
 
 /* Adds the applications, refusing before the builder allocates anything
- * when instances would expand the graph beyond HS_MAX_TASKS / HS_MAX_EDGES
+ * when instances would expand the graph beyond hs_max_tasks() / hs_max_edges()
  * (as finalize would, in the same words). */
 static int build_apps(loader *L, const y_top *yt, hs_workload *w)
 {
