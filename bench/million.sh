@@ -14,10 +14,10 @@
 #   --keep DIR       keep the files there (default: a temporary directory,
 #                    removed at the end)
 # Sizes past 1000000 raise HETSCHED_MAX_TASKS, HETSCHED_YAML_MAX_MIB and
-# HETSCHED_JSON_MAX_MIB (unless set).  The runs are sequential; a step that fails prints its
-# status and message in its row, and the script goes on to the next size.
-# Exit status 0 when every step succeeded, 1 when one did not, 2 on bad
-# usage.
+# HETSCHED_JSON_MAX_MIB (unless set).  The runs are sequential; a step that
+# fails prints its status and message in its row, and the script goes on to
+# the next size.  Exit status 0 when every step succeeded, 1 when one did
+# not, 2 on bad usage.
 set -uo pipefail
 
 tasks=10000,100000,1000000
