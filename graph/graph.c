@@ -6,23 +6,31 @@
 #include <string.h>
 
 #include "hetsched/graph.h"
+#include "graph/read.h"
+
+int hs__env_whole(const char *name, unsigned long long limit, unsigned long long *out)
+{
+    const char *s = getenv(name);
+    char *end;
+    unsigned long long v;
+    if (!s)
+        return 0;
+    errno = 0;
+    v = strtoull(s, &end, 10);
+    if (!s[0] || s[0] == '-' || s[0] == '+' || *end || errno || v < 1 || v > limit)
+        return -1;
+    *out = v;
+    return 1;
+}
 
 /* HETSCHED_MAX_TASKS into *tasks (HS_DEFAULT_MAX_TASKS when unset); 0 when
  * it is not a whole number from 1 to HS_MAX_TASKS. */
 static int read_max_tasks(size_t *tasks)
 {
-    const char *s = getenv(HS_MAX_TASKS_ENV);
-    char *end;
-    unsigned long long v;
-    *tasks = HS_DEFAULT_MAX_TASKS;
-    if (!s)
-        return 1;
-    errno = 0;
-    v = strtoull(s, &end, 10);
-    if (!s[0] || s[0] == '-' || s[0] == '+' || *end || errno || v < 1 || v > HS_MAX_TASKS)
-        return 0;
+    unsigned long long v = HS_DEFAULT_MAX_TASKS;
+    int set = hs__env_whole(HS_MAX_TASKS_ENV, HS_MAX_TASKS, &v);
     *tasks = (size_t)v;
-    return 1;
+    return set >= 0;
 }
 
 static pthread_once_t limits_once = PTHREAD_ONCE_INIT;

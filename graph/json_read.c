@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "graph/json_read.h"
+#include "graph/read.h"
 
 #define MAX_MIB_LIMIT 1048576ull /* what HETSCHED_JSON_MAX_MIB may ask: 1 TiB */
 
@@ -18,18 +19,11 @@ size_t hs__json_max_bytes(hs_error *err)
 
 size_t hs__json_max_bytes_or(unsigned long long default_mib, hs_error *err)
 {
-    const char *s = getenv(HS__JSON_MAX_ENV);
     unsigned long long mib = default_mib;
-    char *end;
-    if (s) {
-        errno = 0;
-        mib = strtoull(s, &end, 10);
-        if (!s[0] || s[0] == '-' || s[0] == '+' || *end || errno || mib < 1 ||
-            mib > MAX_MIB_LIMIT) {
-            hs_error_set(err, HS_EINPUT, "%s must be a whole number of MiB from 1 to %llu, not "
-                         "'%.64s'", HS__JSON_MAX_ENV, MAX_MIB_LIMIT, s);
-            return 0;
-        }
+    if (hs__env_whole(HS__JSON_MAX_ENV, MAX_MIB_LIMIT, &mib) < 0) {
+        hs_error_set(err, HS_EINPUT, "%s must be a whole number of MiB from 1 to %llu, not "
+                     "'%.64s'", HS__JSON_MAX_ENV, MAX_MIB_LIMIT, getenv(HS__JSON_MAX_ENV));
+        return 0;
     }
     return (size_t)(mib << 20);
 }

@@ -1806,17 +1806,11 @@ static int tree_load(loader *L, hs_workload **out)
 /* The size cap in bytes: HETSCHED_YAML_MAX_MIB, else DEFAULT_MAX_MIB. */
 static int max_bytes(hs_error *err, const char *name, size_t *out)
 {
-    const char *s = getenv(MAX_MIB_ENV);
-    char *end;
     unsigned long long mib = DEFAULT_MAX_MIB;
-    if (s) {
-        errno = 0;
-        mib = strtoull(s, &end, 10);
-        if (!s[0] || s[0] == '-' || s[0] == '+' || *end || errno || mib < 1 ||
-            mib > MAX_MIB_LIMIT)
-            return hs_error_set(err, HS_EINPUT, "%s: error: %s must be a whole number of MiB "
-                                "from 1 to %d, not '%.64s'", name, MAX_MIB_ENV, MAX_MIB_LIMIT, s);
-    }
+    if (hs__env_whole(MAX_MIB_ENV, MAX_MIB_LIMIT, &mib) < 0)
+        return hs_error_set(err, HS_EINPUT, "%s: error: %s must be a whole number of MiB from 1 "
+                            "to %d, not '%.64s'", name, MAX_MIB_ENV, MAX_MIB_LIMIT,
+                            getenv(MAX_MIB_ENV));
     *out = (size_t)(mib << 20);
     return HS_OK;
 }

@@ -96,6 +96,12 @@ int hs__set_failed(hs__set *s, int rc, const hs__where *at);
  * (strtod's form without hexadecimal, inf or nan, which no set means); 0
  * otherwise. */
 int hs__decimal(const char *text, double *out);
+
+/* The environment variable `name` as a whole number from 1 to `limit`: 0
+ * when it is not set, 1 with *out set when it is one, -1 when it is
+ * anything else (a sign, a space, nothing, too large); the caller's message
+ * quotes getenv(name).  The readers' caps and the task limit use it. */
+int hs__env_whole(const char *name, unsigned long long limit, unsigned long long *out);
 /* Copies at most `max` bytes of text[0..n) into buf (size bytes) for a
  * message: bytes that start no UTF-8 character become '?', "..." marks a
  * cut.  Returns buf. */
