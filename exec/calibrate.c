@@ -496,7 +496,7 @@ static int measure_parts(const hs_calib_options *o, hs_calib_result *r, const hs
     double speed[MAX_DEVICES], sum = 0.0;
     hs_perf_kernel pk;
     int measured = 0, rc = HS_OK;
-    if (!c->splittable || c->items < 2 || ndev > MAX_DEVICES)
+    if (!c->splittable || c->items < 2)
         return HS_OK;
     hs_perfmodel_conf_of(c, &pk);
     for (int d = 0; d < ndev; d++) {
