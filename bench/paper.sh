@@ -387,7 +387,11 @@ causes() {
         awk -v name="$name" '
             /measured makespan/ { m = $0; sub(/.*measured makespan /, "", m); m += 0 }
             /measured \/ predicted/ { r = $0; sub(/.*measured \/ predicted /, "", r); r += 0 }
-            / idle holding work / { p = $NF; gsub(/[()]/, "", p); idle = idle sprintf(", %s %s", $1, p) }
+            / idle holding work / {
+                p = $0; sub(/.*work [0-9.]+ us \(/, "", p); sub(/\).*/, "", p)
+                q = $NF
+                idle = idle sprintf(", %s %s (predicted %s)", $1, p, q)
+            }
             /^bytes moved per link/ { links = 1; kern = 0; next }
             /^kernel time, measured/ { kern = 1; next }
             kern && NF >= 7 && $3 ~ /^[0-9]+$/ {
@@ -413,7 +417,8 @@ causes_section() {
     [ -n "$lines" ] || return 0
     printf '\n## Runs more than 10%% off their prediction, from their logs\n\n'
     printf 'Idle holding work: time a device held a started task (its inputs on their way, its\n'
-    printf 'launch) while it ran none. Copied: bytes each link moved. Kernels: the kernel types whose\n'
+    printf 'launch) while it ran none, beside what the executor'"'"'s model predicts of it (the copies\n'
+    printf 'that the schedule itself waits for). Copied: bytes each link moved. Kernels: the kernel types whose\n'
     printf 'measured time departs from the model by more than 3%% of the makespan (xR: measured over\n'
     printf 'model, then the difference).\n\n%s\n' "$lines"
 }

@@ -51,6 +51,10 @@ const hs_cli_cmd hs_cmd_run = {
              "                        emu unlimited, cuda the GPU's free memory - 512M)\n"
              "  --json FILE           write the measured schedule as JSON ('-' for stdout)\n"
              "  --trace FILE          write it as a Chrome trace ('-' for stdout)\n"
+             "  --predicted-trace FILE  the predicted schedule as a Chrome trace ('-' for\n"
+             "                        stdout), to set beside the measured one: under the\n"
+             "                        executor model its workers' lanes show how long\n"
+             "                        each device holds a task before its kernel starts\n"
              "  --gantt FILE          draw it, FILE.png or FILE.svg\n"
              "  --seed N              seed of random, and of best's local search\n"
              "                        (default 0)\n"
@@ -119,15 +123,18 @@ const hs_cli_cmd hs_cmd_run = {
 /* Per-device busy time, task count and time idle while holding work, the
  * gap between tasks beside the platform's overhead, the kernels' measured
  * time beside the model's, then the links that moved bytes. */
-static int summarise(FILE *out, const hs_workload *w, const hs_run_result *r, hs_error *err)
+static int summarise(FILE *out, const hs_workload *w, const hs_run_result *r, int executor,
+                     hs_error *err)
 {
     const hs_platform *p = &w->platform;
     const hs_schedule *s = r->schedule;
-    hs_device_stats *st = calloc((size_t)p->ndevices + 1, sizeof *st);
+    hs_device_stats *st = calloc(2 * (size_t)p->ndevices + 1, sizeof *st), *pst;
     double ms = s->makespan_us > 0 ? s->makespan_us : 1;
+    double pms = r->predicted->makespan_us > 0 ? r->predicted->makespan_us : 1;
     int width = 6;
     size_t copies = 0;
-    if (!st || hs_schedule_device_stats(w, s, st, err) != HS_OK) {
+    if (!st || hs_schedule_device_stats(w, s, st, err) != HS_OK ||
+        hs_schedule_device_stats(w, r->predicted, pst = st + p->ndevices, err) != HS_OK) {
         free(st);
         return hs_error_set(err, HS_ENOMEM, "out of memory");
     }
@@ -136,11 +143,17 @@ static int summarise(FILE *out, const hs_workload *w, const hs_run_result *r, hs
     for (int d = 0; d < p->ndevices; d++)
         if ((int)strlen(p->devices[d].name) > width)
             width = (int)strlen(p->devices[d].name);
-    for (int d = 0; d < p->ndevices; d++)
+    for (int d = 0; d < p->ndevices; d++) {
         fprintf(out, "  %-*s %s  busy %12.3f us  %5.1f%%  %zu tasks; idle holding work %.3f us "
-                "(%.1f%%)\n", width, p->devices[d].name, hs_device_kind_name(p->devices[d].kind),
+                "(%.1f%%)", width, p->devices[d].name, hs_device_kind_name(p->devices[d].kind),
                 st[d].busy_us, 100.0 * st[d].busy_us / ms, st[d].tasks, st[d].held_idle_us,
                 100.0 * st[d].held_idle_us / ms);
+        /* the executor's model holds tasks as the run does: what of that
+         * idle time the schedule itself causes (copies it waits for) */
+        if (executor)
+            fprintf(out, ", predicted %.1f%%", 100.0 * pst[d].held_idle_us / pms);
+        fprintf(out, "\n");
+    }
     free(st);
     fprintf(out, "overhead per task, measured (from when a task could start to its start) "
             "beside the platform's overhead_us:\n");
@@ -222,7 +235,8 @@ static int run_main(int argc, char **argv)
 {
     enum { OPT_JSON = 256, OPT_GANTT, OPT_TRACE, OPT_SEED, OPT_THR, OPT_MODEL, OPT_BACKEND,
            OPT_DEVICES, OPT_DEVMEM, OPT_SPLIT, OPT_SPLIT_OPTION, OPT_CHECK, OPT_PREDICT,
-           OPT_UPDATE_MODEL, OPT_FAIL, OPT_SPLIT_MODE, OPT_THROTTLE, OPT_SCHEDULE };
+           OPT_UPDATE_MODEL, OPT_FAIL, OPT_SPLIT_MODE, OPT_THROTTLE, OPT_SCHEDULE,
+           OPT_PREDICTED_TRACE };
     static const char *const check_modes[] = {"sample", "full", "none"};
     static const struct option longopts[] = {
         {"algorithm", required_argument, NULL, 'a'},
@@ -230,6 +244,7 @@ static int run_main(int argc, char **argv)
         {"json", required_argument, NULL, OPT_JSON},
         {"gantt", required_argument, NULL, OPT_GANTT},
         {"trace", required_argument, NULL, OPT_TRACE},
+        {"predicted-trace", required_argument, NULL, OPT_PREDICTED_TRACE},
         {"seed", required_argument, NULL, OPT_SEED},
         {"thr", required_argument, NULL, OPT_THR},
         {"model", required_argument, NULL, OPT_MODEL},
@@ -248,7 +263,7 @@ static int run_main(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     hs_cli_source src = {.cmd = &hs_cmd_run};
-    const char *algo = NULL, *model_path = NULL, *update_path = NULL;
+    const char *algo = NULL, *model_path = NULL, *update_path = NULL, *predicted_trace = NULL;
     hs_cli_outputs out = {0};
     hs_perfmodel *model = NULL, *update = NULL;
     hs_run_options ro = {0};
@@ -298,6 +313,7 @@ static int run_main(int argc, char **argv)
         case OPT_JSON: out.json = optarg; break;
         case OPT_GANTT: out.gantt = optarg; break;
         case OPT_TRACE: out.trace = optarg; break;
+        case OPT_PREDICTED_TRACE: predicted_trace = optarg; break;
         case OPT_MODEL: model_path = optarg; break;
         case OPT_UPDATE_MODEL: update_path = optarg; break;
         case OPT_DEVICES: ro.devices = optarg; break;
@@ -402,7 +418,8 @@ static int run_main(int argc, char **argv)
         status = hs_cli_usage_error(&hs_cmd_run, "no policy: give -a ALGO or --schedule FILE");
         goto out;
     }
-    if ((status = hs_cli_outputs_check(&hs_cmd_run, &out, NULL, NULL)) != 0)
+    if ((status = hs_cli_outputs_check(&hs_cmd_run, &out, "--predicted-trace",
+                                       predicted_trace)) != 0)
         goto out;
     if (algo && !hs_policy_find(algo)) {
         fprintf(stderr, "hetsched run: unknown policy '%s' (see hetsched map -a help)\n", algo);
@@ -454,8 +471,11 @@ static int run_main(int argc, char **argv)
     }
     if (rc == HS_OK)
         rc = hs_cli_write_outputs(w, res.schedule, &out, &err);
+    if (rc == HS_OK && predicted_trace)
+        rc = hs_trace_write(w, res.predicted, predicted_trace, &err);
     if (rc == HS_OK) {
-        FILE *o = hs_cli_outputs_use_stdout(&out) ? stderr : stdout;
+        FILE *o = hs_cli_outputs_use_stdout(&out) ||
+                          (predicted_trace && strcmp(predicted_trace, "-") == 0) ? stderr : stdout;
         const hs_schedule *s = res.schedule, *pred = res.predicted;
         fprintf(o, "%s %s on %s, backend %s: measured makespan %.3f us\n",
                 algo ? "policy" : "schedule", algo ? algo : ro.schedule, argv[optind],
@@ -478,7 +498,7 @@ static int run_main(int argc, char **argv)
             fprintf(o, "note: %d threads compute or drive on %d processors (each cpu "
                     "device's cores, a worker per GPU, the engine): kernels may run slower "
                     "than calibrated\n", res.threads, res.processors);
-        rc = summarise(o, w, &res, &err);
+        rc = summarise(o, w, &res, ro.predict == HS_PREDICT_EXECUTOR, &err);
         if (res.evictions || res.prefetched)
             fprintf(o, "prefetched %zu input copies; evicted %zu replicas (%zu written back "
                     "to host first)\n", res.prefetched, res.evictions, res.writebacks);

@@ -434,8 +434,8 @@ static int copy_device(const hs_engine *e, long p, int m)
 }
 
 /* The executor's model's copies become the schedule's transfers (task
- * indices to placements, memories to devices); its makespan is the end of
- * the last task or copy. */
+ * indices to placements, memories to devices), its held activities refer
+ * to placements; its makespan is the end of the last task or copy. */
 static int executor_schedule(hs_engine *e, hs_error *err)
 {
     hs_schedule *s = e->s;
@@ -449,6 +449,8 @@ static int executor_schedule(hs_engine *e, hs_error *err)
     for (size_t i = 0; i < s->nplacements; i++)
         if (s->placements[i].end_us > makespan)
             makespan = s->placements[i].end_us;
+    for (size_t i = 0; i < s->nactivities; i++) /* held: task indices until now */
+        s->activities[i].placement = e->placement_of[s->activities[i].placement];
     for (size_t k = 0; k < e->ncopies; k++) {
         hs_transfer t = e->copies[k];
         int from = t.from_device, to = t.to_device;
@@ -482,6 +484,15 @@ static int start(hs_engine *e, size_t t, int d, hs_error *err)
     begin = ready > e->now ? ready : e->now;
     if (e->held[d] > 0 && e->run_end[d] > begin)
         begin = e->run_end[d];
+    /* the executor's model holds t from now to its kernel's start, as a
+     * real run's "held" event does (exec/data.h, HS_EV_HELD): the same
+     * idle time while holding work is then predicted and measured */
+    if (e->exec_depth && begin > e->now &&
+        hs_schedule_add_activity(e->s, &(hs_activity){.device = d, .what = "held",
+                                                       .placement = (long)t,
+                                                       .start_us = e->now, .end_us = begin},
+                                 err) < 0)
+        return HS_ENOMEM;
     e->state[t] = T_RUNNING;
     e->device[t] = d;
     e->fifo[(size_t)d * HS_BACKEND_MAX_DEPTH +

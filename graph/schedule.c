@@ -158,7 +158,7 @@ int hs_schedule_device_stats(const hs_workload *w, const hs_schedule *s, hs_devi
         st[s->placements[i].device].busy_us += s->placements[i].end_us - s->placements[i].start_us;
         st[s->placements[i].device].tasks++;
     }
-    if (!s->nactivities) /* a simulated schedule: nothing held */
+    if (!s->nactivities) /* nothing held (the delay model's schedules) */
         return HS_OK;
     p = malloc((s->nplacements + 1) * sizeof *p);
     h = malloc((s->nactivities + 1) * sizeof *h);

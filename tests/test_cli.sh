@@ -704,6 +704,20 @@ check "run buffers" "$tmp/out" '^buffers: [0-9]+ reused, [0-9]+ made during the 
 check "run outputs" "$tmp/out" '^outputs: [0-9]+ results, [0-9]+ bytes, digest [0-9a-f]{16}$'
 check "run tables: gaps" "$tmp/out" '^  gpu0 +[0-9.]+ us +0\.000 us$'
 check "run tables: kernels" "$tmp/out" '^  cost-only +cpu0 +[0-9]+ tasks? +[0-9.]+ us +[0-9.]+ us  x[0-9.]+$'
+check "run tables: idle holding work, measured and predicted" "$tmp/out" \
+    '^  gpu0 +gpu +busy .* tasks; idle holding work [0-9.]+ us \([0-9.]+%\), predicted [0-9.]+%$'
+# the predicted schedule's trace: the executor's model, its devices holding
+# tasks (heft gives gpu0 the chains' scale kernels, held while va's results
+# come)
+expect 0 "run --predicted-trace" -- "$H" run -a heft "$RW" --backend emu --predicted-trace "$tmp/pred.json"
+check "run --predicted-trace: the executor's model" "$tmp/pred.json" '"name":"hetsched heft, executor"'
+check "run --predicted-trace: held tasks" "$tmp/pred.json" '"name":"held chain#0/scale","cat":"held"'
+expect 2 "run --predicted-trace and --json on stdout" -- "$H" run -a heft "$RW" --json - \
+    --predicted-trace -
+check "run --predicted-trace and --json on stdout: why" "$tmp/err" \
+    '--json and --predicted-trace both go to standard output'
+expect 0 "run --predict delay: no predicted idle time" -- "$H" run -a heft "$RW" --backend emu --predict delay
+check "run --predict delay: no predicted idle time" "$tmp/out" '^  gpu0 +gpu +busy .* tasks; idle holding work [0-9.]+ us \([0-9.]+%\)$'
 # the outputs' digest: the same bytes whatever the mapping, when every
 # device computes with one thread (cores: 1; an emulated gpu does)
 expect 0 "gen cholesky for the digest" -- "$H" gen cholesky --tiles 3 --tile-size 32 --cores 1 \

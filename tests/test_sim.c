@@ -759,7 +759,9 @@ static void cpu_only_needs_a_cpu(void **state)
  *   executor's model, gpu0 holding 2: both start at 0, their inputs queue
  *     on host -> gpu0 (0..110, 110..220); a runs 110..210, b 220..320; the
  *     outputs queue on gpu0 -> host (210..320, 320..430): makespan 430,
- *     and those four copies are the schedule's transfers. */
+ *     and those four copies are the schedule's transfers; gpu0 held a from
+ *     0 to 110 and b from 0 to 220, idle while holding them 0..110 and
+ *     210..220: 120 us (the delay model holds nothing). */
 static void executor_model(void **state)
 {
     hs_workload *w = hs_workload_new();
@@ -768,6 +770,7 @@ static void executor_model(void **state)
     const int depth[] = {2, 2};
     hs_map_options opt = {.executor_depth = depth};
     static const double copies[][2] = {{0, 110}, {110, 220}, {210, 320}, {320, 430}};
+    hs_device_stats st[2];
     int a;
     (void)state;
     a = cpu_gpu_app(w);
@@ -797,6 +800,19 @@ static void executor_model(void **state)
         assert_int_equal(k < 2 ? t->from_device : t->to_device, HS_HOST_DEVICE);
         assert_int_equal(s->placements[k < 2 ? t->to_placement : t->from_placement].task, k % 2);
     }
+    assert_int_equal(s->nactivities, 2);
+    for (size_t k = 0; k < 2; k++) {
+        const hs_activity *h = &s->activities[k];
+        assert_string_equal(h->what, "held");
+        assert_int_equal(h->device, 1);
+        assert_int_equal(s->placements[h->placement].task, k);
+        assert_float_equal(h->start_us, 0, EPS);
+        assert_float_equal(h->end_us, k ? 220 : 110, EPS);
+    }
+    assert_int_equal(hs_schedule_device_stats(w, s, st, &err), 0);
+    assert_float_equal(st[0].held_idle_us, 0, EPS);
+    assert_float_equal(st[1].held_idle_us, 120, EPS);
+    assert_float_equal(st[1].busy_us, 200, EPS);
     hs_schedule_free(s);
     hs_workload_free(w);
 }

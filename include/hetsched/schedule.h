@@ -49,9 +49,11 @@ typedef struct hs_transfer {
 } hs_transfer;
 
 /* What a real run's workers did besides the kernels its placements span:
- * waiting for copies, making buffers, evicting, sleeping a cost-only
- * task's cost, checking after the run.  Only a run's measured schedule has
- * them; the trace draws them, the JSON leaves them out. */
+ * holding a task until its kernel starts, waiting for copies, making
+ * buffers, evicting, sleeping a cost-only task's cost, checking after the
+ * run.  A run's measured schedule has them, and the executor's model
+ * (hs_map_options.executor_depth) the "held" ones; the trace draws them,
+ * the JSON leaves them out. */
 typedef struct hs_activity {
     int device;          /* whose worker; HS_HOST_DEVICE: no device's (checks) */
     const char *what;    /* "wait", "alloc", ... (a static string) */
@@ -86,8 +88,9 @@ long hs_schedule_add_activity(hs_schedule *s, const hs_activity *a, hs_error *er
 typedef struct hs_device_stats {
     double busy_us;        /* the sum of its placements' spans */
     size_t tasks;          /* its placements */
-    double held_idle_us;   /* a measured run's: time it held a task (its "held"
-                              activities) while running none */
+    double held_idle_us;   /* time it held a task (its "held" activities: a
+                              measured run's, the executor's model's) while
+                              running none */
 } hs_device_stats;
 
 /* Fills st[0 .. ndevices) for s.  HS_ENOMEM. */
