@@ -41,7 +41,8 @@
 #   --run-opts "OPTS"   more options for every `hetsched run` (e.g. --devices)
 #   --hetsched PATH     the binary (default: $HETSCHED, else build/cli/hetsched)
 #   --keep DIR          keep every run's output there, with its measured
-#                       schedule (C-P-R.json) and trace (C-P-R.trace.json)
+#                       schedule (C-P-R.json) and trace (C-P-R.trace.json),
+#                       and its prediction's trace (C-P-R.predicted.trace.json)
 #                       (default: a temporary directory, removed at the end)
 # Exit status 0 when every run succeeded (a kernel whose check fails fails
 # its run; run checks a sample of the kernels, after the run), 1 when one
@@ -187,6 +188,7 @@ for c in ${comps//,/ }; do
             # with --keep, each run's measured schedule and trace too
             "$hetsched" run -a "$p" ${backend:+--backend "$backend"} ${model:+--model "$model"} \
                 ${keep:+--json "$dir/$c-$p-$r.json" --trace "$dir/$c-$p-$r.trace.json"} \
+                ${keep:+--predicted-trace "$dir/$c-$p-$r.predicted.trace.json"} \
                 ${extra[@]+"${extra[@]}"} "$w" >"$log" 2>&1
             echo "exit $?" >>"$log"
         done

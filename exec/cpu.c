@@ -268,15 +268,19 @@ static int pending(const real *rb)
     return 0;
 }
 
-/* Runs one engine step (the caller holds `stepping`); the step that ends
- * the run keeps its result and wakes the thread waiting in drive. */
-static void run_step(real *rb)
+/* Runs one engine step (the caller holds `stepping`) on device d's worker,
+ * or on the engine's own thread (d -1), and records it (HS_EV_STEP); the
+ * step that ends the run keeps its result and wakes the thread waiting in
+ * drive. */
+static void run_step(real *rb, int d)
 {
     hs_error err;
+    double start = hs__data_now(rb->dm);
     int rc;
     err.code = 0;
     err.msg[0] = err.path[0] = '\0';
     rc = rb->step(rb->ctx, &err);
+    hs__data_log(rb->dm, d, HS_EV_STEP, -1, start, hs__data_now(rb->dm));
     if (rc == 0)
         return;
     rb->result = rc < 0 ? rc : 0;
@@ -290,13 +294,13 @@ static void run_step(real *rb)
  * `stepping` and runs a step, unless another thread holds it: that one
  * looks for posted completions again after it lets go (both sides are
  * sequentially consistent), so none is left behind. */
-static void combine(real *rb)
+static void combine(real *rb, int d)
 {
     while (!atomic_load(&rb->finished) && pending(rb)) {
         if (atomic_exchange(&rb->stepping, 1))
             return;
         if (!atomic_load(&rb->finished))
-            run_step(rb);
+            run_step(rb, d);
         atomic_store(&rb->stepping, 0);
     }
 }
@@ -325,6 +329,7 @@ static void launch(worker *wk, size_t head, size_t tail, hs__launch *l)
     real *rb = wk->rb;
     const size_t *span = wk->span[head % RING];
     int enqueues = hs__data_enqueues(rb->dm, wk->device), rc;
+    double start = hs__data_now(rb->dm);
     if (!enqueues)
         prefetch_next(wk, head, tail);
     rc = span[2] ? hs__data_launch_chunk(rb->dm, wk->task[head % RING], wk->device, span[0],
@@ -333,8 +338,10 @@ static void launch(worker *wk, size_t head, size_t tail, hs__launch *l)
                                    wk->issued[head % RING], l);
     if (rc != 0)
         fail(rb, &l->err);
-    if (enqueues)
+    if (enqueues) {
         prefetch_next(wk, head, tail);
+        hs__data_log(rb->dm, wk->device, HS_EV_LAUNCH, (long)l->t, start, hs__data_now(rb->dm));
+    }
 }
 
 /* Whether the device fails at the task it is about to take, its
@@ -390,8 +397,12 @@ static void *work(void *arg)
             c.chunk = wk->span[head++ % RING][2] != 0;
             c.failed = 1;
         } else {
+            double start = hs__data_now(rb->dm);
             if (hs__data_complete(rb->dm, &fl[first]) != 0)
                 fail(rb, &fl[first].err);
+            if (ahead > 1)
+                hs__data_log(rb->dm, wk->device, HS_EV_COMPLETE, (long)fl[first].t, start,
+                             hs__data_now(rb->dm));
             c.task = fl[first].t;
             c.chunk = fl[first].chunk;
             c.begin = fl[first].begin;
@@ -408,7 +419,7 @@ static void *work(void *arg)
          * step and this loop then share the host's time per task (about
          * 13 us together on an H100 host, against a 7 us pi kernel) */
         if (rb->step && (nfl == 0 || ahead == 1))
-            combine(rb);
+            combine(rb, wk->device);
         else
             wake(&rb->park);
     }
@@ -669,14 +680,14 @@ int hs__real_drive(hs_backend *b, int (*step)(void *ctx, hs_error *err), void *c
         (rc = hs__data_start(rb->dm, &rb->t0, err)) != 0)
         return rc;
     atomic_store(&rb->stepping, 1);
-    run_step(rb);
+    run_step(rb, -1);
     atomic_store(&rb->stepping, 0);
-    combine(rb);
+    combine(rb, -1);
     for (;;) {
         await(&rb->park, finished_or_pending, rb);
         if (atomic_load(&rb->finished))
             break;
-        combine(rb);
+        combine(rb, -1);
     }
     if (rb->result < 0 && err)
         *err = rb->serr;

@@ -119,7 +119,8 @@ struct hs__data {
     pthread_mutex_t mu;             /* replicas, pins, usage, counters, copies */
     pthread_mutex_t group_mu;       /* the parts' fields of dtask */
     pthread_cond_t group_cv;        /* a group's host buffers are ready */
-    evlog *logs;                    /* [ndevices + 1]: the last is the checker's (mu) */
+    evlog *logs;                    /* [ndevices + 2]: each worker's, the checker's (mu),
+                                       the engine thread's steps */
     copies cp;
     /* checks */
     hs_check_mode check;
@@ -170,8 +171,8 @@ const char *hs_run_copy_kind_name(int kind)
 
 const char *hs_run_event_kind_name(int kind)
 {
-    static const char *const names[] = {"kernel", "wait", "alloc", "sleep", "evict", "check",
-                                        "held"};
+    static const char *const names[] = {"kernel", "wait",   "alloc",    "sleep", "evict",
+                                        "check",  "held",   "launch", "complete", "step"};
     return kind >= 0 && kind < (int)(sizeof names / sizeof names[0]) ? names[kind] : "event";
 }
 
@@ -788,7 +789,7 @@ int hs__data_new(const hs_workload *w, const hs_graph *g, hs__real_mode mode,
     dm->used = calloc(nm, sizeof *dm->used);
     dm->host_side = calloc(nm, 1);
     dm->threads = calloc(nd ? nd : 1, sizeof *dm->threads);
-    dm->logs = calloc(nd + 1, sizeof *dm->logs);
+    dm->logs = calloc(nd + 2, sizeof *dm->logs);
     dm->held = calloc(n, sizeof *dm->held);
     dm->range = calloc(2 * (rg->ntasks ? rg->ntasks : 1), sizeof *dm->range);
     dm->r.nmemories = dm->nmem;
@@ -869,7 +870,7 @@ static double now_us(const hs__data *dm)
 static void log_event(hs__data *dm, int d, int kind, long task, double start, double end,
                       double bytes)
 {
-    evlog *l = &dm->logs[d >= 0 ? d : dm->w->platform.ndevices];
+    evlog *l = &dm->logs[d >= 0 ? d : dm->w->platform.ndevices + (kind == HS_EV_STEP)];
     if (l->n == l->cap) {
         size_t cap = l->cap ? 2 * l->cap : 256;
         hs_run_event *ne = realloc(l->ev, cap * sizeof *ne);
@@ -887,6 +888,16 @@ static void log_event(hs__data *dm, int d, int kind, long task, double start, do
         l->ev[l->n].task = task; /* evictions and checks name whole tasks */
     }
     l->n++;
+}
+
+double hs__data_now(const hs__data *dm)
+{
+    return now_us(dm);
+}
+
+void hs__data_log(hs__data *dm, int d, int kind, long t, double start_us, double end_us)
+{
+    log_event(dm, d, kind, t, start_us, end_us, 0);
 }
 
 /* A new copy record (dm->mu held), counted on its link unless it is a
@@ -2231,7 +2242,7 @@ static size_t take_log(const evlog *l, hs_run_event *out)
 
 int hs__data_report(hs__data *dm, hs_run_report *r, hs_error *err)
 {
-    size_t n = 0, k = 0, nev = 0, nlogs = (size_t)dm->w->platform.ndevices + 1;
+    size_t n = 0, k = 0, nev = 0, nlogs = (size_t)dm->w->platform.ndevices + 2;
     int rc = dm->ops->flush(dm->mctx, err);
     if (rc != HS_OK)
         return rc;
@@ -2310,7 +2321,7 @@ void hs__data_free(hs__data *dm)
         hs__pool_free(dm->pool[m]);
     if (dm->ops)
         dm->ops->fini(dm->mctx);
-    for (size_t l = 0; dm->logs && l <= (size_t)dm->w->platform.ndevices; l++)
+    for (size_t l = 0; dm->logs && l <= (size_t)dm->w->platform.ndevices + 1; l++)
         free(dm->logs[l].ev);
     for (size_t b = 0; b < dm->cp.nblocks; b++)
         free(dm->cp.blocks[b]);

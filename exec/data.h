@@ -165,6 +165,14 @@ typedef enum hs_run_event_kind {
     HS_EV_EVICT,           /* an eviction (with its write-back, if any) */
     HS_EV_CHECK,           /* a check, after the run (or during it: full, over budget) */
     HS_EV_HELD,            /* from the engine handing a task to a device to its kernel's start */
+    /* a worker's host time for its device's enqueued kernels (a GPU's; an
+     * emulated gpu's launch holds its kernel's run) and for the engine: */
+    HS_EV_LAUNCH,          /* enqueuing a task: buffers, input copies, the kernel,
+                              the next task's prefetch */
+    HS_EV_COMPLETE,        /* waiting for an enqueued kernel's end, storing its result */
+    HS_EV_STEP,            /* running the engine's step (completions booked, the
+                              policy told, tasks started); device -1: the engine's
+                              own thread */
 } hs_run_event_kind;
 
 /* Name of an hs_run_copy_kind or hs_run_event_kind ("fetch", "kernel"). */
@@ -377,5 +385,13 @@ extern void (*hs__data_test_hook)(const hs_kconf *c, void *const *bufs);
 
 /* µs on the monotonic clock since t0. */
 double hs__since_us(const struct timespec *t0);
+
+/* µs on the run's clock (0 before hs__data_start). */
+double hs__data_now(const hs__data *dm);
+/* Records what a thread of the backend did besides its tasks' kernels:
+ * HS_EV_LAUNCH, HS_EV_COMPLETE (task t) or HS_EV_STEP (t -1) by device d's
+ * worker, or HS_EV_STEP by the engine's own thread (d -1).  Each thread
+ * has its own log: no lock. */
+void hs__data_log(hs__data *dm, int d, int kind, long t, double start_us, double end_us);
 
 #endif

@@ -7,9 +7,11 @@
  * part.  A device runs one task at a time, so its placements never overlap
  * (in a valid schedule); transfers on one link may (the delay model has no
  * contention), so each link gets as many threads ("tracks") as it has
- * transfers in flight at once.  A real run's activities (waits, buffers
- * made, evictions, checks) get a worker thread per device, and the checks,
- * which run in parallel, as many as they need.
+ * transfers in flight at once.  A real run's activities (tasks held,
+ * waits, buffers made, evictions, a GPU worker's launches and completions,
+ * the engine's steps) get a worker thread per device; the steps of the
+ * engine's own thread and the checks, which run in parallel, one more, as
+ * many tracks as each lane needs.
  *
  * Dependencies are flow events: for each edge u -> v of the graph and each
  * placement of u and of v (parts of a split task each), an "s" event in the
@@ -139,7 +141,8 @@ static int transfer_tracks(const hs_workload *w, const hs_schedule *s, const int
 }
 
 /* The activities' tracks: lane d for device d's worker, lane ndevices for
- * the checks, after every other thread (first_tid). */
+ * the engine's own thread and the checks, after every other thread
+ * (first_tid). */
 static int activity_tracks(const hs_workload *w, const hs_schedule *s, int first_tid, tracks *k)
 {
     size_t n = s->nactivities;
@@ -231,7 +234,7 @@ static int metadata(json_t *arr, const hs_workload *w, const hs_schedule *s,
         if (d < pl->ndevices)
             hs__label(name, sizeof name, "%s worker", pl->devices[d].name);
         else
-            hs__label(name, sizeof name, "checks");
+            hs__label(name, sizeof name, "engine and checks");
         if (name_tracks(arr, ka, d, name) != 0)
             return -1;
     }

@@ -909,6 +909,70 @@ static void checks_after_the_run(void **state)
     hs_workload_free(w);
 }
 
+/* The host time of the backend's threads is recorded: on an emulated gpu
+ * (whose kernels are enqueued) one launch and one completion per kernel,
+ * the launch holding the kernel's run (emu runs it there) and the
+ * completion ending after it; none on a cpu device, which runs its tasks
+ * in the launch; and the engine's steps, on a worker or on the engine's own
+ * thread (device -1), one at a time. */
+static void workers_record_host_time(void **state)
+{
+    hs_workload *w = mixed(PF_CPU_GPU2);
+    hs_schedule *s;
+    hs_run_report r;
+    hs_error err = {0};
+    size_t kernels[3] = {0}, launches[3] = {0}, completes[3] = {0}, nsteps = 0;
+    double *steps;
+    (void)state;
+    assert_int_equal(run_checked(w, "heft", &hs_backend_emu, HS_CHECK_NONE, 0, &s, &r, &err),
+                     0);
+    assert_int_equal(w->platform.ndevices, 3);
+    steps = malloc(2 * r.nevents * sizeof *steps);
+    assert_non_null(steps);
+    for (size_t i = 0; i < r.nevents; i++) {
+        const hs_run_event *e = &r.events[i];
+        assert_true(e->start_us <= e->end_us);
+        if (e->kind == HS_EV_STEP) {
+            assert_int_equal(e->task, -1);
+            assert_true(e->device >= -1 && e->device < 3);
+            steps[2 * nsteps] = e->start_us;
+            steps[2 * nsteps++ + 1] = e->end_us;
+        }
+        if (e->kind != HS_EV_KERNEL && e->kind != HS_EV_LAUNCH && e->kind != HS_EV_COMPLETE)
+            continue;
+        assert_true(e->device >= 0 && e->device < 3);
+        (e->kind == HS_EV_KERNEL ? kernels : e->kind == HS_EV_LAUNCH ? launches
+                                                                      : completes)[e->device]++;
+        if (e->kind == HS_EV_KERNEL || w->platform.devices[e->device].kind != HS_DEVICE_GPU)
+            continue;
+        for (size_t j = 0; j < r.nevents; j++) { /* its task's kernel */
+            const hs_run_event *k = &r.events[j];
+            if (k->kind != HS_EV_KERNEL || k->task != e->task || k->device != e->device)
+                continue;
+            if (e->kind == HS_EV_LAUNCH)
+                assert_true(e->start_us <= k->start_us && k->end_us <= e->end_us);
+            else
+                assert_true(k->end_us <= e->end_us);
+        }
+    }
+    for (int d = 0; d < 3; d++) {
+        int gpu = w->platform.devices[d].kind == HS_DEVICE_GPU;
+        assert_int_equal(launches[d], gpu ? kernels[d] : 0);
+        assert_int_equal(completes[d], gpu ? kernels[d] : 0);
+    }
+    assert_true(kernels[1] + kernels[2] > 0); /* heft gives the gpus work */
+    assert_true(nsteps >= 2);
+    /* steps never overlap: whoever runs one holds the engine */
+    for (size_t i = 0; i < nsteps; i++)
+        for (size_t j = 0; j < nsteps; j++)
+            assert_true(i == j || steps[2 * i + 1] <= steps[2 * j] ||
+                        steps[2 * j + 1] <= steps[2 * i]);
+    free(steps);
+    hs_schedule_free(s);
+    hs_run_report_free(&r);
+    hs_workload_free(w);
+}
+
 /* Full checks over a budget of 1 byte: a checker thread checks held kernels
  * during the run; every kernel is still checked once. */
 static void full_checks_over_budget(void **state)
@@ -979,6 +1043,7 @@ int main(void)
         cmocka_unit_test(live_split_in_the_simulator),
         cmocka_unit_test(checks_after_the_run),
         cmocka_unit_test(full_checks_over_budget),
+        cmocka_unit_test(workers_record_host_time),
         cmocka_unit_test(wrong_result_fails_after_the_run),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
