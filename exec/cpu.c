@@ -5,7 +5,9 @@
  * single-consumer rings of C11 atomics, with no lock: start_task appends a
  * task to its device's task ring; the worker runs its tasks in that order
  * through the data manager (exec/data.c) and appends each completion to its
- * completion ring, which poll() (and wait()) drain.  A device holds at most
+ * completion ring, which poll() (and wait()) drain.  A device whose kernels
+ * are enqueued (a GPU's) has a second thread, its completer: the worker
+ * only launches, the completer completes and posts (launch_apart below).  A device holds at most
  * `depth` started tasks (hs__real_depth), so neither ring overflows: a slot
  * is written again only after the completion of the task that last used it
  * was taken.  When a worker takes a task and the next one is queued, it asks
@@ -87,12 +89,22 @@ typedef struct worker {
     _Alignas(LINE) size_t sent;              /* tasks appended */
     atomic_size_t taken;                     /* completions taken (read by combine) */
     size_t held;                             /* sent and not taken */
+    /* a device whose kernels are enqueued has a second thread, its
+     * completer (complete_apart): the worker launches (fl, launched), the
+     * completer completes in launch order (completed) */
+    hs__launch fl[RING];
+    unsigned char back[RING];                /* handed back unrun: the device failed */
+    _Alignas(LINE) atomic_size_t launched;   /* written by the worker */
+    _Alignas(LINE) atomic_size_t completed;  /* written by the completer */
+    _Alignas(LINE) parker cpark;             /* the completer sleeps here */
+    atomic_int launcher_done;                /* the worker has ended */
     /* set at init */
     struct real *rb;
     int device;
     int depth;                               /* most started tasks it holds */
-    int started;
-    pthread_t tid;
+    int apart;                               /* launches and completes on two threads */
+    int started, cstarted;
+    pthread_t tid, ctid;
 } worker;
 
 typedef struct real {
@@ -352,85 +364,205 @@ static int fails_now(const worker *wk, size_t taken)
     return r && r->fail_after && r->fail_device == wk->device && taken >= r->fail_after;
 }
 
-/* Runs the tasks handed to this device in order and posts each completion
- * (a failure's too).  On a device whose kernels are enqueued (a GPU's), it
- * launches the next queued task before it waits for the one in flight, so
- * that the device runs them back to back while this thread completes one
- * and runs the engine's step; elsewhere one task at a time.  A device that
- * fails completes what it launched, saves its memory's data to host, and
- * then hands back, unrun, every task it gets (hs_completion.failed). */
+/* ------------------------------------ launching and completing apart
+ * A device whose kernels are enqueued (a GPU's) spends host time on each
+ * task twice: launching it (buffers, copies, the kernel and its events:
+ * some 6 us on an H200 host) and completing it (its end, its result,
+ * posting, the engine's step).  On one thread that is more than a tiny
+ * kernel lasts (pi: 5 us), and the device waits for its host.  So its
+ * worker launches only, up to its depth ahead, and a second thread, the
+ * completer, completes in launch order, posts, and runs the engine's step
+ * when the device has nothing in flight.  A task the device takes once it
+ * failed goes through the completer too, handed back unrun, so that
+ * completions stay in start order and the done ring keeps one producer. */
+
+typedef struct seen {
+    const worker *wk;
+    size_t n;               /* the count last seen */
+} seen;
+
+/* Fewer than depth tasks in flight, or the run stops. */
+static int room_or_stop(const void *arg)
+{
+    const worker *wk = arg;
+    return atomic_load(&wk->launched) - atomic_load(&wk->completed) < (size_t)wk->depth ||
+           atomic_load(&wk->rb->stop);
+}
+
+/* A completion since q->n, or the run stops. */
+static int completed_or_stop(const void *arg)
+{
+    const seen *q = arg;
+    return atomic_load(&q->wk->completed) != q->n || atomic_load(&q->wk->rb->stop);
+}
+
+/* A launch since q->n, or the worker ended. */
+static int launched_or_end(const void *arg)
+{
+    const seen *q = arg;
+    return atomic_load(&q->wk->launched) != q->n || atomic_load(&q->wk->launcher_done);
+}
+
+/* The worker of a device that completes apart: takes each task handed to
+ * it, waits for room (fewer than depth in flight; its buffers fit beside
+ * those in flight, or nothing is in flight), launches it (or, once the
+ * device failed, hands it on unrun) and hands it to the completer. */
+static void launch_apart(worker *wk)
+{
+    real *rb = wk->rb;
+    size_t head = 0, n = 0, taken = 0;
+    int dying = 0;
+    for (;;) {
+        want q = {wk, head};
+        seen c = {wk, 0};
+        size_t tail;
+        await(&wk->park, task_or_stop, &q);
+        await(&wk->park, room_or_stop, wk);
+        if (atomic_load(&rb->stop))
+            break;
+        tail = atomic_load_explicit(&wk->tasks_tail, memory_order_acquire);
+        /* one reading of `completed`: the check and the wait use the same */
+        c.n = atomic_load(&wk->completed);
+        if (!dying && n != c.n && !hs__data_fits(rb->dm, wk->task[head % RING], wk->device)) {
+            await(&wk->park, completed_or_stop, &c);
+            continue;
+        }
+        if (!dying)
+            dying = fails_now(wk, ++taken);
+        wk->back[n % RING] = (unsigned char)dying;
+        if (dying)
+            wk->fl[n % RING] = (hs__launch){.t = wk->task[head % RING],
+                                            .chunk = wk->span[head % RING][2] != 0};
+        else
+            launch(wk, head, tail, &wk->fl[n % RING]);
+        head++;
+        atomic_store(&wk->launched, ++n);
+        wake(&wk->cpark);
+    }
+    atomic_store(&wk->launcher_done, 1);
+    wake(&wk->cpark);
+}
+
+/* The completer: completes what the worker launched, in order, and posts
+ * each completion; the first task handed back unrun saves the device's
+ * data first (hs__data_device_lost).  Once the run stops, it completes
+ * what is in flight and posts nothing more. */
+static void *complete_apart(void *arg)
+{
+    worker *wk = arg;
+    real *rb = wk->rb;
+    size_t done = 0, posted = 0;
+    int dead = 0;
+    hs__data_completer(rb->dm, wk->device);
+    for (;;) {
+        seen q = {wk, done};
+        hs__launch *l = &wk->fl[done % RING];
+        hs_completion c = {.device = wk->device};
+        int back;
+        await(&wk->cpark, launched_or_end, &q);
+        if (atomic_load(&wk->launched) == done)
+            break; /* the worker ended, nothing in flight */
+        back = wk->back[done % RING];
+        if (atomic_load(&rb->stop)) {
+            if (!back)
+                hs__data_complete(rb->dm, l);
+        } else if (back) {
+            hs_error err = {0};
+            if (!dead && hs__data_device_lost(rb->dm, wk->device, &err) != 0)
+                fail(rb, &err);
+            dead = 1;
+            c.task = l->t;
+            c.chunk = l->chunk;
+            c.failed = 1;
+        } else {
+            double start = hs__data_now(rb->dm);
+            if (hs__data_complete(rb->dm, l) != 0)
+                fail(rb, &l->err);
+            hs__data_log(rb->dm, wk->device, HS_EV_COMPLETE, (long)l->t, start,
+                         hs__data_now(rb->dm));
+            c.task = l->t;
+            c.chunk = l->chunk;
+            c.begin = l->begin;
+            c.end = l->end;
+            c.start_us = l->start_us;
+            c.end_us = l->end_us;
+        }
+        atomic_store(&wk->completed, ++done);
+        wake(&wk->park); /* the worker may wait for room */
+        if (atomic_load(&rb->stop))
+            continue;
+        wk->done[posted % RING] = c;
+        atomic_store(&wk->done_tail, ++posted);
+        if (rb->step && atomic_load(&wk->launched) == done)
+            combine(rb, wk->device);
+        else
+            wake(&rb->park);
+    }
+    return NULL;
+}
+
+/* Runs the tasks handed to this device in order, one at a time, and posts
+ * each completion (a failure's too); a device that completes apart runs
+ * launch_apart instead.  A device that fails saves its memory's data to
+ * host and then hands back, unrun, every task it gets
+ * (hs_completion.failed). */
 static void *work(void *arg)
 {
     worker *wk = arg;
     real *rb = wk->rb;
     size_t head = 0, posted = 0, taken = 0;
-    int ahead = hs__data_enqueues(rb->dm, wk->device) ? wk->depth : 1, nfl = 0, first = 0;
-    int dying = 0, dead = 0;
-    hs__launch fl[RING]; /* in flight: fl[first], then the next nfl - 1 in turn */
+    int dying = 0, dead = 0, enqueues = hs__data_enqueues(rb->dm, wk->device);
+    if (wk->apart) {
+        launch_apart(wk);
+        return NULL;
+    }
     for (;;) {
+        want q = {wk, head};
         hs_completion c = {.device = wk->device};
-        while (nfl < ahead && !dying) { /* launch what is queued; wait only with nothing in flight */
-            want q = {wk, head};
-            size_t tail;
-            if (nfl == 0)
-                await(&wk->park, task_or_stop, &q);
-            if (atomic_load_explicit(&rb->stop, memory_order_relaxed))
-                goto out;
-            tail = atomic_load_explicit(&wk->tasks_tail, memory_order_acquire);
-            if (tail == head ||
-                (nfl > 0 && !hs__data_fits(rb->dm, wk->task[head % RING], wk->device)))
-                break; /* nothing queued, or no room before those in flight complete */
-            if ((dying = fails_now(wk, ++taken)) != 0)
-                break;
-            launch(wk, head++, tail, &fl[(first + nfl++) % RING]);
-        }
-        if (nfl == 0) { /* dying, with nothing in flight: hand the next task back */
-            want q = {wk, head};
+        size_t tail;
+        await(&wk->park, task_or_stop, &q);
+        if (atomic_load_explicit(&rb->stop, memory_order_relaxed))
+            break;
+        tail = atomic_load_explicit(&wk->tasks_tail, memory_order_acquire);
+        c.task = wk->task[head % RING];
+        if (!dying && !(dying = fails_now(wk, ++taken))) {
+            hs__launch l;
+            double start;
+            launch(wk, head, tail, &l);
+            start = hs__data_now(rb->dm);
+            if (hs__data_complete(rb->dm, &l) != 0)
+                fail(rb, &l.err);
+            if (enqueues)
+                hs__data_log(rb->dm, wk->device, HS_EV_COMPLETE, (long)l.t, start,
+                             hs__data_now(rb->dm));
+            c.chunk = l.chunk;
+            c.begin = l.begin;
+            c.end = l.end;
+            c.start_us = l.start_us;
+            c.end_us = l.end_us;
+        } else {
             hs_error err = {0};
             if (!dead && hs__data_device_lost(rb->dm, wk->device, &err) != 0)
                 fail(rb, &err);
             dead = 1;
-            await(&wk->park, task_or_stop, &q);
-            if (atomic_load_explicit(&rb->stop, memory_order_relaxed))
-                goto out;
-            c.task = wk->task[head % RING];
-            c.chunk = wk->span[head++ % RING][2] != 0;
+            c.chunk = wk->span[head % RING][2] != 0;
             c.failed = 1;
-        } else {
-            double start = hs__data_now(rb->dm);
-            if (hs__data_complete(rb->dm, &fl[first]) != 0)
-                fail(rb, &fl[first].err);
-            if (ahead > 1)
-                hs__data_log(rb->dm, wk->device, HS_EV_COMPLETE, (long)fl[first].t, start,
-                             hs__data_now(rb->dm));
-            c.task = fl[first].t;
-            c.chunk = fl[first].chunk;
-            c.begin = fl[first].begin;
-            c.end = fl[first].end;
-            c.start_us = fl[first].start_us;
-            c.end_us = fl[first].end_us;
-            first = (first + 1) % RING;
-            nfl--;
         }
+        head++;
         wk->done[posted % RING] = c;
         atomic_store(&wk->done_tail, ++posted);
-        /* with kernels still in flight, a GPU's worker leaves the step to
-         * the caller's thread and goes on completing and launching: the
-         * step and this loop then share the host's time per task (about
-         * 13 us together on an H100 host, against a 7 us pi kernel) */
-        if (rb->step && (nfl == 0 || ahead == 1))
+        if (rb->step)
             combine(rb, wk->device);
         else
             wake(&rb->park);
     }
-out:
-    for (int i = 0; i < nfl; i++) /* stopped: the kernels in flight end */
-        hs__data_complete(rb->dm, &fl[(first + i) % RING]);
     return NULL;
 }
 
 /* ---------------------------------------------------------------- backend */
 
+/* Stops the workers, then the completers, which complete what their
+ * workers launched. */
 static void stop_workers(real *rb)
 {
     atomic_store(&rb->stop, 1);
@@ -441,13 +573,24 @@ static void stop_workers(real *rb)
             pthread_join(rb->workers[i].tid, NULL);
             rb->workers[i].started = 0;
         }
+    for (int i = 0; i < rb->nworkers; i++) {
+        atomic_store(&rb->workers[i].launcher_done, 1);
+        wake(&rb->workers[i].cpark);
+    }
+    for (int i = 0; i < rb->nworkers; i++)
+        if (rb->workers[i].cstarted) {
+            pthread_join(rb->workers[i].ctid, NULL);
+            rb->workers[i].cstarted = 0;
+        }
 }
 
 static void real_free(real *rb)
 {
     stop_workers(rb);
-    for (int i = 0; i < rb->nworkers; i++)
+    for (int i = 0; i < rb->nworkers; i++) {
         parker_destroy(&rb->workers[i].park);
+        parker_destroy(&rb->workers[i].cpark);
+    }
     parker_destroy(&rb->park);
     hs__data_free(rb->dm);
     free(rb->workers);
@@ -532,6 +675,7 @@ int hs__real_init(hs_backend *b, const hs_workload *w, const hs_graph *g, hs__re
         rb->workers[d].rb = rb;
         rb->workers[d].device = d;
         parker_init(&rb->workers[d].park);
+        parker_init(&rb->workers[d].cpark);
     }
     if ((rc = hs__data_new(w, g, mode, rb->report, &rb->dm, err)) != 0) {
         real_free(rb);
@@ -544,8 +688,10 @@ int hs__real_init(hs_backend *b, const hs_workload *w, const hs_graph *g, hs__re
             real_free(rb);
             return depth ? rc : hs_error_set(err, HS_ENOMEM, "out of memory for the backend");
         }
-        for (int d = 0; d < pf->ndevices; d++)
+        for (int d = 0; d < pf->ndevices; d++) {
             rb->workers[d].depth = depth[d];
+            rb->workers[d].apart = depth[d] > 1 && hs__data_enqueues(rb->dm, d);
+        }
         free(depth);
     }
     clock_gettime(CLOCK_MONOTONIC, &rb->t0);
@@ -559,6 +705,13 @@ int hs__real_init(hs_backend *b, const hs_workload *w, const hs_graph *g, hs__re
             return hs_error_set(err, HS_EIO, "cannot start a worker thread");
         }
         rb->workers[d].started = 1;
+        if (!rb->workers[d].apart)
+            continue;
+        if (pthread_create(&rb->workers[d].ctid, NULL, complete_apart, &rb->workers[d]) != 0) {
+            real_free(rb);
+            return hs_error_set(err, HS_EIO, "cannot start a completer thread");
+        }
+        rb->workers[d].cstarted = 1;
     }
     b->state = rb;
     return HS_OK;

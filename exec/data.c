@@ -119,8 +119,9 @@ struct hs__data {
     pthread_mutex_t mu;             /* replicas, pins, usage, counters, copies */
     pthread_mutex_t group_mu;       /* the parts' fields of dtask */
     pthread_cond_t group_cv;        /* a group's host buffers are ready */
-    evlog *logs;                    /* [ndevices + 2]: each worker's, the checker's (mu),
-                                       the engine thread's steps */
+    evlog *logs;                    /* [2 ndevices + 2]: each worker's, the checker's
+                                       (mu), the engine thread's steps, each
+                                       completer's (hs__data_completer) */
     copies cp;
     /* checks */
     hs_check_mode check;
@@ -789,7 +790,7 @@ int hs__data_new(const hs_workload *w, const hs_graph *g, hs__real_mode mode,
     dm->used = calloc(nm, sizeof *dm->used);
     dm->host_side = calloc(nm, 1);
     dm->threads = calloc(nd ? nd : 1, sizeof *dm->threads);
-    dm->logs = calloc(nd + 2, sizeof *dm->logs);
+    dm->logs = calloc(2 * nd + 2, sizeof *dm->logs);
     dm->held = calloc(n, sizeof *dm->held);
     dm->range = calloc(2 * (rg->ntasks ? rg->ntasks : 1), sizeof *dm->range);
     dm->r.nmemories = dm->nmem;
@@ -867,10 +868,21 @@ static double now_us(const hs__data *dm)
  * checker's under dm->mu); `task` is a task of the graph run, or of
  * w->graph for evictions and checks.  Best effort: an event that finds no
  * memory is dropped. */
+/* The calling thread's log when it is a device's completer
+ * (hs__data_completer): an index of dm->logs, or -1. */
+static _Thread_local int completer_log = -1;
+
+void hs__data_completer(hs__data *dm, int d)
+{
+    completer_log = dm->w->platform.ndevices + 2 + d;
+}
+
 static void log_event(hs__data *dm, int d, int kind, long task, double start, double end,
                       double bytes)
 {
-    evlog *l = &dm->logs[d >= 0 ? d : dm->w->platform.ndevices + (kind == HS_EV_STEP)];
+    evlog *l = &dm->logs[completer_log >= 0        ? completer_log
+                         : d >= 0                  ? d
+                                                   : dm->w->platform.ndevices + (kind == HS_EV_STEP)];
     if (l->n == l->cap) {
         size_t cap = l->cap ? 2 * l->cap : 256;
         hs_run_event *ne = realloc(l->ev, cap * sizeof *ne);
@@ -2242,7 +2254,7 @@ static size_t take_log(const evlog *l, hs_run_event *out)
 
 int hs__data_report(hs__data *dm, hs_run_report *r, hs_error *err)
 {
-    size_t n = 0, k = 0, nev = 0, nlogs = (size_t)dm->w->platform.ndevices + 2;
+    size_t n = 0, k = 0, nev = 0, nlogs = 2 * (size_t)dm->w->platform.ndevices + 2;
     int rc = dm->ops->flush(dm->mctx, err);
     if (rc != HS_OK)
         return rc;
@@ -2321,7 +2333,7 @@ void hs__data_free(hs__data *dm)
         hs__pool_free(dm->pool[m]);
     if (dm->ops)
         dm->ops->fini(dm->mctx);
-    for (size_t l = 0; dm->logs && l <= (size_t)dm->w->platform.ndevices + 1; l++)
+    for (size_t l = 0; dm->logs && l < 2 * (size_t)dm->w->platform.ndevices + 2; l++)
         free(dm->logs[l].ev);
     for (size_t b = 0; b < dm->cp.nblocks; b++)
         free(dm->cp.blocks[b]);

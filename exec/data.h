@@ -331,8 +331,10 @@ typedef struct hs__launch {
 /* hs__data_run in two halves: launch t on d (prepare its buffers and
  * inputs, enqueue its kernel on a device's memory, or run it to the end
  * anywhere else), then complete it (wait for an enqueued kernel, store its
- * result, release).  Launches on one device complete in launch order.
- * Both return l->rc, with its message in l->err. */
+ * result, release).  Launches on one device complete in launch order; a
+ * device's completer (hs__data_completer) may complete one while its
+ * worker launches a later one.  Both return l->rc, with its message in
+ * l->err. */
 int hs__data_launch(hs__data *dm, size_t t, int d, double issued_us, hs__launch *l);
 /* Launches items [begin, end) of the `items` of splittable task t's kernel
  * (a chunk of a split at run time: the engine's start_chunk) on device d
@@ -388,6 +390,10 @@ double hs__since_us(const struct timespec *t0);
 
 /* µs on the run's clock (0 before hs__data_start). */
 double hs__data_now(const hs__data *dm);
+/* Makes the calling thread device d's completer (exec/cpu.c): the thread
+ * that completes the kernels d's worker launched (hs__data_complete) while
+ * the worker launches the next ones, with an event log of its own. */
+void hs__data_completer(hs__data *dm, int d);
 /* Records what a thread of the backend did besides its tasks' kernels:
  * HS_EV_LAUNCH, HS_EV_COMPLETE (task t) or HS_EV_STEP (t -1) by device d's
  * worker, or HS_EV_STEP by the engine's own thread (d -1).  Each thread

@@ -14,10 +14,11 @@
  * queue) still place most tasks.  Deeper queues did not measure faster on
  * empty tasks (bench/overhead_bench.c).  A device whose kernels are
  * enqueued (a GPU's) holds HS__REAL_DEPTH_ENQUEUED, all of them launched:
- * its worker completes one task, runs the engine's step and launches the
- * next (about 10 µs on an H100 host) while those ahead keep the device busy,
- * which tiny kernels (pi: 7 µs) need.  The environment variable
- * HETSCHED_DEPTH (1..HS_BACKEND_MAX_DEPTH) sets every device's. */
+ * its worker launches (about 6 µs of host time a task on an H200 host)
+ * while its completer completes and runs the engine's step, and those
+ * ahead keep the device busy, which tiny kernels (pi: 5 µs) need.  The
+ * environment variable HETSCHED_DEPTH (1..HS_BACKEND_MAX_DEPTH) sets every
+ * device's. */
 #define HS__REAL_DEPTH 2
 #define HS__REAL_DEPTH_ENQUEUED 4
 
