@@ -814,7 +814,10 @@ int hs__data_new(const hs_workload *w, const hs_graph *g, hs__real_mode mode,
     for (size_t d = 0; d < nd; d++)
         dm->threads[d] = cpu_threads(dm, (int)d);
     /* a cpu device's kernel threads, a GPU's worker, and the thread that
-     * runs the engine's steps while a GPU's kernels are in flight */
+     * runs the engine's steps while a GPU's kernels are in flight; a GPU's
+     * launcher and completer (exec/cpu.c) count as one: while long kernels
+     * run the launcher sleeps and the completer waits on the GPU; both
+     * work only while tiny kernels come one after another */
     dm->r.processors = (int)sysconf(_SC_NPROCESSORS_ONLN);
     for (size_t d = 0; d < nd; d++)
         dm->r.threads += runs_here(dm, (int)d) ? dm->threads[d] : 0;
