@@ -123,21 +123,14 @@ const hs_cli_cmd hs_cmd_run = {
 /* Per-device busy time, task count and time idle while holding work, the
  * gap between tasks beside the platform's overhead, the kernels' measured
  * time beside the model's, then the links that moved bytes. */
-static int summarise(FILE *out, const hs_workload *w, const hs_run_result *r, int executor,
-                     hs_error *err)
+static void summarise(FILE *out, const hs_workload *w, const hs_run_result *r, int executor)
 {
     const hs_platform *p = &w->platform;
-    const hs_schedule *s = r->schedule;
-    hs_device_stats *st = calloc(2 * (size_t)p->ndevices + 1, sizeof *st), *pst;
-    double ms = s->makespan_us > 0 ? s->makespan_us : 1;
+    const hs_device_stats *st = r->devices, *pst = r->predicted_devices;
+    double ms = r->schedule->makespan_us > 0 ? r->schedule->makespan_us : 1;
     double pms = r->predicted->makespan_us > 0 ? r->predicted->makespan_us : 1;
     int width = 6;
     size_t copies = 0;
-    if (!st || hs_schedule_device_stats(w, s, st, err) != HS_OK ||
-        hs_schedule_device_stats(w, r->predicted, pst = st + p->ndevices, err) != HS_OK) {
-        free(st);
-        return hs_error_set(err, HS_ENOMEM, "out of memory");
-    }
     for (int i = 0; i < r->nmemories * r->nmemories; i++)
         copies += r->link_copies[i];
     for (int d = 0; d < p->ndevices; d++)
@@ -154,7 +147,6 @@ static int summarise(FILE *out, const hs_workload *w, const hs_run_result *r, in
             fprintf(out, ", predicted %.1f%%", 100.0 * pst[d].held_idle_us / pms);
         fprintf(out, "\n");
     }
-    free(st);
     fprintf(out, "overhead per task, measured (from when a task could start to its start) "
             "beside the platform's overhead_us:\n");
     for (int d = 0; d < p->ndevices; d++)
@@ -181,7 +173,6 @@ static int summarise(FILE *out, const hs_workload *w, const hs_run_result *r, in
                     r->link_us[i],
                     r->link_us[i] > 0 ? r->link_bytes[i] / r->link_us[i] / 1e3 : 0.0);
         }
-    return HS_OK;
 }
 
 /* "64M" -> 64 x 2^20 into *out; suffixes K, M, G (powers of 1024); > 0. */
@@ -498,7 +489,7 @@ static int run_main(int argc, char **argv)
             fprintf(o, "note: %d threads compute or drive on %d processors (each cpu "
                     "device's cores, a worker per GPU, the engine): kernels may run slower "
                     "than calibrated\n", res.threads, res.processors);
-        rc = summarise(o, w, &res, ro.predict == HS_PREDICT_EXECUTOR, &err);
+        summarise(o, w, &res, ro.predict == HS_PREDICT_EXECUTOR);
         if (res.evictions || res.prefetched)
             fprintf(o, "prefetched %zu input copies; evicted %zu replicas (%zu written back "
                     "to host first)\n", res.prefetched, res.evictions, res.writebacks);

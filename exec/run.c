@@ -172,8 +172,9 @@ static int by_device_kernel(const void *a, const void *b)
                                   : strcmp(x->kernel, y->kernel);
 }
 
-/* res->kernels and res->overhead_us from the measured schedule s of w; a
- * part is set beside what `pm` predicts for a part of its size. */
+/* res->kernels, res->overhead_us and res->devices from the measured
+ * schedule s of w (res->predicted_devices from res->predicted); a part is
+ * set beside what `pm` predicts for a part of its size. */
 static int kernel_table(const hs_workload *w, const hs_perfmodel *pm, const hs_schedule *s,
                         hs_run_result *res, hs_error *err)
 {
@@ -215,6 +216,12 @@ static int kernel_table(const hs_workload *w, const hs_perfmodel *pm, const hs_s
         qsort(res->kernels, res->nkernels, sizeof *res->kernels, by_device_kernel);
     if (rc == HS_OK)
         rc = hs_perfmodel_overheads(w, s, res->overhead_us, NULL, err);
+    if (rc == HS_OK &&
+        (!(res->devices = calloc((size_t)pf->ndevices + 1, sizeof *res->devices)) ||
+         !(res->predicted_devices = calloc((size_t)pf->ndevices + 1, sizeof *res->devices))))
+        rc = hs_error_set(err, HS_ENOMEM, "out of memory");
+    if (rc == HS_OK && (rc = hs_schedule_device_stats(w, s, res->devices, err)) == HS_OK)
+        rc = hs_schedule_device_stats(w, res->predicted, res->predicted_devices, err);
     return rc;
 }
 
@@ -387,5 +394,7 @@ void hs_run_result_free(hs_run_result *res)
     free(res->link_copies);
     free(res->kernels);
     free(res->overhead_us);
+    free(res->devices);
+    free(res->predicted_devices);
     memset(res, 0, sizeof *res);
 }

@@ -208,6 +208,14 @@ class Run(unittest.TestCase):
         self.assertIn("cost-only", [k["kernel"] for k in r.kernels])
         self.assertEqual(len(r.overhead_us), 2)  # cpu0 and gpu0
         self.assertTrue(all(g >= 0 for g in r.overhead_us))
+        # busy time and tasks per device, from the placements; idle while
+        # holding work, measured and predicted (README's: 45 us of 990 on each)
+        self.assertEqual([d["tasks"] for d in r.devices],
+                         [sum(t["device"] == n for t in r.tasks) for n in ("cpu0", "gpu0")])
+        self.assertAlmostEqual(sum(d["busy_us"] for d in r.devices),
+                               sum(t["end_us"] - t["start_us"] for t in r.tasks), places=3)
+        self.assertTrue(all(d["held_idle_us"] >= 0 for d in r.devices))
+        self.assertEqual([round(d["held_idle_us"], 3) for d in r.predicted_devices], [45.0, 45.0])
         r.validate()
 
     def test_a_subset_of_devices(self):

@@ -139,6 +139,11 @@ typedef struct hs_run_result {
     int ranks;                 /* MPI processes that ran it (1: this one alone) */
     size_t messages;           /* a distributed run's messages between ranks */
     double message_bytes;      /* and their payload bytes */
+    hs_device_stats *devices;  /* [ndevices]: each device's busy time, tasks and
+                                  time idle while it held work, measured */
+    hs_device_stats *predicted_devices; /* [ndevices]: the same in the prediction
+                                  (idle while holding work: under the executor's
+                                  model only, the copies the schedule waits for) */
 } hs_run_result;
 
 /* Checks what hs_run would refuse before it touches a workload: the policy

@@ -118,6 +118,11 @@ class _KernelRow(ctypes.Structure):
                 ("model_us", ctypes.c_double)]
 
 
+class _DeviceStats(ctypes.Structure):
+    _fields_ = [("busy_us", ctypes.c_double), ("tasks", ctypes.c_size_t),
+                ("held_idle_us", ctypes.c_double)]
+
+
 class _RunResult(ctypes.Structure):
     _fields_ = [("backend", ctypes.c_char_p), ("schedule", ctypes.POINTER(_Schedule)),
                 ("predicted", ctypes.POINTER(_Schedule)), ("stats", _MapStats),
@@ -134,7 +139,9 @@ class _RunResult(ctypes.Structure):
                 ("ndevices", ctypes.c_int), ("overhead_us", ctypes.POINTER(ctypes.c_double)),
                 ("noutputs", ctypes.c_size_t), ("output_bytes", ctypes.c_double),
                 ("outputs_digest", ctypes.c_ulonglong), ("ranks", ctypes.c_int),
-                ("messages", ctypes.c_size_t), ("message_bytes", ctypes.c_double)]
+                ("messages", ctypes.c_size_t), ("message_bytes", ctypes.c_double),
+                ("devices", ctypes.POINTER(_DeviceStats)),
+                ("predicted_devices", ctypes.POINTER(_DeviceStats))]
 
 
 def _fn(name, restype, *argtypes):
@@ -327,6 +334,10 @@ class RunResult(Schedule):
     .overhead_us [µs per task from when a task could start, its device free
                  and its inputs there, to its start] per device, in platform
                  order, as measured (compare with the platform's overhead_us)
+    .devices     per device, in platform order: busy_us, tasks and
+                 held_idle_us (time it held a started task and ran none)
+    .predicted_devices  the same in the prediction (held_idle_us under the
+                 executor's model: the copies the schedule itself waits for)
     .outputs_digest  FNV-1a (64 bits) of the run's outputs (typed tasks
                  without successors): equal digests, byte-exact outputs
     """
@@ -574,6 +585,9 @@ def run(workload, policy=None, backend=None, *, devices=None, check="sample", se
                   "measured_us": k.measured_us, "model_us": k.model_us}
                  for k in res.kernels[:res.nkernels]]
     r.overhead_us = [res.overhead_us[d] for d in range(res.ndevices)]
+    r.devices, r.predicted_devices = (
+        [{"busy_us": st[d].busy_us, "tasks": st[d].tasks, "held_idle_us": st[d].held_idle_us}
+         for d in range(res.ndevices)] for st in (res.devices, res.predicted_devices))
     r.outputs_digest = res.outputs_digest
     _run_result_free(ctypes.byref(res))
     return r
