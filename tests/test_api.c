@@ -104,6 +104,16 @@ static void run_defaults_on_cpus(void **state)
     assert_int_equal(r.link_copies[0], 0);
     assert_true(r.processors >= 1);
     assert_true(r.threads >= 2); /* a kernel thread at least on each cpu */
+    /* per device: the predicted busy time of heft's plan (a and b on cpu0,
+     * c on cpu1), each device's tasks as measured, nothing predicted idle
+     * (no copies on one memory) */
+    assert_int_equal(r.devices[0].tasks + r.devices[1].tasks, 3);
+    assert_true(r.predicted_devices[0].busy_us > 199.999 &&
+                r.predicted_devices[0].busy_us < 200.001);
+    assert_true(r.predicted_devices[1].busy_us > 149.999 &&
+                r.predicted_devices[1].busy_us < 150.001);
+    assert_true(r.predicted_devices[0].held_idle_us == 0 &&
+                r.predicted_devices[1].held_idle_us == 0);
     hs_run_result_free(&r);
     hs_workload_free(w);
 }
