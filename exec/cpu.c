@@ -7,15 +7,16 @@
  * through the data manager (exec/data.c) and appends each completion to its
  * completion ring, which poll() (and wait()) drain.  A device whose kernels
  * are enqueued (a GPU's) has a second thread, its completer: the worker
- * only launches, the completer completes and posts (launch_apart below).  A device holds at most
- * `depth` started tasks (hs__real_depth), so neither ring overflows: a slot
- * is written again only after the completion of the task that last used it
- * was taken.  When a worker takes a task and the next one is queued, it asks
- * the data manager to prefetch the next one's inputs, so that copies can
- * overlap the kernel (cuda).
+ * only launches, the completer completes and posts (launch_apart below).
+ * A device holds at most `depth` started tasks (hs__real_depth), so neither
+ * ring overflows: a slot is written again only after the completion of the
+ * task that last used it was taken.  When a worker takes a task and the
+ * next one is queued, it asks the data manager to prefetch the next one's
+ * inputs, so that copies can overlap the kernel (cuda).
  *
  * Who runs the engine (drive, as StarPU's workers run its scheduler): after
- * posting a completion a worker runs the engine's step itself (take the
+ * posting a completion a worker (a completer, with nothing in flight on its
+ * device) runs the engine's step itself (take the
  * posted completions, tell the policy, start what it picks), unless another
  * thread is running one: flat combining on the `stepping` flag, which is
  * only ever tried, never waited for.  Its holder looks for posted

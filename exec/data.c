@@ -867,10 +867,6 @@ static double now_us(const hs__data *dm)
     return dm->t0 ? hs__since_us(dm->t0) : 0.0;
 }
 
-/* Appends an event to log l (device d's, written by its worker alone; the
- * checker's under dm->mu); `task` is a task of the graph run, or of
- * w->graph for evictions and checks.  Best effort: an event that finds no
- * memory is dropped. */
 /* The calling thread's log when it is a device's completer
  * (hs__data_completer): an index of dm->logs, or -1. */
 static _Thread_local int completer_log = -1;
@@ -880,12 +876,18 @@ void hs__data_completer(hs__data *dm, int d)
     completer_log = dm->w->platform.ndevices + 2 + d;
 }
 
+/* Appends an event to the calling thread's log: device d's (written by its
+ * worker alone), its completer's, the engine thread's steps (d -1), or the
+ * checker's (d -1, under dm->mu); `task` is a task of the graph run, or of
+ * w->graph for evictions and checks.  Best effort: an event that finds no
+ * memory is dropped. */
 static void log_event(hs__data *dm, int d, int kind, long task, double start, double end,
                       double bytes)
 {
-    evlog *l = &dm->logs[completer_log >= 0        ? completer_log
-                         : d >= 0                  ? d
-                                                   : dm->w->platform.ndevices + (kind == HS_EV_STEP)];
+    int nd = dm->w->platform.ndevices;
+    evlog *l = &dm->logs[completer_log >= 0 ? completer_log
+                         : d >= 0           ? d
+                                            : nd + (kind == HS_EV_STEP)];
     if (l->n == l->cap) {
         size_t cap = l->cap ? 2 * l->cap : 256;
         hs_run_event *ne = realloc(l->ev, cap * sizeof *ne);
