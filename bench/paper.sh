@@ -313,6 +313,15 @@ write_report() {
             for (j = 1; j <= 5; j++)
                 printf " %s |", v[k, t3[j]] == "" ? "-" : v[k, t3[j]]
         }
+        # the median of a[1..n] (sorted in place; insertion sort: mawk has no asort)
+        function median(a, n,    i, j, x) {
+            for (i = 2; i <= n; i++) {
+                x = a[i]
+                for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]
+                a[j + 1] = x
+            }
+            return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+        }
         BEGIN { split("h-ratio d-rank ad-part dmdar best", t3, " ") }
         NR == 1 { next }
         $5 == "fig5" || $5 == "fig4" {
@@ -323,6 +332,11 @@ write_report() {
             cell[$5, $3, $6, $7] = $14 != "" ? "FAILED" : sprintf("%.2f / %.2f", $11, $12)
             if ($14 == "" && $10 > 0 && ($9 / $10 > 1.1 || $9 / $10 < 1 / 1.1))
                 off[k] = off[k] sprintf("%s on %s %.2f; ", $7, $6, $9 / $10)
+            if ($14 == "" && $10 > 0) {
+                ratio[k, ++nratio[k]] = $9 / $10
+                error[k, nratio[k]] = $9 / $10 > 1 ? $9 / $10 - 1 : 1 - $9 / $10
+                within[k] += $9 / $10 <= 1.1 && $9 / $10 >= 1 / 1.1
+            }
         }
         $5 == "table3" {
             if (!(($3, $6) in t3seen)) { t3seen[$3, $6] = 1; sets[++ns] = $3 SUBSEP $6 }
@@ -346,6 +360,11 @@ write_report() {
                 o = off[figs[i]]
                 printf "\nMeasured / simulated makespan outside 0.91..1.1: %s\n", \
                     o == "" ? "none." : substr(o, 1, length(o) - 2) "."
+                if ((n = nratio[figs[i]]) > 0) {
+                    for (j = 1; j <= n; j++) { rs[j] = ratio[figs[i], j]; es[j] = error[figs[i], j] }
+                    printf "\n%d of %d cells within 0.91..1.1; measured / simulated: median %.3f, " \
+                        "median error %.1f%%.\n", within[figs[i]], n, median(rs, n), 100 * median(es, n)
+                }
             }
             if (ns) {
                 printf "\n## Table 3: heuristics against the MILP (simulated makespans, us)\n\n"

@@ -129,6 +129,15 @@ for h in "## Fig. 5, small" "## Fig. 4 benchmarks, small" "## Table 3" "| case-s
     "## Table 3, measured: real makespans on emu (us, median of 1 run(s))"; do
     check "the report has '$h'" grep -qF -- "$h" "$md"
 done
+# Fig. 5's agreement in one line: the cells within 0.91..1.1, the median of
+# measured / simulated and of its distance to 1, all from the CSV's rows
+median() { sort -g | awk '{ v[NR] = $1 } END { printf "%.6f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+fig5_rows() { awk -F, '$5 == "fig5" && $14 == "" && $10 > 0 { r = $9 / $10; print r, (r > 1 ? r - 1 : 1 - r) }' "$csv"; }
+want=$(printf '%d of %d cells within 0.91..1.1; measured / simulated: median %.3f, median error %.1f%%.' \
+    "$(fig5_rows | awk '$1 <= 1.1 && $1 >= 1 / 1.1' | wc -l)" "$(fig5_rows | wc -l)" \
+    "$(fig5_rows | cut -d' ' -f1 | median)" "$(fig5_rows | cut -d' ' -f2 | median | awk '{ print 100 * $1 }')")
+check "Fig. 5's agreement line ($want)" \
+    [ "$(sed -n '/^## Fig. 5, small/,/^## Fig. 4/p' "$md" | grep 'cells within 0.91..1.1;')" = "$want" ]
 # the runs off their prediction by more than 10%: each fig5/fig4 row of the
 # CSV outside 0.91..1.1 (one run: the row is run 1's) has its line in the
 # report's last section, and only those
