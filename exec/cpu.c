@@ -342,7 +342,7 @@ static void launch(worker *wk, size_t head, size_t tail, hs__launch *l)
     real *rb = wk->rb;
     const size_t *span = wk->span[head % RING];
     int enqueues = hs__data_enqueues(rb->dm, wk->device), rc;
-    double start = hs__data_now(rb->dm);
+    double start = enqueues ? hs__data_now(rb->dm) : 0.0; /* a launch is logged on those only */
     if (!enqueues)
         prefetch_next(wk, head, tail);
     rc = span[2] ? hs__data_launch_chunk(rb->dm, wk->task[head % RING], wk->device, span[0],
