@@ -944,15 +944,16 @@ static void run_added_to_history(void **state)
 
 /* Each device's per-task overhead from a measured schedule made by hand,
  * edge x -> y (1000 bytes), copied cpu0 -> gpu0 over [10, 25]:
- *   cpu0: x [0,10], z [12,20], u [25,30], v [30,31], t [100,107]: each
+ *   cpu0: x [0,10], z [12,20], u [40,45], v [45,46], t [115,122]: each
  *         could start when the previous ended (no predecessors): waits 0,
- *         2, 5, 0, 69; the stall of 69 is dropped (median 2, MAD 2: its
- *         modified z-score 0.6745 x 67 / 2 = 22.6 > 3.5, 5's is 1.0), mean
- *         1.75 us;
+ *         2, 20, 0, 69; the largest, the stall of 69, is dropped and the
+ *         long wait of 20 is kept (a makespan sums it; a robust mean would
+ *         drop it too: median 2, MAD 2, its modified z-score 6.1): mean
+ *         (0 + 2 + 20 + 0) / 4 = 5.5 us;
  *   gpu0: y [30,40]: inputs there at 25 (the copy; x ended at 10): 5 us.
  * add_run records cpu0's (5 placements) as type "overhead" and not gpu0's
  * (1); the model then gives cpu0's to a workload whose platform has none
- * (a 10 us kernel costs 11.75 us there) and leaves a given overhead_us and
+ * (a 10 us kernel costs 15.5 us there) and leaves a given overhead_us and
  * a device it never measured alone.  (cpu0's "cores: 1      }" has the
  * room to become "overhead_us: 3}" in place.) */
 static void overheads_measured_and_applied(void **state)
@@ -991,8 +992,8 @@ static void overheads_measured_and_applied(void **state)
         fail_msg("%s", err.msg);
     {
         const struct { const char *id; int device; double start, end; } pl[] = {
-            {"a#0/x", 0, 0, 10},  {"a#0/z", 0, 12, 20}, {"a#0/u", 0, 25, 30},
-            {"a#0/v", 0, 30, 31}, {"a#0/t", 0, 100, 107}, {"a#0/y", 1, 30, 40}};
+            {"a#0/x", 0, 0, 10},  {"a#0/z", 0, 12, 20}, {"a#0/u", 0, 40, 45},
+            {"a#0/v", 0, 45, 46}, {"a#0/t", 0, 115, 122}, {"a#0/y", 1, 30, 40}};
         for (size_t i = 0; i < sizeof pl / sizeof pl[0]; i++) {
             hs_placement p = {.task = task_of(w, pl[i].id), .nparts = 1, .fraction = 1,
                               .device = pl[i].device, .start_us = pl[i].start,
@@ -1004,22 +1005,22 @@ static void overheads_measured_and_applied(void **state)
         assert_true(hs_schedule_add_transfer(s, &c, &err) >= 0);
     }
     assert_int_equal(hs_perfmodel_overheads(w, s, over, ran, &err), HS_OK);
-    assert_float_equal(over[0], 1.75, 1e-12);
+    assert_float_equal(over[0], 5.5, 1e-12);
     assert_float_equal(over[1], 5, 0);
     assert_int_equal(ran[0], 5);
     assert_int_equal(ran[1], 1);
     assert_int_equal(hs_perfmodel_add_run(m, w, s, &added, &err), HS_OK);
     assert_int_equal(added.overheads, 1);
     assert_int_equal(added.untyped, 6);
-    entry_is(m, HS_PERF_OVERHEAD, NULL, 1, "cpu0", 1.75, 1);
+    entry_is(m, HS_PERF_OVERHEAD, NULL, 1, "cpu0", 5.5, 1);
     assert_int_equal(hs_perfmodel_cost_fn(m, NULL, &probe, &us, &err), 1); /* none */
     lo.cost_ctx = m;
     if (hs_workload_load_buffer_opts("o.yaml", yaml, sizeof yaml - 1, &lo, &with, &err) !=
         HS_OK)
         fail_msg("%s", err.msg);
-    assert_float_equal(with->platform.devices[0].overhead_us, 1.75, 0);
+    assert_float_equal(with->platform.devices[0].overhead_us, 5.5, 0);
     assert_float_equal(with->platform.devices[1].overhead_us, 0, 0);
-    assert_float_equal(with->graph.tasks[0].cost_us[0], 11.75, 1e-12);
+    assert_float_equal(with->graph.tasks[0].cost_us[0], 15.5, 1e-12);
     assert_float_equal(with->graph.tasks[0].cost_us[1], 5, 0);
     /* cpu0 with overhead_us: 3 of its own keeps it */
     text = strdup(yaml);

@@ -229,11 +229,11 @@ int hs_perfmodel_predict_kernel(const hs_perfmodel *m, const hs_kernel *k, const
  * over[d] is the mean, over d's placements, of the time from when each
  * could have started to its start, "could have" being d free (the previous
  * placement on d ended, or the run began) and its inputs there (each
- * predecessor ended, each copy into it ended), without the waits that the
- * batch rule drops (hs_perfmodel_robust_mean: one stall of a run does not
- * move it).  It is what the model's overhead_us stands for: in the
- * executor's model each task costs its kernel plus that.  ntasks[d] (may be
- * NULL) gets d's placements.  over and ntasks have w's ndevices entries.
+ * predecessor ended, each copy into it ended), without the largest wait
+ * (one stall of a run does not move it; the long tail of small waits,
+ * which a makespan sums, stays).  It is what the model's overhead_us
+ * stands for: in the executor's model each task costs its kernel plus
+ * that.  ntasks[d] (may be NULL) gets d's placements.  over and ntasks have w's ndevices entries.
  * HS_ENOMEM. */
 int hs_perfmodel_overheads(const hs_workload *w, const hs_schedule *s, double *over,
                            size_t *ntasks, hs_error *err);
