@@ -203,13 +203,9 @@ static int is_outlier(const entry *e, double x)
     return beyond_z(x, med, mad);
 }
 
-/* Adds x to e's window, and to its mean unless it is an outlier. */
-static void add_sample(entry *e, double x, int outlier)
+/* Counts x in e, and in its mean unless it is an outlier. */
+static void count_sample(entry *e, double x, int outlier)
 {
-    e->window[e->next] = x;
-    e->next = (e->next + 1) % HS_PERF_WINDOW;
-    if (e->nwin < HS_PERF_WINDOW)
-        e->nwin++;
     if (outlier) {
         e->rejected++;
     } else {
@@ -218,6 +214,16 @@ static void add_sample(entry *e, double x, int outlier)
         e->mean += delta / (double)e->count;
         e->m2 += delta * (x - e->mean);
     }
+}
+
+/* Adds x to e's window, and counts it. */
+static void add_sample(entry *e, double x, int outlier)
+{
+    e->window[e->next] = x;
+    e->next = (e->next + 1) % HS_PERF_WINDOW;
+    if (e->nwin < HS_PERF_WINDOW)
+        e->nwin++;
+    count_sample(e, x, outlier);
 }
 
 static int check_args(const char *type, const char *params, double size, const char *device,
@@ -1219,14 +1225,95 @@ int hs_perfmodel_overheads(const hs_workload *w, const hs_schedule *s, double *o
     return HS_OK;
 }
 
+/* The entry that placement p of a run records into, into *at (its index;
+ * SIZE_MAX: none, for a cost-only task or a part that ran nothing), made
+ * if new, and p counted in *n. */
+static int entry_of_placement(hs_perfmodel *m, const hs_workload *w, const hs_placement *p,
+                              size_t *at, hs_perf_added *n, hs_error *err)
+{
+    const hs_task *t = &w->graph.tasks[p->task];
+    const hs_kernel *k = &w->apps[t->app].kernels[t->kernel];
+    const char *device = w->platform.devices[p->device].name;
+    hs_kconf c;
+    hs_perf_kernel pk;
+    entry *e;
+    int whole, rc;
+    *at = SIZE_MAX;
+    if (!k->type) {
+        n->untyped++;
+        return HS_OK;
+    }
+    if ((rc = hs_kconf_init(&c, k->type, k->params, k->nparams, err)) != 0)
+        return rc;
+    hs_perfmodel_conf_of(&c, &pk);
+    /* a kernel that cannot be split runs whole in part 0 (exec/data.c) and
+     * not at all in the others */
+    whole = p->nparts <= 1 || (!c.splittable && p->part == 0);
+    if (!whole && (!c.splittable || !(p->fraction > 0)))
+        return HS_OK;
+    if ((rc = check_args(pk.type, whole ? pk.params : HS_PERF_PART,
+                         whole ? pk.size : p->fraction * pk.size, device, err)) != 0 ||
+        (rc = check_duration(pk.type, device, fmax(0.0, p->end_us - p->start_us), err)) != 0 ||
+        (rc = get_entry(m, pk.type, whole ? pk.params : HS_PERF_PART,
+                        whole ? pk.size : p->fraction * pk.size, device, &e, err)) != 0)
+        return rc;
+    *at = (size_t)(e - m->entries);
+    if (whole)
+        n->whole++;
+    else
+        n->parts++;
+    return HS_OK;
+}
+
+/* Records the samples of run s into the entries at[] names.  A run gives
+ * an entry many samples (4000 pi tasks) and its window keeps
+ * HS_PERF_WINDOW: they are spread evenly over the run, so that the median
+ * stands for the whole run and not for its last tasks (on the H200, pi on
+ * cpu0 had 58.8 us from the last 32 of a training run, and 64-70 us in the
+ * runs it then predicted).  Every sample is counted. */
+static int record_spread(hs_perfmodel *m, const hs_schedule *s, const size_t *at,
+                         hs_error *err)
+{
+    size_t *total = calloc(2 * m->nentries + 1, sizeof *total), *seen = total + m->nentries;
+    if (!total)
+        return nomem(err);
+    for (size_t i = 0; i < s->nplacements; i++)
+        if (at[i] != SIZE_MAX)
+            total[at[i]]++;
+    for (size_t i = 0; i < s->nplacements; i++) {
+        const hs_placement *p = &s->placements[i];
+        double x = fmax(0.0, p->end_us - p->start_us);
+        size_t j, n;
+        entry *e;
+        if (at[i] == SIZE_MAX)
+            continue;
+        e = &m->entries[at[i]];
+        j = seen[at[i]]++;
+        n = total[at[i]];
+        if (n <= HS_PERF_WINDOW || (j + 1) * HS_PERF_WINDOW / n != j * HS_PERF_WINDOW / n)
+            add_sample(e, x, is_outlier(e, x));
+        else
+            count_sample(e, x, is_outlier(e, x));
+    }
+    free(total);
+    return HS_OK;
+}
+
 int hs_perfmodel_add_run(hs_perfmodel *m, const hs_workload *w, const hs_schedule *s,
                          hs_perf_added *added, hs_error *err)
 {
-    const hs_graph *g = &w->graph;
     hs_perf_added n = {0};
     int rc = HS_OK;
-    double *over = calloc((size_t)w->platform.ndevices + 1, sizeof *over);
-    size_t *ran = calloc((size_t)w->platform.ndevices + 1, sizeof *ran);
+    double *over;
+    size_t *ran, *at;
+    for (size_t i = 0; i < s->nplacements; i++) {
+        const hs_placement *p = &s->placements[i];
+        if (p->task >= w->graph.ntasks || p->device < 0 || p->device >= w->platform.ndevices)
+            return hs_error_set(err, HS_EINPUT, "placement %zu: no task %zu on device %d in "
+                                "the workload", i, p->task, p->device);
+    }
+    over = calloc((size_t)w->platform.ndevices + 1, sizeof *over);
+    ran = calloc((size_t)w->platform.ndevices + 1, sizeof *ran);
     if (!over || !ran)
         rc = nomem(err);
     else
@@ -1240,37 +1327,14 @@ int hs_perfmodel_add_run(hs_perfmodel *m, const hs_workload *w, const hs_schedul
             n.overheads++;
     free(over);
     free(ran);
-    for (size_t i = 0; i < s->nplacements && rc == HS_OK; i++) {
-        const hs_placement *p = &s->placements[i];
-        const hs_kernel *k;
-        hs_kconf c;
-        hs_perf_kernel pk;
-        int whole;
-        if (p->task >= g->ntasks || p->device < 0 || p->device >= w->platform.ndevices)
-            return hs_error_set(err, HS_EINPUT, "placement %zu: no task %zu on device %d in "
-                                "the workload", i, p->task, p->device);
-        k = &w->apps[g->tasks[p->task].app].kernels[g->tasks[p->task].kernel];
-        if (!k->type) {
-            n.untyped++;
-            continue;
-        }
-        if ((rc = hs_kconf_init(&c, k->type, k->params, k->nparams, err)) != 0)
-            break;
-        hs_perfmodel_conf_of(&c, &pk);
-        /* a kernel that cannot be split runs whole in part 0 (exec/data.c)
-         * and not at all in the others */
-        whole = p->nparts <= 1 || (!c.splittable && p->part == 0);
-        if (!whole && (!c.splittable || !(p->fraction > 0)))
-            continue;
-        rc = hs_perfmodel_record(m, pk.type, whole ? pk.params : HS_PERF_PART,
-                                 whole ? pk.size : p->fraction * pk.size,
-                                 w->platform.devices[p->device].name,
-                                 fmax(0.0, p->end_us - p->start_us), NULL, err);
-        if (rc == HS_OK && whole)
-            n.whole++;
-        else if (rc == HS_OK)
-            n.parts++;
-    }
+    at = rc == HS_OK ? malloc((s->nplacements + 1) * sizeof *at) : NULL;
+    if (rc == HS_OK && !at)
+        rc = nomem(err);
+    for (size_t i = 0; i < s->nplacements && rc == HS_OK; i++)
+        rc = entry_of_placement(m, w, &s->placements[i], &at[i], &n, err);
+    if (rc == HS_OK)
+        rc = record_spread(m, s, at, err);
+    free(at);
     if (added)
         *added = n;
     return rc;

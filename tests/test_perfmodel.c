@@ -1038,6 +1038,51 @@ static void overheads_measured_and_applied(void **state)
     hs_perfmodel_free(m);
 }
 
+/* A run gives an entry more samples than its window holds: 64 va tasks
+ * on cpu0, the first 32 at 10 us, the last 32 at 20 us.  Each is counted
+ * (64 in all, kept or flagged), and the window gets every other one, 16 of
+ * each, so its median is 15 us; keeping the last 32 would make it 20. */
+static void run_spread_over_window(void **state)
+{
+    static const char yaml[] =
+        "platform:\n"
+        "  devices:\n"
+        "    - {name: cpu0, kind: cpu, memory: host, cores: 1}\n"
+        "applications:\n"
+        "  - name: a\n"
+        "    instances: 64\n"
+        "    kernels:\n"
+        "      - {name: v, type: va, params: {n: 1000}, cost_us: {cpu: 10}}\n";
+    hs_perfmodel *m = hs_perfmodel_new();
+    hs_workload *w = NULL;
+    hs_schedule *s = hs_schedule_new(NULL, NULL);
+    hs_perf_added added;
+    hs_perf_history h;
+    hs_perf_kernel pk;
+    hs_error err = {0};
+    char id[32];
+    (void)state;
+    if (hs_workload_load_buffer("s.yaml", yaml, sizeof yaml - 1, &w, &err) != HS_OK)
+        fail_msg("%s", err.msg);
+    for (int i = 0; i < 64; i++) {
+        hs_placement p = {.nparts = 1, .fraction = 1, .device = 0, .start_us = 30.0 * i,
+                          .end_us = 30.0 * i + (i < 32 ? 10 : 20)};
+        snprintf(id, sizeof id, "a#%d/v", i);
+        p.task = task_of(w, id);
+        assert_true(hs_schedule_add_placement(s, &p, &err) >= 0);
+    }
+    assert_int_equal(hs_perfmodel_add_run(m, w, s, &added, &err), HS_OK);
+    assert_int_equal(added.whole, 64);
+    assert_int_equal(hs_perfmodel_kernel_of(&w->apps[0].kernels[0], &pk, &err), HS_OK);
+    assert_true(hs_perfmodel_history(m, "va", pk.params, pk.size, "cpu0", &h));
+    assert_int_equal(h.nsamples, HS_PERF_WINDOW);
+    assert_float_equal(h.median_us, 15, 0);
+    assert_int_equal(h.count + h.rejected, 64);
+    hs_schedule_free(s);
+    hs_workload_free(w);
+    hs_perfmodel_free(m);
+}
+
 /* StarPU's loop: a workload of typed kernels without cost_us, on one CPU,
  * predicted first from a model of fits only; it runs for real (cpu
  * backend), the run is added to that model, and the same workload loaded
@@ -1184,6 +1229,7 @@ int main(void)
         cmocka_unit_test(kernel_size_and_kind),  cmocka_unit_test(run_added_to_history),
         cmocka_unit_test(second_run_predicted_from_first), cmocka_unit_test(plot_picture),
         cmocka_unit_test(overheads_measured_and_applied),
+        cmocka_unit_test(run_spread_over_window),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,8 +5,9 @@
  *
  * Two models, as StarPU keeps them and as Zhou & Liu's ad-part uses them
  * (Sec. 4.3):
- *   - a history table: for each (kernel type, params, size D, device) the
- *     last HS_PERF_WINDOW measured durations.  What the entry predicts is
+ *   - a history table: for each (kernel type, params, size D, device) a
+ *     window of HS_PERF_WINDOW measured durations, the last ones (a run's
+ *     spread over it: hs_perfmodel_add_run).  What the entry predicts is
  *     their median, a robust statistic: one spike (a page fault, a context
  *     switch) does not move it, and a lasting change (a faster executor, a
  *     loaded machine) takes it over once it holds half the window.  The
@@ -252,12 +253,16 @@ typedef struct hs_perf_added {
  * name).  A whole typed task is recorded at its kernel's type, params and
  * D; a part holding fraction f of a split typed task at f x D without
  * params, the size ad-part asks the model about; a cost-only task only
- * slept its cost and is not recorded.  Each device that ran at least
+ * slept its cost and is not recorded.  Every sample is counted (the
+ * entry's mean and count); where a run gives an entry more than
+ * HS_PERF_WINDOW samples, its window gets HS_PERF_WINDOW of them, spread
+ * evenly over the run's placements, so that its median stands for the
+ * whole run and not for its last tasks.  Each device that ran at least
  * HS_PERF_MIN_SAMPLES placements also gets its per-task overhead
  * (hs_perfmodel_overheads) recorded as type HS_PERF_OVERHEAD.  The fits
  * are left as they were (hs_perfmodel_fit refits).  *added (may be NULL) gets the counts.
  * HS_EINPUT for a placement that does not belong to w (its message names
- * it), HS_ENOMEM; what was recorded before a failure stays. */
+ * it; nothing is recorded then), HS_ENOMEM. */
 int hs_perfmodel_add_run(hs_perfmodel *m, const hs_workload *w, const hs_schedule *s,
                          hs_perf_added *added, hs_error *err);
 
