@@ -148,12 +148,13 @@ int hs_cli_model_update(const char *path, hs_perfmodel *m, const hs_workload *w,
         fprintf(stderr, "hetsched: warning: %s\n", fe.msg);
     if (hs_perfmodel_save(m, path, &err) != HS_OK)
         return hs_cli_fail(&err);
-    fprintf(out, "model %s: added %zu task times (%zu whole, %zu parts of split kernels)%s; "
+    fprintf(out, "model %s: added %zu task times (%zu whole, %zu parts of split kernels)%s%s; "
             "%zu cost-only tasks not recorded; %zu entries, %zu fits\n", path,
             added.whole + added.parts, added.whole, added.parts,
             added.overheads == 0 ? ""
-            : added.overheads == 1 ? " and 1 device's overhead per task"
-                                   : " and the devices' overheads per task",
+            : added.overheads == 1 ? ", 1 device's overhead per task"
+                                   : ", the devices' overheads per task",
+            added.links == 0 ? "" : added.links == 1 ? ", 1 link's bandwidth" : ", the links' bandwidths",
             added.untyped, hs_perfmodel_entries(m), hs_perfmodel_fits(m));
     return 0;
 }

@@ -326,7 +326,7 @@ hs_workload *hs_cli_load_model(const char *path, const hs_cli_source *src,
                                const char *model_path, struct hs_perfmodel **model,
                                int *status)
 {
-    hs_load_options lo = {.cost_fn = hs_perfmodel_cost_fn};
+    hs_load_options lo = {.cost_fn = hs_perfmodel_cost_fn, .link_fn = hs_perfmodel_link_fn};
     hs_workload *w;
     hs_error err = {0};
     *model = NULL;

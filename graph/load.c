@@ -1716,7 +1716,7 @@ static int stream_load(loader *L, FILE *file, hs_workload **out)
     if (!(S.w = hs_workload_new()))
         rc = fail_nomem(L);
     else if (L->opt)
-        hs_workload_set_cost_fn(S.w, L->opt->cost_fn, L->opt->cost_ctx);
+        hs__set_providers(S.w, L->opt);
     if (S.w && (rc = s_expect(&S, YAML_STREAM_START_EVENT, "a YAML stream")) == HS_OK &&
         (rc = s_next(&S)) == HS_OK) {
         if (S.ev.type != YAML_DOCUMENT_START_EVENT)
@@ -1781,7 +1781,7 @@ static int tree_load(loader *L, hs_workload **out)
     if (!yt) /* cannot happen after load_tree; refuse rather than crash */
         return fail(L, 0, 0, "the file is empty");
     if ((w = hs_workload_new()) && L->opt)
-        hs_workload_set_cost_fn(w, L->opt->cost_fn, L->opt->cost_ctx);
+        hs__set_providers(w, L->opt);
     if (!w) {
         rc = fail_nomem(L);
     } else if (L->platform_only) {

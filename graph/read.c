@@ -372,7 +372,7 @@ static int read_set(hs__set *s, const hs__reader *r, const hs_load_options *opt)
         return hs_error_set(s->err, HS_EUSAGE, "the platform has no device");
     if (!(s->w = hs_workload_new()))
         return hs_error_set(s->err, HS_ENOMEM, "%s: out of memory", s->name);
-    hs_workload_set_cost_fn(s->w, opt->cost_fn, opt->cost_ctx);
+    hs__set_providers(s->w, opt);
     if ((rc = hs_platform_copy(s->w, opt->platform, s->err)) < 0)
         return rc;
     if (!(s->speed = malloc((size_t)opt->platform->ndevices * sizeof *s->speed)))
@@ -433,4 +433,10 @@ int hs_workload_load_buffer_opts(const char *name, const char *data, size_t len,
     if (err)
         *err = (hs_error){0};
     return HS_OK;
+}
+
+void hs__set_providers(hs_workload *w, const hs_load_options *opt)
+{
+    hs_workload_set_cost_fn(w, opt->cost_fn, opt->cost_ctx);
+    hs_workload_set_link_fn(w, opt->link_fn, opt->cost_ctx);
 }

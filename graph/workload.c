@@ -1003,6 +1003,12 @@ void hs_workload_set_cost_fn(hs_workload *w, hs_cost_fn fn, void *ctx)
     w->cost_ctx = fn ? ctx : NULL;
 }
 
+void hs_workload_set_link_fn(hs_workload *w, hs_link_fn fn, void *ctx)
+{
+    w->link_fn = fn;
+    w->link_ctx = fn ? ctx : NULL;
+}
+
 /* Cost of kernel ki on each device d: an entry naming the device wins over
  * one naming its kind (DESIGN.md §3); a typed kernel that has neither asks
  * the workload's cost provider, when one is set.  Refuses an entry naming
@@ -1316,6 +1322,34 @@ static int provider_overheads(hs_workload *w, hs_error *err)
     return HS_OK;
 }
 
+/* Each declared link takes the link provider's bandwidth, when it knows
+ * one (before finalize derives the routes across nodes from them). */
+static int provider_links(hs_workload *w, hs_error *err)
+{
+    hs_platform *p = &w->platform;
+    for (int a = 0; a < p->nmemories && w->link_fn; a++)
+        for (int b = 0; b < p->nmemories; b++) {
+            hs_link *l = &p->links[(size_t)a * (size_t)p->nmemories + (size_t)b];
+            hs_error perr = {0};
+            char at[160];
+            double gbps;
+            int rc;
+            if (!l->present || l->route ||
+                (rc = w->link_fn(w->link_ctx, p->memories[a], p->memories[b], &gbps, &perr)) ==
+                    1)
+                continue;
+            if (rc != 0)
+                return hs_error_set(err, rc < 0 ? rc : HS_EINPUT, "link %s -> %s: %s",
+                                    p->memories[a], p->memories[b], perr.msg);
+            snprintf(at, sizeof at, "platform.links (%s -> %s, from the link provider)",
+                     p->memories[a], p->memories[b]);
+            if ((rc = check_link_figures(gbps, l->latency_us, at, err)) != 0)
+                return rc;
+            l->bandwidth_gbps = gbps;
+        }
+    return HS_OK;
+}
+
 int hs_workload_finalize(hs_workload *w, hs_error *err)
 {
     size_t ntasks = 0, nedges = 0, t = 0, e = 0;
@@ -1326,7 +1360,7 @@ int hs_workload_finalize(hs_workload *w, hs_error *err)
         return hs_error_at(err, HS_EINPUT, "platform.devices", "at least one device is needed");
     if (w->napps == 0)
         return hs_error_at(err, HS_EINPUT, "applications", "at least one application is needed");
-    if ((rc = provider_overheads(w, err)) != 0)
+    if ((rc = provider_overheads(w, err)) != 0 || (rc = provider_links(w, err)) != 0)
         return rc;
     for (int a = 0; a < w->napps; a++) {
         char path[64];

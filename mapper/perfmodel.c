@@ -1102,6 +1102,21 @@ int hs_perfmodel_predict_kernel(const hs_perfmodel *m, const hs_kernel *k, const
     return predict_on(m, pk.type, pk.params, pk.size, d, us, src, err);
 }
 
+int hs_perfmodel_link_fn(void *ctx, const char *from, const char *to, double *gbps,
+                         hs_error *err)
+{
+    char name[128];
+    hs_perf_history h;
+    if (snprintf(name, sizeof name, "%s->%s", from, to) >= (int)sizeof name ||
+        !hs_perfmodel_history(ctx, HS_PERF_LINK, NULL, HS_PERF_LINK_BYTES, name, &h))
+        return 1;
+    if (!(h.median_us > 0))
+        return hs_error_set(err, HS_EINPUT, "the model's %s entry %s takes %g us for %g bytes",
+                            HS_PERF_LINK, name, h.median_us, HS_PERF_LINK_BYTES);
+    *gbps = HS_PERF_LINK_BYTES / h.median_us / 1e3;
+    return 0;
+}
+
 int hs_perfmodel_cost_fn(void *ctx, const hs_kernel *k, const hs_device *d, double *us,
                          hs_error *err)
 {
@@ -1225,6 +1240,43 @@ int hs_perfmodel_overheads(const hs_workload *w, const hs_schedule *s, double *o
     return HS_OK;
 }
 
+/* Each link's time per HS_PERF_LINK_BYTES in run s of w, from its copies of
+ * 1 MiB or more, recorded where they moved 64 MiB or more (less is too
+ * little to tell a bandwidth); *n counts them. */
+static int record_links(hs_perfmodel *m, const hs_workload *w, const hs_schedule *s,
+                        hs_perf_added *n, hs_error *err)
+{
+    const hs_platform *p = &w->platform;
+    size_t nm = (size_t)p->nmemories;
+    double *bytes = calloc(2 * nm * nm + 1, sizeof *bytes), *us = bytes + nm * nm;
+    int rc = HS_OK;
+    if (!bytes)
+        return nomem(err);
+    for (size_t k = 0; k < s->ntransfers; k++) {
+        const hs_transfer *t = &s->transfers[k];
+        int a = t->from_device == HS_HOST_DEVICE ? HS_HOST_MEMORY
+                                                 : p->devices[t->from_device].memory;
+        int b = t->to_device == HS_HOST_DEVICE ? HS_HOST_MEMORY : p->devices[t->to_device].memory;
+        size_t i = (size_t)a * nm + (size_t)b;
+        if (t->bytes < 1 << 20 || a == b)
+            continue;
+        bytes[i] += t->bytes;
+        us[i] += fmax(0.0, t->end_us - t->start_us - p->links[i].latency_us);
+    }
+    for (size_t i = 0; i < nm * nm && rc == HS_OK; i++) {
+        char name[128];
+        if (bytes[i] < 64 << 20 || !(us[i] > 0))
+            continue;
+        snprintf(name, sizeof name, "%s->%s", p->memories[i / nm], p->memories[i % nm]);
+        if ((rc = hs_perfmodel_record(m, HS_PERF_LINK, NULL, HS_PERF_LINK_BYTES, name,
+                                      us[i] * HS_PERF_LINK_BYTES / bytes[i], NULL, err)) ==
+            HS_OK)
+            n->links++;
+    }
+    free(bytes);
+    return rc;
+}
+
 /* The entry that placement p of a run records into, into *at (its index;
  * SIZE_MAX: none, for a cost-only task or a part that ran nothing), made
  * if new, and p counted in *n. */
@@ -1327,6 +1379,8 @@ int hs_perfmodel_add_run(hs_perfmodel *m, const hs_workload *w, const hs_schedul
             n.overheads++;
     free(over);
     free(ran);
+    if (rc == HS_OK)
+        rc = record_links(m, w, s, &n, err);
     at = rc == HS_OK ? malloc((s->nplacements + 1) * sizeof *at) : NULL;
     if (rc == HS_OK && !at)
         rc = nomem(err);

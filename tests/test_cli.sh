@@ -972,7 +972,7 @@ sed 's/instances: 2/instances: 3/' "$FW" >"$tmp/for3.yaml"
 expect 0 "run --update-model: overhead" -- "$H" run -a heft "$tmp/for3.yaml" --backend cpu \
     --model "$FM" --update-model "$FM"
 check "run --update-model: overhead added" "$tmp/out" \
-    "^model $FM: added 6 task times \(6 whole, 0 parts of split kernels\) and 1 device's overhead per task; "
+    "^model $FM: added 6 task times \(6 whole, 0 parts of split kernels\), 1 device's overhead per task; "
 check "run: measured overhead beside the platform's" "$tmp/out" \
     '^  cpu0 +[0-9]+\.[0-9]{3} us +0\.000 us$'
 expect 0 "model show: overhead" -- "$H" model show "$FM"
@@ -984,7 +984,7 @@ check "run with the model's overhead: in the platform's column" "$tmp/out" \
 expect 0 "run --update-model, a new file" -- "$H" run -a heft "$RW" --backend emu \
     --update-model "$tmp/new-model.json"
 check "run --update-model, a new file: added" "$tmp/out" \
-    "added 6 task times \(6 whole, 0 parts of split kernels\) and 1 device's overhead per task; 2 cost-only tasks not recorded"
+    "added 6 task times \(6 whole, 0 parts of split kernels\), 1 device's overhead per task; 2 cost-only tasks not recorded"
 cat >"$tmp/split.yaml" <<'EOF'
 platform:
   devices:

@@ -1038,6 +1038,87 @@ static void overheads_measured_and_applied(void **state)
     hs_perfmodel_free(m);
 }
 
+/* Each link's bandwidth from a measured schedule made by hand, host ->
+ * gpu0 declared at 10 GB/s and 5 us: copies of 50 MB in 6255 us and 30 MB
+ * in 3755 us (8 GB/s beyond the latency) and one of 1000 bytes (under
+ * 1 MiB: left out); gpu0 -> host moved 2 MB (under 64 MiB: not recorded).
+ * The model's entry is (6250 + 3750) us / 80 MB = 125 us per MB; a
+ * workload loaded with it has host -> gpu0 at 1000 / 125 = 8 GB/s and
+ * gpu0 -> host as declared.  A link entry of 0 us is refused. */
+static void links_measured_and_applied(void **state)
+{
+    static const char yaml[] =
+        "platform:\n"
+        "  devices:\n"
+        "    - {name: cpu0, kind: cpu, memory: host, cores: 1}\n"
+        "    - {name: gpu0, kind: gpu, memory: gpu0}\n"
+        "  links:\n"
+        "    - {from: host, to: gpu0, bandwidth_gbps: 10, latency_us: 5}\n"
+        "    - {from: gpu0, to: host, bandwidth_gbps: 10, latency_us: 5}\n"
+        "applications:\n"
+        "  - name: a\n"
+        "    kernels:\n"
+        "      - {name: x, cost_us: {cpu: 10, gpu: 5}}\n"
+        "      - {name: y, cost_us: {cpu: 10, gpu: 5}}\n"
+        "    edges:\n"
+        "      - {from: x, to: y, bytes: 1000}\n";
+    const struct { int from, to; double bytes, start, end; } copies[] = {
+        {0, 1, 50e6, 10, 6265}, {0, 1, 30e6, 6265, 10020}, {0, 1, 1000, 10020, 10030},
+        {1, 0, 2e6, 20010, 20215}};
+    hs_perfmodel *m = hs_perfmodel_new(), *zero = hs_perfmodel_new();
+    hs_load_options lo = {.cost_fn = hs_perfmodel_cost_fn, .link_fn = hs_perfmodel_link_fn};
+    hs_workload *w = NULL, *with = NULL;
+    hs_schedule *s = hs_schedule_new(NULL, NULL);
+    hs_perf_added added;
+    hs_error err = {0};
+    double gbps;
+    (void)state;
+    if (hs_workload_load_buffer("l.yaml", yaml, sizeof yaml - 1, &w, &err) != HS_OK)
+        fail_msg("%s", err.msg);
+    {
+        hs_placement x = {.task = task_of(w, "a#0/x"), .nparts = 1, .fraction = 1,
+                          .device = 0, .start_us = 0, .end_us = 10};
+        hs_placement y = {.task = task_of(w, "a#0/y"), .nparts = 1, .fraction = 1,
+                          .device = 1, .start_us = 20000, .end_us = 20010};
+        assert_true(hs_schedule_add_placement(s, &x, &err) >= 0);
+        assert_true(hs_schedule_add_placement(s, &y, &err) >= 0);
+    }
+    for (size_t i = 0; i < sizeof copies / sizeof copies[0]; i++) {
+        hs_transfer c = {.from_placement = HS_NONE, .to_placement = HS_NONE,
+                         .from_device = copies[i].from, .to_device = copies[i].to,
+                         .bytes = copies[i].bytes, .start_us = copies[i].start,
+                         .end_us = copies[i].end};
+        assert_true(hs_schedule_add_transfer(s, &c, &err) >= 0);
+    }
+    assert_int_equal(hs_perfmodel_add_run(m, w, s, &added, &err), HS_OK);
+    assert_int_equal(added.links, 1);
+    entry_is(m, HS_PERF_LINK, NULL, HS_PERF_LINK_BYTES, "host->gpu0", 125, 1);
+    assert_int_equal(hs_perfmodel_link_fn(m, "host", "gpu0", &gbps, &err), 0);
+    assert_float_equal(gbps, 8, 1e-12);
+    assert_int_equal(hs_perfmodel_link_fn(m, "gpu0", "host", &gbps, &err), 1); /* none */
+    lo.cost_ctx = m;
+    if (hs_workload_load_buffer_opts("l.yaml", yaml, sizeof yaml - 1, &lo, &with, &err) !=
+        HS_OK)
+        fail_msg("%s", err.msg);
+    assert_float_equal(with->platform.links[0 * 2 + 1].bandwidth_gbps, 8, 1e-12);
+    assert_float_equal(with->platform.links[1 * 2 + 0].bandwidth_gbps, 10, 0);
+    assert_float_equal(with->platform.links[0 * 2 + 1].latency_us, 5, 0);
+    hs_workload_free(with);
+    with = NULL;
+    /* a link entry of 0 us would be an infinite bandwidth */
+    assert_int_equal(hs_perfmodel_record(zero, HS_PERF_LINK, NULL, HS_PERF_LINK_BYTES,
+                                         "host->gpu0", 0, NULL, &err), HS_OK);
+    lo.cost_ctx = zero;
+    assert_int_equal(hs_workload_load_buffer_opts("l.yaml", yaml, sizeof yaml - 1, &lo, &with,
+                                                  &err), HS_EINPUT);
+    assert_non_null(strstr(err.msg, "link host -> gpu0: the model's link entry host->gpu0 "
+                                    "takes 0 us for 1e+06 bytes"));
+    hs_schedule_free(s);
+    hs_workload_free(w);
+    hs_perfmodel_free(m);
+    hs_perfmodel_free(zero);
+}
+
 /* A run gives an entry more samples than its window holds: 64 va tasks
  * on cpu0, the first 32 at 10 us, the last 32 at 20 us.  Each is counted
  * (64 in all, kept or flagged), and the window gets every other one, 16 of
@@ -1230,6 +1311,7 @@ int main(void)
         cmocka_unit_test(second_run_predicted_from_first), cmocka_unit_test(plot_picture),
         cmocka_unit_test(overheads_measured_and_applied),
         cmocka_unit_test(run_spread_over_window),
+        cmocka_unit_test(links_measured_and_applied),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

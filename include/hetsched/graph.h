@@ -300,6 +300,15 @@ void hs_graph_free(hs_graph *g);
 typedef int (*hs_cost_fn)(void *ctx, const hs_kernel *k, const hs_device *d, double *us,
                           hs_error *err);
 
+/* A link provider: the bandwidth in GB/s of the declared link from memory
+ * `from` to memory `to`, into *gbps.  It returns 0 with one, 1 when it
+ * knows none (the platform's stays), or a negative HS_E* code with a
+ * one-line message in err.  Finalize asks it for every declared link, and
+ * what it answers replaces the platform's bandwidth (a model's, measured
+ * in runs: hetsched/perfmodel.h). */
+typedef int (*hs_link_fn)(void *ctx, const char *from, const char *to, double *gbps,
+                          hs_error *err);
+
 typedef struct hs_workload {
     char *path;            /* file it came from, or NULL */
     hs_platform platform;
@@ -313,6 +322,8 @@ typedef struct hs_workload {
                                      (a kernel of a 320-device cluster names them all) */
     hs_cost_fn cost_fn;    /* see hs_workload_set_cost_fn; NULL: none */
     void *cost_ctx;
+    hs_link_fn link_fn;    /* see hs_workload_set_link_fn; NULL: none */
+    void *link_ctx;
 } hs_workload;
 
 hs_workload *hs_workload_new(void);
@@ -372,6 +383,10 @@ int hs_edge_set_buffer(hs_workload *w, int app, int edge, const char *buffer, hs
  * win).  `fn` NULL removes it.  graph/ knows nothing of where the costs come
  * from: hetsched/perfmodel.h has one backed by a performance model. */
 void hs_workload_set_cost_fn(hs_workload *w, hs_cost_fn fn, void *ctx);
+
+/* Sets the link provider finalize asks for every declared link's bandwidth
+ * (hs_link_fn).  `fn` NULL removes it. */
+void hs_workload_set_link_fn(hs_workload *w, hs_link_fn fn, void *ctx);
 
 /* Checks the whole workload and builds w->graph.  On error the workload is
  * left unfinalized (and may be freed). */

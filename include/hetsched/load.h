@@ -97,6 +97,9 @@ typedef struct hs_load_options {
      * and beta may find no task to apply to (they are refused otherwise,
      * HS_EUSAGE, when every task has its costs per device). */
     int suite;
+    /* link provider (hs_workload_set_link_fn), called with cost_ctx; NULL:
+     * none */
+    hs_link_fn link_fn;
 } hs_load_options;
 
 /* hs_workload_load_file with options (`opt` NULL: none). */

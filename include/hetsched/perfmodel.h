@@ -226,6 +226,16 @@ int hs_perfmodel_predict_kernel(const hs_perfmodel *m, const hs_kernel *k, const
  * answers it for a device whose platform gives no overhead_us. */
 #define HS_PERF_OVERHEAD "overhead"
 
+/* The type under which a model keeps each link's bandwidth as runs
+ * measured it (params none, device "FROM->TO", memory names): the entry's
+ * size is HS_PERF_LINK_BYTES and its time what that many bytes take on the
+ * link beyond its latency.  The link provider answers it, and it replaces
+ * the platform's bandwidth: a link shared with the run's other copies and
+ * kernels (on the H200, 49-54 GB/s against 55 GB/s measured alone by
+ * calibrate). */
+#define HS_PERF_LINK "link"
+#define HS_PERF_LINK_BYTES 1e6
+
 /* The executor's per-task overhead on each device in run s of w (measured):
  * over[d] is the mean, over d's placements, of the time from when each
  * could have started to its start, "could have" being d free (the previous
@@ -245,6 +255,7 @@ typedef struct hs_perf_added {
     size_t parts;     /* parts of split typed tasks, at f x D without params */
     size_t untyped;   /* cost-only tasks: nothing to record */
     size_t overheads; /* devices whose per-task overhead was recorded */
+    size_t links;     /* links whose bandwidth was recorded */
 } hs_perf_added;
 
 /* Adds what a real run measured to the history, as StarPU's history-based
@@ -259,7 +270,10 @@ typedef struct hs_perf_added {
  * evenly over the run's placements, so that its median stands for the
  * whole run and not for its last tasks.  Each device that ran at least
  * HS_PERF_MIN_SAMPLES placements also gets its per-task overhead
- * (hs_perfmodel_overheads) recorded as type HS_PERF_OVERHEAD.  The fits
+ * (hs_perfmodel_overheads) recorded as type HS_PERF_OVERHEAD, and each link
+ * that moved at least 64 MiB in copies of 1 MiB or more its time per
+ * HS_PERF_LINK_BYTES over them (their durations less the platform's
+ * latency, over their bytes) as type HS_PERF_LINK.  The fits
  * are left as they were (hs_perfmodel_fit refits).  *added (may be NULL) gets the counts.
  * HS_EINPUT for a placement that does not belong to w (its message names
  * it; nothing is recorded then), HS_ENOMEM. */
@@ -304,6 +318,12 @@ void hs_perfmodel_free(hs_perfmodel *m);
  * hs_workload_set_cost_fn or hs_load_options; the model must outlive the
  * workload. */
 int hs_perfmodel_cost_fn(void *ctx, const hs_kernel *k, const hs_device *d, double *us,
+                         hs_error *err);
+
+/* A link provider (hs_link_fn, graph.h) backed by the model `ctx` (const
+ * hs_perfmodel *): a link's bandwidth is the model's HS_PERF_LINK entry for
+ * it (1 without one).  Set it with hs_load_options.link_fn. */
+int hs_perfmodel_link_fn(void *ctx, const char *from, const char *to, double *gbps,
                          hs_error *err);
 
 #ifdef __cplusplus

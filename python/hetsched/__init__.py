@@ -65,7 +65,8 @@ class _LoadOptions(ctypes.Structure):  # hs_load_options, every field
     _fields_ = [("cost_fn", ctypes.c_void_p), ("cost_ctx", ctypes.c_void_p),
                 ("format", ctypes.c_char_p), ("platform", ctypes.c_void_p),
                 ("speeds", ctypes.c_char_p), ("beta", ctypes.c_double),
-                ("beta_seed", ctypes.c_ulong), ("suite", ctypes.c_int)]
+                ("beta_seed", ctypes.c_ulong), ("suite", ctypes.c_int),
+                ("link_fn", ctypes.c_void_p)]
 
 
 class _MapOptions(ctypes.Structure):
@@ -163,6 +164,7 @@ _workload_free = _fn("hs_workload_free", None, _P)
 _perfmodel_load = _fn("hs_perfmodel_load", ctypes.c_int, ctypes.c_char_p, ctypes.POINTER(_P), _E)
 _perfmodel_free = _fn("hs_perfmodel_free", None, _P)
 _perfmodel_cost_fn = ctypes.cast(_lib.hs_perfmodel_cost_fn, ctypes.c_void_p)
+_perfmodel_link_fn = ctypes.cast(_lib.hs_perfmodel_link_fn, ctypes.c_void_p)
 _policy_list = _fn("hs_policy_list", ctypes.POINTER(_P))
 _policy_name = _fn("hs_policy_name", ctypes.c_char_p, _P)
 _policy_description = _fn("hs_policy_description", ctypes.c_char_p, _P)
@@ -355,7 +357,8 @@ def load(source, model=None):
     run() then use it too.  Raises hetsched.Error with FILE:LINE:COL for
     bad input."""
     m = None if model is None else model if isinstance(model, _Model) else _Model(model)
-    opt = _LoadOptions(cost_fn=_perfmodel_cost_fn, cost_ctx=m._ptr) if m else _LoadOptions()
+    opt = (_LoadOptions(cost_fn=_perfmodel_cost_fn, cost_ctx=m._ptr, link_fn=_perfmodel_link_fn)
+           if m else _LoadOptions())
     ptr = _P()
     err = _Error()
     if isinstance(source, dict):
