@@ -154,7 +154,9 @@ int hs_cli_model_update(const char *path, hs_perfmodel *m, const hs_workload *w,
             added.overheads == 0 ? ""
             : added.overheads == 1 ? ", 1 device's overhead per task"
                                    : ", the devices' overheads per task",
-            added.links == 0 ? "" : added.links == 1 ? ", 1 link's bandwidth" : ", the links' bandwidths",
+            added.links == 0   ? ""
+            : added.links == 1 ? ", 1 link's bandwidth"
+                               : ", the links' bandwidths",
             added.untyped, hs_perfmodel_entries(m), hs_perfmodel_fits(m));
     return 0;
 }

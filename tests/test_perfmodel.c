@@ -942,6 +942,30 @@ static void run_added_to_history(void **state)
     hs_perfmodel_free(m);
 }
 
+/* Two devices, host -> gpu0 and back at 10 GB/s and 5 us, six cost-only
+ * kernels, x -> y carrying 1000 bytes: the overheads' and links' tests
+ * place some of them by hand.  (cpu0's "cores: 1      }" has the room to
+ * become "overhead_us: 3}" in place.) */
+static const char two_devices_yaml[] =
+    "platform:\n"
+    "  devices:\n"
+    "    - {name: cpu0, kind: cpu, memory: host, cores: 1      }\n"
+    "    - {name: gpu0, kind: gpu, memory: gpu0}\n"
+    "  links:\n"
+    "    - {from: host, to: gpu0, bandwidth_gbps: 10, latency_us: 5}\n"
+    "    - {from: gpu0, to: host, bandwidth_gbps: 10, latency_us: 5}\n"
+    "applications:\n"
+    "  - name: a\n"
+    "    kernels:\n"
+    "      - {name: x, cost_us: {cpu: 10, gpu: 5}}\n"
+    "      - {name: y, cost_us: {cpu: 10, gpu: 5}}\n"
+    "      - {name: z, cost_us: {cpu: 10, gpu: 5}}\n"
+    "      - {name: u, cost_us: {cpu: 10, gpu: 5}}\n"
+    "      - {name: v, cost_us: {cpu: 10, gpu: 5}}\n"
+    "      - {name: t, cost_us: {cpu: 10, gpu: 5}}\n"
+    "    edges:\n"
+    "      - {from: x, to: y, bytes: 1000}\n";
+
 /* Each device's per-task overhead from a measured schedule made by hand,
  * edge x -> y (1000 bytes), copied cpu0 -> gpu0 over [10, 25]:
  *   cpu0: x [0,10], z [12,20], u [40,45], v [45,46], t [115,122]: each
@@ -954,29 +978,11 @@ static void run_added_to_history(void **state)
  * add_run records cpu0's (5 placements) as type "overhead" and not gpu0's
  * (1); the model then gives cpu0's to a workload whose platform has none
  * (a 10 us kernel costs 15.5 us there) and leaves a given overhead_us and
- * a device it never measured alone.  (cpu0's "cores: 1      }" has the
- * room to become "overhead_us: 3}" in place.) */
+ * a device it never measured alone. */
 static void overheads_measured_and_applied(void **state)
 {
-    static const char yaml[] =
-        "platform:\n"
-        "  devices:\n"
-        "    - {name: cpu0, kind: cpu, memory: host, cores: 1      }\n"
-        "    - {name: gpu0, kind: gpu, memory: gpu0}\n"
-        "  links:\n"
-        "    - {from: host, to: gpu0, bandwidth_gbps: 10, latency_us: 5}\n"
-        "    - {from: gpu0, to: host, bandwidth_gbps: 10, latency_us: 5}\n"
-        "applications:\n"
-        "  - name: a\n"
-        "    kernels:\n"
-        "      - {name: x, cost_us: {cpu: 10, gpu: 5}}\n"
-        "      - {name: y, cost_us: {cpu: 10, gpu: 5}}\n"
-        "      - {name: z, cost_us: {cpu: 10, gpu: 5}}\n"
-        "      - {name: u, cost_us: {cpu: 10, gpu: 5}}\n"
-        "      - {name: v, cost_us: {cpu: 10, gpu: 5}}\n"
-        "      - {name: t, cost_us: {cpu: 10, gpu: 5}}\n"
-        "    edges:\n"
-        "      - {from: x, to: y, bytes: 1000}\n";
+    const char *yaml = two_devices_yaml;
+    size_t len = sizeof two_devices_yaml - 1;
     hs_perfmodel *m = hs_perfmodel_new();
     hs_load_options lo = {.cost_fn = hs_perfmodel_cost_fn};
     hs_workload *w = NULL, *with = NULL, *kept = NULL;
@@ -988,7 +994,7 @@ static void overheads_measured_and_applied(void **state)
     hs_device probe = {.name = "gpu0", .kind = HS_DEVICE_GPU};
     char *text;
     (void)state;
-    if (hs_workload_load_buffer("o.yaml", yaml, sizeof yaml - 1, &w, &err) != HS_OK)
+    if (hs_workload_load_buffer("o.yaml", yaml, len, &w, &err) != HS_OK)
         fail_msg("%s", err.msg);
     {
         const struct { const char *id; int device; double start, end; } pl[] = {
@@ -1015,7 +1021,7 @@ static void overheads_measured_and_applied(void **state)
     entry_is(m, HS_PERF_OVERHEAD, NULL, 1, "cpu0", 5.5, 1);
     assert_int_equal(hs_perfmodel_cost_fn(m, NULL, &probe, &us, &err), 1); /* none */
     lo.cost_ctx = m;
-    if (hs_workload_load_buffer_opts("o.yaml", yaml, sizeof yaml - 1, &lo, &with, &err) !=
+    if (hs_workload_load_buffer_opts("o.yaml", yaml, len, &lo, &with, &err) !=
         HS_OK)
         fail_msg("%s", err.msg);
     assert_float_equal(with->platform.devices[0].overhead_us, 5.5, 0);
@@ -1038,30 +1044,18 @@ static void overheads_measured_and_applied(void **state)
     hs_perfmodel_free(m);
 }
 
-/* Each link's bandwidth from a measured schedule made by hand, host ->
- * gpu0 declared at 10 GB/s and 5 us: copies of 50 MB in 6255 us and 30 MB
- * in 3755 us (8 GB/s beyond the latency) and one of 1000 bytes (under
- * 1 MiB: left out); gpu0 -> host moved 2 MB (under 64 MiB: not recorded).
+/* Each link's bandwidth from a measured schedule made by hand on
+ * two_devices_yaml, host -> gpu0 declared at 10 GB/s and 5 us: copies of
+ * 50 MB in 6255 us and 30 MB in 3755 us (8 GB/s beyond the latency) and
+ * one of 1000 bytes (under 1 MiB: left out); gpu0 -> host moved 2 MB
+ * (under 64 MiB: not recorded).
  * The model's entry is (6250 + 3750) us / 80 MB = 125 us per MB; a
  * workload loaded with it has host -> gpu0 at 1000 / 125 = 8 GB/s and
  * gpu0 -> host as declared.  A link entry of 0 us is refused. */
 static void links_measured_and_applied(void **state)
 {
-    static const char yaml[] =
-        "platform:\n"
-        "  devices:\n"
-        "    - {name: cpu0, kind: cpu, memory: host, cores: 1}\n"
-        "    - {name: gpu0, kind: gpu, memory: gpu0}\n"
-        "  links:\n"
-        "    - {from: host, to: gpu0, bandwidth_gbps: 10, latency_us: 5}\n"
-        "    - {from: gpu0, to: host, bandwidth_gbps: 10, latency_us: 5}\n"
-        "applications:\n"
-        "  - name: a\n"
-        "    kernels:\n"
-        "      - {name: x, cost_us: {cpu: 10, gpu: 5}}\n"
-        "      - {name: y, cost_us: {cpu: 10, gpu: 5}}\n"
-        "    edges:\n"
-        "      - {from: x, to: y, bytes: 1000}\n";
+    const char *yaml = two_devices_yaml;
+    size_t len = sizeof two_devices_yaml - 1;
     const struct { int from, to; double bytes, start, end; } copies[] = {
         {0, 1, 50e6, 10, 6265}, {0, 1, 30e6, 6265, 10020}, {0, 1, 1000, 10020, 10030},
         {1, 0, 2e6, 20010, 20215}};
@@ -1073,7 +1067,7 @@ static void links_measured_and_applied(void **state)
     hs_error err = {0};
     double gbps;
     (void)state;
-    if (hs_workload_load_buffer("l.yaml", yaml, sizeof yaml - 1, &w, &err) != HS_OK)
+    if (hs_workload_load_buffer("l.yaml", yaml, len, &w, &err) != HS_OK)
         fail_msg("%s", err.msg);
     {
         hs_placement x = {.task = task_of(w, "a#0/x"), .nparts = 1, .fraction = 1,
@@ -1097,7 +1091,7 @@ static void links_measured_and_applied(void **state)
     assert_float_equal(gbps, 8, 1e-12);
     assert_int_equal(hs_perfmodel_link_fn(m, "gpu0", "host", &gbps, &err), 1); /* none */
     lo.cost_ctx = m;
-    if (hs_workload_load_buffer_opts("l.yaml", yaml, sizeof yaml - 1, &lo, &with, &err) !=
+    if (hs_workload_load_buffer_opts("l.yaml", yaml, len, &lo, &with, &err) !=
         HS_OK)
         fail_msg("%s", err.msg);
     assert_float_equal(with->platform.links[0 * 2 + 1].bandwidth_gbps, 8, 1e-12);
@@ -1109,8 +1103,8 @@ static void links_measured_and_applied(void **state)
     assert_int_equal(hs_perfmodel_record(zero, HS_PERF_LINK, NULL, HS_PERF_LINK_BYTES,
                                          "host->gpu0", 0, NULL, &err), HS_OK);
     lo.cost_ctx = zero;
-    assert_int_equal(hs_workload_load_buffer_opts("l.yaml", yaml, sizeof yaml - 1, &lo, &with,
-                                                  &err), HS_EINPUT);
+    assert_int_equal(hs_workload_load_buffer_opts("l.yaml", yaml, len, &lo, &with, &err),
+                     HS_EINPUT);
     assert_non_null(strstr(err.msg, "link host -> gpu0: the model's link entry host->gpu0 "
                                     "takes 0 us for 1e+06 bytes"));
     hs_schedule_free(s);
