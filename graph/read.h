@@ -104,7 +104,6 @@ void hs__set_providers(hs_workload *w, const hs_load_options *opt);
  * when it is not set, 1 with *out set when it is one, -1 when it is
  * anything else (a sign, a space, nothing, too large); the caller's message
  * quotes getenv(name).  The readers' caps and the task limit use it. */
-
 int hs__env_whole(const char *name, unsigned long long limit, unsigned long long *out);
 /* Copies at most `max` bytes of text[0..n) into buf (size bytes) for a
  * message: bytes that start no UTF-8 character become '?', "..." marks a

@@ -1240,9 +1240,18 @@ int hs_perfmodel_overheads(const hs_workload *w, const hs_schedule *s, double *o
     return HS_OK;
 }
 
-/* Each link's time per HS_PERF_LINK_BYTES in run s of w, from its copies of
- * 1 MiB or more, recorded where they moved 64 MiB or more (less is too
- * little to tell a bandwidth); *n counts them. */
+/* The memory of device d of p (host for HS_HOST_DEVICE), -1 for none. */
+static int memory_of(const hs_platform *p, int d)
+{
+    return d == HS_HOST_DEVICE ? HS_HOST_MEMORY
+           : d >= 0 && d < p->ndevices ? p->devices[d].memory
+                                       : -1;
+}
+
+/* Each declared link's time per HS_PERF_LINK_BYTES in run s of w (a route
+ * across nodes is derived from them), from its copies of 1 MiB or more,
+ * recorded where they moved 64 MiB or more (less is too little to tell a
+ * bandwidth); *n counts them. */
 static int record_links(hs_perfmodel *m, const hs_workload *w, const hs_schedule *s,
                         hs_perf_added *n, hs_error *err)
 {
@@ -1254,11 +1263,9 @@ static int record_links(hs_perfmodel *m, const hs_workload *w, const hs_schedule
         return nomem(err);
     for (size_t k = 0; k < s->ntransfers; k++) {
         const hs_transfer *t = &s->transfers[k];
-        int a = t->from_device == HS_HOST_DEVICE ? HS_HOST_MEMORY
-                                                 : p->devices[t->from_device].memory;
-        int b = t->to_device == HS_HOST_DEVICE ? HS_HOST_MEMORY : p->devices[t->to_device].memory;
+        int a = memory_of(p, t->from_device), b = memory_of(p, t->to_device);
         size_t i = (size_t)a * nm + (size_t)b;
-        if (t->bytes < 1 << 20 || a == b)
+        if (a < 0 || b < 0 || a == b || p->links[i].route || !(t->bytes >= 1 << 20))
             continue;
         bytes[i] += t->bytes;
         us[i] += fmax(0.0, t->end_us - t->start_us - p->links[i].latency_us);
@@ -1286,9 +1293,11 @@ static int entry_of_placement(hs_perfmodel *m, const hs_workload *w, const hs_pl
     const hs_task *t = &w->graph.tasks[p->task];
     const hs_kernel *k = &w->apps[t->app].kernels[t->kernel];
     const char *device = w->platform.devices[p->device].name;
+    const char *params;
     hs_kconf c;
     hs_perf_kernel pk;
     entry *e;
+    double size;
     int whole, rc;
     *at = SIZE_MAX;
     if (!k->type) {
@@ -1303,11 +1312,11 @@ static int entry_of_placement(hs_perfmodel *m, const hs_workload *w, const hs_pl
     whole = p->nparts <= 1 || (!c.splittable && p->part == 0);
     if (!whole && (!c.splittable || !(p->fraction > 0)))
         return HS_OK;
-    if ((rc = check_args(pk.type, whole ? pk.params : HS_PERF_PART,
-                         whole ? pk.size : p->fraction * pk.size, device, err)) != 0 ||
+    params = whole ? pk.params : HS_PERF_PART;
+    size = whole ? pk.size : p->fraction * pk.size;
+    if ((rc = check_args(pk.type, params, size, device, err)) != 0 ||
         (rc = check_duration(pk.type, device, fmax(0.0, p->end_us - p->start_us), err)) != 0 ||
-        (rc = get_entry(m, pk.type, whole ? pk.params : HS_PERF_PART,
-                        whole ? pk.size : p->fraction * pk.size, device, &e, err)) != 0)
+        (rc = get_entry(m, pk.type, params, size, device, &e, err)) != 0)
         return rc;
     *at = (size_t)(e - m->entries);
     if (whole)

@@ -270,8 +270,8 @@ typedef struct hs_perf_added {
  * evenly over the run's placements, so that its median stands for the
  * whole run and not for its last tasks.  Each device that ran at least
  * HS_PERF_MIN_SAMPLES placements also gets its per-task overhead
- * (hs_perfmodel_overheads) recorded as type HS_PERF_OVERHEAD, and each link
- * that moved at least 64 MiB in copies of 1 MiB or more its time per
+ * (hs_perfmodel_overheads) recorded as type HS_PERF_OVERHEAD, and each
+ * declared link that moved at least 64 MiB in copies of 1 MiB or more its time per
  * HS_PERF_LINK_BYTES over them (their durations less the platform's
  * latency, over their bytes) as type HS_PERF_LINK.  The fits
  * are left as they were (hs_perfmodel_fit refits).  *added (may be NULL) gets the counts.
