@@ -429,6 +429,52 @@ causes() {
     done
 }
 
+# Table 3's schedules in three views, from the logs under $work: the
+# simulator's delay model (compare's makespan: copies never contend, the
+# model of the paper's MILP), the executor's model with which `run` predicts
+# itself (copies queue on their link, a device holds a few started tasks),
+# and the run (the median of --runs).  A schedule that the delay model
+# ranks first can be slower for real when it moves much data at once.
+t3_views() {
+    local log dir p sim pred meas
+    for log in "$work"/t3-*.log; do
+        dir=${log%.log}
+        [ -d "$dir" ] || continue
+        printf '\n%s:\n\n' "$(basename "$dir" | sed 's/^t3-//')"
+        printf '| schedule | delay model | executor model | measured | measured / executor |\n'
+        printf '| --- | --- | --- | --- | --- |\n'
+        for p in $t3_policies optimal; do
+            [ -s "$dir/$p.measured" ] || continue
+            sim=$(awk -v p="$p" '($1 == p || $1 == p "*") && $2 ~ /^[0-9.]+$/ { print $2; exit }' "$log")
+            pred=$(sed -n 's/^predicted makespan \([0-9.]*\) us.*/\1/p' "$dir/$p-1.log")
+            meas=$(median <"$dir/$p.measured")
+            awk -v p="$([ "$p" = optimal ] && echo IP || echo "$p")" -v s="${sim:-0}" \
+                -v e="${pred:-0}" -v m="$meas" 'BEGIN {
+                printf "| %s | %s | %s | %.3f | %s |\n", p, (s > 0 ? sprintf("%.3f", s) : "-"),
+                    (e > 0 ? sprintf("%.3f", e) : "-"), m, (e > 0 ? sprintf("%.3f", m / e) : "-") }'
+        done
+    done
+}
+
+# The section of t3_views, when Table 3 ran for real.
+t3_views_section() {
+    local lines
+    lines=$(t3_views)
+    [ -n "$lines" ] || return 0
+    printf '
+## Table 3'"'"'s schedules in three views (us)
+
+'
+    printf 'The simulator'"'"'s delay model (copies never contend with each other: the model of the
+'
+    printf 'MILP and of Table 3), the executor'"'"'s model with which `run` predicts itself (copies
+'
+    printf 'queue on their link, a device holds a few started tasks), and the run (median of %s).
+' "$runs"
+    printf '%s
+' "$lines"
+}
+
 # The report's last section: causes' lines, when there are any.
 causes_section() {
     local lines
@@ -451,7 +497,7 @@ finish() {
         progress "no chart program at $plot: no charts"
     fi
     progress "report: $report"
-    { write_report && causes_section; } >"$report" || status=1
+    { write_report && t3_views_section && causes_section; } >"$report" || status=1
     progress "done in $((SECONDS - start)) s (exit $status)"
     exit $status
 }

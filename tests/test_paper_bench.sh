@@ -129,6 +129,28 @@ for h in "## Fig. 5, small" "## Fig. 4 benchmarks, small" "## Table 3" "| case-s
     "## Table 3, measured: real makespans on emu (us, median of 1 run(s))"; do
     check "the report has '$h'" grep -qF -- "$h" "$md"
 done
+# Table 3's schedules in three views: per set, a row per schedule run for
+# real (the policies and the MILP's, "IP"), the case study's delay model
+# the paper's 28790.208 us, each measured value the CSV's, and the ratio
+# measured / executor model from the row's own numbers
+views=$(sed -n "/^## Table 3's schedules in three views (us)/,/^## Runs more/p" "$md")
+check "the report has Table 3's three views" [ -n "$views" ]
+for set in case-study-x5 va+xgemm+increment-x5 xgemm+fblock+pi-x2; do
+    rows=$(awk -v s="$set-small:" '$0 == s { on = 1; next } on && /:$/ { exit } on && /^\| [a-zIP-]+ \| [0-9]/' \
+        <<<"$views")
+    check "three views $set: the IP row and one per policy run ($(wc -l <<<"$rows"))" \
+        [ "$(grep -c '^| IP |' <<<"$rows")" = 1 -a "$(wc -l <<<"$rows")" -ge 3 ]
+    while IFS='|' read -r _ p sim pred meas ratio _; do
+        p=$(echo $p) meas=$(echo $meas)
+        want=$(awk -F, -v s="$set" -v p="$([ "$p" = IP ] && echo optimal || echo "$p")" \
+            '$5 == "table3" && $6 == s && $7 == p && $9 != "" { printf "%.3f", $9 }' "$csv")
+        check "three views $set $p: measured $meas is the CSV's ($want)" [ "$meas" = "$want" ]
+        check "three views $set $p: measured / executor model" \
+            [ "$(awk -v m="$meas" -v e="$pred" 'BEGIN { printf "%.3f", m / e }')" = "$(echo $ratio)" ]
+    done <<<"$rows"
+done
+check "three views: the case study's delay model is Table 2's 28790.208 us" \
+    grep -q '^| h-ratio | 28790.208 | ' <<<"$views"
 # Fig. 5's agreement in one line: the cells within 0.91..1.1, the median of
 # measured / simulated and of its distance to 1, all from the CSV's rows
 median() { sort -g | awk '{ v[NR] = $1 } END { printf "%.6f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
