@@ -1,6 +1,7 @@
 /* hetsched — calibration: kernel costs per device and link costs per pair
  * of memories, into a performance model and a platform (exec/calibrate.h).
- * The CUDA measurements are in exec/calibrate_cuda.c. */
+ * A GPU is measured through the device layer that runs graphs
+ * (exec/mem.h): its buffers, copies and kernels are the cuda backend's. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 
 #include "exec/calibrate.h"
 #include "exec/data.h"
+#include "exec/mem.h"
 #include "hetsched/output.h"
 
 #define MIB (1024.0 * 1024.0)
@@ -30,10 +32,20 @@ typedef struct plan {
     double time_cap_us;       /* larger sizes are skipped past this; 0: none */
 } plan;
 
-/* A device being measured: cpu0 (g NULL) or gpuK. */
+/* The GPUs' device layer (exec/mem.h) over a platform of its own, host
+ * and gpu0 .. gpuN on memories of their names, so that gpuK is CUDA device
+ * K whichever of them are measured. */
+typedef struct layer {
+    hs_workload *w;
+    const hs__mem_ops *ops;
+    void *ctx;
+    struct timespec t0;       /* the layer's clock, started again before each measurement */
+} layer;
+
+/* A device being measured: cpu0 (mem -1) or gpuK on the layer's memory mem. */
 typedef struct cdev {
     char name[16];
-    hs__calib_gpu *g;
+    int mem;
     int stopped;              /* for the current type: larger sizes skipped */
 } cdev;
 
@@ -423,6 +435,86 @@ static int time_cpu(const hs_kconf *c, void *const *bufs, size_t b, size_t e, in
     return HS_OK;
 }
 
+/* Starts the layer's clock again: its device times are floats from their
+ * anchor, so a measurement taken right after it keeps their precision. */
+static int restart_clock(layer *L, hs_error *err)
+{
+    clock_gettime(CLOCK_MONOTONIC, &L->t0);
+    return L->ops->start_clock(L->ctx, &L->t0, err);
+}
+
+/* Times reps runs of items [b, e) of c on the GPU of the layer's memory m
+ * after a warm-up (module loading, cuBLAS workspaces, the first touch), as
+ * a run launches a kernel there: hbufs, its host buffers, are copied to the
+ * device first; inputs updated in place again before each run, untimed.
+ * A run's time is its kernel's, between the events around it. */
+static int time_gpu(layer *L, int m, const hs_kconf *c, void *const *hbufs, size_t b, size_t e,
+                    int reps, double *us, hs_error *err)
+{
+    const hs__mem_ops *ops = L->ops;
+    void *d[HS_KMAX_BUFS] = {0}, *ev[HS_KMAX_BUFS], *k, *done;
+    double start, end;
+    int rc = restart_clock(L, err), nev = 0;
+    for (int i = 0; i < c->nbufs && rc == HS_OK; i++)
+        if ((rc = ops->alloc(L->ctx, m, c->bufs[i].bytes, &d[i], err)) == HS_OK &&
+            (rc = ops->copy(L->ctx, m, d[i], HS_HOST_MEMORY, hbufs[i], c->bufs[i].bytes, NULL,
+                            NULL, &done, err)) == HS_OK && done)
+            ev[nev++] = done;
+    for (int r = -1; r < reps && rc == HS_OK; r++) { /* r == -1: the warm-up */
+        for (int i = 0; i < c->nbufs && rc == HS_OK && r >= 0; i++)
+            if (c->bufs[i].mode == HS_KRW &&
+                (rc = ops->copy(L->ctx, m, d[i], HS_HOST_MEMORY, hbufs[i], c->bufs[i].bytes,
+                                NULL, NULL, &done, err)) == HS_OK && done)
+                ev[nev++] = done;
+        if (rc == HS_OK && (rc = ops->launch(L->ctx, m, c, d, b, e, ev, nev, &k, err)) == HS_OK &&
+            (rc = ops->finish(L->ctx, k, &start, &end, &done, err)) == HS_OK && r >= 0)
+            us[r] = end - start;
+        nev = 0; /* the kernel waited for them */
+    }
+    if (rc != HS_OK)
+        ops->flush(L->ctx, NULL);
+    for (int i = 0; i < c->nbufs; i++)
+        ops->free(L->ctx, m, d[i]);
+    return rc;
+}
+
+/* Times reps samples of `loop` back-to-back copies of `bytes` from the
+ * layer's memory `from` to `to` into us[0..reps), per copy (from the first
+ * one's start to the last one's end, over loop), after a warm-up; they are
+ * the copies a run makes between those memories.  *direct as ops->direct. */
+static int time_copies(layer *L, int from, int to, size_t bytes, int loop, int reps, double *us,
+                       int *direct, hs_error *err)
+{
+    const hs__mem_ops *ops = L->ops;
+    void *src = NULL, *dst = NULL, *ones = NULL, *done;
+    hs_run_copy rec[4];
+    int rc = HS_OK;
+    if (loop < 1 || loop > 4)
+        return hs_error_set(err, HS_EINTERNAL, "calibrate: %d copies a sample", loop);
+    *direct = ops->direct ? ops->direct(L->ctx, from, to) : 1;
+    if ((rc = ops->alloc(L->ctx, from, bytes, &src, err)) != HS_OK ||
+        (rc = ops->alloc(L->ctx, to, bytes, &dst, err)) != HS_OK ||
+        (rc = ops->alloc(L->ctx, HS_HOST_MEMORY, bytes, &ones, err)) != HS_OK)
+        goto out;
+    memset(ones, 1, bytes);
+    if ((rc = ops->copy(L->ctx, from, src, HS_HOST_MEMORY, ones, bytes, NULL, NULL, &done,
+                        err)) != HS_OK ||
+        (rc = ops->sync(L->ctx, done, err)) != HS_OK || (rc = restart_clock(L, err)) != HS_OK)
+        goto out;
+    for (int r = -1; r < reps && rc == HS_OK; r++) { /* r == -1: the warm-up */
+        for (int k = 0; k < loop && rc == HS_OK; k++)
+            rc = ops->copy(L->ctx, to, dst, from, src, bytes, NULL, &rec[k], &done, err);
+        if (rc == HS_OK && (rc = ops->flush(L->ctx, err)) == HS_OK && r >= 0)
+            us[r] = (rec[loop - 1].end_us - rec[0].start_us) / loop;
+    }
+out:
+    ops->flush(L->ctx, NULL);
+    ops->free(L->ctx, from, src);
+    ops->free(L->ctx, to, dst);
+    ops->free(L->ctx, HS_HOST_MEMORY, ones);
+    return rc;
+}
+
 static void free_bufs(void **bufs, int n)
 {
     for (int i = 0; i < n; i++) {
@@ -489,9 +581,9 @@ static int record(const hs_calib_options *o, const plan *pl, hs_calib_result *r,
  * k_d / items x D, as a part records in a run (`run --update-model`).  A part
  * does not cost its share of the whole: a slab of a gemm, a few planes of
  * fblock, take more, and the model then knows by how much. */
-static int measure_parts(const hs_calib_options *o, hs_calib_result *r, const hs_kconf *c,
-                         void *const *bufs, const cdev *devs, int ndev, hs_calib_row *rows,
-                         int reps, double *us, hs_error *err)
+static int measure_parts(const hs_calib_options *o, hs_calib_result *r, layer *L,
+                         const hs_kconf *c, void *const *bufs, const cdev *devs, int ndev,
+                         hs_calib_row *rows, int reps, double *us, hs_error *err)
 {
     double speed[MAX_DEVICES], sum = 0.0;
     hs_perf_kernel pk;
@@ -516,8 +608,8 @@ static int measure_parts(const hs_calib_options *o, hs_calib_result *r, const hs
         size = (double)k / (double)c->items * pk.size;
         if (has_rw(c))
             hs_kfill(c, bufs);
-        rc = devs[d].g ? hs__calib_gpu_kernel(devs[d].g, c, bufs, 0, k, reps, us, &de)
-                       : time_cpu(c, bufs, 0, k, r->threads, reps, us, &de);
+        rc = devs[d].mem >= 0 ? time_gpu(L, devs[d].mem, c, bufs, 0, k, reps, us, &de)
+                              : time_cpu(c, bufs, 0, k, r->threads, reps, us, &de);
         if (rc == HS_EIO || rc == HS_ECHECK || rc == HS_ESOLVER) {
             r->nwarnings++;
             snprintf(rows[d].note, sizeof rows[d].note, "part failed: %.80s", de.msg);
@@ -541,7 +633,7 @@ static int measure_parts(const hs_calib_options *o, hs_calib_result *r, const hs
 /* Measures the kernels of ks on every device; a sweep skips the larger
  * sizes of a device once one is too slow (past the time cap) or too big
  * for it. */
-static int measure_set(const hs_calib_options *o, const plan *pl, hs_calib_result *r,
+static int measure_set(const hs_calib_options *o, const plan *pl, hs_calib_result *r, layer *L,
                        const kset *ks, cdev *devs, int ndev, hs_calib_row *rows, int reps,
                        hs_error *err)
 {
@@ -568,10 +660,10 @@ static int measure_set(const hs_calib_options *o, const plan *pl, hs_calib_resul
                 continue;
             if (d > 0 && has_rw(c))
                 hs_kfill(c, bufs); /* the previous device updated them */
-            if (!devs[d].g) {
+            if (devs[d].mem < 0) {
                 rc = time_cpu(c, bufs, 0, c->items, r->threads, reps, us, &de);
             } else {
-                size_t free_b = hs__calib_gpu_free_bytes(devs[d].g);
+                size_t free_b = L->ops->capacity(L->ctx, devs[d].mem);
                 if (free_b > 0 && all_bytes(c) > 0.9 * (double)free_b) {
                     devs[d].stopped = sweep;
                     snprintf(row->note, sizeof row->note, "%s: %.0f MiB of buffers, %.0f "
@@ -579,7 +671,7 @@ static int measure_set(const hs_calib_options *o, const plan *pl, hs_calib_resul
                              all_bytes(c) / MIB, (double)free_b / MIB);
                     continue;
                 }
-                rc = hs__calib_gpu_kernel(devs[d].g, c, bufs, 0, c->items, reps, us, &de);
+                rc = time_gpu(L, devs[d].mem, c, bufs, 0, c->items, reps, us, &de);
             }
             if (rc == HS_EIO || rc == HS_ECHECK || rc == HS_ESOLVER) {
                 /* a failing kernel or CUDA call costs this (type, device)
@@ -599,17 +691,17 @@ static int measure_set(const hs_calib_options *o, const plan *pl, hs_calib_resul
                 rc = record(o, pl, r, row, &devs[d], c, us, reps, err);
         }
         if (rc == HS_OK && !sweep)
-            rc = measure_parts(o, r, c, bufs, devs, ndev, rows, reps, us, err);
+            rc = measure_parts(o, r, L, c, bufs, devs, ndev, rows, reps, us, err);
         free_bufs(bufs, c->nbufs);
     }
     free(us);
     return rc;
 }
 
-/* Measures the link from memory `from` to `to` (platform indices; NULL
- * gpus are the host) into r->links and the platform. */
-static int measure_link(hs_calib_result *r, hs__calib_gpu *src, hs__calib_gpu *dst,
-                        int from, int to, int reps, hs_error *err)
+/* Measures the link from memory `from` to `to` (the platform's) through
+ * the layer's memories lfrom and lto, into r->links and the platform. */
+static int measure_link(hs_calib_result *r, layer *L, int lfrom, int lto, int from, int to,
+                        int reps, hs_error *err)
 {
     const hs_platform *p = &r->platform->platform;
     int nlat = 4 * reps, direct = 1, rc;
@@ -619,10 +711,10 @@ static int measure_link(hs_calib_result *r, hs__calib_gpu *src, hs__calib_gpu *d
         return hs_error_set(err, HS_ENOMEM, "out of memory");
     /* latency: one 1-byte copy per sample; bandwidth: a loop of 4 large
      * copies per sample, less the latency of each */
-    rc = hs__calib_copy(src, dst, 1, 1, nlat, us, &direct, err);
+    rc = time_copies(L, lfrom, lto, 1, 1, nlat, us, &direct, err);
     lat = hs_perfmodel_robust_mean(us, (size_t)nlat, NULL);
     if (rc == HS_OK)
-        rc = hs__calib_copy(src, dst, COPY_BYTES, 4, reps, us, &direct, err);
+        rc = time_copies(L, lfrom, lto, COPY_BYTES, 4, reps, us, &direct, err);
     t_big = hs_perfmodel_robust_mean(us, (size_t)reps, NULL);
     free(us);
     if (rc != HS_OK)
@@ -664,6 +756,29 @@ static int workload_threads(const hs_workload *w)
     return 0;
 }
 
+/* The layer over host and gpu0 .. gpu(ngpus - 1). */
+static int open_layer(layer *L, int ngpus, hs_error *err)
+{
+    char name[16];
+    int rc;
+    if (!(L->w = hs_workload_new()))
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    for (int g = 0; g < ngpus; g++) {
+        snprintf(name, sizeof name, "gpu%d", g);
+        if ((rc = hs_platform_add_device(L->w, name, HS_DEVICE_GPU, name, 0, err)) < 0)
+            return rc;
+    }
+    return hs__mem_cuda_new(L->w, NULL, 0, &L->ops, &L->ctx, err);
+}
+
+static void close_layer(layer *L)
+{
+    if (L->ops)
+        L->ops->fini(L->ctx);
+    hs_workload_free(L->w);
+    *L = (layer){0};
+}
+
 int hs_calibrate(const hs_calib_options *o, hs_calib_result *r, hs_error *err)
 {
     const hs_ktype *types[MAX_TYPES];
@@ -671,7 +786,8 @@ int hs_calibrate(const hs_calib_options *o, hs_calib_result *r, hs_error *err)
     cdev devs[MAX_DEVICES];
     kset sets[MAX_TYPES];
     plan pl = {0};
-    int ntypes = 0, nsets = 0, want_cpu, ndev = 0, reps, rc, ngpus;
+    layer L = {0};
+    int ntypes = 0, nsets = 0, want_cpu, ndev = 0, reps, rc, ngpus, top = -1;
     hs_error fe = {0};
 
     memset(r, 0, sizeof *r);
@@ -694,7 +810,7 @@ int hs_calibrate(const hs_calib_options *o, hs_calib_result *r, hs_error *err)
     if (rc != HS_OK)
         goto fail;
     reps = o->reps ? o->reps : pl.full ? 10 : 5;
-    ngpus = hs__calib_gpu_count(r->gpu_note, sizeof r->gpu_note);
+    ngpus = hs__cuda_gpu_count(r->gpu_note, sizeof r->gpu_note);
     if (ngpus > 64)
         ngpus = 64;
     r->ngpus = ngpus;
@@ -715,20 +831,23 @@ int hs_calibrate(const hs_calib_options *o, hs_calib_result *r, hs_error *err)
         if ((rc = hs_platform_add_device(r->platform, "cpu0", HS_DEVICE_CPU, "host",
                                          r->threads, err)) < 0)
             goto fail;
-        devs[ndev++] = (cdev){.name = "cpu0"};
+        devs[ndev++] = (cdev){.name = "cpu0", .mem = -1};
     }
-    for (int g = 0; g < ngpus; g++) {
-        hs__calib_gpu *gpu = NULL;
+    for (int g = 0; g < ngpus; g++)
+        if (want_gpu[g])
+            top = g;
+    if (top >= 0 && (rc = open_layer(&L, top + 1, err)) != 0)
+        goto fail;
+    for (int g = 0; g <= top; g++) {
         if (!want_gpu[g])
             continue;
         snprintf(name, sizeof name, "gpu%d", g);
-        if ((rc = hs_platform_add_device(r->platform, name, HS_DEVICE_GPU, name, 0, err)) < 0 ||
-            (rc = hs__calib_gpu_open(g, &gpu, err)) != 0)
+        if ((rc = hs_platform_add_device(r->platform, name, HS_DEVICE_GPU, name, 0, err)) < 0)
             goto fail;
-        devs[ndev] = (cdev){.g = gpu};
+        devs[ndev] = (cdev){.mem = hs_platform_find_memory(&L.w->platform, name)};
         memcpy(devs[ndev].name, name, sizeof name);
         if (g < 8)
-            hs__calib_gpu_describe(gpu, r->gpu_names[g], sizeof r->gpu_names[g]);
+            hs__cuda_gpu_describe(g, r->gpu_names[g], sizeof r->gpu_names[g]);
         ndev++;
     }
     if (ndev == 0) {
@@ -745,21 +864,23 @@ int hs_calibrate(const hs_calib_options *o, hs_calib_result *r, hs_error *err)
     }
     for (int d = 0; d < ndev; d++) {
         int m;
-        if (!devs[d].g)
+        if (devs[d].mem < 0)
             continue;
         m = hs_platform_find_memory(&r->platform->platform, devs[d].name);
-        if ((rc = measure_link(r, NULL, devs[d].g, HS_HOST_MEMORY, m, reps, err)) != 0 ||
-            (rc = measure_link(r, devs[d].g, NULL, m, HS_HOST_MEMORY, reps, err)) != 0)
+        if ((rc = measure_link(r, &L, HS_HOST_MEMORY, devs[d].mem, HS_HOST_MEMORY, m, reps,
+                               err)) != 0 ||
+            (rc = measure_link(r, &L, devs[d].mem, HS_HOST_MEMORY, m, HS_HOST_MEMORY, reps,
+                               err)) != 0)
             goto fail;
     }
     for (int a = 0; a < ndev; a++)
         for (int b = 0; b < ndev; b++) {
             int ma, mb;
-            if (a == b || !devs[a].g || !devs[b].g)
+            if (a == b || devs[a].mem < 0 || devs[b].mem < 0)
                 continue;
             ma = hs_platform_find_memory(&r->platform->platform, devs[a].name);
             mb = hs_platform_find_memory(&r->platform->platform, devs[b].name);
-            if ((rc = measure_link(r, devs[a].g, devs[b].g, ma, mb, reps, err)) != 0)
+            if ((rc = measure_link(r, &L, devs[a].mem, devs[b].mem, ma, mb, reps, err)) != 0)
                 goto fail;
         }
     for (int i = 0; i < r->nlinks && o->log; i++) {
@@ -779,7 +900,7 @@ int hs_calibrate(const hs_calib_options *o, hs_calib_result *r, hs_error *err)
             memcpy(rows[d].device, devs[d].name, sizeof rows[d].device);
         }
         r->nrows += ndev;
-        if ((rc = measure_set(o, &pl, r, &sets[t], devs, ndev, rows, reps, err)) != 0)
+        if ((rc = measure_set(o, &pl, r, &L, &sets[t], devs, ndev, rows, reps, err)) != 0)
             goto fail;
         for (int d = 0; d < ndev; d++) {
             char parts[32] = "";
@@ -806,8 +927,7 @@ int hs_calibrate(const hs_calib_options *o, hs_calib_result *r, hs_error *err)
                                                  &r->rows[i].fit);
     rc = HS_OK;
 fail:
-    for (int d = 0; d < ndev; d++)
-        hs__calib_gpu_close(devs[d].g);
+    close_layer(&L);
     free_sets(sets, nsets);
     return rc;
 }

@@ -23,6 +23,7 @@
  * until fini.  Every CUDA call is checked and a failure names the call. */
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -382,6 +383,14 @@ static void c_fini(void *ctx)
     free(cx);
 }
 
+static int c_direct(void *ctx, int from, int to)
+{
+    const cctx *cx = ctx;
+    const cmem *f = &cx->m[from], *t = &cx->m[to];
+    return f->kind != MK_GPU || t->kind != MK_GPU || f->dev == t->dev ||
+           cx->peer[from * cx->nmem + to];
+}
+
 static const hs__mem_ops cuda_ops = {
     .host_side = c_host_side,
     .capacity = c_capacity,
@@ -395,6 +404,7 @@ static const hs__mem_ops cuda_ops = {
     .finish = c_finish,
     .flush = c_flush,
     .fini = c_fini,
+    .direct = c_direct,
 };
 
 /* Maps memories to CUDA devices (see the head of this file): the gpu
@@ -532,4 +542,30 @@ int hs__mem_cuda_new(const hs_workload *w, const unsigned char *local, size_t de
     *ops = &cuda_ops;
     *ctx = cx;
     return HS_OK;
+}
+
+int hs__mem_cuda_count(char *why, size_t size)
+{
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess) {
+        snprintf(why, size, "no GPU found: cudaGetDeviceCount: %s", cudaGetErrorString(e));
+        return 0;
+    }
+    if (n == 0)
+        snprintf(why, size, "no GPU found");
+    else
+        why[0] = '\0';
+    return n;
+}
+
+void hs__mem_cuda_describe(int dev, char *buf, size_t size)
+{
+    struct cudaDeviceProp p;
+    if (cudaGetDeviceProperties(&p, dev) != cudaSuccess) {
+        snprintf(buf, size, "CUDA device %d", dev);
+        return;
+    }
+    snprintf(buf, size, "%s, %.1f GiB, compute capability %d.%d", p.name,
+             (double)p.totalGlobalMem / (1024.0 * 1024.0 * 1024.0), p.major, p.minor);
 }

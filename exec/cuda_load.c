@@ -157,50 +157,17 @@ int hs__mem_cuda_new(const hs_workload *w, const unsigned char *local, size_t de
 
 HS__REAL_BACKEND(hs_backend_cuda, "cuda", HS__REAL_CUDA);
 
-int hs__calib_gpu_count(char *why, size_t size)
-{
-    return hs__cuda_gpu_count(why, size);
-}
-
-int hs__calib_gpu_open(int dev, hs__calib_gpu **out, hs_error *err)
-{
-    const hs__cuda_module *m = hs__cuda_module_get(NULL);
-    *out = NULL;
-    if (!m)
-        return not_loaded("calibrate", err);
-    return m->calib_open(dev, out, err);
-}
-
 /* A context exists only when the module is loaded: the calls on one need
  * no check. */
 #define LOADED (hs__cuda_module_get(NULL))
 
-void hs__calib_gpu_close(hs__calib_gpu *g)
+void hs__cuda_gpu_describe(int dev, char *buf, size_t size)
 {
-    if (g)
-        LOADED->calib_close(g);
-}
-
-void hs__calib_gpu_describe(const hs__calib_gpu *g, char *buf, size_t size)
-{
-    LOADED->calib_describe(g, buf, size);
-}
-
-size_t hs__calib_gpu_free_bytes(const hs__calib_gpu *g)
-{
-    return LOADED->calib_free_bytes(g);
-}
-
-int hs__calib_gpu_kernel(hs__calib_gpu *g, const hs_kconf *c, void *const *hbufs, size_t b,
-                         size_t e, int reps, double *us, hs_error *err)
-{
-    return LOADED->calib_kernel(g, c, hbufs, b, e, reps, us, err);
-}
-
-int hs__calib_copy(hs__calib_gpu *src, hs__calib_gpu *dst, size_t bytes, int loop, int reps,
-                   double *us, int *direct, hs_error *err)
-{
-    return LOADED->calib_copy(src, dst, bytes, loop, reps, us, direct, err);
+    const hs__cuda_module *m = hs__cuda_module_get(NULL);
+    if (m)
+        m->gpu_describe(dev, buf, size);
+    else
+        snprintf(buf, size, "CUDA device %d", dev);
 }
 
 int hs__split_gpu_count(void)

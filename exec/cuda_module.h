@@ -1,6 +1,6 @@
 /* hetsched — the CUDA module: where CUDA is built in, everything that calls
- * CUDA, cuBLAS or cuSOLVER (exec/cuda.c, exec/calibrate_cuda.c,
- * exec/split_real_cuda.c, workloads/kernels/cuda_*) is a shared module of
+ * CUDA, cuBLAS or cuSOLVER (exec/cuda.c, exec/split_real_cuda.c,
+ * workloads/kernels/cuda_*) is a shared module of
  * its own, libhetsched-cuda.so, beside libhetsched.  libhetsched loads it
  * (dlopen) the first time a GPU is needed, so a process that never touches
  * one does not map the CUDA libraries (a few hundred MB of RSS and tenths
@@ -21,7 +21,6 @@
 
 #include <stddef.h>
 
-#include "exec/calibrate.h"
 #include "exec/mem.h"
 #include "exec/split_real.h"
 #include "workloads/kernels/kernel.h"
@@ -33,21 +32,12 @@
 typedef struct hs__cuda_module {
     const char *version;        /* HS_VERSION it was built with */
     size_t size;                /* sizeof(hs__cuda_module) it was built with */
-    /* CUDA devices (cudaGetDeviceCount); 0 with *why filled when none */
+    /* exec/mem.h: CUDA devices (cudaGetDeviceCount; 0 with *why filled
+     * when none), one described, the memory layer */
     int (*gpu_count)(char *why, size_t size);
-    /* exec/mem.h */
+    void (*gpu_describe)(int dev, char *buf, size_t size);
     int (*mem_new)(const hs_workload *w, const unsigned char *local, size_t device_memory,
-                   const hs__mem_ops **ops,
-                   void **ctx, hs_error *err);
-    /* exec/calibrate.h */
-    int (*calib_open)(int dev, hs__calib_gpu **out, hs_error *err);
-    void (*calib_close)(hs__calib_gpu *g);
-    void (*calib_describe)(const hs__calib_gpu *g, char *buf, size_t size);
-    size_t (*calib_free_bytes)(const hs__calib_gpu *g);
-    int (*calib_kernel)(hs__calib_gpu *g, const hs_kconf *c, void *const *hbufs, size_t b,
-                        size_t e, int reps, double *us, hs_error *err);
-    int (*calib_copy)(hs__calib_gpu *src, hs__calib_gpu *dst, size_t bytes, int loop, int reps,
-                      double *us, int *direct, hs_error *err);
+                   const hs__mem_ops **ops, void **ctx, hs_error *err);
     /* exec/split_real.h */
     void *(*split_host_alloc)(size_t bytes, int pinned);
     void (*split_host_free)(void *p, int pinned);
@@ -71,9 +61,11 @@ typedef struct hs__cuda_module {
  * needs are missing), the message naming the file and dlopen's reason. */
 const hs__cuda_module *hs__cuda_module_get(hs_error *err);
 
-/* CUDA devices present: 0 with *why filled (when why is not NULL) when the
- * driver is missing, finds no device or the module cannot be loaded.
- * Loads the module only when the driver reports a device. */
-int hs__cuda_gpu_count(char *why, size_t size);
+/* The module's own halves of exec/mem.h's hs__cuda_gpu_count and
+ * hs__cuda_gpu_describe (exec/cuda.c); those of libhetsched forward to
+ * them.  hs__cuda_gpu_count loads the module only when the driver reports
+ * a device. */
+int hs__mem_cuda_count(char *why, size_t size);
+void hs__mem_cuda_describe(int dev, char *buf, size_t size);
 
 #endif

@@ -72,6 +72,10 @@ typedef struct hs__mem_ops {
     /* Waits for every copy and fills the records of the asynchronous ones. */
     int (*flush)(void *ctx, hs_error *err);
     void (*fini)(void *ctx);
+    /* 0 when a copy from memory `from` to `to` is staged through the host
+     * (two GPUs without peer access), 1 when it goes straight; NULL: every
+     * copy goes straight. */
+    int (*direct)(void *ctx, int from, int to);
 } hs__mem_ops;
 
 /* The cuda memory spaces for workload w (exec/cuda.c): validates the
@@ -86,5 +90,14 @@ typedef struct hs__mem_ops {
 #define HS__CUDA_MARGIN ((size_t)512 << 20)
 int hs__mem_cuda_new(const hs_workload *w, const unsigned char *local, size_t device_memory,
                      const hs__mem_ops **ops, void **ctx, hs_error *err);
+
+/* CUDA devices present: 0 with *why filled (when why is not NULL: "CUDA is
+ * not built in", "no GPU found: ...") when the driver is missing, finds no
+ * device or the CUDA module cannot be loaded. */
+int hs__cuda_gpu_count(char *why, size_t size);
+
+/* "NAME, X GiB, compute capability M.N" of CUDA device `dev` (its number
+ * where CUDA cannot say). */
+void hs__cuda_gpu_describe(int dev, char *buf, size_t size);
 
 #endif

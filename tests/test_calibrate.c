@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "exec/calibrate.h"
+#include "exec/mem.h"
 #include "hetsched/hetsched.h"
 #include "mapper/perfmodel.h"
 
@@ -199,7 +200,7 @@ static void gpu_quick(void **state)
     hs_workload *w;
     char why[160], path[64];
     (void)state;
-    if (hs__calib_gpu_count(why, sizeof why) == 0) {
+    if (hs__cuda_gpu_count(why, sizeof why) == 0) {
         fprintf(stderr, "gpu_quick skipped: %s\n", why);
         skip();
     }
@@ -270,7 +271,7 @@ static void gpu_for_parts(void **state)
     char why[160];
     double us;
     (void)state;
-    if (hs__calib_gpu_count(why, sizeof why) == 0) {
+    if (hs__cuda_gpu_count(why, sizeof why) == 0) {
         fprintf(stderr, "gpu_for_parts skipped: %s\n", why);
         skip();
     }

@@ -72,7 +72,8 @@ static int missing_module_child(void)
 {
     const char *path = "/nonexistent/" HS__CUDA_MODULE_FILE;
     hs_kcuda *k = (hs_kcuda *)1;
-    hs__calib_gpu *g = (hs__calib_gpu *)1;
+    const hs__mem_ops *ops = NULL;
+    void *ctx = NULL;
     hs_error err = {0};
     setenv(HS__CUDA_MODULE_ENV, path, 1);
     if (hs_kcuda_new(0, &k, &err) != HS_ENOTBUILT || k != NULL)
@@ -80,8 +81,8 @@ static int missing_module_child(void)
     if (!strstr(err.msg, path) || strncmp(err.msg, "CUDA kernels: the CUDA module", 29) != 0)
         return 2;
     memset(&err, 0, sizeof err);
-    if (hs__calib_gpu_open(0, &g, &err) != HS_ENOTBUILT || g != NULL || !strstr(err.msg, path) ||
-        strncmp(err.msg, "calibrate: ", 11) != 0)
+    if (hs__mem_cuda_new(NULL, NULL, 0, &ops, &ctx, &err) != HS_ENOTBUILT || ops != NULL ||
+        !strstr(err.msg, path) || strncmp(err.msg, "backend cuda: ", 14) != 0)
         return 3;
     if (hs__cuda_module_get(NULL) != NULL)
         return 4;

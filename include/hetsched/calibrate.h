@@ -31,9 +31,11 @@
  * Timing: a warm-up run first (page faults, cuBLAS workspaces, module
  * loading), then `reps` timed runs; inputs that a kernel updates in place
  * are refilled before each run, outside the timed part.  CPU: the monotonic
- * clock around hs_krun_cpu.  CUDA: events recorded on one stream around
- * hs_krun_cuda.  Copies: events around a plain cudaMemcpyAsync loop (the
- * reference the executor's bandwidth is compared with).
+ * clock around hs_krun_cpu.  A GPU: through the device layer that runs
+ * graphs (the cuda backend's buffers, copies and launches), a kernel's time
+ * between the events around it on the compute stream.  Copies: that
+ * layer's, four back-to-back of 64 MiB per sample, from the first one's
+ * start to the last one's end.
  */
 #ifndef HETSCHED_CALIBRATE_H
 #define HETSCHED_CALIBRATE_H
