@@ -90,10 +90,6 @@ static int position(hs__jstream *js, long long offset, long *line, long *col)
     return reread(js, offset, line, col);
 }
 
-int hs__jstream_where(hs__jstream *js, long long offset, long *line, long *col)
-{
-    return position(js, offset, line, col);
-}
 
 /* The byte at `offset` if a kept chunk holds it, else -1. */
 static int byte_at(const hs__jstream *js, long long offset)
@@ -111,9 +107,9 @@ static long long token_end(const hs__jstream *js)
     return js->finishing ? js->total : js->cur.at + (long long)yajl_get_bytes_consumed(js->yajl);
 }
 
-long long hs__jstream_offset(const hs__jstream *js, const hs__jevent *e)
+/* Offset of the first byte of event e's token, which ends before `end`. */
+static long long token_start(const hs__jstream *js, const hs__jevent *e, long long end)
 {
-    long long end = token_end(js);
     switch (e->type) {
     case HS__J_NULL: return end - 4;
     case HS__J_BOOL: return end - (e->boolean ? 4 : 5);
@@ -134,6 +130,11 @@ long long hs__jstream_offset(const hs__jstream *js, const hs__jevent *e)
         return end - (long long)e->len - 2; /* the string began before the kept chunks */
     default: return end - 1;
     }
+}
+
+long long hs__jstream_offset(const hs__jstream *js, const hs__jevent *e)
+{
+    return token_start(js, e, token_end(js));
 }
 
 static int error_v(hs__jstream *js, long long offset, const char *path, const char *fmt,
@@ -362,12 +363,14 @@ done:
 
 /* --------------------------------------------------------------- pulling */
 
-/* An event waiting in the queue: its text at `text` in the pull's text. */
+/* An event waiting in the queue: its text at `text` in the pull's text,
+ * its token ending before `end` (where it starts is found only for a
+ * message, hs__jpull_where). */
 typedef struct queued {
     enum hs__jtype type;
     int boolean;
     size_t text, len;
-    long long offset;
+    long long end;
 } queued;
 
 struct hs__jpull {
@@ -384,6 +387,7 @@ struct hs__jpull {
     int k;             /* buf[k] holds `have` bytes, `used` of them fed */
     size_t have, used;
     int done;          /* yajl has read the whole text */
+    int at_end;        /* HS__J_END was handed out */
     int rc;            /* the error to hand out once the queue is empty */
     hs_error pending;  /* its message */
 };
@@ -413,7 +417,7 @@ static int enqueue(void *ctx, hs__jstream *js, const hs__jevent *e)
     }
     x = &p->q[p->nq++];
     *x = (queued){.type = e->type, .boolean = e->boolean, .text = p->ntext, .len = e->len,
-                  .offset = hs__jstream_offset(js, e)};
+                  .end = token_end(js)};
     if (e->len)
         memcpy(p->text + p->ntext, e->text, e->len);
     p->text[p->ntext + e->len] = '\0';
@@ -500,7 +504,7 @@ static void pull_more(hs__jpull *p)
     }
 }
 
-int hs__jpull_next(hs__jpull *p, hs__jevent *e, long long *offset, hs_error *err)
+int hs__jpull_next(hs__jpull *p, hs__jevent *e, hs_error *err)
 {
     const queued *x;
     while (p->next == p->nq) {
@@ -511,7 +515,7 @@ int hs__jpull_next(hs__jpull *p, hs__jevent *e, long long *offset, hs_error *err
         }
         if (p->done) {
             *e = (hs__jevent){.type = HS__J_END, .text = "", .len = 0};
-            *offset = p->js.total;
+            p->at_end = 1;
             return HS_OK;
         }
         pull_more(p);
@@ -519,13 +523,20 @@ int hs__jpull_next(hs__jpull *p, hs__jevent *e, long long *offset, hs_error *err
     x = &p->q[p->next++];
     *e = (hs__jevent){.type = x->type, .text = p->text + x->text, .len = x->len,
                       .boolean = x->boolean};
-    *offset = x->offset;
     return HS_OK;
 }
 
-hs__jstream *hs__jpull_stream(hs__jpull *p)
+int hs__jpull_where(hs__jpull *p, long *line, long *col)
 {
-    return &p->js;
+    long long at = 0;
+    if (p->at_end) {
+        at = p->js.total;
+    } else if (p->next > 0) {
+        const queued *x = &p->q[p->next - 1];
+        hs__jevent e = {.type = x->type, .len = x->len, .boolean = x->boolean};
+        at = token_start(&p->js, &e, x->end);
+    }
+    return position(&p->js, at, line, col);
 }
 
 void hs__jpull_close(hs__jpull *p)

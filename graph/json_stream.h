@@ -85,17 +85,14 @@ int hs__jstream_error(hs__jstream *js, long long offset, const char *path, const
 /* The error the callbacks fill (for HS_ENOMEM and the like). */
 hs_error *hs__jstream_err(hs__jstream *js);
 
-/* The line and column (from 1) of the byte at `offset`: 1, or 0 where it
- * cannot be found (see above). */
-int hs__jstream_where(hs__jstream *js, long long offset, long *line, long *col);
 
 /* ------------------------------------------------------------ pulling
  * The same events one at a time, for a reader that asks for the next one
  * (graph/load.c's one pass over a workload).  The text is handed to yajl a
  * slice at a time (HS__JPULL_SLICE bytes); the events of one slice are
- * queued, each with the offset of its first byte, and handed out before the
- * next slice is read, so that the slice an event came from is still kept
- * when an error about it is located.  The caller checks the size cap. */
+ * queued and handed out before the next slice is read, so that the slice an
+ * event came from is still kept when an error about it is located.  The
+ * caller checks the size cap. */
 #define HS__JPULL_SLICE (64u << 10)
 
 typedef struct hs__jpull hs__jpull;
@@ -106,13 +103,14 @@ typedef struct hs__jpull hs__jpull;
 int hs__jpull_open(hs__jpull **out, const char *name, const char *data, size_t len, FILE *f,
                    hs_error *err);
 /* The next event into *e (its text, NUL-terminated, valid until the next
- * call) and the offset of its first byte into *offset; after the document
- * HS__J_END, at the offset past the text.  A syntax error or a file that
+ * call); after the document, HS__J_END.  A syntax error or a file that
  * cannot be read is HS_EINPUT with err filled, once the events before it
  * are handed out; HS_ENOMEM. */
-int hs__jpull_next(hs__jpull *p, hs__jevent *e, long long *offset, hs_error *err);
-/* The stream, for hs__jstream_where. */
-hs__jstream *hs__jpull_stream(hs__jpull *p);
+int hs__jpull_next(hs__jpull *p, hs__jevent *e, hs_error *err);
+/* The line and column (from 1) of the first byte of the event handed out
+ * last (HS__J_END: the end of the text; none yet: the first byte): 1, or 0
+ * where it cannot be found (see above). */
+int hs__jpull_where(hs__jpull *p, long *line, long *col);
 void hs__jpull_close(hs__jpull *p);
 
 #endif

@@ -36,6 +36,7 @@
 
 #include "hetsched/load.h"
 #include "graph/json_stream.h"
+#include "graph/numfmt.h"
 #include "graph/read.h"
 #include "graph/load_int.h"
 #include "graph/utf8.h"
@@ -873,6 +874,8 @@ static int to_number(loader *L, const char *text, double dflt, int whole, double
         *out = dflt;
         return HS_OK;
     }
+    if (hs__parse_decimal(text, &x)) /* strtod's value, without its cost */
+        goto got;
     if (*s == '+' || *s == '-')
         s++;
     if (strcmp(s, ".inf") == 0 || strcmp(s, ".Inf") == 0 || strcmp(s, ".INF") == 0) {
@@ -892,6 +895,7 @@ static int to_number(loader *L, const char *text, double dflt, int whole, double
             return hs_error_at(L->err, HS_EINPUT, path, "%.64s is out of range", text);
         }
     }
+got:
     if (whole && isfinite(x) && x >= 0 && x != floor(x)) {
         FORMAT_PATH(path, fmt);
         return hs_error_at(L->err, HS_EINPUT, path, "must be a whole number, not %.64s", text);
@@ -1248,8 +1252,7 @@ typedef struct stream {
     int again; /* the next s_next keeps the current event */
     hs_workload *w;
     size_t file_kernels, file_edges, tasks, edges;
-    hs__jpull *jp;   /* the JSON form: its events, and where the current one starts */
-    long long at;
+    hs__jpull *jp;   /* the JSON form: its events */
     int jstate;      /* events given: 0, the stream start, the document start, its end */
 } stream;
 
@@ -1260,7 +1263,7 @@ static int s_fail(stream *S, const char *fmt, ...)
     long line = 0, col = 0;
     int rc;
     va_start(ap, fmt);
-    if (S->have_ev && S->jp && hs__jstream_where(hs__jpull_stream(S->jp), S->at, &line, &col))
+    if (S->have_ev && S->jp && hs__jpull_where(S->jp, &line, &col))
         rc = fail_v(S->L, HS_EINPUT, (size_t)line, (size_t)col, fmt, ap);
     else if (S->have_ev && !S->jp)
         rc = fail_v(S->L, HS_EINPUT, S->ev.start_mark.line + 1, S->ev.start_mark.column + 1,
@@ -1293,17 +1296,17 @@ static int s_next_json(stream *S)
     };
     hs__jevent e;
     int rc;
-    S->ev = (yaml_event_t){.type = YAML_STREAM_START_EVENT};
+    /* only the fields read below are set: S->ev was zeroed at the start,
+     * and no anchor or tag is ever set */
     if (S->jstate < 2) { /* the stream's and the document's start, at the first byte */
         S->ev.type = S->jstate++ ? YAML_DOCUMENT_START_EVENT : YAML_STREAM_START_EVENT;
-        S->at = 0;
         return HS_OK;
     }
     if (S->jstate == 3) {
         S->ev.type = YAML_STREAM_END_EVENT;
         return HS_OK;
     }
-    if ((rc = hs__jpull_next(S->jp, &e, &S->at, S->L->err)) != HS_OK)
+    if ((rc = hs__jpull_next(S->jp, &e, S->L->err)) != HS_OK)
         return rc == HS_ENOMEM ? fail_nomem(S->L) : rc;
     if (e.type == HS__J_END) {
         S->ev.type = YAML_DOCUMENT_END_EVENT;
@@ -1405,8 +1408,9 @@ static int s_text(stream *S, char **out)
         return rc;
     v = (const char *)S->ev.data.scalar.value;
     if (S->ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
-        (!v[0] || strcmp(v, "~") == 0 || strcmp(v, "null") == 0 || strcmp(v, "Null") == 0 ||
-         strcmp(v, "NULL") == 0))
+        (!v[0] || strcmp(v, "~") == 0 ||
+         ((v[0] == 'n' || v[0] == 'N') &&
+          (strcmp(v, "null") == 0 || strcmp(v, "Null") == 0 || strcmp(v, "NULL") == 0))))
         return s_fail(S, "expected a value, not '%s'", v);
     if (!(*out = strdup(v)))
         return fail_nomem(S->L);

@@ -580,7 +580,8 @@ static int want_number(reader *r, hs__jstream *js, const hs__jevent *e, enum ran
         return bad_value(r, js, e, "must be a number, not %s", type_name(e->type));
     if ((rc = take_text(r, js, e)) != HS_OK)
         return rc;
-    x = strtod(r->text, NULL);
+    if (!hs__parse_decimal(r->text, &x))
+        x = strtod(r->text, NULL);
     if (range == FINITE_NONNEG ? !(isfinite(x) && x >= 0) : !(x > 0 && x <= 1))
         return bad_value(r, js, e, "must be %s, not %.64s",
                          range == FINITE_NONNEG ? "a finite number >= 0" : "a number in (0, 1]",
