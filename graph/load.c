@@ -1252,7 +1252,8 @@ typedef struct stream {
     int again; /* the next s_next keeps the current event */
     hs_workload *w;
     size_t file_kernels, file_edges, tasks, edges;
-    hs__jpull *jp;   /* the JSON form: its events */
+    hs__jpull *jp;   /* the JSON form: its events, from `file` or L->data */
+    FILE *file;
     int jstate;      /* events given: 0, the stream start, the document start, its end */
 } stream;
 
@@ -1274,14 +1275,72 @@ static int s_fail(stream *S, const char *fmt, ...)
     return rc;
 }
 
-/* A builder error ("PATH: WHAT") placed at the current event. */
-static int s_locate(stream *S, int rc)
+/* Where the value at item path `path` (the builder's, "applications[0].
+ * kernels[3].cost_us.gpu0") starts in the JSON form, found by reading the
+ * text again (from the start of `file`, or L->data): 1 with *line and *col
+ * set, 0 when it is not found. */
+static int json_locate(loader *L, FILE *file, const char *path, long *line, long *col)
+{
+    enum { DEPTH = MAX_DEPTH + 2 };
+    char at[sizeof ((hs_error *)0)->path + 64];
+    size_t len[DEPTH + 1] = {0}, n = 0, want = strlen(path);
+    long index[DEPTH];
+    int is_map[DEPTH], depth = 0, found = 0, keyed = 0;
+    hs__jpull *p;
+    hs__jevent e;
+    hs_error err = {0};
+    if ((file && fseeko(file, 0, SEEK_SET) != 0) ||
+        hs__jpull_open(&p, L->name, L->data, L->len, file, &err) != HS_OK)
+        return 0;
+    while (!found && hs__jpull_next(p, &e, &err) == HS_OK && e.type != HS__J_END) {
+        if (e.type == HS__J_MAP_END || e.type == HS__J_ARRAY_END) {
+            depth--;
+            continue;
+        }
+        if (keyed) {
+            keyed = 0; /* the value of the key just read, whose path `at` holds */
+        } else if (depth > 0 && depth <= DEPTH) { /* its parent's path and its key or index */
+            size_t base = len[depth - 1];
+            int w = is_map[depth - 1] ? snprintf(at + base, sizeof at - base, "%s%s",
+                                                 base ? "." : "", e.text)
+                                      : snprintf(at + base, sizeof at - base, "[%ld]",
+                                                 index[depth - 1]++);
+            n = w >= 0 && base + (size_t)w < sizeof at ? base + (size_t)w : sizeof at;
+            if ((keyed = e.type == HS__J_KEY))
+                continue; /* its value is next */
+        }
+        found = n == want && depth <= DEPTH && memcmp(at, path, want) == 0;
+        if (!found && (e.type == HS__J_MAP || e.type == HS__J_ARRAY)) {
+            if (depth < DEPTH) {
+                len[depth] = n;
+                is_map[depth] = e.type == HS__J_MAP;
+                index[depth] = 0;
+            }
+            depth++;
+        }
+    }
+    found = found && hs__jpull_where(p, line, col);
+    hs__jpull_close(p);
+    return found;
+}
+
+/* A builder error ("PATH: WHAT") placed at the current event, or in the
+ * JSON form where the value at PATH starts; `where` 0: at no event (the
+ * workload's finalize). */
+static int s_locate(stream *S, int rc, int where)
 {
     char text[HS_ERROR_MSG_MAX];
+    long line, col;
     if (rc == HS_ENOMEM)
         return fail_nomem(S->L);
     snprintf(text, sizeof text, "%s", S->L->err->msg);
-    s_fail(S, "%s", text);
+    if (S->jp && S->L->err->path[0] &&
+        json_locate(S->L, S->file, S->L->err->path, &line, &col))
+        fail(S->L, (size_t)line, (size_t)col, "%s", text);
+    else if (where)
+        s_fail(S, "%s", text);
+    else
+        fail(S->L, 0, 0, "%s", text);
     S->L->err->code = rc;
     return rc;
 }
@@ -1678,7 +1737,7 @@ static int s_platform(stream *S)
     }
     if (rc == HS_OK && (rc = s_required(S, c, seen)) == HS_OK &&
         (rc = build_platform(S->L, &yp, S->w)) < 0)
-        rc = s_locate(S, rc);
+        rc = s_locate(S, rc, 1);
     free_platform(&yp);
     return rc;
 }
@@ -1707,7 +1766,7 @@ static int s_kernel(stream *S, void *ctx)
     if ((rc = s_fields(S, context_of(kernel_fields), &yk, NULL, maps)) == HS_OK &&
         (rc = s_count(S, a, 0)) == HS_OK &&
         (rc = build_kernel(S->L, &yk, &maps[0], &maps[1], S->w, a)) != 0)
-        rc = s_locate(S, rc);
+        rc = s_locate(S, rc, 1);
     free_strings(&yk, kernel_fields);
     free_map_clear(&maps[0]);
     free_map_clear(&maps[1]);
@@ -1720,7 +1779,7 @@ static int s_edge(stream *S, void *ctx)
     y_edge ye = {0};
     if ((rc = s_fields(S, context_of(edge_fields), &ye, NULL, NULL)) == HS_OK &&
         (rc = s_count(S, a, 1)) == HS_OK && (rc = build_edge(S->L, &ye, S->w, a)) != 0)
-        rc = s_locate(S, rc);
+        rc = s_locate(S, rc, 1);
     free_strings(&ye, edge_fields);
     return rc;
 }
@@ -1755,7 +1814,7 @@ static int s_app(stream *S, void *ctx)
             snprintf(path, sizeof path, "applications[%d].instances", S->w->napps);
             if ((rc = to_int(S->L, path, instances_text, 1, &instances)) != 0 ||
                 (a = hs_workload_add_app(S->w, name, instances, S->L->err)) < 0) {
-                rc = s_locate(S, rc ? rc : a);
+                rc = s_locate(S, rc ? rc : a, 1);
                 break;
             }
             rc = s_list(S, MAX_APP_KERNELS, "kernels", s_kernel, &a);
@@ -1771,7 +1830,7 @@ static int s_app(stream *S, void *ctx)
 /* Pass 0: the whole load in one pass over the events (see above). */
 static int stream_load(loader *L, FILE *file, hs_workload **out)
 {
-    stream S = {.L = L};
+    stream S = {.L = L, .file = file};
     const struct context *top = context_of(top_fields);
     unsigned seen = 0;
     int rc, which = -1;
@@ -1811,12 +1870,8 @@ static int stream_load(loader *L, FILE *file, hs_workload **out)
         (rc = s_expect(&S, YAML_DOCUMENT_END_EVENT, "the end of the document")) == HS_OK &&
         (rc = s_next(&S)) == HS_OK && S.ev.type != YAML_STREAM_END_EVENT)
         rc = s_fail(&S, "a second YAML document; a workload is one document");
-    if (rc == HS_OK && (rc = hs_workload_finalize(S.w, L->err)) != 0) {
-        if (!S.jp)
-            yaml_event_delete(&S.ev); /* finalize's errors name an item, not a place */
-        S.have_ev = 0;
-        rc = s_locate(&S, rc);
-    }
+    if (rc == HS_OK && (rc = hs_workload_finalize(S.w, L->err)) != 0)
+        rc = s_locate(&S, rc, 0); /* finalize's errors name an item, not a place */
     if (S.have_ev && !S.jp)
         yaml_event_delete(&S.ev);
     yaml_parser_delete(&S.p);
