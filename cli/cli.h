@@ -101,8 +101,9 @@ enum { HS_CLI_OPT_FORMAT = 0x1000, HS_CLI_OPT_PLATFORM, HS_CLI_OPT_SPEED, HS_CLI
     "\n"                                                                                 \
     "reading WORKLOAD (README: Task-graph sets):\n"                                       \
     "  --format FORMAT\n"                                                                 \
-    "      yaml, stg, wfformat or dot (default: by the extension, .yaml .yml, .stg,\n"  \
-    "      .json, .dot .gv; else yaml)\n"                                               \
+    "      yaml, json, stg, wfformat or dot (default: by the extension, .yaml .yml,\n" \
+    "      .stg, .json (json when its first key is \"platform\", else wfformat),\n"     \
+    "      .dot .gv; else yaml)\n"                                                      \
     "  --platform FILE\n"                                                                 \
     "      the platform a task-graph set (stg, wfformat, dot) runs on: the platform:\n" \
     "      section of FILE (calibrate --out-platform's, or a workload's YAML)\n"       \

@@ -208,7 +208,7 @@ int hs_cli_source_option(hs_cli_source *src, int c, const char *arg)
     switch (c) {
     case HS_CLI_OPT_FORMAT:
         if (hs_workload_format_is_set(arg) < 0) {
-            hs_cli_usage_error(src->cmd, "--format wants yaml, stg, wfformat or dot, not '%s'",
+            hs_cli_usage_error(src->cmd, "--format wants yaml, json, stg, wfformat or dot, not '%s'",
                                arg);
             return -1;
         }
