@@ -77,27 +77,9 @@ static void each_file(const char *dir, const char *prefix,
 /* The workload as hs_workload_write_yaml writes it (a string to free). */
 static char *dump(const hs_workload *w)
 {
-    char *text = NULL;
-    size_t size = 0;
-    hs_error err = {0};
-    FILE *f = open_memstream(&text, &size);
-    assert_non_null(f);
-    if (hs_workload_write_yaml(w, f, &err) != HS_OK)
-        fail_msg("write: %s", err.msg);
-    assert_int_equal(fclose(f), 0);
-    return text;
-}
-
-/* The workload in the JSON form (a string to free; *len its length). */
-static char *dump_json(const hs_workload *w, size_t *len)
-{
-    char *text = NULL;
-    hs_error err = {0};
-    FILE *f = open_memstream(&text, len);
-    assert_non_null(f);
-    if (hs_workload_write_json(w, f, &err) != HS_OK)
-        fail_msg("write: %s", err.msg);
-    assert_int_equal(fclose(f), 0);
+    size_t len;
+    char *text = fuzz_dump(w, 0, &len);
+    assert_non_null(text);
     return text;
 }
 
@@ -108,7 +90,8 @@ static void json_round_trip(const char *name, const hs_workload *w)
 {
     static const hs__load_way ways[] = {HS__LOAD_JSON, HS__LOAD_STREAM};
     size_t len;
-    char *json = dump_json(w, &len), *want = dump(w);
+    char *json = fuzz_dump(w, 1, &len), *want = dump(w);
+    assert_non_null(json);
     for (int i = 0; i < 2; i++) {
         hs_workload *back = NULL;
         hs_error err = {0};
