@@ -90,7 +90,6 @@ static int position(hs__jstream *js, long long offset, long *line, long *col)
     return reread(js, offset, line, col);
 }
 
-
 /* The byte at `offset` if a kept chunk holds it, else -1. */
 static int byte_at(const hs__jstream *js, long long offset)
 {

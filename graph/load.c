@@ -16,6 +16,8 @@
  *      numbers and names included), and the kernel registry, which checks
  *      typed kernels' params as the executor will; their messages carry an
  *      item path that pass 2's tree locates.
+ * The JSON form of a workload is read by pass 0 alone, over yajl's events
+ * made into libyaml's (see there).
  * Numbers are read by libcyaml as strings and converted here, so that YAML's
  * `.inf`/`.nan`, overflow and fractions get exact messages (libcyaml would
  * call all of them "invalid value") and finite-but-negative values reach the
