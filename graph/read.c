@@ -86,6 +86,12 @@ static int has_extension(const char *path, const char *extensions)
     return 0;
 }
 
+/* JSON's white space. */
+static int is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
 /* The format of a file named `path` that starts with the `n` bytes at
  * `head` (head NULL: not known, the first format of its extension).  A
  * `.json` file whose first key is "platform" is a workload, any other a
@@ -99,12 +105,11 @@ static const char *format_by_text(const char *path, const char *head, size_t n)
             continue;
         if (readers[r] != &reader_json || !head)
             return readers[r]->name;
-        while (i < n && (head[i] == ' ' || head[i] == '\t' || head[i] == '\r' || head[i] == '\n'))
+        while (i < n && is_blank(head[i]))
             i++;
         if (i == n || head[i] != '{')
             return hs__reader_wfformat.name;
-        for (i++; i < n && (head[i] == ' ' || head[i] == '\t' || head[i] == '\r' ||
-                            head[i] == '\n');)
+        for (i++; i < n && is_blank(head[i]);)
             i++;
         return n - i >= sizeof key - 1 && memcmp(head + i, key, sizeof key - 1) == 0
                    ? reader_json.name

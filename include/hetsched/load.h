@@ -3,9 +3,10 @@
  *
  * Formats (hs_workload_formats): `yaml` (a platform and applications, this
  * loader), `json` (the same document written as JSON, read by yajl into the
- * same loader's one pass), and three sets that describe one task graph without a platform:
- * `stg` (Kasahara's Standard Task Graph Set, with or without communication
- * costs), `wfformat` (WfCommons' WfFormat JSON, 1.5 and 1.6) and `dot` (a
+ * same loader's one pass), and three sets that describe one task graph
+ * without a platform: `stg` (Kasahara's Standard Task Graph Set, with or
+ * without communication costs), `wfformat` (WfCommons' WfFormat JSON, 1.5
+ * and 1.6) and `dot` (a
  * task graph drawn in Graphviz DOT with cost and bytes attributes, as
  * hs_dot_write writes it).  A set's tasks run on a platform given apart
  * (hs_load_options.platform, e.g. from hs_platform_load_file), and become
