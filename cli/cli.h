@@ -64,6 +64,12 @@ int hs_cli_outputs_use_stdout(const hs_cli_outputs *o);
  * "--write-lp", NULL for none) with its value extra_path. */
 int hs_cli_outputs_check(const hs_cli_cmd *cmd, const hs_cli_outputs *o, const char *extra,
                          const char *extra_path);
+/* 1 when a workload written to `path` is written in the JSON form (the
+ * path ends in .json), which has no comments; 0: YAML. */
+int hs_cli_json_path(const char *path);
+/* Writes w to the open file `f` of `path`, in the form hs_cli_json_path
+ * says. */
+int hs_cli_write_workload(const hs_workload *w, const char *path, FILE *f, hs_error *err);
 /* The workload (and s, may be NULL) as DOT at `path` ('-': stdout). */
 int hs_cli_write_dot(const hs_workload *w, const hs_schedule *s, const char *path,
                      hs_error *err);
@@ -95,8 +101,9 @@ enum { HS_CLI_OPT_FORMAT = 0x1000, HS_CLI_OPT_PLATFORM, HS_CLI_OPT_SPEED, HS_CLI
     "\n"                                                                                 \
     "reading WORKLOAD (README: Task-graph sets):\n"                                       \
     "  --format FORMAT\n"                                                                 \
-    "      yaml, stg, wfformat or dot (default: by the extension, .yaml .yml, .stg,\n"  \
-    "      .json, .dot .gv; else yaml)\n"                                               \
+    "      yaml, json, stg, wfformat or dot (default: by the extension, .yaml .yml,\n" \
+    "      .stg, .json (json when its first key is \"platform\", else wfformat),\n"     \
+    "      .dot .gv; else yaml)\n"                                                      \
     "  --platform FILE\n"                                                                 \
     "      the platform a task-graph set (stg, wfformat, dot) runs on: the platform:\n" \
     "      section of FILE (calibrate --out-platform's, or a workload's YAML)\n"       \

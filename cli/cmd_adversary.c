@@ -38,7 +38,8 @@ const hs_cli_cmd hs_cmd_adversary = {
         "  --milp-time-limit S  seconds for each optimum (default 10); one not proven\n"
         "                       in time makes the ratio a lower bound (said so)\n"
         "  --budget-ms MS       best's time budget (when POLICY or X is best)\n"
-        "  -o, --output FILE    write the worst workload there instead of stdout\n"
+        "  -o, --output FILE    write the worst workload there instead of stdout (as JSON\n"
+        "                       when FILE ends in .json)\n"
         "  -v, --verbose        a line on stderr each time the worst ratio grows\n"
         "  -h, --help           this text\n"
         "\n"
@@ -88,12 +89,13 @@ static int write_worst(const hs_adversary_options *o, const hs_adversary_result 
     int rc;
     if ((rc = hs_output_open(&out, path ? path : "-", err)) != HS_OK)
         return rc;
-    fprintf(out.f, "# hetsched adversary -a %s --against %s --seed %lu: ratio %.6f (%.3f us / "
-                   "%.3f us)\n",
-            o->policy, o->against ? o->against : "optimal", o->seed, r->ratio, r->policy_us,
-            r->against_us);
-    rc = hs_workload_write_yaml(r->worst, out.f, err) == HS_OK ? HS_OK
-                                                                : hs_output_error(&out, err);
+    if (!hs_cli_json_path(path))
+        fprintf(out.f, "# hetsched adversary -a %s --against %s --seed %lu: ratio %.6f (%.3f us "
+                       "/ %.3f us)\n",
+                o->policy, o->against ? o->against : "optimal", o->seed, r->ratio, r->policy_us,
+                r->against_us);
+    rc = hs_cli_write_workload(r->worst, path, out.f, err) == HS_OK ? HS_OK
+                                                                     : hs_output_error(&out, err);
     return hs_output_close(&out, rc, err);
 }
 

@@ -134,6 +134,18 @@ static int is_stdout(const char *path)
     return path && strcmp(path, "-") == 0;
 }
 
+int hs_cli_json_path(const char *path)
+{
+    size_t n = path ? strlen(path) : 0;
+    return n > 5 && strcmp(path + n - 5, ".json") == 0;
+}
+
+int hs_cli_write_workload(const hs_workload *w, const char *path, FILE *f, hs_error *err)
+{
+    return hs_cli_json_path(path) ? hs_workload_write_json(w, f, err)
+                                  : hs_workload_write_yaml(w, f, err);
+}
+
 int hs_cli_outputs_use_stdout(const hs_cli_outputs *o)
 {
     return is_stdout(o->json) || is_stdout(o->dot) || is_stdout(o->trace) ||
@@ -196,7 +208,7 @@ int hs_cli_source_option(hs_cli_source *src, int c, const char *arg)
     switch (c) {
     case HS_CLI_OPT_FORMAT:
         if (hs_workload_format_is_set(arg) < 0) {
-            hs_cli_usage_error(src->cmd, "--format wants yaml, stg, wfformat or dot, not '%s'",
+            hs_cli_usage_error(src->cmd, "--format wants yaml, json, stg, wfformat or dot, not '%s'",
                                arg);
             return -1;
         }

@@ -25,6 +25,8 @@ struct hs__jstream {
     const hs__jhandler *h;
     yajl_handle yajl;
     FILE *f;         /* a regular file, read again to find old positions; else NULL */
+    const unsigned char *whole; /* or the whole text, when it is held (whole_len bytes) */
+    size_t whole_len;
     chunk cur, prev; /* the chunk yajl reads and the one before (prev.data NULL: none) */
     long long total; /* bytes handed to yajl */
     int finishing;   /* in yajl_complete_parse, whose offsets are of a buffer of its own */
@@ -80,6 +82,11 @@ static int position(hs__jstream *js, long long offset, long *line, long *col)
             return 1;
         }
     }
+    if (js->whole && offset <= (long long)js->whole_len) {
+        *line = *col = 1;
+        advance(js->whole, (size_t)offset, line, col);
+        return 1;
+    }
     return reread(js, offset, line, col);
 }
 
@@ -99,9 +106,9 @@ static long long token_end(const hs__jstream *js)
     return js->finishing ? js->total : js->cur.at + (long long)yajl_get_bytes_consumed(js->yajl);
 }
 
-long long hs__jstream_offset(const hs__jstream *js, const hs__jevent *e)
+/* Offset of the first byte of event e's token, which ends before `end`. */
+static long long token_start(const hs__jstream *js, const hs__jevent *e, long long end)
 {
-    long long end = token_end(js);
     switch (e->type) {
     case HS__J_NULL: return end - 4;
     case HS__J_BOOL: return end - (e->boolean ? 4 : 5);
@@ -122,6 +129,11 @@ long long hs__jstream_offset(const hs__jstream *js, const hs__jevent *e)
         return end - (long long)e->len - 2; /* the string began before the kept chunks */
     default: return end - 1;
     }
+}
+
+long long hs__jstream_offset(const hs__jstream *js, const hs__jevent *e)
+{
+    return token_start(js, e, token_end(js));
 }
 
 static int error_v(hs__jstream *js, long long offset, const char *path, const char *fmt,
@@ -296,6 +308,8 @@ int hs__jstream_read_buffer(const char *name, const char *data, size_t len,
         return hs__json_too_big(name, max, err);
     if ((rc = begin(&js, name, h, err)) != HS_OK)
         return rc;
+    js.whole = (const unsigned char *)data;
+    js.whole_len = len;
     return end(&js, len ? feed(&js, (const unsigned char *)data, len) : HS_OK);
 }
 
@@ -344,4 +358,195 @@ done:
     free(buf[0]);
     free(buf[1]);
     return rc;
+}
+
+/* --------------------------------------------------------------- pulling */
+
+/* An event waiting in the queue: its text at `text` in the pull's text,
+ * its token ending before `end` (where it starts is found only for a
+ * message, hs__jpull_where). */
+typedef struct queued {
+    enum hs__jtype type;
+    int boolean;
+    size_t text, len;
+    long long end;
+} queued;
+
+struct hs__jpull {
+    hs__jstream js;
+    hs__jhandler h;
+    queued *q;         /* the events of the slice fed last */
+    size_t nq, cap, next;
+    char *text;        /* their texts, each NUL-terminated */
+    size_t ntext, textcap;
+    const unsigned char *data; /* the text held whole (len bytes), or NULL */
+    size_t len;
+    FILE *f;           /* or the file, read HS__JSON_CHUNK bytes at a time */
+    unsigned char *buf[2];
+    int k;             /* buf[k] holds `have` bytes, `used` of them fed */
+    size_t have, used;
+    int done;          /* yajl has read the whole text */
+    int at_end;        /* HS__J_END was handed out */
+    int rc;            /* the error to hand out once the queue is empty */
+    hs_error pending;  /* its message */
+};
+
+/* yajl's events go to the queue. */
+static int enqueue(void *ctx, hs__jstream *js, const hs__jevent *e)
+{
+    hs__jpull *p = ctx;
+    queued *x;
+    if (p->nq == p->cap) {
+        size_t cap = p->cap ? 2 * p->cap : 4096;
+        queued *q = realloc(p->q, cap * sizeof *q);
+        if (!q)
+            return hs_error_set(js->err, HS_ENOMEM, "%s: out of memory", js->name);
+        p->q = q;
+        p->cap = cap;
+    }
+    if (p->ntext + e->len + 1 > p->textcap) {
+        size_t cap = p->textcap ? p->textcap : 65536;
+        char *t;
+        while (cap < p->ntext + e->len + 1)
+            cap *= 2;
+        if (!(t = realloc(p->text, cap)))
+            return hs_error_set(js->err, HS_ENOMEM, "%s: out of memory", js->name);
+        p->text = t;
+        p->textcap = cap;
+    }
+    x = &p->q[p->nq++];
+    *x = (queued){.type = e->type, .boolean = e->boolean, .text = p->ntext, .len = e->len,
+                  .end = token_end(js)};
+    if (e->len)
+        memcpy(p->text + p->ntext, e->text, e->len);
+    p->text[p->ntext + e->len] = '\0';
+    p->ntext += e->len + 1;
+    return HS_OK;
+}
+
+int hs__jpull_open(hs__jpull **out, const char *name, const char *data, size_t len, FILE *f,
+                   hs_error *err)
+{
+    hs__jpull *p = calloc(1, sizeof *p);
+    int rc;
+    *out = NULL;
+    if (!p || (f && (!(p->buf[0] = malloc(HS__JSON_CHUNK)) ||
+                     !(p->buf[1] = malloc(HS__JSON_CHUNK))))) {
+        if (p) {
+            free(p->buf[0]);
+            free(p);
+        }
+        return hs_error_set(err, HS_ENOMEM, "%s: out of memory", name);
+    }
+    p->h = (hs__jhandler){.event = enqueue, .ctx = p};
+    if ((rc = begin(&p->js, name, &p->h, &p->pending)) != HS_OK) {
+        *err = p->pending;
+        hs__jpull_close(p);
+        return rc;
+    }
+    p->data = f ? NULL : (const unsigned char *)data;
+    p->len = f ? 0 : len;
+    p->js.whole = p->data;
+    p->js.whole_len = p->len;
+    p->f = f;
+    if (f) {
+        struct stat st;
+        p->js.f = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) ? f : NULL;
+    }
+    *out = p;
+    return HS_OK;
+}
+
+/* The next slice of the text: its start into *slice, its length returned
+ * (0 at the end); -1 when the file cannot be read (p->pending filled). */
+static long long next_slice(hs__jpull *p, const unsigned char **slice)
+{
+    size_t n;
+    if (!p->f) {
+        n = p->len - p->used < HS__JPULL_SLICE ? p->len - p->used : HS__JPULL_SLICE;
+        *slice = p->data + p->used;
+        p->used += n;
+        return (long long)n;
+    }
+    if (p->used == p->have) {
+        /* the other buffer: the slice fed last stays whole in this one */
+        p->k ^= 1;
+        p->have = fread(p->buf[p->k], 1, HS__JSON_CHUNK, p->f);
+        p->used = 0;
+        if (p->have == 0 && ferror(p->f)) {
+            hs_error_set(&p->pending, HS_EINPUT, "%s: cannot read: %s", p->js.name,
+                         strerror(errno));
+            return -1;
+        }
+    }
+    n = p->have - p->used < HS__JPULL_SLICE ? p->have - p->used : HS__JPULL_SLICE;
+    *slice = p->buf[p->k] + p->used;
+    p->used += n;
+    return (long long)n;
+}
+
+/* Feeds yajl the next slice, or ends the text, queueing their events;
+ * an error waits in p->rc. */
+static void pull_more(hs__jpull *p)
+{
+    const unsigned char *slice = NULL;
+    long long n = next_slice(p, &slice);
+    if (n < 0) {
+        p->rc = HS_EINPUT;
+    } else if (n > 0) {
+        p->rc = feed(&p->js, slice, (size_t)n);
+    } else {
+        p->js.finishing = 1;
+        p->rc = status(&p->js, yajl_complete_parse(p->js.yajl));
+        p->js.finishing = 0;
+        p->done = 1;
+    }
+}
+
+int hs__jpull_next(hs__jpull *p, hs__jevent *e, hs_error *err)
+{
+    const queued *x;
+    while (p->next == p->nq) {
+        p->next = p->nq = p->ntext = 0;
+        if (p->rc != HS_OK) {
+            *err = p->pending;
+            return p->rc;
+        }
+        if (p->done) {
+            *e = (hs__jevent){.type = HS__J_END, .text = "", .len = 0};
+            p->at_end = 1;
+            return HS_OK;
+        }
+        pull_more(p);
+    }
+    x = &p->q[p->next++];
+    *e = (hs__jevent){.type = x->type, .text = p->text + x->text, .len = x->len,
+                      .boolean = x->boolean};
+    return HS_OK;
+}
+
+int hs__jpull_where(hs__jpull *p, long *line, long *col)
+{
+    long long at = 0;
+    if (p->at_end) {
+        at = p->js.total;
+    } else if (p->next > 0) {
+        const queued *x = &p->q[p->next - 1];
+        hs__jevent e = {.type = x->type, .len = x->len, .boolean = x->boolean};
+        at = token_start(&p->js, &e, x->end);
+    }
+    return position(&p->js, at, line, col);
+}
+
+void hs__jpull_close(hs__jpull *p)
+{
+    if (!p)
+        return;
+    if (p->js.yajl)
+        yajl_free(p->js.yajl);
+    free(p->q);
+    free(p->text);
+    free(p->buf[0]);
+    free(p->buf[1]);
+    free(p);
 }

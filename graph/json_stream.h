@@ -41,6 +41,7 @@ enum hs__jtype {
     HS__J_MAP_END,   /* '}' */
     HS__J_ARRAY,     /* '[' */
     HS__J_ARRAY_END, /* ']' */
+    HS__J_END,       /* the end of the text (hs__jpull_next only) */
 };
 
 typedef struct hs__jevent {
@@ -83,5 +84,33 @@ int hs__jstream_error(hs__jstream *js, long long offset, const char *path, const
 
 /* The error the callbacks fill (for HS_ENOMEM and the like). */
 hs_error *hs__jstream_err(hs__jstream *js);
+
+
+/* ------------------------------------------------------------ pulling
+ * The same events one at a time, for a reader that asks for the next one
+ * (graph/load.c's one pass over a workload).  The text is handed to yajl a
+ * slice at a time (HS__JPULL_SLICE bytes); the events of one slice are
+ * queued and handed out before the next slice is read, so that the slice an
+ * event came from is still kept when an error about it is located.  The
+ * caller checks the size cap. */
+#define HS__JPULL_SLICE (64u << 10)
+
+typedef struct hs__jpull hs__jpull;
+
+/* Reads `len` bytes at `data` (`f` NULL), or the open file `f` (a regular
+ * file is read again to locate an error far behind), named `name` in
+ * messages.  HS_ENOMEM with err filled. */
+int hs__jpull_open(hs__jpull **out, const char *name, const char *data, size_t len, FILE *f,
+                   hs_error *err);
+/* The next event into *e (its text, NUL-terminated, valid until the next
+ * call); after the document, HS__J_END.  A syntax error or a file that
+ * cannot be read is HS_EINPUT with err filled, once the events before it
+ * are handed out; HS_ENOMEM. */
+int hs__jpull_next(hs__jpull *p, hs__jevent *e, hs_error *err);
+/* The line and column (from 1) of the first byte of the event handed out
+ * last (HS__J_END: the end of the text; none yet: the first byte): 1, or 0
+ * where it cannot be found (see above). */
+int hs__jpull_where(hs__jpull *p, long *line, long *col);
+void hs__jpull_close(hs__jpull *p);
 
 #endif

@@ -16,6 +16,8 @@
  *      numbers and names included), and the kernel registry, which checks
  *      typed kernels' params as the executor will; their messages carry an
  *      item path that pass 2's tree locates.
+ * The JSON form of a workload is read by pass 0 alone, over yajl's events
+ * made into libyaml's (see there).
  * Numbers are read by libcyaml as strings and converted here, so that YAML's
  * `.inf`/`.nan`, overflow and fractions get exact messages (libcyaml would
  * call all of them "invalid value") and finite-but-negative values reach the
@@ -35,6 +37,8 @@
 #include <yaml.h>
 
 #include "hetsched/load.h"
+#include "graph/json_stream.h"
+#include "graph/numfmt.h"
 #include "graph/read.h"
 #include "graph/load_int.h"
 #include "graph/utf8.h"
@@ -307,6 +311,7 @@ typedef struct loader {
     hs_error *err;
     const hs_load_options *opt; /* or NULL */
     int platform_only;    /* a platform file (hs_platform_load_file) */
+    int json;             /* the workload's JSON form: pass 0 alone, over yajl's events */
     hs__load_way way;
     /* libcyaml's log of the failure */
     char cyaml_msg[256];
@@ -871,6 +876,8 @@ static int to_number(loader *L, const char *text, double dflt, int whole, double
         *out = dflt;
         return HS_OK;
     }
+    if (hs__parse_decimal(text, &x)) /* strtod's value, without its cost */
+        goto got;
     if (*s == '+' || *s == '-')
         s++;
     if (strcmp(s, ".inf") == 0 || strcmp(s, ".Inf") == 0 || strcmp(s, ".INF") == 0) {
@@ -890,6 +897,7 @@ static int to_number(loader *L, const char *text, double dflt, int whole, double
             return hs_error_at(L->err, HS_EINPUT, path, "%.64s is out of range", text);
         }
     }
+got:
     if (whole && isfinite(x) && x >= 0 && x != floor(x)) {
         FORMAT_PATH(path, fmt);
         return hs_error_at(L->err, HS_EINPUT, path, "must be a whole number, not %.64s", text);
@@ -1230,6 +1238,14 @@ static int build_apps(loader *L, const y_top *yt, hs_workload *w)
  * word every error exactly (what they accept, this pass accepts only in the
  * same way: the same schema, the same conversions, the same builder). */
 
+/* The JSON form (L->json) goes through the same pass: yajl's events, pulled
+ * one at a time (graph/json_stream.h), become the events libyaml gives for
+ * the same text (JSON is YAML's flow style): an object a mapping, an array a
+ * sequence, a string a double-quoted scalar, a number, true, false and null
+ * plain scalars; the stream and the document open before the first and close
+ * after the last.  A JSON file is read in this pass only, so it must keep
+ * the order above; its errors are located at the first byte of the value. */
+
 typedef struct stream {
     loader *L;
     yaml_parser_t p;
@@ -1238,15 +1254,21 @@ typedef struct stream {
     int again; /* the next s_next keeps the current event */
     hs_workload *w;
     size_t file_kernels, file_edges, tasks, edges;
+    hs__jpull *jp;   /* the JSON form: its events, from `file` or L->data */
+    FILE *file;
+    int jstate;      /* events given: 0, the stream start, the document start, its end */
 } stream;
 
 static int s_fail(stream *S, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int s_fail(stream *S, const char *fmt, ...)
 {
     va_list ap;
+    long line = 0, col = 0;
     int rc;
     va_start(ap, fmt);
-    if (S->have_ev)
+    if (S->have_ev && S->jp && hs__jpull_where(S->jp, &line, &col))
+        rc = fail_v(S->L, HS_EINPUT, (size_t)line, (size_t)col, fmt, ap);
+    else if (S->have_ev && !S->jp)
         rc = fail_v(S->L, HS_EINPUT, S->ev.start_mark.line + 1, S->ev.start_mark.column + 1,
                     fmt, ap);
     else
@@ -1255,16 +1277,119 @@ static int s_fail(stream *S, const char *fmt, ...)
     return rc;
 }
 
-/* A builder error ("PATH: WHAT") placed at the current event. */
-static int s_locate(stream *S, int rc)
+/* Where the value at item path `path` (the builder's, "applications[0].
+ * kernels[3].cost_us.gpu0") starts in the JSON form, found by reading the
+ * text again (from the start of `file`, or L->data): 1 with *line and *col
+ * set, 0 when it is not found. */
+static int json_locate(loader *L, FILE *file, const char *path, long *line, long *col)
+{
+    enum { DEPTH = MAX_DEPTH + 2 };
+    char at[sizeof ((hs_error *)0)->path + 64];
+    size_t len[DEPTH + 1] = {0}, n = 0, want = strlen(path);
+    long index[DEPTH];
+    int is_map[DEPTH], depth = 0, found = 0, keyed = 0;
+    hs__jpull *p;
+    hs__jevent e;
+    hs_error err = {0};
+    if ((file && fseeko(file, 0, SEEK_SET) != 0) ||
+        hs__jpull_open(&p, L->name, L->data, L->len, file, &err) != HS_OK)
+        return 0;
+    while (!found && hs__jpull_next(p, &e, &err) == HS_OK && e.type != HS__J_END) {
+        if (e.type == HS__J_MAP_END || e.type == HS__J_ARRAY_END) {
+            depth--;
+            continue;
+        }
+        if (keyed) {
+            keyed = 0; /* the value of the key just read, whose path `at` holds */
+        } else if (depth > 0 && depth <= DEPTH) { /* its parent's path and its key or index */
+            size_t base = len[depth - 1];
+            int w = is_map[depth - 1] ? snprintf(at + base, sizeof at - base, "%s%s",
+                                                 base ? "." : "", e.text)
+                                      : snprintf(at + base, sizeof at - base, "[%ld]",
+                                                 index[depth - 1]++);
+            n = w >= 0 && base + (size_t)w < sizeof at ? base + (size_t)w : sizeof at;
+            if ((keyed = e.type == HS__J_KEY))
+                continue; /* its value is next */
+        }
+        found = n == want && depth <= DEPTH && memcmp(at, path, want) == 0;
+        if (!found && (e.type == HS__J_MAP || e.type == HS__J_ARRAY)) {
+            if (depth < DEPTH) {
+                len[depth] = n;
+                is_map[depth] = e.type == HS__J_MAP;
+                index[depth] = 0;
+            }
+            depth++;
+        }
+    }
+    found = found && hs__jpull_where(p, line, col);
+    hs__jpull_close(p);
+    return found;
+}
+
+/* A builder error ("PATH: WHAT") placed at the current event, or in the
+ * JSON form where the value at PATH starts; `where` 0: at no event (the
+ * workload's finalize). */
+static int s_locate(stream *S, int rc, int where)
 {
     char text[HS_ERROR_MSG_MAX];
+    long line, col;
     if (rc == HS_ENOMEM)
         return fail_nomem(S->L);
     snprintf(text, sizeof text, "%s", S->L->err->msg);
-    s_fail(S, "%s", text);
+    if (S->jp && S->L->err->path[0] &&
+        json_locate(S->L, S->file, S->L->err->path, &line, &col))
+        fail(S->L, (size_t)line, (size_t)col, "%s", text);
+    else if (where)
+        s_fail(S, "%s", text);
+    else
+        fail(S->L, 0, 0, "%s", text);
     S->L->err->code = rc;
     return rc;
+}
+
+/* The next event of the JSON form into S->ev, as libyaml gives it for the
+ * same text (see above); its value lives until the next one. */
+static int s_next_json(stream *S)
+{
+    static const yaml_event_type_t types[] = {
+        [HS__J_MAP] = YAML_MAPPING_START_EVENT, [HS__J_MAP_END] = YAML_MAPPING_END_EVENT,
+        [HS__J_ARRAY] = YAML_SEQUENCE_START_EVENT, [HS__J_ARRAY_END] = YAML_SEQUENCE_END_EVENT,
+    };
+    hs__jevent e;
+    int rc;
+    /* only the fields read below are set: S->ev was zeroed at the start,
+     * and no anchor or tag is ever set */
+    if (S->jstate < 2) { /* the stream's and the document's start, at the first byte */
+        S->ev.type = S->jstate++ ? YAML_DOCUMENT_START_EVENT : YAML_STREAM_START_EVENT;
+        return HS_OK;
+    }
+    if (S->jstate == 3) {
+        S->ev.type = YAML_STREAM_END_EVENT;
+        return HS_OK;
+    }
+    if ((rc = hs__jpull_next(S->jp, &e, S->L->err)) != HS_OK)
+        return rc == HS_ENOMEM ? fail_nomem(S->L) : rc;
+    if (e.type == HS__J_END) {
+        S->ev.type = YAML_DOCUMENT_END_EVENT;
+        S->jstate = 3;
+    } else if (e.type == HS__J_MAP || e.type == HS__J_MAP_END || e.type == HS__J_ARRAY ||
+               e.type == HS__J_ARRAY_END) {
+        S->ev.type = types[e.type];
+    } else {
+        S->ev.type = YAML_SCALAR_EVENT;
+        S->ev.data.scalar.value = (yaml_char_t *)(e.type == HS__J_NULL   ? "null"
+                                                  : e.type != HS__J_BOOL ? e.text
+                                                  : e.boolean            ? "true"
+                                                                         : "false");
+        S->ev.data.scalar.length = e.type == HS__J_NULL ? 4
+                                   : e.type != HS__J_BOOL ? e.len
+                                                          : strlen((const char *)
+                                                                   S->ev.data.scalar.value);
+        S->ev.data.scalar.style = e.type == HS__J_STRING || e.type == HS__J_KEY
+                                      ? YAML_DOUBLE_QUOTED_SCALAR_STYLE
+                                      : YAML_PLAIN_SCALAR_STYLE;
+    }
+    return HS_OK;
 }
 
 /* Moves to the next event, refusing what the schema never holds: aliases,
@@ -1272,14 +1397,17 @@ static int s_locate(stream *S, int rc)
 static int s_next(stream *S)
 {
     const yaml_char_t *anchor = NULL, *tag = NULL;
+    int rc;
     if (S->again) {
         S->again = 0;
         return HS_OK;
     }
-    if (S->have_ev)
+    if (S->have_ev && !S->jp)
         yaml_event_delete(&S->ev);
     S->have_ev = 0;
-    if (!yaml_parser_parse(&S->p, &S->ev))
+    if (S->jp && (rc = s_next_json(S)) != HS_OK)
+        return rc;
+    if (!S->jp && !yaml_parser_parse(&S->p, &S->ev))
         return syntax_error(S->L, &S->p);
     S->have_ev = 1;
     switch (S->ev.type) {
@@ -1341,8 +1469,9 @@ static int s_text(stream *S, char **out)
         return rc;
     v = (const char *)S->ev.data.scalar.value;
     if (S->ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
-        (!v[0] || strcmp(v, "~") == 0 || strcmp(v, "null") == 0 || strcmp(v, "Null") == 0 ||
-         strcmp(v, "NULL") == 0))
+        (!v[0] || strcmp(v, "~") == 0 ||
+         ((v[0] == 'n' || v[0] == 'N') &&
+          (strcmp(v, "null") == 0 || strcmp(v, "Null") == 0 || strcmp(v, "NULL") == 0))))
         return s_fail(S, "expected a value, not '%s'", v);
     if (!(*out = strdup(v)))
         return fail_nomem(S->L);
@@ -1610,7 +1739,7 @@ static int s_platform(stream *S)
     }
     if (rc == HS_OK && (rc = s_required(S, c, seen)) == HS_OK &&
         (rc = build_platform(S->L, &yp, S->w)) < 0)
-        rc = s_locate(S, rc);
+        rc = s_locate(S, rc, 1);
     free_platform(&yp);
     return rc;
 }
@@ -1639,7 +1768,7 @@ static int s_kernel(stream *S, void *ctx)
     if ((rc = s_fields(S, context_of(kernel_fields), &yk, NULL, maps)) == HS_OK &&
         (rc = s_count(S, a, 0)) == HS_OK &&
         (rc = build_kernel(S->L, &yk, &maps[0], &maps[1], S->w, a)) != 0)
-        rc = s_locate(S, rc);
+        rc = s_locate(S, rc, 1);
     free_strings(&yk, kernel_fields);
     free_map_clear(&maps[0]);
     free_map_clear(&maps[1]);
@@ -1652,7 +1781,7 @@ static int s_edge(stream *S, void *ctx)
     y_edge ye = {0};
     if ((rc = s_fields(S, context_of(edge_fields), &ye, NULL, NULL)) == HS_OK &&
         (rc = s_count(S, a, 1)) == HS_OK && (rc = build_edge(S->L, &ye, S->w, a)) != 0)
-        rc = s_locate(S, rc);
+        rc = s_locate(S, rc, 1);
     free_strings(&ye, edge_fields);
     return rc;
 }
@@ -1687,7 +1816,7 @@ static int s_app(stream *S, void *ctx)
             snprintf(path, sizeof path, "applications[%d].instances", S->w->napps);
             if ((rc = to_int(S->L, path, instances_text, 1, &instances)) != 0 ||
                 (a = hs_workload_add_app(S->w, name, instances, S->L->err)) < 0) {
-                rc = s_locate(S, rc ? rc : a);
+                rc = s_locate(S, rc ? rc : a, 1);
                 break;
             }
             rc = s_list(S, MAX_APP_KERNELS, "kernels", s_kernel, &a);
@@ -1703,12 +1832,16 @@ static int s_app(stream *S, void *ctx)
 /* Pass 0: the whole load in one pass over the events (see above). */
 static int stream_load(loader *L, FILE *file, hs_workload **out)
 {
-    stream S = {.L = L};
+    stream S = {.L = L, .file = file};
     const struct context *top = context_of(top_fields);
     unsigned seen = 0;
     int rc, which = -1;
     if (!yaml_parser_initialize(&S.p))
         return fail_nomem(L);
+    if (L->json && (rc = hs__jpull_open(&S.jp, L->name, L->data, L->len, file, L->err)) != 0) {
+        yaml_parser_delete(&S.p);
+        return rc == HS_ENOMEM ? fail_nomem(L) : rc;
+    }
     if (file)
         yaml_parser_set_input_file(&S.p, file);
     else
@@ -1739,14 +1872,12 @@ static int stream_load(loader *L, FILE *file, hs_workload **out)
         (rc = s_expect(&S, YAML_DOCUMENT_END_EVENT, "the end of the document")) == HS_OK &&
         (rc = s_next(&S)) == HS_OK && S.ev.type != YAML_STREAM_END_EVENT)
         rc = s_fail(&S, "a second YAML document; a workload is one document");
-    if (rc == HS_OK && (rc = hs_workload_finalize(S.w, L->err)) != 0) {
-        yaml_event_delete(&S.ev); /* finalize's errors name an item, not a place */
-        S.have_ev = 0;
-        rc = s_locate(&S, rc);
-    }
-    if (S.have_ev)
+    if (rc == HS_OK && (rc = hs_workload_finalize(S.w, L->err)) != 0)
+        rc = s_locate(&S, rc, 0); /* finalize's errors name an item, not a place */
+    if (S.have_ev && !S.jp)
         yaml_event_delete(&S.ev);
     yaml_parser_delete(&S.p);
+    hs__jpull_close(S.jp);
     if (rc != HS_OK) {
         hs_workload_free(S.w);
         return rc;
@@ -1835,7 +1966,7 @@ static int load(loader *L, FILE *file, hs_workload **out)
     if (L->way != HS__LOAD_TREE && !L->platform_only) { /* a platform file: as a tree */
         rc = stream_load(L, file, out);
         if (rc == HS_OK || rc == HS_ENOMEM || file || L->len > MAX_FILE_BYTES ||
-            L->way == HS__LOAD_STREAM)
+            L->way == HS__LOAD_STREAM || L->json)
             return rc;
     }
     *L->err = (hs_error){0};
@@ -1876,7 +2007,8 @@ static int load_named(const char *name, const char *data, FILE *file, size_t len
 {
     hs_error local = {0};
     loader L = {.name = name ? name : "<buffer>", .data = data, .len = len, .err = &local,
-                .opt = opt, .way = way, .platform_only = platform_only};
+                .opt = opt, .way = way, .platform_only = platform_only,
+                .json = way == HS__LOAD_JSON};
     int rc;
     if (out)
         *out = NULL;
@@ -1899,9 +2031,10 @@ static int load_named(const char *name, const char *data, FILE *file, size_t len
 }
 
 int hs__yaml_load(const char *name, const char *data, size_t len, const hs_load_options *opt,
-                  int platform_only, hs_workload **out, hs_error *err)
+                  int json, int platform_only, hs_workload **out, hs_error *err)
 {
-    return load_named(name, data, NULL, len, opt, HS__LOAD_BOTH, platform_only, out, err);
+    return load_named(name, data, NULL, len, opt, json ? HS__LOAD_JSON : HS__LOAD_BOTH,
+                      platform_only, out, err);
 }
 
 int hs_workload_load_buffer(const char *name, const char *data, size_t len, hs_workload **out,
@@ -1919,7 +2052,7 @@ int hs__workload_load_buffer_way(const char *name, const char *data, size_t len,
 int hs_platform_load_buffer(const char *name, const char *data, size_t len, hs_workload **out,
                             hs_error *err)
 {
-    return hs__yaml_load(name, data, len, NULL, 1, out, err);
+    return hs__yaml_load(name, data, len, NULL, 0, 1, out, err);
 }
 
 /* Reads all of the open file `f` into *out (*out_len bytes): at most
@@ -1984,11 +2117,12 @@ int hs_workload_load_file(const char *path, hs_workload **out, hs_error *err)
     return hs_workload_load_file_opts(path, NULL, out, err);
 }
 
-/* Reads a YAML workload from `path`: a file over MAX_FILE_BYTES in one
- * pass, never held whole; a smaller one, or a pipe, whole (up to the cap of
- * max_bytes). */
-static int load_yaml_path(const char *path, const hs_load_options *opt, hs_workload **out,
-                          hs_error *err)
+/* Reads a workload from `path` (in YAML, or in the JSON form with way
+ * HS__LOAD_JSON): a file over MAX_FILE_BYTES in one pass, never held whole;
+ * a smaller one, or a pipe, whole (up to the cap of max_bytes, which holds
+ * for both forms). */
+static int load_workload_path(const char *path, const hs_load_options *opt, hs__load_way way,
+                              hs_workload **out, hs_error *err)
 {
     FILE *f;
     char *data = NULL;
@@ -2007,14 +2141,14 @@ static int load_yaml_path(const char *path, const hs_load_options *opt, hs_workl
         return too_large(err, path, max);
     }
     if (st.st_size > MAX_FILE_BYTES) {
-        rc = load_named(path, NULL, f, (size_t)st.st_size, opt, HS__LOAD_BOTH, 0, out, err);
+        rc = load_named(path, NULL, f, (size_t)st.st_size, opt, way, 0, out, err);
         fclose(f);
         return rc;
     }
     rc = read_all(f, path, max, &data, &len, err);
     fclose(f);
     if (rc == HS_OK)
-        rc = load_named(path, data ? data : "", NULL, len, opt, HS__LOAD_BOTH, 0, out, err);
+        rc = load_named(path, data ? data : "", NULL, len, opt, way, 0, out, err);
     free(data);
     return rc;
 }
@@ -2033,13 +2167,16 @@ static int load_path(const char *path, const hs_load_options *opt, int platform_
     if (!path || !out)
         return hs_error_set(err, HS_EUSAGE, "hs_workload_load_file: no path or no output");
     format = opt && opt->format ? opt->format : hs_workload_format_of(path);
-    if (!platform_only && (!format || strcmp(format, "yaml") == 0)) {
-        rc = load_yaml_path(path, opt, out, err);
+    if (!platform_only && (!format || strcmp(format, "yaml") == 0 ||
+                           strcmp(format, "json") == 0)) {
+        rc = load_workload_path(path, opt,
+                                format && format[0] == 'j' ? HS__LOAD_JSON : HS__LOAD_BOTH, out,
+                                err);
     } else {
         if ((rc = hs__read_file(path, &data, &len, err)) != HS_OK)
             return rc;
         if (platform_only)
-            rc = hs__yaml_load(path, data ? data : "", len, NULL, 1, out, err);
+            rc = hs__yaml_load(path, data ? data : "", len, NULL, 0, 1, out, err);
         else
             rc = hs_workload_load_buffer_opts(path, data ? data : "", len, opt, out, err);
         free(data);

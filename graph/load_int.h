@@ -1,5 +1,6 @@
-/* hetsched — the workload loader's two ways of reading, apart (graph/load.c):
- * for the tests that hold the one-pass reader to the full one. */
+/* hetsched — the workload loader's ways of reading, apart (graph/load.c):
+ * for the tests that hold the one-pass reader to the full one, and the JSON
+ * form to the YAML. */
 #ifndef HS_GRAPH_LOAD_INT_H
 #define HS_GRAPH_LOAD_INT_H
 
@@ -9,6 +10,7 @@ typedef enum hs__load_way {
     HS__LOAD_BOTH,   /* what hs_workload_load_buffer does */
     HS__LOAD_STREAM, /* the one streaming pass alone: refuses what it cannot take */
     HS__LOAD_TREE,   /* the document tree and libcyaml alone */
+    HS__LOAD_JSON,   /* the JSON form: the streaming pass over yajl's events */
 } hs__load_way;
 
 /* hs_workload_load_buffer by one way. */

@@ -117,3 +117,34 @@ int hs__format_g(double x, int prec, char buf[32], int *reads_back)
     *reads_back = rb;
     return n;
 }
+
+int hs__parse_decimal(const char *s, double *out)
+{
+    static const double ten[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                   1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                   1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    unsigned long long m = 0;
+    int neg = *s == '-', digits = 0, frac = -1, any = 0;
+    for (s += neg; *s; s++) {
+        if (*s == '.' && frac < 0) {
+            frac = 0;
+            continue;
+        }
+        if (*s < '0' || *s > '9')
+            return 0;
+        any = 1;
+        if (frac >= 0 && ++frac > 22)
+            return 0;
+        if (m == 0 && *s == '0')
+            continue; /* a leading zero is no significant digit */
+        if (++digits > 17)
+            return 0;
+        m = m * 10 + (unsigned long long)(*s - '0');
+    }
+    if (!any || m > (1ull << 53))
+        return 0;
+    *out = (double)m / ten[frac > 0 ? frac : 0];
+    if (neg)
+        *out = -*out;
+    return 1;
+}

@@ -1,6 +1,7 @@
 /* hetsched — the decimal text of a double without printf (graph/numfmt.c),
  * for the writers of large files: the same text as snprintf's %.{prec}g,
- * found with integer arithmetic instead of glibc's multi-precision one. */
+ * found with integer arithmetic instead of glibc's multi-precision one; and
+ * the value of a short decimal text, the same way. */
 #ifndef HS_GRAPH_NUMFMT_H
 #define HS_GRAPH_NUMFMT_H
 
@@ -10,6 +11,14 @@
  * (buf untouched) for any other x or prec, and where it cannot tell whether
  * the text reads back: use snprintf then. */
 int hs__format_g(double x, int prec, char buf[32], int *reads_back);
+
+/* Reads the whole of `s` as strtod does, when it is a plain decimal ("-"
+ * optional, digits, an optional point and digits; no exponent) whose digits
+ * make a whole number up to 2^53, at most 22 of them after the point: that
+ * number over a power of ten, both exact, whose quotient IEEE rounds
+ * correctly as strtod does.  Returns 1 with *out set, 0 for any other text
+ * (then use strtod). */
+int hs__parse_decimal(const char *s, double *out);
 
 /* Writes the decimal digits of m; returns their count (at most 20). */
 int hs__format_u64(unsigned long long m, char buf[21]);

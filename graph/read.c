@@ -19,9 +19,20 @@ static const hs__reader reader_yaml = {
     .read = NULL,
 };
 
+/* The same workload written as JSON, read by graph/load.c too.  Its
+ * extension is WfFormat's: a `.json` file is a workload when its first key
+ * is "platform" (see format_by_text). */
+static const hs__reader reader_json = {
+    .name = "json",
+    .extensions = ".json",
+    .description = "the workload format written as JSON, the platform first",
+    .read = NULL,
+};
+
 /* The registry, in the order `--format help` lists the formats. */
 static const hs__reader *const readers[] = {
     &reader_yaml,
+    &reader_json,
     &hs__reader_stg,
     &hs__reader_wfformat,
     &hs__reader_dot,
@@ -75,12 +86,51 @@ static int has_extension(const char *path, const char *extensions)
     return 0;
 }
 
+/* JSON's white space. */
+static int is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* The format of a file named `path` that starts with the `n` bytes at
+ * `head` (head NULL: not known, the first format of its extension).  A
+ * `.json` file whose first key is "platform" is a workload, any other a
+ * WfFormat instance (whose keys come in no such order). */
+static const char *format_by_text(const char *path, const char *head, size_t n)
+{
+    static const char key[] = "\"platform\"";
+    size_t i = 0;
+    for (size_t r = 0; path && readers[r]; r++) {
+        if (!has_extension(path, readers[r]->extensions))
+            continue;
+        if (readers[r] != &reader_json || !head)
+            return readers[r]->name;
+        while (i < n && is_blank(head[i]))
+            i++;
+        if (i == n || head[i] != '{')
+            return hs__reader_wfformat.name;
+        for (i++; i < n && is_blank(head[i]);)
+            i++;
+        return n - i >= sizeof key - 1 && memcmp(head + i, key, sizeof key - 1) == 0
+                   ? reader_json.name
+                   : hs__reader_wfformat.name;
+    }
+    return NULL;
+}
+
 const char *hs_workload_format_of(const char *path)
 {
-    for (size_t i = 0; path && readers[i]; i++)
-        if (has_extension(path, readers[i]->extensions))
-            return readers[i]->name;
-    return NULL;
+    char head[256];
+    size_t n = 0;
+    FILE *f;
+    const char *format = format_by_text(path, NULL, 0);
+    if (!format || strcmp(format, reader_json.name) != 0)
+        return format;
+    if ((f = fopen(path, "rb"))) {
+        n = fread(head, 1, sizeof head, f);
+        fclose(f);
+    }
+    return format_by_text(path, head, n);
 }
 
 /* ---------------------------------------------------------------- speeds */
@@ -402,7 +452,8 @@ int hs__yaml_options_check(const char *name, const hs_load_options *opt, hs_erro
 int hs_workload_load_buffer_opts(const char *name, const char *data, size_t len,
                                  const hs_load_options *opt, hs_workload **out, hs_error *err)
 {
-    const char *format = opt && opt->format ? opt->format : hs_workload_format_of(name);
+    const char *format = opt && opt->format ? opt->format
+                                            : format_by_text(name, data ? data : "", len);
     const hs__reader *r = find_reader(format ? format : "yaml");
     hs_error local = {0};
     hs__set s = {.name = name ? name : "<buffer>", .data = data ? data : "", .len = len,
@@ -413,12 +464,12 @@ int hs_workload_load_buffer_opts(const char *name, const char *data, size_t len,
     if (!out || (!data && len > 0))
         return hs_error_set(err, HS_EUSAGE, "hs_workload_load_buffer: no data or no output");
     if (!r)
-        return hs_error_set(err, HS_EUSAGE, "no workload format '%s' (formats: yaml, stg, "
-                            "wfformat, dot)", format);
+        return hs_error_set(err, HS_EUSAGE, "no workload format '%s' (formats: yaml, json, "
+                            "stg, wfformat, dot)", format);
     if (!r->read) {
         if ((rc = hs__yaml_options_check(s.name, opt, err)) != HS_OK)
             return rc;
-        return hs__yaml_load(name, data, len, opt, 0, out, err);
+        return hs__yaml_load(name, data, len, opt, r == &reader_json, 0, out, err);
     }
     rc = read_set(&s, r, opt);
     gsl_rng_free(s.rng);

@@ -110,10 +110,11 @@ int hs__env_whole(const char *name, unsigned long long limit, unsigned long long
  * cut.  Returns buf. */
 char *hs__quote(char *buf, size_t size, const char *text, size_t n, size_t max);
 
-/* graph/load.c: the YAML loader (a whole workload, or with platform_only a
- * platform file), and reading a file whole under HS__MAX_FILE_BYTES. */
+/* graph/load.c: the workload loader (a whole workload in YAML, or in its
+ * JSON form with json 1; or with platform_only a platform file, in YAML),
+ * and reading a file whole under HS__MAX_FILE_BYTES. */
 int hs__yaml_load(const char *name, const char *data, size_t len, const hs_load_options *opt,
-                  int platform_only, hs_workload **out, hs_error *err);
+                  int json, int platform_only, hs_workload **out, hs_error *err);
 int hs__read_file(const char *path, char **data, size_t *len, hs_error *err);
 /* graph/read.c: refuses (HS_EUSAGE) the options of a set (a platform,
  * speeds, beta) for a YAML workload named `name`; HS_OK otherwise. */

@@ -282,14 +282,28 @@ static int fast_task_line(FILE *f, const hs_workload *w, const hs_placement *p, 
 
 static const char *device_name(const hs_workload *w, int d);
 
+/* The id of the last transfer's source, kept: a task's transfers come one
+ * after another, and each id is a look-up that misses the cache at a
+ * million tasks (its task, its kernel's name). */
+typedef struct last_id {
+    long placement; /* -1: none */
+    char text[256];
+} last_id;
+
 static void fl_task_or_null(fastline *l, const hs_workload *w, const hs_schedule *s,
-                            long placement, idbuf *ids)
+                            long placement, idbuf *ids, last_id *last)
 {
     const char *id;
     if (placement == HS_NONE) {
         FL_LIT(l, "null");
+    } else if (last && placement == last->placement) {
+        fl_string(l, last->text);
     } else if ((id = placement_id(w, &s->placements[placement], ids)) != NULL) {
         fl_string(l, id);
+        if (last && strlen(id) < sizeof last->text) {
+            strcpy(last->text, id);
+            last->placement = placement;
+        }
     } else {
         l->ok = 0;
     }
@@ -297,7 +311,8 @@ static void fl_task_or_null(fastline *l, const hs_workload *w, const hs_schedule
 
 /* The same for one transfer's line (transfer_line). */
 static int fast_transfer_line(FILE *f, const hs_workload *w, const hs_schedule *s,
-                              const hs_transfer *t, idbuf *ids, const char *tail, int *rc)
+                              const hs_transfer *t, idbuf *ids, last_id *last, const char *tail,
+                              int *rc)
 {
     fastline l = {.ok = 1};
     double nums[] = {t->start_us, t->end_us};
@@ -305,9 +320,9 @@ static int fast_transfer_line(FILE *f, const hs_workload *w, const hs_schedule *
     if (!fl_format(nums, 2, &x))
         return 0;
     FL_LIT(&l, "    {\"from_task\": ");
-    fl_task_or_null(&l, w, s, t->from_placement, ids);
+    fl_task_or_null(&l, w, s, t->from_placement, ids, last);
     FL_LIT(&l, ", \"to_task\": ");
-    fl_task_or_null(&l, w, s, t->to_placement, ids);
+    fl_task_or_null(&l, w, s, t->to_placement, ids, NULL);
     FL_LIT(&l, ", \"from_device\": ");
     fl_string(&l, device_name(w, t->from_device));
     FL_LIT(&l, ", \"to_device\": ");
@@ -379,6 +394,7 @@ static int head_line(FILE *f, const char *indent, json_t *v, size_t flags, char 
 static int write_all(const hs_workload *w, const hs_schedule *s, FILE *f)
 {
     idbuf ids = {.big = NULL};
+    last_id last = {.placement = -1};
     json_t *o = json_object();
     char *buf = NULL;
     size_t flags = 0, cap = 0;
@@ -405,7 +421,7 @@ static int write_all(const hs_workload *w, const hs_schedule *s, FILE *f)
         rc = -1;
     for (size_t k = 0; k < s->ntransfers && rc == 0; k++) {
         const char *tail = k + 1 < s->ntransfers ? ",\n" : "\n  ]\n";
-        if (!fast_transfer_line(f, w, s, &s->transfers[k], &ids, tail, &rc) &&
+        if (!fast_transfer_line(f, w, s, &s->transfers[k], &ids, &last, tail, &rc) &&
             (rc = transfer_line(o, w, s, &s->transfers[k], &ids, &flags)) == 0)
             rc = dump_line(f, "    ", o, flags, tail, &buf, &cap);
     }
@@ -580,7 +596,8 @@ static int want_number(reader *r, hs__jstream *js, const hs__jevent *e, enum ran
         return bad_value(r, js, e, "must be a number, not %s", type_name(e->type));
     if ((rc = take_text(r, js, e)) != HS_OK)
         return rc;
-    x = strtod(r->text, NULL);
+    if (!hs__parse_decimal(r->text, &x))
+        x = strtod(r->text, NULL);
     if (range == FINITE_NONNEG ? !(isfinite(x) && x >= 0) : !(x > 0 && x <= 1))
         return bad_value(r, js, e, "must be %s, not %.64s",
                          range == FINITE_NONNEG ? "a finite number >= 0" : "a number in (0, 1]",

@@ -1020,8 +1020,8 @@ static int resolve_costs(hs_workload *w, int a, int ki, int *by_name_of, hs_erro
     const hs_platform *p = &w->platform;
     hs_kernel *k = &w->apps[a].kernels[ki];
     int by_kind_of[2] = {-1, -1};
-    char path[128];
-    snprintf(path, sizeof path, "applications[%d].kernels[%d].cost_us", a, ki);
+    char path[128]; /* for a message only: a million-task workload has a million kernels */
+#define COST_PATH() snprintf(path, sizeof path, "applications[%d].kernels[%d].cost_us", a, ki)
     for (int d = 0; d < p->ndevices; d++)
         by_name_of[d] = -1;
     for (int i = 0; i < k->ncosts; i++) {
@@ -1035,6 +1035,7 @@ static int resolve_costs(hs_workload *w, int a, int ki, int *by_name_of, hs_erro
             *slot = i;
             continue;
         }
+        COST_PATH();
         snprintf(kpath, sizeof kpath, "%s.%s", path, key);
         if (!slot)
             return hs_error_at(err, HS_EINPUT, kpath,
@@ -1051,6 +1052,7 @@ static int resolve_costs(hs_workload *w, int a, int ki, int *by_name_of, hs_erro
         if (by_name < 0 && by_kind < 0 && k->type && w->cost_fn) {
             hs_error perr = {0};
             int rc = w->cost_fn(w->cost_ctx, k, dev, &k->cost_us[d], &perr);
+            COST_PATH();
             if (rc != 0)
                 return hs_error_at(err, rc < 0 ? rc : HS_EINPUT, path, "kernel '%s': %s",
                                    k->name, perr.msg);
@@ -1061,6 +1063,7 @@ static int resolve_costs(hs_workload *w, int a, int ki, int *by_name_of, hs_erro
             continue;
         }
         if (by_name < 0 && by_kind < 0) {
+            COST_PATH();
             if (k->type && k->ncosts == 0)
                 return hs_error_at(err, HS_EINPUT, path,
                                    "kernel '%s' of type '%s' has no cost_us and no performance "
@@ -1073,6 +1076,7 @@ static int resolve_costs(hs_workload *w, int a, int ki, int *by_name_of, hs_erro
         k->cost_us[d] = k->costs[by_name >= 0 ? by_name : by_kind].us;
     }
     return HS_OK;
+#undef COST_PATH
 }
 
 /* Depth-first search for a cycle in one application's kernel graph; the

@@ -1,9 +1,14 @@
 /* hetsched — writing a workload as YAML (DESIGN.md §3) with libyaml's
- * emitter (hs_workload_write_yaml in include/hetsched/graph.h).
+ * emitter, or as the same document in JSON (hs_workload_write_yaml and
+ * hs_workload_write_json in include/hetsched/graph.h).
  *
  * Block style for the outline, flow style for each device, link, kernel and
  * edge, so a generated file reads like a hand-written one:
  *   - {name: add, type: vadd, params: {n: 10000}, cost_us: {cpu: 568, gpu: 422}}
+ * and in JSON, one device, link, kernel or edge a line in the same way:
+ *   {"name": "add", "type": "vadd", "params": {"n": 10000}, "cost_us": {"cpu": 568}}
+ * One walk over the workload writes both: its helpers (str, num, map_start,
+ * ...) go to libyaml's emitter, or print JSON themselves.
  */
 #include <ctype.h>
 #include <math.h>
@@ -16,11 +21,88 @@
 #include "hetsched/graph.h"
 #include "graph/export_util.h"
 
+#define MAX_NEST 8 /* the schema nests 6 deep */
+
 typedef struct writer {
     yaml_emitter_t em;
     yaml_event_t ev;
     int failed;
+    FILE *json;   /* JSON to this file instead of YAML to the emitter */
+    int depth;    /* open JSON mappings and lists */
+    struct {
+        int flow;     /* on one line */
+        unsigned n;   /* values written (a mapping's keys count) */
+        char close;   /* '}' or ']' */
+    } open[MAX_NEST];
 } writer;
+
+/* ------------------------------------------------------------------ JSON */
+
+/* Before a value in JSON: the separator and the line break its place
+ * needs, or ": " after a mapping's key. */
+static void json_before(writer *W)
+{
+    if (W->depth == 0)
+        return;
+    if (W->open[W->depth - 1].close == '}' && W->open[W->depth - 1].n % 2 == 1) {
+        fputs(": ", W->json);
+    } else {
+        if (W->open[W->depth - 1].n > 0)
+            putc(',', W->json);
+        if (W->open[W->depth - 1].flow) {
+            if (W->open[W->depth - 1].n > 0)
+                putc(' ', W->json);
+        } else {
+            fprintf(W->json, "\n%*s", 2 * W->depth, "");
+        }
+    }
+    W->open[W->depth - 1].n++;
+}
+
+static void json_open(writer *W, char open, int flow)
+{
+    json_before(W);
+    if (W->depth == MAX_NEST) { /* cannot happen: the walk below nests 6 deep */
+        W->failed = 1;
+        return;
+    }
+    putc(open, W->json);
+    W->open[W->depth].flow = flow || (W->depth > 0 && W->open[W->depth - 1].flow);
+    W->open[W->depth].n = 0;
+    W->open[W->depth].close = open == '{' ? '}' : ']';
+    W->depth++;
+}
+
+static void json_close(writer *W)
+{
+    W->depth--;
+    if (!W->open[W->depth].flow && W->open[W->depth].n > 0)
+        fprintf(W->json, "\n%*s", 2 * W->depth, "");
+    putc(W->open[W->depth].close, W->json);
+}
+
+/* A string, escaped as JSON wants: quotes, backslashes, control characters. */
+static void json_str(writer *W, const char *s)
+{
+    const char *run = s;
+    json_before(W);
+    putc('"', W->json);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        fwrite(run, 1, (size_t)(s - run), W->json);
+        if (c == '"' || c == '\\')
+            fprintf(W->json, "\\%c", c);
+        else
+            fprintf(W->json, "\\u%04x", c);
+        run = s + 1;
+    }
+    fwrite(run, 1, (size_t)(s - run), W->json);
+    putc('"', W->json);
+}
+
+/* ------------------------------------------------------------------ YAML */
 
 /* Each emit helper is a no-op once something failed, so callers can chain
  * them and check once at the end. */
@@ -59,6 +141,10 @@ static void str(writer *W, const char *s)
 {
     if (W->failed)
         return;
+    if (W->json) {
+        json_str(W, s);
+        return;
+    }
     emit(W, yaml_scalar_event_initialize(&W->ev, NULL, NULL, (yaml_char_t *)s, (int)strlen(s),
                                          1, 1,
                                          looks_typed(s) ? YAML_DOUBLE_QUOTED_SCALAR_STYLE
@@ -72,13 +158,20 @@ static void num(writer *W, double x)
     hs__exact_number(x, buf, sizeof buf);
     if (W->failed)
         return;
+    if (W->json) {
+        json_before(W);
+        fputs(buf, W->json);
+        return;
+    }
     emit(W, yaml_scalar_event_initialize(&W->ev, NULL, NULL, (yaml_char_t *)buf,
                                          (int)strlen(buf), 1, 1, YAML_PLAIN_SCALAR_STYLE));
 }
 
 static void map_start(writer *W, int flow)
 {
-    if (!W->failed)
+    if (!W->failed && W->json)
+        json_open(W, '{', flow);
+    else if (!W->failed)
         emit(W, yaml_mapping_start_event_initialize(&W->ev, NULL, NULL, 1,
                                                     flow ? YAML_FLOW_MAPPING_STYLE
                                                          : YAML_BLOCK_MAPPING_STYLE));
@@ -86,20 +179,26 @@ static void map_start(writer *W, int flow)
 
 static void map_end(writer *W)
 {
-    if (!W->failed)
+    if (!W->failed && W->json)
+        json_close(W);
+    else if (!W->failed)
         emit(W, yaml_mapping_end_event_initialize(&W->ev));
 }
 
 static void seq_start(writer *W)
 {
-    if (!W->failed)
+    if (!W->failed && W->json)
+        json_open(W, '[', 0);
+    else if (!W->failed)
         emit(W, yaml_sequence_start_event_initialize(&W->ev, NULL, NULL, 1,
                                                      YAML_BLOCK_SEQUENCE_STYLE));
 }
 
 static void seq_end(writer *W)
 {
-    if (!W->failed)
+    if (!W->failed && W->json)
+        json_close(W);
+    else if (!W->failed)
         emit(W, yaml_sequence_end_event_initialize(&W->ev));
 }
 
@@ -259,6 +358,22 @@ static void write_app(writer *W, const hs_app *a)
     map_end(W);
 }
 
+/* The platform, then (when w is not NULL) the applications, as the
+ * mapping at the top of a document. */
+static void write_top(writer *W, const hs_platform *p, const hs_workload *w)
+{
+    map_start(W, 0);
+    write_platform(W, p);
+    if (w) {
+        str(W, "applications");
+        seq_start(W);
+        for (int a = 0; a < w->napps && !W->failed; a++)
+            write_app(W, &w->apps[a]);
+        seq_end(W);
+    }
+    map_end(W);
+}
+
 /* One document: the platform, then (when w is not NULL) the applications. */
 static int write_yaml(const hs_platform *p, const hs_workload *w, FILE *out, hs_error *err)
 {
@@ -272,16 +387,7 @@ static int write_yaml(const hs_platform *p, const hs_workload *w, FILE *out, hs_
     emit(&W, yaml_stream_start_event_initialize(&W.ev, YAML_UTF8_ENCODING));
     if (!W.failed)
         emit(&W, yaml_document_start_event_initialize(&W.ev, NULL, NULL, NULL, 1));
-    map_start(&W, 0);
-    write_platform(&W, p);
-    if (w) {
-        str(&W, "applications");
-        seq_start(&W);
-        for (int a = 0; a < w->napps && !W.failed; a++)
-            write_app(&W, &w->apps[a]);
-        seq_end(&W);
-    }
-    map_end(&W);
+    write_top(&W, p, w);
     if (!W.failed)
         emit(&W, yaml_document_end_event_initialize(&W.ev, 1));
     if (!W.failed)
@@ -306,4 +412,14 @@ int hs_workload_write_yaml(const hs_workload *w, FILE *out, hs_error *err)
 int hs_platform_write_yaml(const hs_platform *p, FILE *out, hs_error *err)
 {
     return write_yaml(p, NULL, out, err);
+}
+
+int hs_workload_write_json(const hs_workload *w, FILE *out, hs_error *err)
+{
+    writer W = {.json = out};
+    write_top(&W, &w->platform, w);
+    putc('\n', out);
+    if (W.failed || fflush(out) != 0 || ferror(out))
+        return hs_error_set(err, HS_EIO, "cannot write JSON: write error");
+    return HS_OK;
 }

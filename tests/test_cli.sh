@@ -240,6 +240,29 @@ expect 2 "info over HETSCHED_YAML_MAX_MIB" -- env HETSCHED_YAML_MAX_MIB=1 "$H" i
     <(head -c 1100000 /dev/zero)
 check "info over HETSCHED_YAML_MAX_MIB: why" "$tmp/err" \
     "error: the file is larger than 1 MiB \(the environment variable HETSCHED_YAML_MAX_MIB"
+# the workload's JSON form: what gen writes for -o FILE.json maps as the YAML does; its
+# errors are located, exit status 2; the same size cap
+expect 0 "gen random -o .json" -- "$H" gen random --tasks 50 -o "$tmp/r50.json"
+expect 0 "gen random -o .yaml" -- "$H" gen random --tasks 50 -o "$tmp/r50.yaml"
+check "gen -o .json writes JSON" "$tmp/r50.json" '^  "platform": \{$'
+expect 0 "map the JSON form" -- "$H" map -a heft "$tmp/r50.json" --json "$tmp/r50-heft.json"
+check "map the JSON form: its makespan" "$tmp/out" "^policy heft on $tmp/r50.json: makespan"
+sed -n 's/^policy heft on [^:]*: //p' "$tmp/out" >"$tmp/json-makespan"
+expect 0 "map the YAML form" -- "$H" map -a heft "$tmp/r50.yaml"
+check "the same makespan from both forms" "$tmp/out" "$(cat "$tmp/json-makespan")"
+expect 0 "validate on the JSON form" -- "$H" validate "$tmp/r50.json" "$tmp/r50-heft.json"
+sed 's/"to": "t[0-9]*", "bytes"/"to": "nope", "bytes"/' "$tmp/r50.json" >"$tmp/bad-to.json"
+expect 2 "a bad edge in the JSON form" -- "$H" info "$tmp/bad-to.json"
+check "a bad edge in the JSON form: where" "$tmp/err" \
+    "^hetsched: $tmp/bad-to.json:[0-9]+:30: error: applications\[0\]\.edges\[0\]\.to: no kernel 'nope'"
+printf '{"platform": {"devices": [}}' >"$tmp/bad-syntax.json"
+expect 2 "bad JSON syntax" -- "$H" info "$tmp/bad-syntax.json"
+check "bad JSON syntax: where" "$tmp/err" \
+    "^hetsched: $tmp/bad-syntax.json:1:27: error: invalid JSON: unallowed token at this point"
+expect 2 "the JSON form over HETSCHED_YAML_MAX_MIB" -- env HETSCHED_YAML_MAX_MIB=1 "$H" info \
+    --format json <(head -c 1100000 /dev/zero)
+check "the JSON form over HETSCHED_YAML_MAX_MIB: why" "$tmp/err" \
+    "error: the file is larger than 1 MiB \(the environment variable HETSCHED_YAML_MAX_MIB"
 expect 2 "info bad HETSCHED_YAML_MAX_MIB" -- env HETSCHED_YAML_MAX_MIB=x "$H" info "$W"
 check "info bad HETSCHED_YAML_MAX_MIB: why" "$tmp/err" \
     "HETSCHED_YAML_MAX_MIB must be a whole number of MiB from 1 to 1048576, not 'x'"
@@ -1066,7 +1089,7 @@ expect 0 "--format stg" -- "$H" map -a heft "$tmp/fork.txt" --format stg \
     --platform "$tmp/plat.yaml" --speed gpu=2
 check "--format stg" "$tmp/out" 'makespan 23\.000 us'
 expect 2 "--format txt" -- "$H" info "$tmp/fork.txt" --format txt
-check "--format txt: why" "$tmp/err" "^hetsched info: --format wants yaml, stg, wfformat or dot"
+check "--format txt: why" "$tmp/err" "^hetsched info: --format wants yaml, json, stg, wfformat or dot"
 expect 2 "--platform on YAML" -- "$H" map -a heft "$W" --platform "$tmp/plat.yaml"
 check "--platform on YAML: why" "$tmp/err" "--platform is for task-graph sets"
 expect 2 "--speed bad" -- "$H" dot workloads/sets/fork.dot --platform "$tmp/plat.yaml" \

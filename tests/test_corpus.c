@@ -1,5 +1,7 @@
 /* Regression test over the fuzzers' minimized corpora: the loader's
- * (tests/fuzz-corpus/, and the malformed cases of tests/cases/), the schedule
+ * (tests/fuzz-corpus/, and the malformed cases of tests/cases/; its JSON
+ * form's, tests/fuzz-corpus-json/, and every workload that loads written in
+ * that form and read back), the schedule
  * reader's (tests/fuzz-corpus-schedule/), the performance model reader's
  * (tests/fuzz-corpus-model/) and the task-graph sets' readers'
  * (tests/fuzz-corpus-stg/, -wfformat/, -dot/).  Each input is held to its fuzz target's
@@ -75,15 +77,34 @@ static void each_file(const char *dir, const char *prefix,
 /* The workload as hs_workload_write_yaml writes it (a string to free). */
 static char *dump(const hs_workload *w)
 {
-    char *text = NULL;
-    size_t size = 0;
-    hs_error err = {0};
-    FILE *f = open_memstream(&text, &size);
-    assert_non_null(f);
-    if (hs_workload_write_yaml(w, f, &err) != HS_OK)
-        fail_msg("write: %s", err.msg);
-    assert_int_equal(fclose(f), 0);
+    size_t len;
+    char *text = fuzz_dump(w, 0, &len);
+    assert_non_null(text);
     return text;
+}
+
+/* A loaded workload written in the JSON form loads back the same, through
+ * yajl and through libyaml (the same text as YAML): the same YAML written
+ * back. */
+static void json_round_trip(const char *name, const hs_workload *w)
+{
+    static const hs__load_way ways[] = {HS__LOAD_JSON, HS__LOAD_STREAM};
+    size_t len;
+    char *json = fuzz_dump(w, 1, &len), *want = dump(w);
+    assert_non_null(json);
+    for (int i = 0; i < 2; i++) {
+        hs_workload *back = NULL;
+        hs_error err = {0};
+        char *got;
+        if (hs__workload_load_buffer_way(name, json, len, ways[i], &back, &err) != HS_OK)
+            fail_msg("%s as JSON (%s): %s", name, i ? "libyaml" : "yajl", err.msg);
+        got = dump(back);
+        assert_string_equal(got, want);
+        free(got);
+        hs_workload_free(back);
+    }
+    free(json);
+    free(want);
 }
 
 /* The one-pass reader against the full one: what it loads, the full one
@@ -128,6 +149,7 @@ static void check_workload(const char *name, const char *data, size_t len, int *
         assert_non_null(w);
         assert_true(w->finalized);
         assert_true(w->graph.ntasks > 0);
+        json_round_trip(name, w);
         counts[0]++;
     } else {
         if (rc != HS_EINPUT)
@@ -151,6 +173,40 @@ static void fuzz_corpus(void **state)
     assert_true(counts[0] > 0);
     assert_true(counts[1] > 0);
     assert_true(counts[2] > 0);
+}
+
+/* A workload in the JSON form, as fuzz_load_json checks it: loaded, and
+ * back the same from what it writes, or refused with nothing returned and
+ * one line "NAME...: error: ...".  counts: loaded, refused. */
+static void check_json(const char *name, const char *data, size_t len, int *counts)
+{
+    hs_workload *w = (hs_workload *)&w;
+    hs_error err = {0};
+    int rc = hs__workload_load_buffer_way(name, data, len, HS__LOAD_JSON, &w, &err);
+    if (rc == HS_OK) {
+        assert_true(w->finalized && w->graph.ntasks > 0);
+        json_round_trip(name, w);
+        hs_workload_free(w);
+        counts[0]++;
+        return;
+    }
+    if (rc != HS_EINPUT)
+        fail_msg("%s: code %d: %s", name, rc, err.msg);
+    assert_null(w);
+    assert_memory_equal(err.msg, name, strlen(name));
+    assert_non_null(strstr(err.msg, ": error: "));
+    assert_true(fuzz_one_line(err.msg));
+    counts[1]++;
+}
+
+static void json_corpus(void **state)
+{
+    int counts[2] = {0};
+    (void)state;
+    each_file("tests/fuzz-corpus-json", "", check_json, counts);
+    assert_true(counts[0] > 0);
+    assert_true(counts[1] > 0);
+    print_message("JSON workloads: %d loaded, %d refused\n", counts[0], counts[1]);
 }
 
 static void check_yaml(const char *name, const char *data, size_t len, int *counts)
@@ -320,6 +376,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(fuzz_corpus),
+        cmocka_unit_test(json_corpus),
         cmocka_unit_test(malformed_cases),
         cmocka_unit_test(bundled_in_one_pass),
         cmocka_unit_test(schedule_corpus),

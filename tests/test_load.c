@@ -950,6 +950,108 @@ static void stream_key_order(void **state)
     assert_string_equal(err.msg, "twice.yaml:14:32: error: duplicate key 'to'");
 }
 
+/* ------------------------------------------------------ the JSON form */
+
+/* A small workload in the JSON form: text.json, the platform first. */
+#define JSON_PLATFORM                                                                     \
+    "{\"platform\": {\"devices\": [\n"                                                    \
+    "  {\"name\": \"cpu0\", \"kind\": \"cpu\", \"memory\": \"host\"},\n"                  \
+    "  {\"name\": \"gpu0\", \"kind\": \"gpu\", \"memory\": \"gpu0\"}],\n"                 \
+    " \"links\": [{\"from\": \"host\", \"to\": \"gpu0\", \"bandwidth_gbps\": 10, "        \
+    "\"latency_us\": 5},\n"                                                               \
+    "  {\"from\": \"gpu0\", \"to\": \"host\", \"bandwidth_gbps\": 10, \"latency_us\": 5}]},\n"
+
+static void expect_json_error(const char *text, const char *msg)
+{
+    hs_workload *w = (hs_workload *)&w;
+    hs_error err = {0};
+    int rc = hs__workload_load_buffer_way("text.json", text, strlen(text), HS__LOAD_JSON, &w,
+                                          &err);
+    assert_null(w);
+    assert_int_equal(rc, HS_EINPUT);
+    assert_string_equal(err.msg, msg);
+}
+
+/* The JSON form loads what the YAML gives, its errors located at the value
+ * (syntax errors at the last byte yajl read); a `.json` file is a workload
+ * when its first key is "platform", else a WfFormat instance. */
+static void json_form(void **state)
+{
+    static const char good[] = JSON_PLATFORM
+        "\"applications\": [{\"name\": \"va\", \"instances\": 2, \"kernels\": [\n"
+        "  {\"name\": \"add\", \"cost_us\": {\"cpu\": 568, \"gpu\": 422.5}, "
+        "\"input_bytes\": 400000},\n"
+        "  {\"name\": \"scale\", \"cost_us\": {\"cpu\": 1520, \"gpu0\": 242}}],\n"
+        " \"edges\": [{\"from\": \"add\", \"to\": \"scale\", \"bytes\": 200000}]}]}\n";
+    static const char yaml[] = PLATFORM
+        "applications:\n"
+        "  - name: va\n"
+        "    instances: 2\n"
+        "    kernels:\n"
+        "      - {name: add, cost_us: {cpu: 568, gpu: 422.5}, input_bytes: 400000}\n"
+        "      - {name: scale, cost_us: {cpu: 1520, gpu0: 242}}\n"
+        "    edges:\n"
+        "      - {from: add, to: scale, bytes: 200000}\n";
+    hs_workload *wj = NULL, *wy = NULL;
+    hs_error err = {0};
+    char *a = NULL, *b = NULL;
+    size_t na = 0, nb = 0;
+    FILE *f;
+    (void)state;
+    if (hs_workload_load_buffer("text.json", good, sizeof good - 1, &wj, &err) != HS_OK)
+        fail_msg("%s", err.msg);
+    if (hs_workload_load_buffer("text.yaml", yaml, sizeof yaml - 1, &wy, &err) != HS_OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(wj->graph.ntasks, 4);
+    assert_non_null(f = open_memstream(&a, &na));
+    assert_int_equal(hs_workload_write_yaml(wj, f, &err), HS_OK);
+    fclose(f);
+    assert_non_null(f = open_memstream(&b, &nb));
+    assert_int_equal(hs_workload_write_yaml(wy, f, &err), HS_OK);
+    fclose(f);
+    assert_string_equal(a, b);
+    free(a);
+    free(b);
+    hs_workload_free(wj);
+    hs_workload_free(wy);
+    assert_string_equal(hs_workload_format_of("x.json"), "wfformat"); /* no such file */
+
+    expect_json_error("", "text.json:1:1: error: invalid JSON: premature EOF");
+    expect_json_error("{\"platform\": {\"devices\": [}}",
+                      "text.json:1:27: error: invalid JSON: unallowed token at this point in "
+                      "JSON text");
+    expect_json_error(JSON_PLATFORM "\"applications\": [{\"name\": \"a\", \"kernels\": [\n"
+                      "  {\"name\": \"k\", \"cost_us\": {\"cpu\": 1, \"cpu\": 2}}]}]}",
+                      "text.json:7:39: error: duplicate key 'cpu'");
+    expect_json_error(JSON_PLATFORM "\"applications\": [{\"name\": \"a\", \"kernels\": [\n"
+                      "  {\"name\": \"k\", \"cost_us\": {\"tpu\": 1}}]}]}",
+                      "text.json:7:36: error: applications[0].kernels[0].cost_us.tpu: no "
+                      "device or device kind named 'tpu' (kinds are cpu, gpu)");
+    expect_json_error(JSON_PLATFORM "\"applications\": [{\"name\": \"a\", \"kernels\": [\n"
+                      "  {\"name\": null}]}]}",
+                      "text.json:7:12: error: expected a value, not 'null'");
+    expect_json_error(JSON_PLATFORM "\"applications\": [{\"name\": \"a\", \"kernels\": [\n"
+                      "  {\"name\": \"k\", \"cost_us\": {\"cpu\": true}}]}]}",
+                      "text.json:7:36: error: applications[0].kernels[0].cost_us.cpu: expected "
+                      "a number, not 'true'");
+    /* a `.json` file whose first key is not "platform" is WfFormat's */
+    assert_int_equal(hs_workload_load_buffer("text.json", "{\"applications\": []}", 20, &wj,
+                                             &err),
+                     HS_EUSAGE);
+    assert_int_equal(hs__workload_load_buffer_way("text.json", "{\"applications\": []}", 20,
+                                                  HS__LOAD_JSON, &wj, &err),
+                     HS_EINPUT);
+    assert_string_equal(err.msg, "text.json:1:2: error: 'applications' before 'platform': a "
+                        "file read in one pass gives the platform first");
+    expect_json_error(JSON_PLATFORM "\"applications\": [{\"kernels\": [], \"name\": \"a\"}]}",
+                      "text.json:6:19: error: 'kernels' before 'name': a file read in one pass "
+                      "gives an application's name first");
+    expect_json_error(JSON_PLATFORM "\"applications\": [{\"name\": \"a\\u0000\"}]}",
+                      "text.json:6:27: error: a value may not contain a NUL character");
+    expect_json_error(JSON_PLATFORM "\"applications\": []} {}",
+                      "text.json:6:21: error: invalid JSON: trailing garbage");
+}
+
 static void bad_arguments(void **state)
 {
     hs_workload *w = NULL;
@@ -985,6 +1087,7 @@ int main(void)
         cmocka_unit_test(names),
         cmocka_unit_test(node_budget),
         cmocka_unit_test(stream_key_order),
+        cmocka_unit_test(json_form),
         cmocka_unit_test(bad_arguments),
     };
     return cmocka_run_group_tests(tests, setup, NULL);

@@ -19,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "graph/export_util.h"
 #include "graph/numfmt.h"
 #include "hetsched/hetsched.h"
 #include "hetsched/output.h"
@@ -175,6 +176,49 @@ static void links_and_special_files(void **state)
     unlink(target);
 }
 
+/* hs__parse_decimal gives strtod's double, bit for bit, where it reads a
+ * text, and leaves to strtod what it cannot read exactly: cases by hand,
+ * then the texts of random doubles (shortest, 17 digits, thousandths). */
+static void parse_decimal(void **state)
+{
+    static const char *const taken[] = {"0", "-0", "12873960", "3504.461", ".5", "1.",
+                                        "0.000123", "9007199254740992", "-42.25",
+                                        "1234567890.123456", "0.0046875"};
+    static const char *const left[] = {"", "-", ".", "1e5", "+1", " 1", "1 ", "0x10", "inf",
+                                       "9007199254740993", "1.5.2", "12345678901234567890",
+                                       "0.00000000000000000000001", "215739493.83000463",
+                                       "0.30000000000000004"};
+    unsigned long long seed = 88172645463325252ull;
+    char text[64];
+    double x;
+    (void)state;
+    for (size_t i = 0; i < sizeof taken / sizeof *taken; i++) {
+        double want = strtod(taken[i], NULL);
+        if (!hs__parse_decimal(taken[i], &x))
+            fail_msg("'%s' not read", taken[i]);
+        assert_memory_equal(&x, &want, sizeof x);
+    }
+    for (size_t i = 0; i < sizeof left / sizeof *left; i++)
+        if (hs__parse_decimal(left[i], &x))
+            fail_msg("'%s' read", left[i]);
+    for (int i = 0; i < 300000; i++) {
+        double want, r;
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        r = (double)(seed >> 11) / 9007199254740992.0 * pow(10, (int)(seed % 16) - 3);
+        if (i % 3 == 0)
+            snprintf(text, sizeof text, "%.17g", r);
+        else if (i % 3 == 1)
+            hs__exact_number(r, text, sizeof text);
+        else
+            snprintf(text, sizeof text, "%.3f", r);
+        want = strtod(text, NULL);
+        if (hs__parse_decimal(text, &x) && memcmp(&x, &want, sizeof x) != 0)
+            fail_msg("'%s': %.17g, strtod %.17g", text, x, want);
+    }
+}
+
 /* hs__format_g writes what %.{prec}g writes and knows whether it reads
  * back: exact cases by hand, then a million random doubles of the ranges
  * schedules hold, at every precision, against snprintf and strtod. */
@@ -298,6 +342,7 @@ int main(void)
         cmocka_unit_test(links_and_special_files),
         cmocka_unit_test(library_writers),
         cmocka_unit_test(format_g),
+        cmocka_unit_test(parse_decimal),
     };
     return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
 }

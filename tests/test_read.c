@@ -644,8 +644,8 @@ static void option_refusals(void **state)
                  "platform and costs (a platform, speeds and beta are for task-graph sets)");
     o = opts(NULL);
     o.format = "csv";
-    expect_error("s.stg", stg, &o, HS_EUSAGE, "no workload format 'csv' (formats: yaml, stg, "
-                 "wfformat, dot)");
+    expect_error("s.stg", stg, &o, HS_EUSAGE, "no workload format 'csv' (formats: yaml, json, "
+                 "stg, wfformat, dot)");
     o = opts(NULL);
     o.beta = 2;
     expect_error("s.stg", stg, &o, HS_EUSAGE, "beta must be from 0 to less than 2, not 2");
@@ -672,10 +672,16 @@ static void formats(void **state)
     const char *const *f = hs_workload_formats();
     (void)state;
     assert_string_equal(f[0], "yaml");
-    assert_string_equal(f[1], "stg");
-    assert_string_equal(f[2], "wfformat");
-    assert_string_equal(f[3], "dot");
-    assert_null(f[4]);
+    assert_string_equal(f[1], "json");
+    assert_string_equal(f[2], "stg");
+    assert_string_equal(f[3], "wfformat");
+    assert_string_equal(f[4], "dot");
+    assert_null(f[5]);
+    /* a .json file that cannot be read is WfFormat's; one whose first key
+     * is "platform" is a workload */
+    assert_string_equal(hs_workload_format_of("no-such.json"), "wfformat");
+    assert_string_equal(hs_workload_format_of("workloads/sets/pipeline.json"), "wfformat");
+    assert_int_equal(hs_workload_format_is_set("json"), 0);
     assert_string_equal(hs_workload_format_of("a/b.gv"), "dot");
     assert_string_equal(hs_workload_format_of("x.yml"), "yaml");
     assert_string_equal(hs_workload_format_of("rand0001.stg"), "stg");

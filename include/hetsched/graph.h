@@ -429,6 +429,10 @@ int hs_graph_critical_path_us(const hs_graph *g, double *out, hs_error *err);
  * where they differ from their defaults.  Numbers are written so that they read back to the same doubles, so the
  * loader gives back an equal workload.  HS_EIO if writing fails. */
 int hs_workload_write_yaml(const hs_workload *w, FILE *out, hs_error *err);
+/* The same document in JSON (the README's JSON form of a workload), one
+ * device, link, kernel or edge a line, the platform first: what the loader
+ * reads in one pass.  HS_EIO if writing fails. */
+int hs_workload_write_json(const hs_workload *w, FILE *out, hs_error *err);
 
 /* Writes only the `platform:` section of p (devices and links), in the same
  * form: a file to complete with `applications:` (what `hetsched calibrate`

@@ -2,9 +2,11 @@
  * the task-graph sets of the scheduling literature (graph/read_*.c).
  *
  * Formats (hs_workload_formats): `yaml` (a platform and applications, this
- * loader), and three sets that describe one task graph without a platform:
- * `stg` (Kasahara's Standard Task Graph Set, with or without communication
- * costs), `wfformat` (WfCommons' WfFormat JSON, 1.5 and 1.6) and `dot` (a
+ * loader), `json` (the same document written as JSON, read by yajl into the
+ * same loader's one pass), and three sets that describe one task graph
+ * without a platform: `stg` (Kasahara's Standard Task Graph Set, with or
+ * without communication costs), `wfformat` (WfCommons' WfFormat JSON, 1.5
+ * and 1.6) and `dot` (a
  * task graph drawn in Graphviz DOT with cost and bytes attributes, as
  * hs_dot_write writes it).  A set's tasks run on a platform given apart
  * (hs_load_options.platform, e.g. from hs_platform_load_file), and become
@@ -57,6 +59,9 @@
  * nesting 16 deep and 4000000 YAML nodes at most (the environment variable
  * HETSCHED_YAML_NODES sets another budget, 1 to 1000000000).  A larger one
  * is refused where the one pass stopped.  A platform file is read as a tree.
+ * The JSON form is read in that one pass only, so it keeps that order; the
+ * YAML's size cap and bounds hold for it, and its errors are located at the
+ * value they are about (an item path found by reading the text again).
  * Numbers and names are bounded as graph.h says; a typed kernel's type and
  * params are checked as the kernel registry (workloads/kernels) checks them.
  * The DOT reader is cgraph's parser, which keeps global state: read DOT from
@@ -122,16 +127,18 @@ int hs_platform_load_file(const char *path, hs_workload **out, hs_error *err);
 int hs_platform_load_buffer(const char *name, const char *data, size_t len, hs_workload **out,
                             hs_error *err);
 
-/* The formats, NULL-ended: "yaml", "stg", "wfformat", "dot". */
+/* The formats, NULL-ended: "yaml", "json" (the same workload written as
+ * JSON), "stg", "wfformat", "dot". */
 const char *const *hs_workload_formats(void);
 /* A one-line description of a format, with its file extensions; NULL for
  * a name that is none. */
 const char *hs_workload_format_describe(const char *format);
 /* The format whose extension `path` ends with (.yaml .yml, .stg, .json,
- * .dot .gv), or NULL. */
+ * .dot .gv), or NULL.  A .json file is "json" when its first key is
+ * "platform" (the file is opened to see), else "wfformat". */
 const char *hs_workload_format_of(const char *path);
 /* 1 when `format` is a task-graph set (no platform of its own), 0 for
- * yaml, -1 for a name that is no format. */
+ * yaml and json, -1 for a name that is no format. */
 int hs_workload_format_is_set(const char *format);
 /* Checks a speeds string (hs_load_options.speeds) on its own: HS_EUSAGE
  * with a message naming the bad entry, else HS_OK.  Whether its keys name

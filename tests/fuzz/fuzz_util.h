@@ -1,11 +1,14 @@
-/* What the fuzz targets of the JSON readers (fuzz_schedule.c, fuzz_model.c)
- * and their replay in tests/test_corpus.c share: the workload the schedules
- * are read against, the contract every error message keeps, and what a
- * schedule read must do when it runs as given. */
+/* What the fuzz targets of the loader and of the JSON readers (fuzz_load.c,
+ * fuzz_load_json.c, fuzz_schedule.c, fuzz_model.c) and their replay in
+ * tests/test_corpus.c share: the workload the schedules are read against,
+ * a workload written out, the contract every error message keeps, and what
+ * a schedule read must do when it runs as given. */
 #ifndef HS_TESTS_FUZZ_UTIL_H
 #define HS_TESTS_FUZZ_UTIL_H
 
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hetsched/hetsched.h"
@@ -65,6 +68,36 @@ static inline size_t fuzz_printable(const unsigned char *s)
         (s[0] == 0xf4 && s[1] > 0x8f))
         return 0;
     return len;
+}
+
+/* The workload as YAML, or in the JSON form (a string to free, *len its
+ * length), or NULL. */
+static inline char *fuzz_dump(const hs_workload *w, int json, size_t *len)
+{
+    char *text = NULL;
+    hs_error err;
+    FILE *f = open_memstream(&text, len);
+    if (!f)
+        return NULL;
+    if ((json ? hs_workload_write_json(w, f, &err) : hs_workload_write_yaml(w, f, &err)) !=
+        HS_OK) {
+        fclose(f);
+        free(text);
+        return NULL;
+    }
+    fclose(f);
+    return text;
+}
+
+/* The loader's refusal (rc) of an input named `name`: nothing returned (w
+ * NULL), bad input or out of memory, one line "NAME...: error: ..." (or
+ * "NAME: out of memory").  1 when kept. */
+static inline int fuzz_load_refusal_ok(int rc, const hs_workload *w, const hs_error *err,
+                                       const char *name)
+{
+    return w == NULL && rc == err->code && (rc == HS_EINPUT || rc == HS_ENOMEM) &&
+           strncmp(err->msg, name, strlen(name)) == 0 && !strchr(err->msg, '\n') &&
+           (rc != HS_EINPUT || strstr(err->msg, ": error: "));
 }
 
 /* Is msg one line of printable UTF-8? */
