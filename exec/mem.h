@@ -1,6 +1,7 @@
 /* hetsched — the device layer under the real backends: the memory spaces,
  * copies, events and kernel launches that the data manager (exec/data.c)
- * drives.  One small interface, two implementations:
+ * drives, and through which calibrate (exec/calibrate.c) measures a GPU's
+ * kernels and links.  One small interface, two implementations:
  *
  *   plain (exec/data.c): every memory is malloc'd host RAM; copies are
  *     memcpy, complete when copy() returns; kernels run on the CPU (the cpu
