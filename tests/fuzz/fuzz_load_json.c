@@ -22,19 +22,12 @@ static void same(const hs_workload *w, const char *text, size_t len, hs__load_wa
 {
     hs_workload *back = NULL;
     hs_error err;
-    size_t n;
-    char *a, *b;
     if (hs__workload_load_buffer_way("fuzz.json", text, len, way, &back, &err) != HS_OK) {
         if (must_load)
             abort();
         return;
     }
-    a = fuzz_dump(w, 0, &n);
-    b = fuzz_dump(back, 0, &n);
-    if (a && b && strcmp(a, b) != 0)
-        abort();
-    free(a);
-    free(b);
+    fuzz_abort_unless_same(w, back);
     hs_workload_free(back);
 }
 

@@ -89,6 +89,17 @@ static inline char *fuzz_dump(const hs_workload *w, int json, size_t *len)
     return text;
 }
 
+/* Aborts when a and b are not the same workload (their YAML differs). */
+static inline void fuzz_abort_unless_same(const hs_workload *a, const hs_workload *b)
+{
+    size_t n;
+    char *ya = fuzz_dump(a, 0, &n), *yb = fuzz_dump(b, 0, &n);
+    if (ya && yb && strcmp(ya, yb) != 0)
+        abort();
+    free(ya);
+    free(yb);
+}
+
 /* The loader's refusal (rc) of an input named `name`: nothing returned (w
  * NULL), bad input or out of memory, one line "NAME...: error: ..." (or
  * "NAME: out of memory").  1 when kept. */
