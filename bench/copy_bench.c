@@ -11,7 +11,7 @@
  * the run's report counts them.  The plain loop: N cudaMemcpyAsync of M
  * MiB between a pinned host buffer and a device buffer on one stream,
  * timed with events around the loop, after one copy of warm-up.  Prints
- * both and their ratio per direction (issue 5's goal: >= 0.9). */
+ * both and their ratio per direction (the goal: >= 0.9). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

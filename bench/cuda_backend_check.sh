@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The cuda backend on a GPU machine, in one call (issue 5):
+# The cuda backend on a GPU machine, in one call:
 #
 #   bench/cuda_backend_check.sh BUILD_DIR OUT_DIR [MESON_OPTION...]
 #

@@ -1,4 +1,4 @@
-/* overhead_bench — per-task overhead of the engine (issue 5).
+/* overhead_bench — per-task overhead of the engine.
  *
  * Runs N empty tasks (cost 0 on every device, no data) through
  * hs_engine_run in two shapes:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The table of issue 6 on the devices of this machine (the CPU and every
+# The splitters' table on the devices of this machine (the CPU and every
 # CUDA GPU): every splitter on a transfer-bound kernel (va, 2^24 elements),
 # a compute-bound one (xgemm by rows, 8192^3) and Monte-Carlo pi (2^30
 # samples): time, efficiency, imbalance and chunks per device, then the best
@@ -13,7 +13,7 @@
 # --repeat runs (3 unless given).  `ss` (one item per chunk) runs only on
 # the kernel of fewer than 65536 items: on the others it would take
 # millions of chunks.  Full reports go to $SPLIT_TABLE_LOG when it is set.
-# The table of issue 6 (H100 host, 16 cores) was taken with the CPU device
+# The README's table (H100 host, 16 cores) was taken with the CPU device
 # on 15 threads; the default is now 14 (--cpu-threads 15 reproduces it).
 # Exit status: 0, or 1 when a run failed (its check, say).
 set -uo pipefail

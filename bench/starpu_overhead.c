@@ -1,5 +1,5 @@
 /* starpu_overhead — the shapes of bench/overhead_bench.c under StarPU, to
- * set the engine's per-task overhead beside StarPU's (issue 5).
+ * set the engine's per-task overhead beside StarPU's.
  *
  * Built only when Meson finds starpu-1.3 (Debian's libstarpu-dev) through
  * pkg-config.  One process per configuration: starpu_init with

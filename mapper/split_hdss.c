@@ -58,7 +58,7 @@
  * A device that stops answering loses its block to the others
  * (mapper/split_core.h), and drops out of sum_j w_j.
  *
- * Our additions (issue 6; -o hdss_plain=SUM of the numbers below turns
+ * Our additions (-o hdss_plain=SUM of the numbers below turns
  * them off): a device much slower than the others (a CPU 40x slower than
  * an H100 on an xgemm by rows) made the paper's rules slower than the GPU
  * alone: its first block alone outlasted the GPU's whole run, and eq. (2)

@@ -789,7 +789,7 @@ static void seq_hdss_fit(void **state)
     }
 }
 
-/* The H100 profile of xgemm by rows (issue 6): a CPU of 15 threads 40x
+/* The H100 profile of xgemm by rows: a CPU of 15 threads 40x
  * slower than the GPU, whose 135 first rows (16 ms of streaming B each
  * chunk + 0.139 ms a row) take 34.7 ms, longer than the GPU alone
  * (28.8 ms).  The paper's hdss (hdss_plain=7) loses that block to the GPU,
