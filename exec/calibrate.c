@@ -32,16 +32,6 @@ typedef struct plan {
     double time_cap_us;       /* larger sizes are skipped past this; 0: none */
 } plan;
 
-/* The GPUs' device layer (exec/mem.h) over a platform of its own, host
- * and gpu0 .. gpuN on memories of their names, so that gpuK is CUDA device
- * K whichever of them are measured. */
-typedef struct layer {
-    hs_workload *w;
-    const hs__mem_ops *ops;
-    void *ctx;
-    struct timespec t0;       /* the layer's clock, started again before each measurement */
-} layer;
-
 /* A device being measured: cpu0 (mem -1) or gpuK on the layer's memory mem. */
 typedef struct cdev {
     char name[16];
@@ -435,26 +425,18 @@ static int time_cpu(const hs_kconf *c, void *const *bufs, size_t b, size_t e, in
     return HS_OK;
 }
 
-/* Starts the layer's clock again: its device times are floats from their
- * anchor, so a measurement taken right after it keeps their precision. */
-static int restart_clock(layer *L, hs_error *err)
-{
-    clock_gettime(CLOCK_MONOTONIC, &L->t0);
-    return L->ops->start_clock(L->ctx, &L->t0, err);
-}
-
 /* Times reps runs of items [b, e) of c on the GPU of the layer's memory m
  * after a warm-up (module loading, cuBLAS workspaces, the first touch), as
  * a run launches a kernel there: hbufs, its host buffers, are copied to the
  * device first; inputs updated in place again before each run, untimed.
  * A run's time is its kernel's, between the events around it. */
-static int time_gpu(layer *L, int m, const hs_kconf *c, void *const *hbufs, size_t b, size_t e,
-                    int reps, double *us, hs_error *err)
+static int time_gpu(hs__gpu_layer *L, int m, const hs_kconf *c, void *const *hbufs, size_t b,
+                    size_t e, int reps, double *us, hs_error *err)
 {
     const hs__mem_ops *ops = L->ops;
     void *d[HS_KMAX_BUFS] = {0}, *ev[HS_KMAX_BUFS], *k, *done;
     double start, end;
-    int rc = restart_clock(L, err), nev = 0;
+    int rc = hs__gpu_layer_clock(L, err), nev = 0;
     for (int i = 0; i < c->nbufs && rc == HS_OK; i++)
         if ((rc = ops->alloc(L->ctx, m, c->bufs[i].bytes, &d[i], err)) == HS_OK &&
             (rc = ops->copy(L->ctx, m, d[i], HS_HOST_MEMORY, hbufs[i], c->bufs[i].bytes, NULL,
@@ -482,8 +464,8 @@ static int time_gpu(layer *L, int m, const hs_kconf *c, void *const *hbufs, size
  * layer's memory `from` to `to` into us[0..reps), per copy (from the first
  * one's start to the last one's end, over loop), after a warm-up; they are
  * the copies a run makes between those memories.  *direct as ops->direct. */
-static int time_copies(layer *L, int from, int to, size_t bytes, int loop, int reps, double *us,
-                       int *direct, hs_error *err)
+static int time_copies(hs__gpu_layer *L, int from, int to, size_t bytes, int loop, int reps,
+                       double *us, int *direct, hs_error *err)
 {
     const hs__mem_ops *ops = L->ops;
     void *src = NULL, *dst = NULL, *ones = NULL, *done;
@@ -499,7 +481,8 @@ static int time_copies(layer *L, int from, int to, size_t bytes, int loop, int r
     memset(ones, 1, bytes);
     if ((rc = ops->copy(L->ctx, from, src, HS_HOST_MEMORY, ones, bytes, NULL, NULL, &done,
                         err)) != HS_OK ||
-        (rc = ops->sync(L->ctx, done, err)) != HS_OK || (rc = restart_clock(L, err)) != HS_OK)
+        (rc = ops->sync(L->ctx, done, err)) != HS_OK ||
+        (rc = hs__gpu_layer_clock(L, err)) != HS_OK)
         goto out;
     for (int r = -1; r < reps && rc == HS_OK; r++) { /* r == -1: the warm-up */
         for (int k = 0; k < loop && rc == HS_OK; k++)
@@ -581,7 +564,7 @@ static int record(const hs_calib_options *o, const plan *pl, hs_calib_result *r,
  * k_d / items x D, as a part records in a run (`run --update-model`).  A part
  * does not cost its share of the whole: a slab of a gemm, a few planes of
  * fblock, take more, and the model then knows by how much. */
-static int measure_parts(const hs_calib_options *o, hs_calib_result *r, layer *L,
+static int measure_parts(const hs_calib_options *o, hs_calib_result *r, hs__gpu_layer *L,
                          const hs_kconf *c, void *const *bufs, const cdev *devs, int ndev,
                          hs_calib_row *rows, int reps, double *us, hs_error *err)
 {
@@ -633,9 +616,9 @@ static int measure_parts(const hs_calib_options *o, hs_calib_result *r, layer *L
 /* Measures the kernels of ks on every device; a sweep skips the larger
  * sizes of a device once one is too slow (past the time cap) or too big
  * for it. */
-static int measure_set(const hs_calib_options *o, const plan *pl, hs_calib_result *r, layer *L,
-                       const kset *ks, cdev *devs, int ndev, hs_calib_row *rows, int reps,
-                       hs_error *err)
+static int measure_set(const hs_calib_options *o, const plan *pl, hs_calib_result *r,
+                       hs__gpu_layer *L, const kset *ks, cdev *devs, int ndev,
+                       hs_calib_row *rows, int reps, hs_error *err)
 {
     double *us = malloc((size_t)reps * sizeof *us);
     int rc = HS_OK, sweep = pl->sweep;
@@ -700,7 +683,7 @@ static int measure_set(const hs_calib_options *o, const plan *pl, hs_calib_resul
 
 /* Measures the link from memory `from` to `to` (the platform's) through
  * the layer's memories lfrom and lto, into r->links and the platform. */
-static int measure_link(hs_calib_result *r, layer *L, int lfrom, int lto, int from, int to,
+static int measure_link(hs_calib_result *r, hs__gpu_layer *L, int lfrom, int lto, int from, int to,
                         int reps, hs_error *err)
 {
     const hs_platform *p = &r->platform->platform;
@@ -756,29 +739,6 @@ static int workload_threads(const hs_workload *w)
     return 0;
 }
 
-/* The layer over host and gpu0 .. gpu(ngpus - 1). */
-static int open_layer(layer *L, int ngpus, hs_error *err)
-{
-    char name[16];
-    int rc;
-    if (!(L->w = hs_workload_new()))
-        return hs_error_set(err, HS_ENOMEM, "out of memory");
-    for (int g = 0; g < ngpus; g++) {
-        snprintf(name, sizeof name, "gpu%d", g);
-        if ((rc = hs_platform_add_device(L->w, name, HS_DEVICE_GPU, name, 0, err)) < 0)
-            return rc;
-    }
-    return hs__mem_cuda_new(L->w, NULL, 0, &L->ops, &L->ctx, err);
-}
-
-static void close_layer(layer *L)
-{
-    if (L->ops)
-        L->ops->fini(L->ctx);
-    hs_workload_free(L->w);
-    *L = (layer){0};
-}
-
 int hs_calibrate(const hs_calib_options *o, hs_calib_result *r, hs_error *err)
 {
     const hs_ktype *types[MAX_TYPES];
@@ -786,7 +746,7 @@ int hs_calibrate(const hs_calib_options *o, hs_calib_result *r, hs_error *err)
     cdev devs[MAX_DEVICES];
     kset sets[MAX_TYPES];
     plan pl = {0};
-    layer L = {0};
+    hs__gpu_layer L = {0};
     int ntypes = 0, nsets = 0, want_cpu, ndev = 0, reps, rc, ngpus, top = -1;
     hs_error fe = {0};
 
@@ -836,7 +796,7 @@ int hs_calibrate(const hs_calib_options *o, hs_calib_result *r, hs_error *err)
     for (int g = 0; g < ngpus; g++)
         if (want_gpu[g])
             top = g;
-    if (top >= 0 && (rc = open_layer(&L, top + 1, err)) != 0)
+    if (top >= 0 && (rc = hs__gpu_layer_open(&L, top + 1, err)) != 0)
         goto fail;
     for (int g = 0; g <= top; g++) {
         if (!want_gpu[g])
@@ -844,7 +804,7 @@ int hs_calibrate(const hs_calib_options *o, hs_calib_result *r, hs_error *err)
         snprintf(name, sizeof name, "gpu%d", g);
         if ((rc = hs_platform_add_device(r->platform, name, HS_DEVICE_GPU, name, 0, err)) < 0)
             goto fail;
-        devs[ndev] = (cdev){.mem = hs_platform_find_memory(&L.w->platform, name)};
+        devs[ndev] = (cdev){.mem = hs__gpu_layer_mem(&L, g)};
         memcpy(devs[ndev].name, name, sizeof name);
         if (g < 8)
             hs__cuda_gpu_describe(g, r->gpu_names[g], sizeof r->gpu_names[g]);
@@ -927,7 +887,7 @@ int hs_calibrate(const hs_calib_options *o, hs_calib_result *r, hs_error *err)
                                                  &r->rows[i].fit);
     rc = HS_OK;
 fail:
-    close_layer(&L);
+    hs__gpu_layer_close(&L);
     free_sets(sets, nsets);
     return rc;
 }

@@ -155,20 +155,24 @@ static int new_rec(cctx *cx, int mem, hs_run_copy *rec, crec **out, hs_error *er
 }
 
 /* Enqueues one copy on stream s of the GPU of memory `mem` after event
- * `after`, recording its events; *done gets the end event. */
+ * `after`, recording its events; *done gets the end event (done NULL and
+ * rec NULL: no event is recorded). */
 static int async_copy(cctx *cx, int mem, cudaStream_t s, void *dst, int dst_dev,
                       const void *src, int src_dev, size_t bytes, void *after,
                       hs_run_copy *rec, void **done, hs_error *err)
 {
-    cudaEvent_t a, b;
+    cudaEvent_t a = NULL, b = NULL;
     crec *r = NULL;
     int rc;
-    if ((rc = CK(cudaSetDevice(cx->m[mem].dev))) != 0 ||
-        (rc = new_rec(cx, mem, rec, &r, err)) != 0)
+    if ((rc = CK(cudaSetDevice(cx->m[mem].dev))) != 0)
         return rc;
-    a = r->a;
-    b = r->b;
-    pthread_mutex_unlock(&cx->mu);
+    if (done || rec) {
+        if ((rc = new_rec(cx, mem, rec, &r, err)) != 0)
+            return rc;
+        a = r->a;
+        b = r->b;
+        pthread_mutex_unlock(&cx->mu);
+    }
     if (after && (rc = CK(cudaStreamWaitEvent(s, (cudaEvent_t)after, 0))) != 0)
         return rc;
     if (a && (rc = CK(cudaEventRecord(a, s))) != 0)
@@ -177,7 +181,7 @@ static int async_copy(cctx *cx, int mem, cudaStream_t s, void *dst, int dst_dev,
         rc = CK(cudaMemcpyPeerAsync(dst, dst_dev, src, src_dev, bytes, s));
     else
         rc = CK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s));
-    if (rc == HS_OK && (rc = CK(cudaEventRecord(b, s))) == 0)
+    if (rc == HS_OK && b && (rc = CK(cudaEventRecord(b, s))) == 0 && done)
         *done = b;
     return rc;
 }
@@ -202,15 +206,17 @@ static int staged_copy(cctx *cx, int to, void *dst, int from, const void *src, s
                        void *after, hs_run_copy *rec, void **done, hs_error *err)
 {
     double start = host_now(cx);
-    void *tmp = NULL, *ev = NULL;
+    void *tmp = NULL, *ev = NULL, *end = NULL;
     int rc;
     if ((rc = CK(cudaHostAlloc(&tmp, bytes ? bytes : 1, cudaHostAllocPortable))) != 0)
         return rc;
     if ((rc = async_copy(cx, from, cx->m[from].s[S_D2H], tmp, -1, src, -1, bytes, after, NULL,
                          &ev, err)) == 0 &&
-        (rc = async_copy(cx, to, cx->m[to].s[S_H2D], dst, -1, tmp, -1, bytes, ev, NULL, done,
+        (rc = async_copy(cx, to, cx->m[to].s[S_H2D], dst, -1, tmp, -1, bytes, ev, NULL, &end,
                          err)) == 0)
-        rc = CK(cudaEventSynchronize((cudaEvent_t)*done));
+        rc = CK(cudaEventSynchronize((cudaEvent_t)end));
+    if (done)
+        *done = end;
     cudaFreeHost(tmp);
     host_times(cx, rec, start);
     return rc;
@@ -222,7 +228,8 @@ static int c_copy(void *ctx, int to, void *dst, int from, const void *src, size_
     cctx *cx = ctx;
     cmem *t = &cx->m[to], *f = &cx->m[from];
     int rc;
-    *done = NULL;
+    if (done)
+        *done = NULL;
     if (t->kind != MK_GPU && f->kind != MK_GPU) {
         double start;
         if (after && (rc = CK(cudaEventSynchronize((cudaEvent_t)after))) != 0)
@@ -568,4 +575,14 @@ void hs__mem_cuda_describe(int dev, char *buf, size_t size)
     }
     snprintf(buf, size, "%s, %.1f GiB, compute capability %d.%d", p.name,
              (double)p.totalGlobalMem / (1024.0 * 1024.0 * 1024.0), p.major, p.minor);
+}
+
+int hs__mem_cuda_sms(int dev)
+{
+    int v = 0;
+    if (cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return v;
 }

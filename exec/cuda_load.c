@@ -1,6 +1,6 @@
 /* hetsched — libhetsched's CUDA entry points where CUDA is built in: the
  * driver probe, the loading of the CUDA module (exec/cuda_module.h), and
- * the functions of exec/mem.h, exec/calibrate.h, exec/split_real.h and
+ * the functions of exec/mem.h and
  * workloads/kernels/kernel.h that forward to it.  Without a module every
  * call answers as if no GPU were present (HS_ENOTBUILT naming why). */
 #define _GNU_SOURCE /* dladdr */
@@ -170,61 +170,10 @@ void hs__cuda_gpu_describe(int dev, char *buf, size_t size)
         snprintf(buf, size, "CUDA device %d", dev);
 }
 
-int hs__split_gpu_count(void)
-{
-    return hs__cuda_gpu_count(NULL, 0);
-}
-
-/* Pinned memory is asked for only when a GPU takes part (the module is
- * loaded then); plain memory needs no module. */
-void *hs__split_host_alloc(size_t bytes, int pinned)
-{
-    return pinned ? LOADED->split_host_alloc(bytes, pinned) : malloc(bytes ? bytes : 1);
-}
-
-void hs__split_host_free(void *p, int pinned)
-{
-    if (pinned)
-        LOADED->split_host_free(p, pinned);
-    else
-        free(p);
-}
-
-int hs__split_gpu_sms(int dev)
+int hs__cuda_gpu_sms(int dev)
 {
     const hs__cuda_module *m = hs__cuda_module_get(NULL);
-    return m ? m->split_sms(dev) : 0;
-}
-
-int hs__split_gpu_open(const hs_kconf *c, int cuda_device, hs__split_gpu **out, hs_error *err)
-{
-    const hs__cuda_module *m = hs__cuda_module_get(NULL);
-    *out = NULL;
-    if (!m)
-        return hs_error_set(err, HS_ENOTBUILT, "gpu%d: %s", cuda_device, load_why);
-    return m->split_open(c, cuda_device, out, err);
-}
-
-void hs__split_gpu_close(hs__split_gpu *g)
-{
-    if (g)
-        LOADED->split_close(g);
-}
-
-int hs__split_gpu_prep(hs__split_gpu *g, void *const *in, hs_error *err)
-{
-    return LOADED->split_prep(g, in, err);
-}
-
-int hs__split_gpu_chunk(hs__split_gpu *g, void *const *in, void *const *out, size_t b, size_t e,
-                        size_t width, hs_error *err)
-{
-    return LOADED->split_chunk(g, in, out, b, e, width, err);
-}
-
-int hs__split_gpu_drain(hs__split_gpu *g, hs_error *err)
-{
-    return LOADED->split_drain(g, err);
+    return m ? m->gpu_sms(dev) : 0;
 }
 
 int hs_kcuda_new(int device, hs_kcuda **out, hs_error *err)

@@ -1,6 +1,6 @@
 /* hetsched — the CUDA module: where CUDA is built in, everything that calls
- * CUDA, cuBLAS or cuSOLVER (exec/cuda.c, exec/split_real_cuda.c,
- * workloads/kernels/cuda_*) is a shared module of
+ * CUDA, cuBLAS or cuSOLVER (exec/cuda.c, workloads/kernels/cuda_*) is a
+ * shared module of
  * its own, libhetsched-cuda.so, beside libhetsched.  libhetsched loads it
  * (dlopen) the first time a GPU is needed, so a process that never touches
  * one does not map the CUDA libraries (a few hundred MB of RSS and tenths
@@ -22,7 +22,6 @@
 #include <stddef.h>
 
 #include "exec/mem.h"
-#include "exec/split_real.h"
 #include "workloads/kernels/kernel.h"
 
 #define HS__CUDA_MODULE_FILE "libhetsched-cuda.so"
@@ -33,21 +32,12 @@ typedef struct hs__cuda_module {
     const char *version;        /* HS_VERSION it was built with */
     size_t size;                /* sizeof(hs__cuda_module) it was built with */
     /* exec/mem.h: CUDA devices (cudaGetDeviceCount; 0 with *why filled
-     * when none), one described, the memory layer */
+     * when none), one described, its multiprocessors, the memory layer */
     int (*gpu_count)(char *why, size_t size);
     void (*gpu_describe)(int dev, char *buf, size_t size);
+    int (*gpu_sms)(int dev);
     int (*mem_new)(const hs_workload *w, const unsigned char *local, size_t device_memory,
                    const hs__mem_ops **ops, void **ctx, hs_error *err);
-    /* exec/split_real.h */
-    void *(*split_host_alloc)(size_t bytes, int pinned);
-    void (*split_host_free)(void *p, int pinned);
-    int (*split_sms)(int dev);
-    int (*split_open)(const hs_kconf *c, int cuda_device, hs__split_gpu **out, hs_error *err);
-    void (*split_close)(hs__split_gpu *g);
-    int (*split_prep)(hs__split_gpu *g, void *const *in, hs_error *err);
-    int (*split_chunk)(hs__split_gpu *g, void *const *in, void *const *out, size_t b, size_t e,
-                       size_t width, hs_error *err);
-    int (*split_drain)(hs__split_gpu *g, hs_error *err);
     /* workloads/kernels/kernel.h */
     int (*kcuda_new)(int device, hs_kcuda **out, hs_error *err);
     void (*kcuda_free)(hs_kcuda *ctx);
@@ -61,11 +51,12 @@ typedef struct hs__cuda_module {
  * needs are missing), the message naming the file and dlopen's reason. */
 const hs__cuda_module *hs__cuda_module_get(hs_error *err);
 
-/* The module's own halves of exec/mem.h's hs__cuda_gpu_count and
- * hs__cuda_gpu_describe (exec/cuda.c); those of libhetsched forward to
- * them.  hs__cuda_gpu_count loads the module only when the driver reports
- * a device. */
+/* The module's own halves of exec/mem.h's hs__cuda_gpu_count,
+ * hs__cuda_gpu_describe and hs__cuda_gpu_sms (exec/cuda.c); those of
+ * libhetsched forward to them.  hs__cuda_gpu_count loads the module only
+ * when the driver reports a device. */
 int hs__mem_cuda_count(char *why, size_t size);
 void hs__mem_cuda_describe(int dev, char *buf, size_t size);
+int hs__mem_cuda_sms(int dev);
 
 #endif

@@ -22,6 +22,12 @@ void hs__cuda_gpu_describe(int dev, char *buf, size_t size)
     snprintf(buf, size, "CUDA device %d", dev);
 }
 
+int hs__cuda_gpu_sms(int dev)
+{
+    (void)dev;
+    return 0;
+}
+
 int hs__mem_cuda_new(const hs_workload *w, const unsigned char *local, size_t device_memory,
                      const hs__mem_ops **ops, void **ctx, hs_error *err)
 {

@@ -239,7 +239,8 @@ static int plain_copy(void *ctx, int to, void *dst, int from, const void *src, s
         rec->start_us = start;
         rec->end_us = hs__since_us(pl->t0);
     }
-    *done = NULL;
+    if (done)
+        *done = NULL;
     return HS_OK;
 }
 

@@ -1,7 +1,8 @@
 /* hetsched — the device layer under the real backends: the memory spaces,
  * copies, events and kernel launches that the data manager (exec/data.c)
- * drives, and through which calibrate (exec/calibrate.c) measures a GPU's
- * kernels and links.  One small interface, two implementations:
+ * drives, through which calibrate (exec/calibrate.c) measures a GPU's
+ * kernels and links, and on which real splits (exec/split_gpu.c) run a
+ * GPU's chunks.  One small interface, two implementations:
  *
  *   plain (exec/data.c): every memory is malloc'd host RAM; copies are
  *     memcpy, complete when copy() returns; kernels run on the CPU (the cpu
@@ -50,7 +51,8 @@ typedef struct hs__mem_ops {
     /* Starts the run's clock at t0 (which must stay valid until fini). */
     int (*start_clock)(void *ctx, const struct timespec *t0, hs_error *err);
     /* Copies `bytes` from src (on memory `from`) to dst (on memory `to`)
-     * once event `after` happened; *done gets the copy's event.  rec, when
+     * once event `after` happened; *done gets the copy's event (done NULL:
+     * none is wanted, and an untimed copy then makes none).  rec, when
      * not NULL, gets the copy's start_us and end_us (above). */
     int (*copy)(void *ctx, int to, void *dst, int from, const void *src, size_t bytes,
                 void *after, hs_run_copy *rec, void **done, hs_error *err);
@@ -100,5 +102,31 @@ int hs__cuda_gpu_count(char *why, size_t size);
 /* "NAME, X GiB, compute capability M.N" of CUDA device `dev` (its number
  * where CUDA cannot say). */
 void hs__cuda_gpu_describe(int dev, char *buf, size_t size);
+
+/* Multiprocessors of CUDA device `dev` (0: unknown). */
+int hs__cuda_gpu_sms(int dev);
+
+/* The cuda memory spaces over a platform of their own, for what runs no
+ * workload's graph (calibrate, real splits): host, and gpu0 .. gpu(N - 1)
+ * on memories of those names, gpuK being CUDA device K whichever of them
+ * are used (exec/gpu_layer.c). */
+typedef struct hs__gpu_layer {
+    hs_workload *w;
+    const hs__mem_ops *ops;
+    void *ctx;
+    struct timespec t0;       /* the clock of hs__gpu_layer_clock */
+} hs__gpu_layer;
+
+/* Opens L over gpu0 .. gpu(ngpus - 1) (CUDA devices 0 .. ngpus - 1), its
+ * clock started; HS_ENOTBUILT without CUDA, HS_EINPUT when CUDA finds
+ * fewer GPUs. */
+int hs__gpu_layer_open(hs__gpu_layer *L, int ngpus, hs_error *err);
+/* The memory of CUDA device `dev` in L. */
+int hs__gpu_layer_mem(const hs__gpu_layer *L, int dev);
+/* Starts L's clock again: device times are floats from their anchor, so a
+ * measurement taken right after it keeps their precision. */
+int hs__gpu_layer_clock(hs__gpu_layer *L, hs_error *err);
+/* Frees what L holds (a zeroed L too) and zeroes it. */
+void hs__gpu_layer_close(hs__gpu_layer *L);
 
 #endif

@@ -16,7 +16,8 @@ struct hs_split_real {
     hs_kconf c;
     int ndev;
     hs_split_real_device dev[HS_SPLIT_MAX_DEVICES];
-    int pinned;                         /* host buffers are pinned */
+    hs__gpu_layer layer;                /* the GPUs' device layer; host buffers are its
+                                           (pinned) when a GPU takes part, else malloc'd */
     void *host[HS_KMAX_BUFS];
     void *saved[HS_KMAX_BUFS];          /* inputs of HS_KRW buffers */
     void *in[HS_KMAX_BUFS];             /* where chunks read: saved or host */
@@ -38,7 +39,7 @@ struct hs_split_real {
 
 int hs_split_real_gpu_count(void)
 {
-    return hs__split_gpu_count();
+    return hs__cuda_gpu_count(NULL, 0);
 }
 
 static int add_device(hs_split_real_device *dev, int *n, hs_device_kind kind, int threads,
@@ -181,7 +182,7 @@ int hs__split_real_open_conf(const hs_kconf *c, const hs_split_real_device *dev,
                              hs_split_real **out, hs_error *err)
 {
     hs_split_real *r;
-    int rc;
+    int rc, top = -1;
     *out = NULL;
     if ((rc = check_kernel(c, err)) != HS_OK)
         return rc;
@@ -195,15 +196,23 @@ int hs__split_real_open_conf(const hs_kconf *c, const hs_split_real_device *dev,
     memcpy(r->dev, dev, (size_t)ndev * sizeof *dev);
     for (int d = 0; d < ndev; d++) {
         if (dev[d].kind == HS_DEVICE_GPU)
-            r->pinned = 1;
+            top = dev[d].cuda_device > top ? dev[d].cuda_device : top;
         else if (dev[d].threads < 1) {
             rc = hs_error_set(err, HS_EINPUT, "device %s: CPU threads must be >= 1",
                               dev[d].name);
             goto fail;
         }
     }
+    if (top >= 0 && (rc = hs__gpu_layer_open(&r->layer, top + 1, err)) != HS_OK)
+        goto fail;
     for (int i = 0; i < c->nbufs; i++) {
-        if (!(r->host[i] = hs__split_host_alloc(c->bufs[i].bytes, r->pinned)) ||
+        rc = HS_OK;
+        if (r->layer.ops)
+            rc = r->layer.ops->alloc(r->layer.ctx, HS_HOST_MEMORY, c->bufs[i].bytes,
+                                     &r->host[i], NULL);
+        else
+            r->host[i] = malloc(c->bufs[i].bytes ? c->bufs[i].bytes : 1);
+        if (rc != HS_OK || !r->host[i] ||
             (c->bufs[i].mode == HS_KRW && !(r->saved[i] = malloc(c->bufs[i].bytes)))) {
             rc = hs_error_set(err, HS_ENOMEM, "out of memory for %s's buffer %s (%zu bytes)",
                               c->type->name, c->bufs[i].name, c->bufs[i].bytes);
@@ -228,9 +237,10 @@ int hs__split_real_open_conf(const hs_kconf *c, const hs_split_real_device *dev,
             r->cores[d] = dev[d].threads;
             continue;
         }
-        if ((rc = hs__split_gpu_open(&r->c, dev[d].cuda_device, &r->gpu[d], err)) != HS_OK)
+        if ((rc = hs__split_gpu_open(&r->c, &r->layer, dev[d].cuda_device, &r->gpu[d],
+                                     err)) != HS_OK)
             goto fail;
-        r->cores[d] = hs__split_gpu_sms(dev[d].cuda_device);
+        r->cores[d] = hs__cuda_gpu_sms(dev[d].cuda_device);
         r->width[d] = (size_t)(r->cores[d] > 0 ? r->cores[d] : 1) * 2048 / outputs_per_item(c);
         if (c->type->gpu_grain)
             r->width[d] = (r->width[d] + c->type->gpu_grain - 1) / c->type->gpu_grain *
@@ -336,9 +346,13 @@ void hs_split_real_close(hs_split_real *r)
             free(r->own[d][i]);
     }
     for (int i = 0; i < r->c.nbufs; i++) {
-        hs__split_host_free(r->host[i], r->pinned);
+        if (r->layer.ops)
+            r->layer.ops->free(r->layer.ctx, HS_HOST_MEMORY, r->host[i]);
+        else
+            free(r->host[i]);
         free(r->saved[i]);
     }
+    hs__gpu_layer_close(&r->layer);
     free(r);
 }
 

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+#include "exec/mem.h"
 #include "hetsched/split.h"
 #include "mapper/split.h"
 #include "workloads/kernels/kernel.h"
@@ -22,19 +23,15 @@ int hs__split_real_open_conf(const hs_kconf *c, const hs_split_real_device *dev,
 typedef void (*hs__split_real_hook)(void *ctx, int device, size_t b, size_t e, int aside);
 void hs__split_real_set_hook(hs_split_real *r, hs__split_real_hook hook, void *ctx);
 
-/* The GPU half (exec/split_real_cuda.c in the CUDA module,
- * exec/cuda_module.h, or exec/split_real_nocuda.c when CUDA is not built
- * in, where every call answers HS_ENOTBUILT). */
+/* The GPU half (exec/split_gpu.c), on the device layer's cuda memory
+ * spaces (exec/mem.h): a device's buffers, its chunks' copies and kernels. */
 
 typedef struct hs__split_gpu hs__split_gpu;
 
-int hs__split_gpu_count(void);
-/* Host memory, pinned when `pinned` and CUDA is built in. */
-void *hs__split_host_alloc(size_t bytes, int pinned);
-void hs__split_host_free(void *p, int pinned);
-/* Multiprocessors of CUDA device `dev` (0 unknown). */
-int hs__split_gpu_sms(int dev);
-int hs__split_gpu_open(const hs_kconf *c, int cuda_device, hs__split_gpu **out, hs_error *err);
+/* The GPU half of kernel c on CUDA device cuda_device of layer L (both
+ * outlive it): allocates the device's whole-size buffers. */
+int hs__split_gpu_open(const hs_kconf *c, const hs__gpu_layer *L, int cuda_device,
+                       hs__split_gpu **out, hs_error *err);
 void hs__split_gpu_close(hs__split_gpu *g);
 /* Copies the buffers every range reads whole from `in` to the GPU and
  * waits. */

@@ -406,14 +406,15 @@ int hs_split_plot(const hs_split_sim *sim, const hs_split_result *res, const cha
  * A GPU device holds a whole-size copy of every buffer; before its first
  * ask (the driver's prep, timed in the run but in no chunk) it copies the
  * buffers every range reads whole (hs_ktype.whole_bufs: gemm's B, ...); per
- * chunk it copies the chunk's slice of every other read buffer in on a copy
- * stream, runs hs_krun_cuda on [begin, end) on a compute stream and copies
- * the slice of every written buffer back on a second copy stream, in up to
- * HS_SPLIT_REAL_PIECES pieces of whole widths so that copies overlap
- * computing.  The chunk's measured time runs to the end of its last kernel:
- * transfers included, but its last output copy overlaps the next chunk, and
- * the device's finish time waits for it (exec/split_real_cuda.c also says
- * how a chunk's first input copy is hidden).  Slices of disjoint ranges are
+ * chunk it copies the chunk's slice of every other read buffer in, runs
+ * hs_krun_cuda on [begin, end) and copies the slice of every written buffer
+ * back, on the streams of the device layer that runs graphs (a copy stream
+ * each way, a compute stream), in up to HS_SPLIT_REAL_PIECES pieces of
+ * whole widths so that copies overlap computing.  The chunk's measured time
+ * runs to the end of its last kernel: transfers included, but its last
+ * output copy overlaps the next chunk, and the device's finish time waits
+ * for it (exec/split_gpu.c also says how a chunk's first input copy is
+ * hidden).  Slices of disjoint ranges are
  * disjoint (kernel.h), so the devices never write the same host bytes.
  *
  * A run starts from the same inputs every time: updated-in-place buffers
