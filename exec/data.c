@@ -137,6 +137,10 @@ struct hs__data {
     hs_error check_err;
     hs_run_report r;                /* counters (links, tasks, replicas) */
     const hs__remote *remote;       /* devices of other nodes, or NULL */
+    /* cost-only data (NULL when the workload has none; mu): when each
+     * task's is on each memory ([g->ntasks][nmem], -1: not there), and
+     * when each link's emulated copies end ([nmem][nmem]) */
+    double *varrive, *vfree;
 };
 
 void (*hs__data_test_hook)(const hs_kconf *c, void *const *bufs);
@@ -755,6 +759,39 @@ static int configure_all(hs__data *dm, hs_error *err)
 
 static void *checker_main(void *arg);
 
+/* Cost-only data: an untyped task computes nothing, so the bytes of its
+ * edges in, its input_bytes and its output_bytes name data that no buffer
+ * holds.  A run moves them as the executor's model does (DESIGN.md §1):
+ * each is an emulated copy that occupies its link for hs_transfer_us,
+ * queued behind the link's other emulated copies, from the producer's
+ * memory (or host, once they are there) when the task is started on its
+ * device, and the task's kernel (its sleep) waits for the last; a result
+ * copied once serves every later reader on that memory; outputs go back to
+ * host after the task's end.  Each is recorded as a measured copy.  Only
+ * whole tasks of a run whose memories are separate (emu, cuda), on this
+ * node; typed data move for real (the rest of this file). */
+static int cost_only_data(hs__data *dm, hs_error *err)
+{
+    const hs_graph *g = dm->g;
+    size_t nm = (size_t)dm->nmem, any = 0;
+    for (size_t t = 0; t < g->ntasks && !any; t++) {
+        const hs_edge *ed;
+        if (dm->t[t].typed)
+            continue;
+        any = g->tasks[t].input_bytes > 0 || g->tasks[t].output_bytes > 0;
+        HS_GRAPH_PRED_FOREACH(g, t, ed)
+        any |= ed->bytes > 0;
+    }
+    if (!any || dm->mode == HS__REAL_CPU || dm->remote)
+        return HS_OK;
+    if (!(dm->varrive = malloc(g->ntasks * nm * sizeof *dm->varrive)) ||
+        !(dm->vfree = calloc(nm * nm, sizeof *dm->vfree)))
+        return hs_error_set(err, HS_ENOMEM, "out of memory for the data manager");
+    for (size_t i = 0; i < g->ntasks * nm; i++)
+        dm->varrive[i] = -1;
+    return HS_OK;
+}
+
 int hs__data_new(const hs_workload *w, const hs_graph *g, hs__real_mode mode,
                  const hs_run_report *in, hs__data **out, hs_error *err)
 {
@@ -832,7 +869,7 @@ int hs__data_new(const hs_workload *w, const hs_graph *g, hs__real_mode mode,
         dm->t[t].pf_mem = -1;
     }
     if ((rc = open_memories(dm, in ? in->device_memory : 0, err)) != 0 ||
-        (rc = configure_all(dm, err)) != 0)
+        (rc = configure_all(dm, err)) != 0 || (rc = cost_only_data(dm, err)) != 0)
         goto fail;
     if (dm->check == HS_CHECK_FULL) {
         if (pthread_create(&dm->checker, NULL, checker_main, dm) != 0) {
@@ -2016,6 +2053,75 @@ static int run_piece(hs__data *dm, dtask *d, size_t t, int dev, size_t begin, si
     return piece_done(dm, d, t, dev, share, whole, rc, out, nout, err);
 }
 
+/* An emulated copy of cost-only data (dm->mu held): `bytes` from memory
+ * `from` to `to` once `after`, queued on its link; records it and returns
+ * its end. */
+static double emulated_copy(hs__data *dm, int from, int to, double bytes, double after,
+                            long datum, long consumer, int kind)
+{
+    double *link_free = &dm->vfree[(size_t)from * (size_t)dm->nmem + (size_t)to];
+    double start = after > *link_free ? after : *link_free;
+    hs_run_copy *rec = new_copy(dm, from, to, (size_t)bytes, datum, consumer, kind);
+    *link_free = start + hs_transfer_us(&dm->w->platform, from, to, bytes);
+    if (rec) {
+        rec->start_us = start;
+        rec->end_us = *link_free;
+    }
+    return *link_free;
+}
+
+/* When whole untyped task t, started on memory m at issued_us, has its
+ * cost-only data there (cost_only_data): its input from host, and each
+ * predecessor's data that no earlier copy brought to m, from host when
+ * they are there, else from where the predecessor ran. */
+static double cost_only_ready(hs__data *dm, size_t t, int m, double issued_us)
+{
+    const hs_graph *g = dm->g;
+    size_t nm = (size_t)dm->nmem;
+    const hs_edge *ed;
+    double ready = issued_us;
+    pthread_mutex_lock(&dm->mu);
+    if (g->tasks[t].input_bytes > 0 && m != HS_HOST_MEMORY)
+        ready = emulated_copy(dm, HS_HOST_MEMORY, m, g->tasks[t].input_bytes, issued_us, -1,
+                              (long)t, HS_COPY_INPUT);
+    HS_GRAPH_PRED_FOREACH(g, t, ed)
+    {
+        const double *at = &dm->varrive[ed->from * nm];
+        int src = HS_HOST_MEMORY;
+        double there;
+        if (ed->bytes <= 0)
+            continue;
+        if (at[m] < 0) {
+            while (src < dm->nmem && at[src] < 0)
+                src++;
+            if (src == dm->nmem) /* a split predecessor: its data went through host */
+                continue;
+            there = at[src] > issued_us ? at[src] : issued_us;
+            dm->varrive[ed->from * nm + (size_t)m] =
+                emulated_copy(dm, src, m, ed->bytes, there, (long)ed->from, (long)t,
+                              HS_COPY_FETCH);
+        }
+        if (at[m] > ready)
+            ready = at[m];
+    }
+    pthread_mutex_unlock(&dm->mu);
+    return ready;
+}
+
+/* Task t (whole) ended on memory m at end_us: its cost-only data are there
+ * and, for an untyped task's output, on their way back to host. */
+static void cost_only_done(hs__data *dm, size_t t, int m, double end_us)
+{
+    size_t nm = (size_t)dm->nmem;
+    double out = dm->t[t].typed ? 0 : dm->g->tasks[t].output_bytes;
+    pthread_mutex_lock(&dm->mu);
+    dm->varrive[t * nm + (size_t)m] = end_us;
+    if (out > 0 && m != HS_HOST_MEMORY)
+        dm->varrive[t * nm + HS_HOST_MEMORY] =
+            emulated_copy(dm, m, HS_HOST_MEMORY, out, end_us, (long)t, -1, HS_COPY_OUTPUT);
+    pthread_mutex_unlock(&dm->mu);
+}
+
 int hs__data_launch(hs__data *dm, size_t t, int d, double issued_us, hs__launch *l)
 {
     dtask *task = &dm->t[dm->rg->tasks[t].origin];
@@ -2057,7 +2163,13 @@ int hs__data_launch(hs__data *dm, size_t t, int d, double issued_us, hs__launch 
                                task->wait, task->nwait, &l->start_us, &l->end_us, &l->err);
         l->rc = finish(dm, task, m, l->rc, (long)t, d, &l->err);
     } else {
-        /* cost only: sleep (not spin) its predicted cost, so any workload runs */
+        /* cost only: its data arrive as emulated copies, then it sleeps
+         * (not spins) its predicted cost, so any workload runs */
+        if (dm->varrive && dm->rg->tasks[t].nparts == 1) {
+            double ready = cost_only_ready(dm, dm->rg->tasks[t].origin, m, issued_us);
+            sleep_us(ready - now_us(dm));
+            l->start_us = now_us(dm);
+        }
         sleep_us(slowed(dm, d, hs_task_kernel_us(&dm->w->platform, &dm->rg->tasks[t], d)));
         l->end_us = now_us(dm);
         log_event(dm, d, HS_EV_SLEEP, (long)t, l->start_us, l->end_us, 0);
@@ -2150,6 +2262,9 @@ int hs__data_complete(hs__data *dm, hs__launch *l)
             log_event(dm, l->d, HS_EV_KERNEL, (long)l->t, l->start_us, l->end_us, 0);
         l->rc = finish(dm, task, m, l->rc, (long)l->t, l->d, &l->err);
     }
+    if (dm->varrive && l->rc == HS_OK && !l->chunk && dm->rg->tasks[l->t].nparts == 1 &&
+        runs_here(dm, l->d))
+        cost_only_done(dm, dm->rg->tasks[l->t].origin, mem_of(dm, l->d), l->end_us);
     if (l->issued_us < l->start_us)
         log_event(dm, l->d, HS_EV_HELD, (long)l->t, l->issued_us, l->start_us, 0);
     return l->rc;
@@ -2341,6 +2456,8 @@ void hs__data_free(hs__data *dm)
         dm->ops->fini(dm->mctx);
     for (size_t l = 0; dm->logs && l < 2 * (size_t)dm->w->platform.ndevices + 2; l++)
         free(dm->logs[l].ev);
+    free(dm->varrive);
+    free(dm->vfree);
     for (size_t b = 0; b < dm->cp.nblocks; b++)
         free(dm->cp.blocks[b]);
     pthread_mutex_destroy(&dm->mu);

@@ -687,6 +687,75 @@ static void untyped_tasks_sleep(void **state)
     hs_workload_free(w);
 }
 
+/* Cost-only data move as emulated copies under emu (exec/data.c,
+ * cost_only_data): cpu0 and gpu0 linked at 1 GB/s (1000 bytes/us) with
+ * 10 us latency; a (cheap on cpu0) feeds b and c (cheap on gpu0) 2 MB
+ * each, and c writes 1 MB of output.  HEFT places a on cpu0, b and c on
+ * gpu0.  a's data cross to gpu0 once (10 + 2000 us), serving both, after
+ * a's end and before b's and c's starts; c's output goes back to host
+ * after c's end (10 + 1000 us).  The measured schedule holds those two
+ * copies and passes the validator. */
+static void emu_cost_only_data_copied(void **state)
+{
+    hs_workload *w = hs_workload_new();
+    hs_schedule *s;
+    hs_run_report r;
+    hs_error err = {0};
+    double fetched = 0, output = 0;
+    int a;
+    (void)state;
+    assert_true(hs_platform_add_device(w, "cpu0", HS_DEVICE_CPU, "host", 1, &err) >= 0);
+    assert_true(hs_platform_add_device(w, "gpu0", HS_DEVICE_GPU, "gpu0", 0, &err) >= 0);
+    assert_true(hs_platform_add_link(w, "host", "gpu0", 1, 10, &err) >= 0);
+    assert_true(hs_platform_add_link(w, "gpu0", "host", 1, 10, &err) >= 0);
+    a = hs_workload_add_app(w, "u", 1, &err);
+    assert_int_equal(hs_app_add_kernel(w, a, "a", &err), 0);
+    assert_int_equal(hs_app_add_kernel(w, a, "b", &err), 1);
+    assert_int_equal(hs_app_add_kernel(w, a, "c", &err), 2);
+    assert_int_equal(hs_kernel_set_cost(w, a, 0, "cpu", 100, &err), 0);
+    assert_int_equal(hs_kernel_set_cost(w, a, 0, "gpu", 1e6, &err), 0);
+    for (int k = 1; k < 3; k++) {
+        assert_int_equal(hs_kernel_set_cost(w, a, k, "cpu", 1e6, &err), 0);
+        assert_int_equal(hs_kernel_set_cost(w, a, k, "gpu", 100, &err), 0);
+    }
+    assert_int_equal(hs_kernel_set_bytes(w, a, 2, 0, 1e6, &err), 0);
+    assert_true(hs_app_add_edge(w, a, "a", "b", 2e6, &err) >= 0);
+    assert_true(hs_app_add_edge(w, a, "a", "c", 2e6, &err) >= 0);
+    finalize(w);
+    assert_int_equal(run(w, "heft", &hs_backend_emu, &s, &r, &err), 0);
+    assert_int_equal(r.untyped, 3);
+    assert_int_equal(r.link_copies[0 * 2 + 1], 1);
+    assert_int_equal(r.link_copies[1 * 2 + 0], 1);
+    assert_true(r.link_bytes[0 * 2 + 1] == 2e6 && r.link_bytes[1 * 2 + 0] == 1e6);
+    assert_int_equal(hs_run_measured_schedule(w, "emu", &r, s, &err), 0);
+    assert_int_equal(s->ntransfers, 2);
+    for (size_t k = 0; k < s->ntransfers; k++) {
+        const hs_transfer *t = &s->transfers[k];
+        const hs_placement *from = &s->placements[t->from_placement];
+        assert_true(from->end_us <= t->start_us);
+        if (t->to_placement == HS_NONE) { /* c's output */
+            assert_int_equal(from->task, 2);
+            assert_int_equal(t->to_device, HS_HOST_DEVICE);
+            output = t->end_us - t->start_us;
+            continue;
+        }
+        assert_int_equal(from->task, 0);
+        assert_int_equal(from->device, 0);
+        assert_int_equal(t->to_device, 1);
+        fetched = t->end_us - t->start_us;
+        for (size_t i = 0; i < s->nplacements; i++)
+            if (s->placements[i].task != 0)
+                assert_true(s->placements[i].start_us >= t->end_us);
+    }
+    assert_float_equal(fetched, 2010, 1e-6);
+    assert_float_equal(output, 1010, 1e-6);
+    if (hs_schedule_validate(w, s, &err) != HS_OK)
+        fail_msg("measured schedule: %s", err.msg);
+    hs_schedule_free(s);
+    hs_run_report_free(&r);
+    hs_workload_free(w);
+}
+
 /* A kernel that fails makes the run fail with its message, without a hang
  * or a leak: syrk's result C - A A^T feeds potrf through an edge with bytes.
  * C is generated with diagonal n = 8, A is 8 x 64 with entries uniform in
@@ -1037,6 +1106,7 @@ int main(void)
         cmocka_unit_test(emu_heft_copies_both_ways),
         cmocka_unit_test(cpu_refuses_gpus),
         cmocka_unit_test(untyped_tasks_sleep),
+        cmocka_unit_test(emu_cost_only_data_copied),
         cmocka_unit_test(failing_kernel_fails_the_run),
         cmocka_unit_test(device_fails_every_policy),
         cmocka_unit_test(live_split_every_splitter),
