@@ -36,6 +36,9 @@ int hs_cli_parse_real(const char *s, double lo, double hi, double *out);
  * number of ms above 0 and at most HS_MAX_BUDGET_MS; 0, or prints the usage
  * error of cmd and returns 2. */
 int hs_cli_parse_budget(const hs_cli_cmd *cmd, const char *s, double *out);
+/* Parses --predict: "executor" (*executor = 1) or "delay" (0); 0, or
+ * prints the usage error of cmd and returns 2. */
+int hs_cli_parse_predict(const hs_cli_cmd *cmd, const char *s, int *executor);
 /* "s" when n things are several (or none), "": "1 task", "2 tasks". */
 const char *hs_cli_plural(unsigned long long n);
 /* 0, or the usage error (status 2) naming the first of --thr, --seed,

@@ -27,8 +27,9 @@ const hs_cli_cmd hs_cmd_compare = {
         "       hetsched compare --suite DIR|FILE... [--csv F] [--json F] [options]\n"
         "       hetsched compare --random N [--seed S] [--thr T] [-v]\n"
         "\n"
-        "Maps WORKLOAD with every registered policy in the simulator (delay model),\n"
-        "validates each schedule and prints one row per policy:\n"
+        "Maps WORKLOAD with every registered policy in the simulator (delay model, or\n"
+        "the executor's model with --predict executor), validates each schedule and\n"
+        "prints one row per policy:\n"
         "  makespan us  the simulated makespan\n"
         "  speedup      cpu-only's makespan / this one ('-' without a CPU device)\n"
         "  SLR          schedule length ratio: makespan / the critical path where each\n"
@@ -71,6 +72,13 @@ const hs_cli_cmd hs_cmd_compare = {
         "  --split SPLITTER    split the kernels marked splittable across the devices\n"
         "                      with a chunk splitter (as `map --split`; ad-part, which\n"
         "                      splits by itself, does not run)\n"
+        "  --predict MODEL     the simulator's model (as `map --predict`): delay\n"
+        "                      (default), or executor, what a real run of each\n"
+        "                      schedule takes: copies queue on their link, each device\n"
+        "                      holds as many started tasks as a real backend lets it.\n"
+        "                      The MILP optimises the delay model: --optimal goes with\n"
+        "                      delay only (`map --schedule DIR/optimal.json --predict\n"
+        "                      executor` shows its schedule in the executor's model)\n"
         "  --random N          instead of WORKLOAD: N random workloads of Topcuoglu et\n"
         "                      al. (hs_gen_random), each drawn from --seed: tasks\n"
         "                      20..200 by 20, alpha 0.5|1|2, out-degree 1..5, CCR\n"
@@ -137,15 +145,14 @@ static int write_json_in(const hs_workload *w, const hs_schedule *s, const char 
     return rc;
 }
 
-/* Maps w with every registered policy into rows[0..npolicies).  A policy
+/* Maps w with each policy of list under opt into rows[0..).  A policy
  * that refuses the workload (HS_EINPUT, e.g. cpu-only without a CPU) gets
  * ran = 0 and its reason; any other failure, or a schedule the validator
  * rejects, is returned as an error (HS_EINVALID for an invalid schedule).
  * With json_dir set, each schedule is written there. */
-static int run_policies(hs_workload *w, const hs_map_options *opt, const char *json_dir,
-                        outcome *rows, hs_error *err)
+static int map_each(hs_workload *w, const hs_policy *const *list, const hs_map_options *opt,
+                    const char *json_dir, outcome *rows, hs_error *err)
 {
-    const hs_policy *const *list = hs_policy_list();
     for (size_t i = 0; list[i]; i++) {
         outcome *r = &rows[i];
         hs_schedule *s = NULL;
@@ -179,6 +186,28 @@ static int run_policies(hs_workload *w, const hs_map_options *opt, const char *j
         hs_schedule_free(s);
     }
     return HS_OK;
+}
+
+/* Maps w with every registered policy into rows[0..npolicies) (map_each),
+ * in the delay model or, with executor, the executor's model with the
+ * depths of a real run. */
+static int run_policies(hs_workload *w, const hs_map_options *mopt, int executor,
+                        const char *json_dir, outcome *rows, hs_error *err)
+{
+    hs_map_options opt = *mopt;
+    int *depth = NULL, rc = HS_OK;
+    if (executor) { /* --predict executor: the depths of a real run */
+        if (!(depth = calloc((size_t)w->platform.ndevices + 1, sizeof *depth)))
+            return hs_error_set(err, HS_ENOMEM, "out of memory");
+        if ((rc = hs_run_executor_depths(w, depth, err)) != HS_OK) {
+            free(depth);
+            return rc;
+        }
+        opt.executor_depth = depth;
+    }
+    rc = map_each(w, hs_policy_list(), &opt, json_dir, rows, err);
+    free(depth);
+    return rc;
 }
 
 /* The best makespan among the rows that ran (HUGE_VAL if none did) and the
@@ -235,9 +264,10 @@ static void print_row(FILE *out, int width, const char *name, double makespan, d
     fprintf(out, " %9.3f\n", ms);
 }
 
-/* Prints the header, one row per policy, the optimal row and the notes. */
-static void print_table(FILE *out, const hs_workload *w, const char *path, const outcome *rows, size_t n,
-                        double lb, double cp, const optimum *o)
+/* Prints the header, one row per policy, the optimal row and the notes;
+ * executor: the makespans are the executor's model's. */
+static void print_table(FILE *out, const hs_workload *w, const char *path, const outcome *rows,
+                        size_t n, int executor, double lb, double cp, const optimum *o)
 {
     double cpu_only, best = best_makespan(rows, n, &cpu_only);
     int width = 7, any_split = 0;
@@ -253,7 +283,11 @@ static void print_table(FILE *out, const hs_workload *w, const char *path, const
         fprintf(out, "%s%s %s", d ? ", " : "", w->platform.devices[d].name,
                hs_device_kind_name(w->platform.devices[d].kind));
     fprintf(out, ")\nlower bound %.3f us (/bound)\n"
-           "critical path, fastest costs, no transfers %.3f us (SLR)\n\n", lb, cp);
+           "critical path, fastest costs, no transfers %.3f us (SLR)\n", lb, cp);
+    if (executor)
+        fprintf(out, "makespans in the executor's model: what a real run takes (copies queue on "
+                "their link)\n");
+    fprintf(out, "\n");
     fprintf(out, "%-*s %13s %8s %7s %7s %7s", width, "policy", "makespan us", "speedup", "SLR",
            "/best", "/bound");
     if (o)
@@ -365,9 +399,8 @@ static int write_csv(const char *path, const outcome *rows, size_t n, double lb,
  * MILP with want_optimal), prints the table; returns the exit status.  A
  * failing MILP still leaves the table printed, then says why. */
 static int compare_one(const char *path, const hs_cli_source *src, const char *model_path,
-                       const hs_map_options *mopt, const char *json_dir, const char *csv,
-                       int want_optimal,
-                       double time_limit)
+                       const hs_map_options *mopt, int executor, const char *json_dir,
+                       const char *csv, int want_optimal, double time_limit)
 {
     hs_map_options opt = *mopt;
     hs_perfmodel *model = NULL;
@@ -400,7 +433,7 @@ static int compare_one(const char *path, const hs_cli_source *src, const char *m
     lb = hs_lower_bound_us(w);
     rc = hs_graph_critical_path_us(&w->graph, &cp, &err);
     if (rc == HS_OK)
-        rc = run_policies(w, &opt, json_dir, rows, &err);
+        rc = run_policies(w, &opt, executor, json_dir, rows, &err);
     if (rc == HS_OK && want_optimal) {
         hs_milp_options mo;
         hs_milp_options_init(&mo);
@@ -426,8 +459,8 @@ static int compare_one(const char *path, const hs_cli_source *src, const char *m
         else if (csv)
             rc = write_csv(csv, rows, n, lb, cp, o.have ? &o : NULL, &err);
         if (rc == HS_OK) /* beside a CSV on stdout, the table goes to stderr */
-            print_table(csv && strcmp(csv, "-") == 0 ? stderr : stdout, w, path, rows, n, lb,
-                        cp, o.have ? &o : NULL);
+            print_table(csv && strcmp(csv, "-") == 0 ? stderr : stdout, w, path, rows, n,
+                        executor, lb, cp, o.have ? &o : NULL);
     }
     if (rc != HS_OK)
         status = hs_cli_fail(&err);
@@ -501,7 +534,7 @@ static void print_tally(const outcome *rows, const tally *t, size_t n, size_t co
 /* `compare --random N`: draws, builds and maps N workloads one at a time
  * (each freed before the next), prints the summary; returns the exit status.
  * A failure names the workload as the `hetsched gen` command that rebuilds it. */
-static int compare_random(size_t count, const hs_map_options *mopt, int verbose)
+static int compare_random(size_t count, const hs_map_options *mopt, int executor, int verbose)
 {
     size_t n = 0;
     outcome *rows;
@@ -527,7 +560,7 @@ static int compare_random(size_t count, const hs_map_options *mopt, int verbose)
         lb = hs_lower_bound_us(w);
         rc = hs_graph_critical_path_us(&w->graph, &cp, &err);
         if (rc == HS_OK)
-            rc = run_policies(w, mopt, NULL, rows, &err);
+            rc = run_policies(w, mopt, executor, NULL, rows, &err);
         if (rc == HS_OK && !isfinite(best = best_makespan(rows, n, &cpu_only)))
             rc = hs_error_set(&err, HS_EINTERNAL, "no policy could map random workload %zu", i);
         if (rc == HS_OK) {
@@ -818,7 +851,8 @@ static int suite_close(suite_out *o, int keep)
  * the suite (1).  A set's file gets the source options, a YAML workload
  * none (it has its own platform). */
 static int compare_suite(char **paths, size_t count, const hs_cli_source *src,
-                         const char *model_path, const hs_map_options *mopt, suite_out *o)
+                         const char *model_path, const hs_map_options *mopt, int executor,
+                         suite_out *o)
 {
     size_t n = 0, done = 0, skipped = 0;
     outcome *rows;
@@ -857,12 +891,12 @@ static int compare_suite(char **paths, size_t count, const hs_cli_source *src,
         lb = hs_lower_bound_us(w);
         rc = hs_graph_critical_path_us(&w->graph, &cp, &err);
         if (rc == HS_OK)
-            rc = run_policies(w, &opt, NULL, rows, &err);
+            rc = run_policies(w, &opt, executor, NULL, rows, &err);
         if (rc == HS_OK && !isfinite(best_makespan(rows, n, &cpu_only)))
             rc = hs_error_set(&err, HS_EINTERNAL, "no policy could map %s", paths[i]);
         if (rc == HS_OK) {
             int split = 0;
-            print_table(stdout, w, paths[i], rows, n, lb, cp, NULL);
+            print_table(stdout, w, paths[i], rows, n, executor, lb, cp, NULL);
             for (size_t k = 0; k < n; k++)
                 split |= rows[k].split;
             if (split) /* the table ends with its note, else with a blank line */
@@ -897,8 +931,8 @@ static int compare_suite(char **paths, size_t count, const hs_cli_source *src,
 /* `compare --suite ARG...` once the options are read: `refused` says that
  * --optimal, --random or --verbose was given. */
 static int suite_main(int nargs, char **args, const hs_cli_source *src, const char *model_path,
-                      hs_map_options *mopt, const char *split, const char *csv_path,
-                      const char *json_path, int refused)
+                      hs_map_options *mopt, int executor, const char *split,
+                      const char *csv_path, const char *json_path, int refused)
 {
     const hs_cli_cmd *cmd = &hs_cmd_compare;
     suite_out o = {.csv_path = csv_path, .json_path = json_path};
@@ -933,7 +967,7 @@ static int suite_main(int nargs, char **args, const hs_cli_source *src, const ch
     else if ((status = suite_open(&o)) != 0)
         suite_close(&o, 0);
     else
-        status = compare_suite(paths, count, src, model_path, mopt, &o);
+        status = compare_suite(paths, count, src, model_path, mopt, executor, &o);
     hs_split_graph_free(mopt->split);
     for (size_t i = 0; i < count; i++)
         free(paths[i]);
@@ -946,7 +980,7 @@ static int suite_main(int nargs, char **args, const hs_cli_source *src, const ch
 static int compare_main(int argc, char **argv)
 {
     enum { OPT_OPTIMAL = 256, OPT_TIME, OPT_SEED, OPT_THR, OPT_JSON, OPT_RANDOM, OPT_MODEL,
-           OPT_SPLIT, OPT_SUITE, OPT_CSV };
+           OPT_SPLIT, OPT_SUITE, OPT_CSV, OPT_PREDICT };
     static const struct option longopts[] = {
         {"optimal", no_argument, NULL, OPT_OPTIMAL},
         {"time-limit", required_argument, NULL, OPT_TIME},
@@ -959,6 +993,7 @@ static int compare_main(int argc, char **argv)
         {"split", required_argument, NULL, OPT_SPLIT},
         {"suite", no_argument, NULL, OPT_SUITE},
         {"csv", required_argument, NULL, OPT_CSV},
+        {"predict", required_argument, NULL, OPT_PREDICT},
         HS_CLI_SOURCE_OPTIONS,
         {NULL, 0, NULL, 0},
     };
@@ -969,7 +1004,7 @@ static int compare_main(int argc, char **argv)
     const char *json_dir = NULL, *model_path = NULL, *csv = NULL;
     hs_map_options mopt = {0};
     double time_limit = 60;
-    int c, want_optimal = 0, have_limit = 0, verbose = 0, suite = 0;
+    int c, want_optimal = 0, have_limit = 0, verbose = 0, suite = 0, executor = 0;
     unsigned long long v;
     unsigned long random_count = 0;
     opterr = 0;
@@ -1012,6 +1047,10 @@ static int compare_main(int argc, char **argv)
         case OPT_SPLIT: split = optarg; break;
         case OPT_SUITE: suite = 1; break;
         case OPT_CSV: csv = optarg; break;
+        case OPT_PREDICT:
+            if (hs_cli_parse_predict(cmd, optarg, &executor) != 0)
+                return 2;
+            break;
         case ':':
             return hs_cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
         default:
@@ -1020,9 +1059,13 @@ static int compare_main(int argc, char **argv)
     }
     if (have_limit && !want_optimal)
         return hs_cli_usage_error(cmd, "--time-limit is the MILP's: it needs --optimal");
+    if (want_optimal && executor)
+        return hs_cli_usage_error(cmd, "--optimal solves the delay model's MILP: it does not go "
+                                  "with --predict executor (map --schedule DIR/optimal.json "
+                                  "--predict executor runs its schedule in that model)");
     if (suite)
-        return suite_main(argc - optind, argv + optind, &src, model_path, &mopt, split,
-                          csv, json_dir, want_optimal || random_count || verbose);
+        return suite_main(argc - optind, argv + optind, &src, model_path, &mopt, executor,
+                          split, csv, json_dir, want_optimal || random_count || verbose);
     if (random_count) {
         if (hs_cli_source_given(&src))
             return hs_cli_usage_error(cmd, "--random draws its own workloads: %s does not "
@@ -1038,7 +1081,7 @@ static int compare_main(int argc, char **argv)
                                                    : "model");
         if (split && hs_split_graph_new(split, NULL, &mopt.split, &err) != HS_OK)
             return hs_cli_usage_error(cmd, "--split: %s", err.msg);
-        c = compare_random(random_count, &mopt, verbose);
+        c = compare_random(random_count, &mopt, executor, verbose);
         hs_split_graph_free(mopt.split);
         return c;
     }
@@ -1049,8 +1092,8 @@ static int compare_main(int argc, char **argv)
                                   argc - optind);
     if (split && hs_split_graph_new(split, NULL, &mopt.split, &err) != HS_OK)
         return hs_cli_usage_error(cmd, "--split: %s", err.msg);
-    c = compare_one(argv[optind], &src, model_path, &mopt, json_dir, csv, want_optimal,
-                    time_limit);
+    c = compare_one(argv[optind], &src, model_path, &mopt, executor, json_dir, csv,
+                    want_optimal, time_limit);
     hs_split_graph_free(mopt.split);
     return c;
 }

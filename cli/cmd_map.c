@@ -19,7 +19,8 @@ const hs_cli_cmd hs_cmd_map = {
              "       hetsched map -a help\n"
              "\n"
              "Maps every task of WORKLOAD to a device with policy ALGO, or as the schedule\n"
-             "FILE maps it, runs the result in the simulator (delay model) and prints the\n"
+             "FILE maps it, runs the result in the simulator (delay model, or with\n"
+             "--predict executor the model with which `run` predicts itself) and prints the\n"
              "makespan and each device's busy time and utilisation.  `-a help` lists the\n"
              "policies.\n"
              "\n"
@@ -55,6 +56,13 @@ const hs_cli_cmd hs_cmd_map = {
              "                        help`), one part per device that gets items\n"
              "  --split-option K=V    an option of that splitter (repeatable; `hetsched\n"
              "                        split -o help`)\n"
+             "  --predict MODEL       the simulator's model: delay (default), that of\n"
+             "                        optimal, where copies never wait for each other;\n"
+             "                        or executor, as `run` predicts itself: each device\n"
+             "                        holds as many started tasks as a real backend lets\n"
+             "                        it, a task's input copies start when it is started\n"
+             "                        and queue on their link, outputs go back to host on\n"
+             "                        theirs (what a real run of this schedule takes)\n"
              "  -h, --help            this text\n"
              HS_CLI_SOURCE_USAGE
              "\n"
@@ -94,8 +102,9 @@ static int summarise(FILE *out, const hs_workload *w, const char *algo, const ch
     for (int d = 0; d < p->ndevices; d++)
         if ((int)strlen(p->devices[d].name) > width)
             width = (int)strlen(p->devices[d].name);
-    fprintf(out, "%s %s on %s: makespan %.3f us\n", algo ? "policy" : "schedule",
-            algo ? algo : given, path, s->makespan_us);
+    fprintf(out, "%s %s on %s: makespan %.3f us%s\n", algo ? "policy" : "schedule",
+            algo ? algo : given, path, s->makespan_us,
+            s->model && strcmp(s->model, "executor") == 0 ? " (executor's model)" : "");
     /* the cheap bound of milp/bound.c, for whole-task schedules */
     if (bound > 0)
         fprintf(out, "lower bound %.3f us (makespan / bound %.3f)\n", bound,
@@ -117,7 +126,7 @@ static int map_main(int argc, char **argv)
 {
     enum { OPT_JSON = 256, OPT_DOT, OPT_GANTT, OPT_TRACE, OPT_SEED, OPT_THR, OPT_MODEL,
            OPT_SPLIT, OPT_SPLIT_OPTION, OPT_BUDGET, OPT_TASKS_CSV, OPT_DEVICES_CSV,
-           OPT_SCHEDULE };
+           OPT_SCHEDULE, OPT_PREDICT };
     static const struct option longopts[] = {
         {"algorithm", required_argument, NULL, 'a'},
         {"json", required_argument, NULL, OPT_JSON},
@@ -133,6 +142,7 @@ static int map_main(int argc, char **argv)
         {"split-option", required_argument, NULL, OPT_SPLIT_OPTION},
         {"budget-ms", required_argument, NULL, OPT_BUDGET},
         {"schedule", required_argument, NULL, OPT_SCHEDULE},
+        {"predict", required_argument, NULL, OPT_PREDICT},
         HS_CLI_SOURCE_OPTIONS,
         {NULL, 0, NULL, 0},
     };
@@ -148,7 +158,8 @@ static int map_main(int argc, char **argv)
     hs_schedule *s = NULL, *schedule = NULL;
     hs_workload *w;
     hs_error err = {0};
-    int c, status = 0, rc = HS_OK, split_options = 0, have_seed = 0, have_thr = 0;
+    int c, status = 0, rc = HS_OK, split_options = 0, have_seed = 0, have_thr = 0, executor = 0;
+    int *depth = NULL;
     const hs_policy *policy;
     unsigned long long v;
     opterr = 0;
@@ -170,6 +181,10 @@ static int map_main(int argc, char **argv)
         case OPT_MODEL: model_path = optarg; break;
         case OPT_SPLIT: split = optarg; break;
         case OPT_SCHEDULE: given = optarg; break;
+        case OPT_PREDICT:
+            if (hs_cli_parse_predict(&hs_cmd_map, optarg, &executor) != 0)
+                return 2;
+            break;
         case OPT_SPLIT_OPTION:
             split_options = 1;
             if (hs_split_option_set(&sopt, optarg, &err) != HS_OK)
@@ -242,6 +257,12 @@ static int map_main(int argc, char **argv)
         hs_cli_warn_nothing_splittable(&hs_cmd_map, w, argv[optind]);
     rc = given ? hs_schedule_read_given(w, given, &schedule, &err) : HS_OK;
     opt.schedule = schedule;
+    if (rc == HS_OK && executor) {
+        if (!(depth = calloc((size_t)w->platform.ndevices + 1, sizeof *depth)))
+            rc = hs_error_set(&err, HS_ENOMEM, "out of memory");
+        else if ((rc = hs_run_executor_depths(w, depth, &err)) == HS_OK)
+            opt.executor_depth = depth;
+    }
     if (rc == HS_OK)
         rc = hs_map(w, algo, &opt, &s, &stats, &err);
     if (rc == HS_OK)
@@ -257,5 +278,6 @@ static int map_main(int argc, char **argv)
     hs_workload_free(w);
     hs_perfmodel_free(model);
     hs_split_graph_free(opt.split);
+    free(depth);
     return status;
 }

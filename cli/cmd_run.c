@@ -344,15 +344,13 @@ static int run_main(int argc, char **argv)
             ro.throttle = f;
             break;
         }
-        case OPT_PREDICT:
-            if (strcmp(optarg, "executor") != 0 && strcmp(optarg, "delay") != 0) {
-                status = hs_cli_usage_error(&hs_cmd_run, "--predict wants executor or delay, "
-                                            "not '%s'", optarg);
+        case OPT_PREDICT: {
+            int executor;
+            if ((status = hs_cli_parse_predict(&hs_cmd_run, optarg, &executor)) != 0)
                 goto out;
-            }
-            ro.predict = strcmp(optarg, "executor") == 0 ? HS_PREDICT_EXECUTOR
-                                                         : HS_PREDICT_DELAY;
+            ro.predict = executor ? HS_PREDICT_EXECUTOR : HS_PREDICT_DELAY;
             break;
+        }
         case OPT_CHECK: {
             int k = 0;
             while (k < 3 && strcmp(optarg, check_modes[k]) != 0)

@@ -96,6 +96,14 @@ int hs_cli_parse_budget(const hs_cli_cmd *cmd, const char *s, double *out)
     return 0;
 }
 
+int hs_cli_parse_predict(const hs_cli_cmd *cmd, const char *s, int *executor)
+{
+    if (strcmp(s, "executor") != 0 && strcmp(s, "delay") != 0)
+        return hs_cli_usage_error(cmd, "--predict wants executor or delay, not '%s'", s);
+    *executor = strcmp(s, "executor") == 0;
+    return 0;
+}
+
 const char *hs_cli_plural(unsigned long long n)
 {
     return n == 1 ? "" : "s";

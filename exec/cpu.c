@@ -641,12 +641,10 @@ static int depths_for(const hs_platform *pf, hs__real_mode mode, int *depth, hs_
     return HS_OK;
 }
 
-int hs_run_depths(const hs_workload *w, const hs_backend_ops *ops, int *depth, hs_error *err)
+int hs_run_executor_depths(const hs_workload *w, int *depth, hs_error *err)
 {
-    hs__real_mode mode = ops == &hs_backend_cuda ? HS__REAL_CUDA
-                         : ops == &hs_backend_emu ? HS__REAL_EMU
-                                                  : HS__REAL_CPU;
-    return depths_for(&w->platform, mode, depth, err);
+    /* cpu runs cpu devices only, which every mode gives the same depth */
+    return depths_for(&w->platform, HS__REAL_EMU, depth, err);
 }
 
 int hs__real_init(hs_backend *b, const hs_workload *w, const hs_graph *g, hs__real_mode mode,

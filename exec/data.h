@@ -261,11 +261,6 @@ extern const hs_backend_ops hs_backend_cuda;
 /* Number of CUDA devices found (0 without CUDA, or when none works). */
 int hs_cuda_device_count(void);
 
-/* How many started tasks each device of w holds on real backend ops
- * (depth[0 .. ndevices)): what hs_map_options.executor_depth wants for the
- * run's prediction.  HS_EINPUT for a bad HETSCHED_DEPTH. */
-int hs_run_depths(const hs_workload *w, const hs_backend_ops *ops, int *depth, hs_error *err);
-
 /* The backend called `name` ("sim", "cpu", "emu", "cuda"), or NULL. */
 const hs_backend_ops *hs_backend_find(const char *name);
 

@@ -315,7 +315,7 @@ int hs_run(hs_workload *w, const char *policy, const hs_run_options *opt, hs_run
          * executor's model with the backend's depths */
         if (!(depth = calloc((size_t)w->platform.ndevices + 1, sizeof *depth)))
             rc = hs_error_set(err, HS_ENOMEM, "out of memory");
-        else if ((rc = hs_run_depths(w, ops, depth, err)) == HS_OK)
+        else if ((rc = hs_run_executor_depths(w, depth, err)) == HS_OK)
             popt.executor_depth = depth;
     }
     if (rc == HS_OK && distributed)

@@ -86,7 +86,8 @@ typedef struct ctx {
     hs__plindex ix;
     struct envelope *env; /* per task, built when a successor needs it */
     struct edge_key *edges; /* the graph's edges by (from, to), for the transfers */
-    int measured;           /* a real run's schedule ("model": "measured") */
+    int measured;           /* a real run's schedule ("model": "measured") or its
+                               prediction by the executor's model ("executor") */
     hs_error *err;
 } ctx;
 
@@ -109,14 +110,16 @@ static int mem_of(const ctx *c, int d)
 /* ------------------------------------------------- the workload and model */
 
 /* The schedule is of this workload (when both name a file) and of a model
- * the validator checks: the delay model, or a real run's measurements. */
+ * the validator checks: the delay model, or a real run's measurements or
+ * the executor's model of one. */
 static int check_names(ctx *c)
 {
     const char *sw = c->s->workload, *ww = c->w->path;
-    c->measured = c->s->model && strcmp(c->s->model, "measured") == 0;
+    c->measured = c->s->model && (strcmp(c->s->model, "measured") == 0 ||
+                                  strcmp(c->s->model, "executor") == 0);
     if (c->s->model && strcmp(c->s->model, "delay") != 0 && !c->measured)
-        return INVALID("the schedule's model is '%.200s', not 'delay' or 'measured' (the "
-                       "models the validator checks)",
+        return INVALID("the schedule's model is '%.200s', not 'delay', 'measured' or "
+                       "'executor' (the models the validator checks)",
                        c->s->model);
     if (sw && ww && !hs__same_file(sw, ww))
         return INVALID("the schedule is of workload %.300s, not %.300s", sw, ww);
@@ -743,7 +746,8 @@ static int check_transfers(ctx *c)
 /* ------------------------------------------------ a real run's schedule
  * A measured schedule ("model": "measured", what `hetsched run --json`
  * writes) took the times the devices took, so durations are not compared
- * with costs; what must hold is the order of the graph (a task starts once
+ * with costs (nor in the executor's model of a run, "executor", whose
+ * held tasks start later than the delay model would start them); what must hold is the order of the graph (a task starts once
  * every part of each predecessor has ended), data present before use (each
  * copy the run made leaves after the task whose result it moves and ends
  * before the task it served starts), and the makespan: the end of the last

@@ -396,10 +396,10 @@ PY
     expect 2 "validate another workload's tasks" -- "$H" validate workloads/tiny.yaml "$tmp/s.json"
     check "validate another workload's tasks: why" "$tmp/err" \
         "s.json:7:12: error: tasks\[0\].id: no task 'xgemm#0/cd' in the workload \(the schedule is of workload $W, not workloads/tiny.yaml\)$"
-    sed 's/"model": "delay"/"model": "executor"/' "$tmp/s.json" >"$tmp/executor.json"
-    expect 1 "validate another model" -- "$H" validate "$W" "$tmp/executor.json"
+    sed 's/"model": "delay"/"model": "simulated"/' "$tmp/s.json" >"$tmp/other.json"
+    expect 1 "validate another model" -- "$H" validate "$W" "$tmp/other.json"
     check "validate another model: why" "$tmp/err" \
-        "the schedule's model is 'executor', not 'delay' or 'measured'"
+        "the schedule's model is 'simulated', not 'delay', 'measured' or 'executor'"
     expect 2 "map unknown policy" -- "$H" map -a nope "$W"
     check "map unknown policy named" "$tmp/err" "unknown policy 'nope'"
     # what the user typed reaches the terminal escaped
@@ -741,6 +741,31 @@ check "run --predicted-trace and --json on stdout: why" "$tmp/err" \
     '--json and --predicted-trace both go to standard output'
 expect 0 "run --predict delay: no predicted idle time" -- "$H" run -a heft "$RW" --backend emu --predict delay
 check "run --predict delay: no predicted idle time" "$tmp/out" '^  gpu0 +gpu +busy .* tasks; idle holding work [0-9.]+ us \([0-9.]+%\)$'
+# map --predict executor: what `run` predicts, without running: h-ratio on
+# the case study is 6390.208 us in the delay model; the executor's model
+# adds add's 4 MiB output going back to host after it (10 + 4194304 / 12000
+# us on the 12 GB/s link)
+expect 0 "map --predict executor" -- "$H" map -a h-ratio "$W" --predict executor
+check "map --predict executor" "$tmp/out" \
+    '^policy h-ratio on workloads/case-study.yaml: makespan 6749\.733 us \(executor.s model\)$'
+expect 0 "map --predict delay" -- "$H" map -a h-ratio "$W" --predict delay
+check "map --predict delay" "$tmp/out" '^policy h-ratio on workloads/case-study.yaml: makespan 6390\.208 us$'
+expect 2 "map --predict bad" -- "$H" map -a h-ratio "$W" --predict fast
+check "map --predict bad: why" "$tmp/err" "--predict wants executor or delay, not 'fast'"
+expect 0 "compare --predict executor" -- "$H" compare "$W" --predict executor
+check "compare --predict executor: h-ratio" "$tmp/out" '^h-ratio +6749\.733 '
+check "compare --predict executor: said" "$tmp/out" "^makespans in the executor's model"
+expect 2 "compare --predict executor --optimal" -- "$H" compare "$W" --predict executor --optimal
+check "compare --predict executor --optimal: why" "$tmp/err" \
+    'optimal solves the delay model.s MILP: it does not go with --predict executor'
+expect 0 "validate: the executor's model" -- "$H" map -a h-ratio "$W" --predict executor \
+    --json "$tmp/exec.json"
+expect 0 "validate: the executor's model" -- "$H" validate "$W" "$tmp/exec.json"
+expect 0 "run predicts what map --predict executor says" -- "$H" run -a h-ratio "$W" --backend emu
+check "run predicts what map --predict executor says" "$tmp/out" '^predicted makespan 6749\.733 us'
+# cost-only data move as emulated copies on their links: the case study's
+# h-ratio run shows them as transfers
+check "run: cost-only data on the link" "$tmp/out" '^  host -> gpu0 +[0-9]+ bytes in [0-9]+ cop'
 # the outputs' digest: the same bytes whatever the mapping, when every
 # device computes with one thread (cores: 1; an emulated gpu does)
 expect 0 "gen cholesky for the digest" -- "$H" gen cholesky --tiles 3 --tile-size 32 --cores 1 \

@@ -53,6 +53,30 @@ class Map(unittest.TestCase):
         self.assertEqual(ab["fraction"], 1.0)
         self.assertEqual(max(t["end_us"] for t in s.transfers), s.makespan_us)
 
+    def test_the_executors_model(self):
+        # what `map --predict executor` prints, and what run() predicts: the
+        # delay model's 6390.208 us plus add's 4 MiB output back to host
+        w = hetsched.load(CASE)
+        s = hetsched.map(w, "h-ratio", predict="executor")
+        self.assertEqual(s.model, "executor")
+        self.assertEqual(round(s.makespan_us, 3), 6749.733)
+        out = command("map", "-a", "h-ratio", CASE, "--predict", "executor")
+        self.assertIn("makespan %.3f us (executor's model)" % s.makespan_us, out)
+        s.validate()  # a run's rules: order, copies before use, makespan
+        self.assertEqual(round(hetsched.map(w, "h-ratio", predict="delay").makespan_us, 3),
+                         6390.208)
+        rows = {r["policy"]: r for r in hetsched.compare(w, ["h-ratio", "eager"],
+                                                          predict="executor")}
+        lines = command("compare", CASE, "--predict", "executor", "--csv", "-").splitlines()
+        for line in lines[1:]:
+            f = line.split(",")
+            if f[0] in rows:
+                self.assertAlmostEqual(rows[f[0]]["makespan_us"], float(f[2]), places=6)
+        with self.assertRaises(ValueError):
+            hetsched.map(w, "h-ratio", predict="fast")
+        with self.assertRaises(ValueError):
+            hetsched.compare(w, optimal=True, predict="executor")
+
     def test_a_workload_from_dicts(self):
         # a (100 us) -> b (100 us) on one cpu: 200 us, hand-checked
         w = hetsched.load({

@@ -1033,10 +1033,10 @@ static void validate_names_and_bytes(void **state)
     (void)state;
     s = clone(good1);
     free(s->model);
-    s->model = strdup("executor");
+    s->model = strdup("simulated");
     expect_invalid(w, s,
-                   "the schedule's model is 'executor', not 'delay' or 'measured' (the models "
-                   "the validator checks)");
+                   "the schedule's model is 'simulated', not 'delay', 'measured' or 'executor' "
+                   "(the models the validator checks)");
 
     /* workload: a path that does not exist from here counts by its name */
     w->path = strdup("a/tiny.yaml");

@@ -159,6 +159,14 @@ int hs_run_check(const char *policy, const hs_run_options *opt, hs_error *err);
  * is a cpu, else cuda when CUDA finds a GPU, else emu. */
 const char *hs_run_default_backend(const hs_workload *w);
 
+/* How many started tasks each device of w's platform holds in a run, on
+ * any real backend (a GPU of emu or cuda more than a CPU; the environment's
+ * HETSCHED_DEPTH, when set, for every device) into depth[0 .. ndevices):
+ * what hs_map_options.executor_depth wants to predict a run without
+ * running it (`map --predict executor`).  HS_EINPUT for a bad
+ * HETSCHED_DEPTH. */
+int hs_run_executor_depths(const hs_workload *w, int *depth, hs_error *err);
+
 /* Keeps only the devices of `list` (comma-separated names, each once) in
  * w's platform and builds its graph again: costs resolve for the devices
  * left, and a cost given for a device left out is dropped.  Memories and

@@ -123,7 +123,12 @@ int hs_schedule_derive_transfers(const hs_workload *w, hs_schedule *s, hs_error 
  * message naming the task(s), device and the constraint that fails, e.g.
  * "va#0/scale on cpu0 starts at 500 us, before its input from va#0/add
  * arrives at 526.7 us".  Before the model: s->model, when set, must be
- * "delay"; s->workload, when set and w->path too, must name the same file
+ * "delay", or "measured" or "executor", which are checked by the rules of
+ * a real run's schedule (a run's measurements, and the executor's model
+ * of a run: durations are not compared with costs, the graph's order holds,
+ * each listed copy leaves after its producer ends and ends before its
+ * consumer starts, the makespan is the end of the last task or copy);
+ * s->workload, when set and w->path too, must name the same file
  * (the same path, or the same file on disk; when s->workload does not exist
  * from here, the same file name); every listed transfer carries the bytes
  * the model sends (a kernel's input_bytes or output_bytes x its fraction, an

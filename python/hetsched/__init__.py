@@ -176,6 +176,9 @@ _schedule_read_given = _fn("hs_schedule_read_given", ctypes.c_int, _P, ctypes.c_
 _schedule_write_json = _fn("hs_schedule_write_json", ctypes.c_int, _P, _S, ctypes.c_char_p, _E)
 _schedule_validate = _fn("hs_schedule_validate", ctypes.c_int, _P, _S, _E)
 _lower_bound = _fn("hs_lower_bound_us", ctypes.c_double, _P)
+_executor_depths = _fn("hs_run_executor_depths", ctypes.c_int, _P, ctypes.POINTER(ctypes.c_int),
+                       _E)
+_MAX_DEVICES = 512  # HS_MAX_DEVICES
 _milp_options_init = _fn("hs_milp_options_init", None, ctypes.POINTER(_MilpOptions))
 _milp_solve = _fn("hs_milp_solve", ctypes.c_int, _P, ctypes.POINTER(_MilpOptions),
                   ctypes.POINTER(_MilpResult), _E)
@@ -408,11 +411,26 @@ def _policy_or_schedule(policy, schedule):
     return None if policy is None else policy.encode()
 
 
+def _predict(workload, predict, opt):
+    """Sets opt's executor depths for predict="executor" (as `--predict`);
+    returns what must live as long as opt."""
+    if predict not in _PREDICTS:
+        raise ValueError("predict wants executor or delay, not %r" % (predict,))
+    if predict == "delay":
+        return None
+    depth = (ctypes.c_int * (_MAX_DEVICES + 1))()
+    err = _Error()
+    _check(_executor_depths(workload._ptr, depth, ctypes.byref(err)), err)
+    opt.executor_depth = ctypes.cast(depth, ctypes.c_void_p)
+    return depth
+
+
 def map(workload, policy=None, *, seed=0, thr=0, budget_ms=0.0, split_threshold_us=0.0,
-        model=None, schedule=None):
+        model=None, schedule=None, predict="delay"):
     """map(workload, policy, **options) -> Schedule: maps every task with
     the named policy in the simulator (delay model), as `hetsched map -a
-    POLICY` does.  Options: seed (of `random`), thr (dispatch threshold of
+    POLICY` does; predict="executor" uses the model with which run()
+    predicts itself (copies queue on their link), as `--predict executor`.  Options: seed (of `random`), thr (dispatch threshold of
     h-ratio and d-rank; 0: the policy's), budget_ms (best only: time for its
     portfolio and local search; 0: 100), split_threshold_us (ad-part: split
     a kernel predicted longer than this; 0: its default), model (a
@@ -428,6 +446,7 @@ def map(workload, policy=None, *, seed=0, thr=0, budget_ms=0.0, split_threshold_
     workload, perfmodel = _with_model(workload, model)
     opt = _MapOptions(seed=seed, thr=thr, split_threshold_us=split_threshold_us,
                       budget_ms=budget_ms, perfmodel=perfmodel)
+    depth = _predict(workload, predict, opt)  # lives as long as opt
     given = _S()
     out = _S()
     err = _Error()
@@ -473,7 +492,8 @@ def optimal(workload, time_limit=60.0, *, formulation="compact", rel_gap=1e-6):
     return s
 
 
-def compare(workload, policies=None, *, optimal=False, time_limit=60.0, seed=0, model=None):
+def compare(workload, policies=None, *, optimal=False, time_limit=60.0, seed=0, model=None,
+            predict="delay"):
     """compare(workload, policies=None) -> list of dicts, one per policy
     (every registered one, in `hetsched map -a help` order, or the names
     given), as `hetsched compare --csv` writes its rows:
@@ -485,14 +505,19 @@ def compare(workload, policies=None, *, optimal=False, time_limit=60.0, seed=0, 
       not_run: why a policy cannot map this workload (its numbers are then
       None), else None.
     Each schedule is validated.  optimal=True adds the row "optimal": the
-    MILP's best whole-task schedule within time_limit seconds.  seed goes to the policies that read one; model as in
-    map()."""
+    MILP's best whole-task schedule within time_limit seconds.  seed goes to
+    the policies that read one; model and predict as in map() (the MILP
+    optimises the delay model: optimal=True goes with predict="delay")."""
     names = list(globals()["policies"]()) if policies is None else list(policies)
+    if optimal and predict != "delay":
+        raise ValueError("optimal solves the delay model's MILP: it does not go with "
+                         "predict=%r" % (predict,))
     workload, perfmodel = _with_model(workload, model)
     rows = []
     for name in names:
         takes_seed = name in ("random", "best")
         opt = _MapOptions(seed=seed if takes_seed else 0, perfmodel=perfmodel)
+        depth = _predict(workload, predict, opt)  # lives as long as opt
         out, stats, err = _S(), _MapStats(), _Error()
         rc = _map(workload._ptr, name.encode(), ctypes.byref(opt), ctypes.byref(out),
                   ctypes.byref(stats), ctypes.byref(err))
