@@ -33,6 +33,11 @@ int hs__real_start_task(hs_backend *b, size_t t, int d, double earliest_us, hs_e
 int hs__real_wait(hs_backend *b, hs_completion *c, hs_error *err);
 int hs__real_poll(hs_backend *b, hs_completion *c, hs_error *err);
 int hs__real_depth(const hs_backend *b, int d);
+/* How many of the backend's threads (a worker per device, a completer per
+ * device whose kernels are enqueued, with a depth above 1) have readied
+ * themselves for their first task: every one once init has returned, so
+ * that a thread's start-up costs land before the run's clock. */
+int hs__real_primed(const hs_backend *b);
 int hs__real_drive(hs_backend *b, int (*step)(void *ctx, hs_error *err), void *ctx,
                    hs_error *err);
 double hs__real_now(const hs_backend *b);

@@ -435,6 +435,33 @@ static void bad_depth_is_bad_input(void **state)
     hs_workload_free(w);
 }
 
+/* init returns once every thread it started is ready for its first task:
+ * on cpu one worker per device; on emu a gpu device's worker and, at a
+ * depth above 1, its completer (the cpu device's worker alone at depth 1). */
+static void init_readies_every_thread(void **state)
+{
+    static const struct {
+        int ndev, gpus, be;
+        const char *depth;
+        int threads;
+    } cases[] = {{1, 0, B_CPU, NULL, 1}, {3, 0, B_CPU, NULL, 3},  {3, 0, B_CPU, "4", 3},
+                 {3, 1, B_EMU, NULL, 5}, {3, 1, B_EMU, "1", 3},   {2, 1, B_EMU, "2", 3}};
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        hs_workload *w = empty(cases[i].ndev, cases[i].gpus, 4, INDEP);
+        hs_backend b = {.ops = backend(cases[i].be), .state = NULL};
+        hs_error err = {0};
+        set_depth(cases[i].depth);
+        assert_int_equal(b.ops->init(&b, w, &w->graph, &err), 0);
+        if (hs__real_primed(&b) != cases[i].threads)
+            fail_msg("case %zu: %d threads ready, want %d", i, hs__real_primed(&b),
+                     cases[i].threads);
+        b.ops->fini(&b);
+        hs_workload_free(w);
+    }
+    set_depth(NULL);
+}
+
 /* The simulator keeps one task per device and its own loop (no depth, no
  * drive); cpu and emu have both. */
 static void ops_of_the_backends(void **state)
@@ -455,6 +482,7 @@ int main(void)
         cmocka_unit_test(queued_task_is_prefetched),
         cmocka_unit_test(stalled_policy_is_reported),
         cmocka_unit_test(bad_depth_is_bad_input),
+        cmocka_unit_test(init_readies_every_thread),
         cmocka_unit_test(ops_of_the_backends),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

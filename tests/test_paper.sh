@@ -6,7 +6,8 @@
 #     files as they are: one CPU device and one emulated GPU) and on the cpu
 #     backend (the file's CPU device alone, and the same workload generated
 #     on two CPU devices), with several policies, every typed kernel checked
-#     against its reference.
+#     against its reference;
+#   - bench/fig5.sh and bench/task_times.sh on small ones.
 # Sizes left out: xgemm medium and large (275 and 2200 GFLOP), cg, cholesky
 # and fblock large and the medium and large compositions (seconds to minutes
 # each and up to 1.4 GB here).  Under HS_SANITIZED (build.sh's ASan run) only
@@ -139,6 +140,25 @@ else
 fi
 bench/fig5.sh --hetsched "$H" --size huge >/dev/null 2>&1
 [ $? -eq 2 ] && ok || bad "fig5.sh --size huge: expected exit 2"
+
+# 5. bench/task_times.sh: a row per task of increment-small (4 links, cpu0
+# alone), predicted at the file's cost_us (5 us each), the makespan
+# predicted at 4 x 5 = 20 us; bad usage is exit 2.
+if bench/task_times.sh --hetsched "$H" --runs 2 $P/increment-small.yaml -- -a cpu-only \
+    --backend cpu --devices cpu0 >"$tmp/out" 2>"$tmp/err"; then
+    [ "$(grep -Ec '^increment#0/inc[0-3] +cpu0 +5\.0 +[0-9.]+ \( *[0-9.]+\) +[0-9.]+ \( *[0-9.]+\)$' \
+        "$tmp/out")" = 4 ] &&
+        grep -Eq '^makespan: measured [0-9.]+ us \(median; min [0-9.]+\), predicted 20\.0 us' "$tmp/out" &&
+        grep -q '^sums per run (medians, us): kernels [0-9.]* (predicted 20.0), held ' "$tmp/out" &&
+        ok || { bad "task_times.sh table"; cat "$tmp/out"; }
+else
+    bad "bench/task_times.sh: exit $?"
+    head -5 "$tmp/err" "$tmp/out"
+fi
+bench/task_times.sh --hetsched "$H" --runs 0 $P/increment-small.yaml -- -a eager >/dev/null 2>&1
+[ $? -eq 2 ] && ok || bad "task_times.sh --runs 0: expected exit 2"
+bench/task_times.sh --hetsched "$H" $P/increment-small.yaml >/dev/null 2>&1
+[ $? -eq 2 ] && ok || bad "task_times.sh without run options: expected exit 2"
 
 echo "test_paper.sh: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

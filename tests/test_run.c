@@ -461,6 +461,88 @@ static void checked_in_place_input_is_made_again(void **state)
     hs_workload_free(w);
 }
 
+/* Adds 1 to the first float of the first increment result of the run only. */
+static int increments_seen;
+static void corrupt_first_increment(const hs_kconf *c, void *const *bufs)
+{
+    if (strcmp(c->type->name, "increment") == 0 && increments_seen++ == 0)
+        ((float *)bufs[0])[0] += 1.0f;
+}
+
+/* A chain of `links` increments on cpu0 (inc0 reads its generated input,
+ * inc1 ... update the one before's result in place), finalized. */
+static hs_workload *increment_chain(int links)
+{
+    hs_workload *w = hs_workload_new();
+    hs_error err = {0};
+    char name[16], prev[16];
+    int a;
+    assert_true(hs_platform_add_device(w, "cpu0", HS_DEVICE_CPU, "host", 1, &err) >= 0);
+    a = hs_workload_add_app(w, "chain", 1, &err);
+    assert_true(a >= 0);
+    for (int k = 0; k < links; k++) {
+        snprintf(name, sizeof name, "inc%d", k);
+        kernel(w, a, name, "increment", "n", 1000, NULL, 0, 10, 1000);
+        if (k > 0)
+            assert_true(hs_app_add_edge(w, a, prev, name, 4000, &err) >= 0);
+        snprintf(prev, sizeof prev, "%s", name);
+    }
+    finalize(w);
+    return w;
+}
+
+/* Sample mode on an in-place chain checks its last link, whose input the
+ * check makes again from the chain's first input: every link updates the
+ * one before's result in place, no private copy is made on the worker's
+ * path, and a wrong first link is still caught (by the last link's check).
+ * A chain longer than the 8 links a check makes again checks the ninth and
+ * copies once, for the tenth; full mode checks every link and copies each. */
+static void sampled_chain_checks_its_last_link(void **state)
+{
+    static const struct {
+        int links;
+        hs_check_mode mode;
+        size_t checked, in_place, private_copies;
+        const char *caught;
+    } cases[] = {{4, HS_CHECK_SAMPLE, 1, 3, 0, "chain#0/inc3 (increment)"},
+                 {2, HS_CHECK_SAMPLE, 1, 1, 0, "chain#0/inc1 (increment)"},
+                 {10, HS_CHECK_SAMPLE, 1, 8, 1, "chain#0/inc8 (increment)"},
+                 {4, HS_CHECK_FULL, 4, 0, 3, "chain#0/inc0 (increment)"}};
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        hs_workload *w = increment_chain(cases[i].links);
+        void **ref = reference(w);
+        for (int corrupt = 0; corrupt < 2; corrupt++) {
+            hs_schedule *s;
+            hs_run_report r;
+            hs_error err = {0};
+            size_t private_copies = 0;
+            int rc;
+            increments_seen = 0;
+            hs__data_test_hook = corrupt ? corrupt_first_increment : NULL;
+            rc = run_checked(w, "eager", &hs_backend_cpu, cases[i].mode, 0, &s, &r, &err);
+            for (size_t k = 0; k < r.ncopies; k++)
+                private_copies += r.copies[k].kind == HS_COPY_PRIVATE;
+            if (corrupt) {
+                assert_int_equal(rc, HS_ECHECK);
+                if (!strstr(err.msg, cases[i].caught))
+                    fail_msg("case %zu: %s", i, err.msg);
+            } else {
+                assert_int_equal(rc, 0);
+                assert_int_equal(r.checked, cases[i].checked);
+                check_outputs(w, &r, ref);
+                hs_schedule_free(s);
+            }
+            assert_int_equal(r.in_place, cases[i].in_place);
+            assert_int_equal(private_copies, cases[i].private_copies);
+            hs_run_report_free(&r);
+        }
+        hs__data_test_hook = NULL;
+        free_results(w, ref);
+        hs_workload_free(w);
+    }
+}
+
 /* gpu0 alone on emu, heft: two independent va kernels, both committed to
  * gpu0 at once, so the worker launches the first and prefetches the second.
  * Emu copies when they are issued: each input copy of the first kernel must
@@ -1103,6 +1185,7 @@ int main(void)
         cmocka_unit_test(emu_next_inputs_after_the_running_ones),
         cmocka_unit_test(last_reader_updates_in_place),
         cmocka_unit_test(checked_in_place_input_is_made_again),
+        cmocka_unit_test(sampled_chain_checks_its_last_link),
         cmocka_unit_test(emu_heft_copies_both_ways),
         cmocka_unit_test(cpu_refuses_gpus),
         cmocka_unit_test(untyped_tasks_sleep),
