@@ -833,7 +833,8 @@ static void *checker_main(void *arg);
 static int cost_only_data(hs__data *dm, hs_error *err)
 {
     const hs_graph *g = dm->g;
-    size_t nm = (size_t)dm->nmem, any = 0;
+    size_t nm = (size_t)dm->nmem;
+    int any = 0;
     for (size_t t = 0; t < g->ntasks && !any; t++) {
         const hs_edge *ed;
         if (dm->t[t].typed)
@@ -2213,9 +2214,11 @@ static double cost_only_ready(hs__data *dm, size_t t, int m, double issued_us)
         if (ed->bytes <= 0)
             continue;
         if (at[m] < 0) {
-            while (src < dm->nmem && at[src] < 0)
-                src++;
-            if (src == dm->nmem) /* a split predecessor: its data went through host */
+            /* host, else where the predecessor ran: the first there */
+            for (int s = 0; s < dm->nmem && at[HS_HOST_MEMORY] < 0; s++)
+                if (at[s] >= 0 && (at[src] < 0 || at[s] < at[src]))
+                    src = s;
+            if (at[src] < 0) /* a split predecessor: its data went through host */
                 continue;
             there = at[src] > issued_us ? at[src] : issued_us;
             dm->varrive[ed->from * nm + (size_t)m] =
