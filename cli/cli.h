@@ -39,6 +39,10 @@ int hs_cli_parse_budget(const hs_cli_cmd *cmd, const char *s, double *out);
 /* Parses --predict: "executor" (*executor = 1) or "delay" (0); 0, or
  * prints the usage error of cmd and returns 2. */
 int hs_cli_parse_predict(const hs_cli_cmd *cmd, const char *s, int *executor);
+/* The depths of w's devices in a real run (hs_run_executor_depths), for
+ * hs_map_options.executor_depth, in a new array the caller frees; NULL with
+ * *err set on failure. */
+int *hs_cli_executor_depths(const hs_workload *w, hs_error *err);
 /* "s" when n things are several (or none), "": "1 task", "2 tasks". */
 const char *hs_cli_plural(unsigned long long n);
 /* 0, or the usage error (status 2) naming the first of --thr, --seed,

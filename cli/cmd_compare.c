@@ -195,16 +195,9 @@ static int run_policies(hs_workload *w, const hs_map_options *mopt, int executor
                         const char *json_dir, outcome *rows, hs_error *err)
 {
     hs_map_options opt = *mopt;
-    int *depth = NULL, rc = HS_OK;
-    if (executor) { /* --predict executor: the depths of a real run */
-        if (!(depth = calloc((size_t)w->platform.ndevices + 1, sizeof *depth)))
-            return hs_error_set(err, HS_ENOMEM, "out of memory");
-        if ((rc = hs_run_executor_depths(w, depth, err)) != HS_OK) {
-            free(depth);
-            return rc;
-        }
-        opt.executor_depth = depth;
-    }
+    int *depth = NULL, rc;
+    if (executor && !(opt.executor_depth = depth = hs_cli_executor_depths(w, err)))
+        return err->code;
     rc = map_each(w, hs_policy_list(), &opt, json_dir, rows, err);
     free(depth);
     return rc;

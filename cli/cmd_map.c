@@ -257,12 +257,9 @@ static int map_main(int argc, char **argv)
         hs_cli_warn_nothing_splittable(&hs_cmd_map, w, argv[optind]);
     rc = given ? hs_schedule_read_given(w, given, &schedule, &err) : HS_OK;
     opt.schedule = schedule;
-    if (rc == HS_OK && executor) {
-        if (!(depth = calloc((size_t)w->platform.ndevices + 1, sizeof *depth)))
-            rc = hs_error_set(&err, HS_ENOMEM, "out of memory");
-        else if ((rc = hs_run_executor_depths(w, depth, &err)) == HS_OK)
-            opt.executor_depth = depth;
-    }
+    if (rc == HS_OK && executor &&
+        !(opt.executor_depth = depth = hs_cli_executor_depths(w, &err)))
+        rc = err.code;
     if (rc == HS_OK)
         rc = hs_map(w, algo, &opt, &s, &stats, &err);
     if (rc == HS_OK)

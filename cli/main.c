@@ -104,6 +104,18 @@ int hs_cli_parse_predict(const hs_cli_cmd *cmd, const char *s, int *executor)
     return 0;
 }
 
+int *hs_cli_executor_depths(const hs_workload *w, hs_error *err)
+{
+    int *depth = calloc((size_t)w->platform.ndevices + 1, sizeof *depth);
+    if (!depth)
+        hs_error_set(err, HS_ENOMEM, "out of memory");
+    else if (hs_run_executor_depths(w, depth, err) != HS_OK) {
+        free(depth);
+        depth = NULL;
+    }
+    return depth;
+}
+
 const char *hs_cli_plural(unsigned long long n)
 {
     return n == 1 ? "" : "s";
