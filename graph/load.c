@@ -41,6 +41,7 @@
 #include "graph/numfmt.h"
 #include "graph/read.h"
 #include "graph/load_int.h"
+#include "graph/strmap.h"
 #include "graph/utf8.h"
 #include "workloads/kernels/kernel.h"
 
@@ -1620,6 +1621,16 @@ static int s_free_map(stream *S, free_map *m)
     return rc;
 }
 
+/* A kernel's name, or an edge's target, is looked up in its application's
+ * index once the item's other fields are read: the index's slot is loaded
+ * while they are (see hs__strmap_prefetch). */
+static void s_prefetch_kernel(stream *S, const char *name)
+{
+    const hs_app *a = S->w->napps > 0 ? &S->w->apps[S->w->napps - 1] : NULL;
+    if (a && a->kernel_index)
+        hs__strmap_prefetch(a->kernel_index, name);
+}
+
 /* Reads a mapping of `ctx` into the struct at `base`: each string field a
  * copy at the offset libcyaml's schema gives, the device kind into *kind,
  * cost_us and params into maps[0] and maps[1]. */
@@ -1643,6 +1654,9 @@ static int s_fields(stream *S, const struct context *ctx, void *base, hs_device_
             }
         } else {
             rc = s_text(S, (char **)((char *)base + f->data_offset));
+            if (rc == HS_OK && ((ctx->fields == kernel_fields && which == 0) ||
+                                (ctx->fields == edge_fields && which == 1)))
+                s_prefetch_kernel(S, *(char **)((char *)base + f->data_offset));
         }
     }
     return rc ? rc : s_required(S, ctx, seen);

@@ -212,6 +212,11 @@ const char *hs__strmap_intern(hs__strmap *m, const char *key)
     return hs__strmap_add(m, key, 0, &copy) < 0 ? NULL : copy;
 }
 
+void hs__strmap_prefetch(const hs__strmap *m, const char *key)
+{
+    __builtin_prefetch(&m->slots[(size_t)hash(key) & (m->cap - 1)]);
+}
+
 int hs__strmap_get(const hs__strmap *m, const char *key, size_t *value)
 {
     slot s = m->slots[find(m, key, hash(key))];

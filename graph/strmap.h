@@ -19,6 +19,10 @@ int hs__strmap_put(hs__strmap *m, const char *key, size_t value);
 int hs__strmap_add(hs__strmap *m, const char *key, size_t value, const char **copy);
 /* Returns 1 and sets *value when found, else 0. */
 int hs__strmap_get(const hs__strmap *m, const char *key, size_t *value);
+/* Starts loading the slot where `key` is looked up or added, which at a
+ * million keys is a miss of the cache: a caller that knows the key some
+ * work before it looks it up hides (part of) the miss behind that work. */
+void hs__strmap_prefetch(const hs__strmap *m, const char *key);
 /* The map's copy of key, added (value 0) when it is not there: one copy of
  * a string that many items share.  NULL when out of memory. */
 const char *hs__strmap_intern(hs__strmap *m, const char *key);
