@@ -8,6 +8,7 @@
  * q * 10^-k reads back as x when it lies within half an ulp of x:
  * |q * 2^s - m * 10^k| < 10^k / 2.  A tie, or x a power of two (whose lower
  * neighbour is nearer), is left to snprintf and strtod. */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -118,6 +119,35 @@ int hs__format_g(double x, int prec, char buf[32], int *reads_back)
     return n;
 }
 
+/* m / 10^k for 2^53 < m < 10^17 and k <= 22 (the 16 and 17 digits of the
+ * doubles writers print in full), as strtod rounds it, into *out; 0 when
+ * this cannot tell.  x87's long double holds m and 10^k exactly in its 64
+ * bits, and its division rounds their quotient q correctly to 64 bits, as
+ * q64; rounding q64 to a double then gives the double nearest q unless q64
+ * lies exactly halfway between two doubles (its low 11 bits 10000000000),
+ * where q may lie on either side: left to strtod.  (Between q and q64 lies
+ * no other 64-bit value, so no other halfway point.) */
+static int wide_quotient(unsigned long long m, int k, double *out)
+{
+#if (defined(__x86_64__) || defined(__i386__)) && LDBL_MANT_DIG == 64
+    static const long double ten[23] = {1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,  1e7L,
+                                        1e8L,  1e9L,  1e10L, 1e11L, 1e12L, 1e13L, 1e14L, 1e15L,
+                                        1e16L, 1e17L, 1e18L, 1e19L, 1e20L, 1e21L, 1e22L};
+    long double q = (long double)m / ten[k];
+    unsigned long long bits;
+    memcpy(&bits, &q, sizeof bits); /* the 64-bit significand, its integer bit set */
+    if ((bits & 0x7ff) == 0x400)
+        return 0;
+    *out = (double)q;
+    return 1;
+#else
+    (void)m;
+    (void)k;
+    (void)out;
+    return 0;
+#endif
+}
+
 int hs__parse_decimal(const char *s, double *out)
 {
     static const double ten[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
@@ -141,9 +171,12 @@ int hs__parse_decimal(const char *s, double *out)
             return 0;
         m = m * 10 + (unsigned long long)(*s - '0');
     }
-    if (!any || m > (1ull << 53))
+    if (!any)
         return 0;
-    *out = (double)m / ten[frac > 0 ? frac : 0];
+    if (m <= (1ull << 53))
+        *out = (double)m / ten[frac > 0 ? frac : 0];
+    else if (!wide_quotient(m, frac > 0 ? frac : 0, out))
+        return 0;
     if (neg)
         *out = -*out;
     return 1;

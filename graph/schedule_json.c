@@ -391,6 +391,38 @@ static int head_line(FILE *f, const char *indent, json_t *v, size_t flags, char 
     return rc;
 }
 
+/* An id is a chain of look-ups that each miss the cache at a million tasks,
+ * in the schedule's order: the placement (a transfer's target), its task,
+ * the task's kernel, the kernel's name.  The lines ahead of the one being
+ * written load them a stage at a time, AHEAD lines apart, so that each
+ * stage reads what the one before loaded: stage 0 the placement, 1 its
+ * task, 2 the kernel, 3 the name. */
+#define AHEAD 4
+
+static void prefetch_id(const hs_workload *w, const hs_schedule *s, long placement, int stage)
+{
+    const hs_placement *p;
+    const hs_task *t;
+    const hs_kernel *k;
+    if (placement == HS_NONE)
+        return;
+    p = &s->placements[placement];
+    if (stage == 0) {
+        __builtin_prefetch(p);
+        return;
+    }
+    t = &w->graph.tasks[p->task];
+    if (stage == 1) {
+        __builtin_prefetch(t);
+        return;
+    }
+    k = &w->apps[t->app].kernels[t->kernel];
+    if (stage == 2)
+        __builtin_prefetch(k);
+    else
+        __builtin_prefetch(k->name);
+}
+
 static int write_all(const hs_workload *w, const hs_schedule *s, FILE *f)
 {
     idbuf ids = {.big = NULL};
@@ -411,6 +443,9 @@ static int write_all(const hs_workload *w, const hs_schedule *s, FILE *f)
         rc = -1;
     for (size_t i = 0; i < s->nplacements && rc == 0; i++) {
         const char *tail = i + 1 < s->nplacements ? ",\n" : "\n  ],\n";
+        for (int stage = 1; stage <= 3; stage++)
+            if (i + (size_t)(4 - stage) * AHEAD < s->nplacements)
+                prefetch_id(w, s, (long)(i + (size_t)(4 - stage) * AHEAD), stage);
         if (!fast_task_line(f, w, &s->placements[i], &ids, tail, &rc) &&
             (rc = task_line(o, w, &s->placements[i], &ids, &flags)) == 0)
             rc = dump_line(f, "    ", o, flags, tail, &buf, &cap);
@@ -421,6 +456,10 @@ static int write_all(const hs_workload *w, const hs_schedule *s, FILE *f)
         rc = -1;
     for (size_t k = 0; k < s->ntransfers && rc == 0; k++) {
         const char *tail = k + 1 < s->ntransfers ? ",\n" : "\n  ]\n";
+        for (int stage = 0; stage <= 3; stage++)
+            if (k + (size_t)(4 - stage) * AHEAD < s->ntransfers)
+                prefetch_id(w, s, s->transfers[k + (size_t)(4 - stage) * AHEAD].to_placement,
+                            stage);
         if (!fast_transfer_line(f, w, s, &s->transfers[k], &ids, &last, tail, &rc) &&
             (rc = transfer_line(o, w, s, &s->transfers[k], &ids, &flags)) == 0)
             rc = dump_line(f, "    ", o, flags, tail, &buf, &cap);
@@ -433,6 +472,8 @@ static int write_all(const hs_workload *w, const hs_schedule *s, FILE *f)
     return rc;
 }
 
+#define WRITE_BUFFER ((size_t)1 << 20)
+
 /* Writes the JSON of DESIGN.md §4 to `path` (hetsched/output.h: "-" is
  * stdout).  HS_EUSAGE when s refers to tasks or devices w does not have,
  * HS_EIO when the file cannot be written. */
@@ -440,11 +481,18 @@ int hs_schedule_write_json(const hs_workload *w, const hs_schedule *s, const cha
                            hs_error *err)
 {
     hs_output o;
+    char *buf = NULL;
     int rc;
     if ((rc = check_refs(w, s, err)) != 0 || (rc = hs_output_open(&o, path, err)) != 0)
         return rc;
+    /* a file is written WRITE_BUFFER bytes a call, not a page (stdout, which
+     * may have been written to, keeps its buffer) */
+    if (o.f != stdout && (buf = malloc(WRITE_BUFFER)) != NULL)
+        setvbuf(o.f, buf, _IOFBF, WRITE_BUFFER);
     rc = write_all(w, s, o.f) == 0 ? HS_OK : hs_output_error(&o, err);
-    return hs_output_close(&o, rc, err);
+    rc = hs_output_close(&o, rc, err);
+    free(buf);
+    return rc;
 }
 
 /* ----------------------------------------------------------------- reading */
