@@ -12,6 +12,11 @@
  * the text reads back: use snprintf then. */
 int hs__format_g(double x, int prec, char buf[32], int *reads_back);
 
+/* The same at the least precision from *prec to `most` whose text reads
+ * back (else at `most`), into *prec: the precisions share the work of
+ * splitting x.  Returns 0 as hs__format_g does at any precision it tries. */
+int hs__format_g_least(double x, int *prec, int most, char buf[32], int *reads_back);
+
 /* Reads the whole of `s` as strtod does, when it is a plain decimal ("-"
  * optional, digits, an optional point and digits; no exponent) of at most
  * 17 significant digits, at most 22 of them after the point: that whole

@@ -220,9 +220,7 @@ static int fl_format(const double *x, int n, fl_numbers *out)
             out->len[i] = 3;
             continue;
         }
-        while ((out->len[i] = hs__format_g(x[i], prec, out->text[i], &back)) > 0 && !back &&
-               prec < 17)
-            prec++;
+        out->len[i] = hs__format_g_least(x[i], &prec, 17, out->text[i], &back);
         if (!back || out->len[i] == 0)
             return 0;
         if (prec > was) /* the line's precision went up: the numbers before at it too */

@@ -289,8 +289,35 @@ static void format_g(void **state)
         if (strcmp(mine, ref) != 0 || back != (strtod(ref, NULL) == x))
             fail_msg("%.17g at %d: '%s' (reads back: %d), snprintf '%s'", x, prec, mine, back,
                      ref);
+        if (i % 10 == 0) { /* the least of 15..17 that reads back, as snprintf finds it */
+            int least = 15, want = 15;
+            for (; want < 17; want++) {
+                snprintf(ref, sizeof ref, "%.*g", want, x);
+                if (strtod(ref, NULL) == x)
+                    break;
+            }
+            snprintf(ref, sizeof ref, "%.*g", want, x);
+            if (hs__format_g_least(x, &least, 17, mine, &back) > 0 &&
+                (least != want || strcmp(mine, ref) != 0 || back != (strtod(ref, NULL) == x)))
+                fail_msg("%.17g: '%s' at %d, snprintf '%s' at %d", x, mine, least, ref, want);
+        }
     }
     assert_true(left < 100);
+    {
+        int prec = 15, back = -1;
+        assert_int_equal(hs__format_g_least(0.1 + 0.2, &prec, 17, mine, &back), 19);
+        assert_string_equal(mine, "0.30000000000000004");
+        assert_int_equal(prec, 17);
+        assert_int_equal(back, 1);
+        prec = 15;
+        assert_int_equal(hs__format_g_least(0.1 + 0.2, &prec, 16, mine, &back), 3);
+        assert_string_equal(mine, "0.3"); /* at 16, which does not read back */
+        assert_int_equal(prec, 16);
+        assert_int_equal(back, 0);
+        prec = 15;
+        assert_int_equal(hs__format_g_least(1301.378, &prec, 17, mine, &back), 8);
+        assert_int_equal(prec, 15);
+    }
 }
 
 /* The library's writers go through it: on /dev/full each fails with the
