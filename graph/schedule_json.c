@@ -176,6 +176,9 @@ typedef struct fastline {
     int ok; /* 0 once something did not fit the fast form */
 } fastline;
 
+/* (text is not zeroed: a kilobyte a line, 3 GB for a million tasks) */
+#define FL_START(l) ((l)->n = 0, (l)->ok = 1)
+
 static void fl_put(fastline *l, const char *s, size_t n)
 {
     if (!l->ok || l->n + n >= sizeof l->text) {
@@ -254,12 +257,13 @@ static void fl_bytes(fastline *l, double b)
 static int fast_task_line(FILE *f, const hs_workload *w, const hs_placement *p, idbuf *ids,
                           const char *tail, int *rc)
 {
-    fastline l = {.ok = 1};
+    fastline l;
     double nums[] = {p->start_us, p->end_us, p->fraction};
     fl_numbers t;
     const char *id = fl_format(nums, 3, &t) ? placement_id(w, p, ids) : NULL;
     if (!id)
         return 0;
+    FL_START(&l);
     FL_LIT(&l, "    {\"id\": ");
     fl_string(&l, id);
     FL_LIT(&l, ", \"device\": ");
@@ -312,11 +316,12 @@ static int fast_transfer_line(FILE *f, const hs_workload *w, const hs_schedule *
                               const hs_transfer *t, idbuf *ids, last_id *last, const char *tail,
                               int *rc)
 {
-    fastline l = {.ok = 1};
+    fastline l;
     double nums[] = {t->start_us, t->end_us};
     fl_numbers x;
     if (!fl_format(nums, 2, &x))
         return 0;
+    FL_START(&l);
     FL_LIT(&l, "    {\"from_task\": ");
     fl_task_or_null(&l, w, s, t->from_placement, ids, last);
     FL_LIT(&l, ", \"to_task\": ");
@@ -397,7 +402,11 @@ static int head_line(FILE *f, const char *indent, json_t *v, size_t flags, char 
  * task, 2 the kernel, 3 the name. */
 #define AHEAD 4
 
-static void prefetch_id(const hs_workload *w, const hs_schedule *s, long placement, int stage)
+/* (always inlined: GCC takes a function that only prefetches for one
+ * without effects, and drops the calls) */
+#define PREFETCHING static inline __attribute__((always_inline)) void
+
+PREFETCHING prefetch_id(const hs_workload *w, const hs_schedule *s, long placement, int stage)
 {
     const hs_placement *p;
     const hs_task *t;
@@ -421,6 +430,31 @@ static void prefetch_id(const hs_workload *w, const hs_schedule *s, long placeme
         __builtin_prefetch(k->name);
 }
 
+/* The stages for line `i` of n: of the placements (transfers NULL), or of
+ * the transfers' two ends. */
+PREFETCHING prefetch_stage(const hs_workload *w, const hs_schedule *s, size_t i, size_t n,
+                           const hs_transfer *transfers, int stage)
+{
+    if (i >= n)
+        return;
+    if (!transfers) {
+        prefetch_id(w, s, (long)i, stage);
+        return;
+    }
+    prefetch_id(w, s, transfers[i].from_placement, stage);
+    prefetch_id(w, s, transfers[i].to_placement, stage);
+}
+
+PREFETCHING prefetch_ahead(const hs_workload *w, const hs_schedule *s, size_t i, size_t n,
+                           const hs_transfer *transfers)
+{
+    if (transfers)
+        prefetch_stage(w, s, i + 4 * AHEAD, n, transfers, 0);
+    prefetch_stage(w, s, i + 3 * AHEAD, n, transfers, 1);
+    prefetch_stage(w, s, i + 2 * AHEAD, n, transfers, 2);
+    prefetch_stage(w, s, i + AHEAD, n, transfers, 3);
+}
+
 static int write_all(const hs_workload *w, const hs_schedule *s, FILE *f)
 {
     idbuf ids = {.big = NULL};
@@ -441,9 +475,7 @@ static int write_all(const hs_workload *w, const hs_schedule *s, FILE *f)
         rc = -1;
     for (size_t i = 0; i < s->nplacements && rc == 0; i++) {
         const char *tail = i + 1 < s->nplacements ? ",\n" : "\n  ],\n";
-        for (int stage = 1; stage <= 3; stage++)
-            if (i + (size_t)(4 - stage) * AHEAD < s->nplacements)
-                prefetch_id(w, s, (long)(i + (size_t)(4 - stage) * AHEAD), stage);
+        prefetch_ahead(w, s, i, s->nplacements, NULL);
         if (!fast_task_line(f, w, &s->placements[i], &ids, tail, &rc) &&
             (rc = task_line(o, w, &s->placements[i], &ids, &flags)) == 0)
             rc = dump_line(f, "    ", o, flags, tail, &buf, &cap);
@@ -454,10 +486,7 @@ static int write_all(const hs_workload *w, const hs_schedule *s, FILE *f)
         rc = -1;
     for (size_t k = 0; k < s->ntransfers && rc == 0; k++) {
         const char *tail = k + 1 < s->ntransfers ? ",\n" : "\n  ]\n";
-        for (int stage = 0; stage <= 3; stage++)
-            if (k + (size_t)(4 - stage) * AHEAD < s->ntransfers)
-                prefetch_id(w, s, s->transfers[k + (size_t)(4 - stage) * AHEAD].to_placement,
-                            stage);
+        prefetch_ahead(w, s, k, s->ntransfers, s->transfers);
         if (!fast_transfer_line(f, w, s, &s->transfers[k], &ids, &last, tail, &rc) &&
             (rc = transfer_line(o, w, s, &s->transfers[k], &ids, &flags)) == 0)
             rc = dump_line(f, "    ", o, flags, tail, &buf, &cap);
