@@ -1309,12 +1309,15 @@ static char *scratch_take(stream *S, size_t n)
     return at;
 }
 
-static scratch_mark scratch_mark_now(const stream *S)
+/* A copy of the n bytes at `text` in the scratch space; NULL when out of
+ * memory. */
+static char *scratch_copy(stream *S, const char *text, size_t n)
 {
-    return S->top;
+    char *at = scratch_take(S, n);
+    return at ? memcpy(at, text, n) : NULL;
 }
 
-/* Gives back every text taken since `m`. */
+/* Gives back every text taken since `m` (an earlier S->top). */
 static void scratch_release(stream *S, scratch_mark m)
 {
     S->top = m;
@@ -1544,9 +1547,8 @@ static int s_text(stream *S, char **out)
          ((v[0] == 'n' || v[0] == 'N') &&
           (strcmp(v, "null") == 0 || strcmp(v, "Null") == 0 || strcmp(v, "NULL") == 0))))
         return s_fail(S, "expected a value, not '%s'", v);
-    if (!(*out = scratch_take(S, S->ev.data.scalar.length + 1)))
+    if (!(*out = scratch_copy(S, v, S->ev.data.scalar.length + 1)))
         return fail_nomem(S->L);
-    memcpy(*out, v, S->ev.data.scalar.length + 1);
     return HS_OK;
 }
 
@@ -1607,13 +1609,8 @@ static int s_free_map(stream *S, free_map *m)
         for (int i = 0; i < m->n; i++)
             if (strcmp(m->keys[i], key) == 0)
                 return s_fail(S, "duplicate key '%.64s'", key);
-        {
-            size_t n = S->ev.data.scalar.length + 1;
-            char *copy = scratch_take(S, n);
-            if (!copy)
-                return fail_nomem(S->L);
-            m->keys[m->n] = memcpy(copy, key, n);
-        }
+        if (!(m->keys[m->n] = scratch_copy(S, key, S->ev.data.scalar.length + 1)))
+            return fail_nomem(S->L);
         m->values[m->n] = NULL;
         m->n++;
         rc = s_text(S, (char **)&m->values[m->n - 1]);
@@ -1787,7 +1784,7 @@ static int s_platform(stream *S)
     const struct context *c = context_of(platform_fields);
     y_platform yp = {0};
     s_lists l = {&yp.devices, &yp.devices_count, &yp.links, &yp.links_count};
-    scratch_mark m = scratch_mark_now(S);
+    scratch_mark m = S->top;
     unsigned seen = 0;
     int which = -1, rc = s_expect(S, YAML_MAPPING_START_EVENT, "a mapping");
     while (rc == HS_OK && (rc = s_key(S, c, &seen, &which)) == HS_OK && which >= 0) {
@@ -1829,7 +1826,7 @@ static int s_kernel(stream *S, void *ctx)
     int a = *(int *)ctx, rc;
     y_kernel yk = {0};
     free_map maps[2];
-    scratch_mark m = scratch_mark_now(S);
+    scratch_mark m = S->top;
     maps[0].given = maps[0].n = maps[1].given = maps[1].n = 0;
     if ((rc = s_fields(S, context_of(kernel_fields), &yk, NULL, maps)) == HS_OK &&
         (rc = s_count(S, a, 0)) == HS_OK &&
@@ -1843,7 +1840,7 @@ static int s_edge(stream *S, void *ctx)
 {
     int a = *(int *)ctx, rc;
     y_edge ye = {0};
-    scratch_mark m = scratch_mark_now(S);
+    scratch_mark m = S->top;
     if ((rc = s_fields(S, context_of(edge_fields), &ye, NULL, NULL)) == HS_OK &&
         (rc = s_count(S, a, 1)) == HS_OK && (rc = build_edge(S->L, &ye, S->w, a)) != 0)
         rc = s_locate(S, rc, 1);
@@ -1859,7 +1856,7 @@ static int s_app(stream *S, void *ctx)
     char path[64], *name = NULL, *instances_text = NULL;
     unsigned seen = 0;
     int which = -1, a = -1, instances;
-    scratch_mark m = scratch_mark_now(S);
+    scratch_mark m = S->top;
     int rc = s_expect(S, YAML_MAPPING_START_EVENT, "a mapping");
     (void)ctx;
     while (rc == HS_OK && (rc = s_key(S, c, &seen, &which)) == HS_OK && which >= 0) {

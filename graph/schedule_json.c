@@ -402,8 +402,8 @@ static int head_line(FILE *f, const char *indent, json_t *v, size_t flags, char 
  * task, 2 the kernel, 3 the name. */
 #define AHEAD 4
 
-/* (always inlined: GCC takes a function that only prefetches for one
- * without effects, and drops the calls) */
+/* (always inlined: GCC 12 deems a function that only prefetches free of
+ * effects, and drops the calls) */
 #define PREFETCHING static inline __attribute__((always_inline)) void
 
 PREFETCHING prefetch_id(const hs_workload *w, const hs_schedule *s, long placement, int stage)
