@@ -41,6 +41,7 @@
 #include "graph/numfmt.h"
 #include "graph/read.h"
 #include "graph/load_int.h"
+#include "graph/strmap.h"
 #include "graph/utf8.h"
 #include "workloads/kernels/kernel.h"
 
@@ -1246,6 +1247,25 @@ static int build_apps(loader *L, const y_top *yt, hs_workload *w)
  * after the last.  A JSON file is read in this pass only, so it must keep
  * the order above; its errors are located at the first byte of the value. */
 
+/* The texts of the values being read (a kernel's, an edge's, the
+ * platform's), copied out of the parser's events into blocks that are kept
+ * and used again: a million-task file has some 16 million values, which
+ * each a malloc and a free took more time to hold than to read.  Taken
+ * like a stack: a kernel or an edge gives back, when built, all that its
+ * values took (scratch_mark, scratch_release). */
+typedef struct scratch_block {
+    struct scratch_block *next;
+    size_t cap;
+    char data[];
+} scratch_block;
+
+typedef struct scratch_mark {
+    scratch_block *block; /* the block in use (NULL: none yet) */
+    size_t used;          /* bytes of it taken */
+} scratch_mark;
+
+#define SCRATCH_BYTES ((size_t)64 << 10)
+
 typedef struct stream {
     loader *L;
     yaml_parser_t p;
@@ -1257,7 +1277,61 @@ typedef struct stream {
     hs__jpull *jp;   /* the JSON form: its events, from `file` or L->data */
     FILE *file;
     int jstate;      /* events given: 0, the stream start, the document start, its end */
+    scratch_block *blocks; /* the values' texts: every block, the first first */
+    scratch_mark top;      /* where the next text goes */
 } stream;
+
+/* n bytes of scratch space, in the block in use or the next one that holds
+ * them (a new one when none does, linked after the block in use); NULL
+ * when out of memory. */
+static char *scratch_take(stream *S, size_t n)
+{
+    scratch_block *b = S->top.block;
+    char *at;
+    if (!b || b->cap - S->top.used < n) {
+        scratch_block **link = b ? &b->next : &S->blocks;
+        while (*link && (*link)->cap < n)
+            link = &(*link)->next;
+        if (!*link) {
+            size_t cap = n > SCRATCH_BYTES ? n : SCRATCH_BYTES;
+            scratch_block *nb = malloc(sizeof *nb + cap);
+            if (!nb)
+                return NULL;
+            *nb = (scratch_block){.cap = cap};
+            *link = nb;
+        }
+        /* a block too small for n, passed over, stays for later texts */
+        S->top = (scratch_mark){.block = *link, .used = 0};
+        b = S->top.block;
+    }
+    at = b->data + S->top.used;
+    S->top.used += n;
+    return at;
+}
+
+/* A copy of the n bytes at `text` in the scratch space; NULL when out of
+ * memory. */
+static char *scratch_copy(stream *S, const char *text, size_t n)
+{
+    char *at = scratch_take(S, n);
+    return at ? memcpy(at, text, n) : NULL;
+}
+
+/* Gives back every text taken since `m` (an earlier S->top). */
+static void scratch_release(stream *S, scratch_mark m)
+{
+    S->top = m;
+}
+
+static void scratch_free(stream *S)
+{
+    while (S->blocks) {
+        scratch_block *next = S->blocks->next;
+        free(S->blocks);
+        S->blocks = next;
+    }
+    S->top = (scratch_mark){NULL, 0};
+}
 
 static int s_fail(stream *S, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int s_fail(stream *S, const char *fmt, ...)
@@ -1459,8 +1533,8 @@ static int s_expect(stream *S, yaml_event_type_t type, const char *what)
     return rc;
 }
 
-/* Reads a single value into *out (a copy to free).  Empty and null-like
- * plain values are left to passes 1-4. */
+/* Reads a single value into *out (a copy in the scratch space).  Empty and
+ * null-like plain values are left to passes 1-4. */
 static int s_text(stream *S, char **out)
 {
     const char *v;
@@ -1473,7 +1547,7 @@ static int s_text(stream *S, char **out)
          ((v[0] == 'n' || v[0] == 'N') &&
           (strcmp(v, "null") == 0 || strcmp(v, "Null") == 0 || strcmp(v, "NULL") == 0))))
         return s_fail(S, "expected a value, not '%s'", v);
-    if (!(*out = strdup(v)))
+    if (!(*out = scratch_copy(S, v, S->ev.data.scalar.length + 1)))
         return fail_nomem(S->L);
     return HS_OK;
 }
@@ -1520,8 +1594,8 @@ static int s_required(stream *S, const struct context *ctx, unsigned seen)
     return HS_OK;
 }
 
-/* Reads a free-key mapping of numbers (cost_us, params) into m, its text
- * copies to free with free_map_clear. */
+/* Reads a free-key mapping of numbers (cost_us, params) into m, its texts
+ * copies in the scratch space. */
 static int s_free_map(stream *S, free_map *m)
 {
     int rc = s_expect(S, YAML_MAPPING_START_EVENT, "a mapping");
@@ -1535,7 +1609,7 @@ static int s_free_map(stream *S, free_map *m)
         for (int i = 0; i < m->n; i++)
             if (strcmp(m->keys[i], key) == 0)
                 return s_fail(S, "duplicate key '%.64s'", key);
-        if (!(m->keys[m->n] = strdup(key)))
+        if (!(m->keys[m->n] = scratch_copy(S, key, S->ev.data.scalar.length + 1)))
             return fail_nomem(S->L);
         m->values[m->n] = NULL;
         m->n++;
@@ -1544,14 +1618,14 @@ static int s_free_map(stream *S, free_map *m)
     return rc;
 }
 
-static void free_map_clear(free_map *m)
+/* A kernel's name, or an edge's target, is looked up in its application's
+ * index once the item's other fields are read: the index's slot is loaded
+ * while they are (see hs__strmap_prefetch). */
+static void s_prefetch_kernel(stream *S, const char *name)
 {
-    for (int i = 0; i < m->n; i++) {
-        free((char *)m->keys[i]);
-        free((char *)m->values[i]);
-    }
-    m->n = 0;
-    m->given = 0;
+    const hs_app *a = S->w->napps > 0 ? &S->w->apps[S->w->napps - 1] : NULL;
+    if (a && a->kernel_index)
+        hs__strmap_prefetch(a->kernel_index, name);
 }
 
 /* Reads a mapping of `ctx` into the struct at `base`: each string field a
@@ -1575,19 +1649,14 @@ static int s_fields(stream *S, const struct context *ctx, void *base, hs_device_
                 else
                     rc = s_fail(S, "expected cpu or gpu, not '%.64s'", text);
             }
-            free(text);
         } else {
             rc = s_text(S, (char **)((char *)base + f->data_offset));
+            if (rc == HS_OK && ((ctx->fields == kernel_fields && which == 0) ||
+                                (ctx->fields == edge_fields && which == 1)))
+                s_prefetch_kernel(S, *(char **)((char *)base + f->data_offset));
         }
     }
     return rc ? rc : s_required(S, ctx, seen);
-}
-
-static void free_strings(void *base, const cyaml_schema_field_t *fields)
-{
-    for (int i = 0; fields[i].key; i++)
-        if (fields[i].value.type == CYAML_STRING)
-            free(*(char **)((char *)base + fields[i].data_offset));
 }
 
 /* Reads a list, calling `item` for each entry (at most `max`). */
@@ -1696,22 +1765,13 @@ static int s_node(stream *S, void *ctx)
     return rc ? rc : s_required(S, c, seen);
 }
 
+/* (the texts are the stream's scratch space) */
 static void free_platform(y_platform *yp)
 {
-    for (unsigned d = 0; d < yp->devices_count; d++)
-        free_strings(&yp->devices[d], device_fields);
-    for (unsigned i = 0; i < yp->links_count; i++)
-        free_strings(&yp->links[i], link_fields);
     for (unsigned n = 0; n < yp->nodes_count; n++) {
-        y_platform machine = {.devices = yp->nodes[n].devices,
-                              .devices_count = yp->nodes[n].devices_count,
-                              .links = yp->nodes[n].links,
-                              .links_count = yp->nodes[n].links_count};
-        free_strings(&yp->nodes[n], node_fields);
-        free_platform(&machine);
+        free(yp->nodes[n].devices);
+        free(yp->nodes[n].links);
     }
-    for (unsigned i = 0; i < yp->network_count; i++)
-        free_strings(&yp->network[i], net_link_fields);
     free(yp->devices);
     free(yp->links);
     free(yp->nodes);
@@ -1724,6 +1784,7 @@ static int s_platform(stream *S)
     const struct context *c = context_of(platform_fields);
     y_platform yp = {0};
     s_lists l = {&yp.devices, &yp.devices_count, &yp.links, &yp.links_count};
+    scratch_mark m = S->top;
     unsigned seen = 0;
     int which = -1, rc = s_expect(S, YAML_MAPPING_START_EVENT, "a mapping");
     while (rc == HS_OK && (rc = s_key(S, c, &seen, &which)) == HS_OK && which >= 0) {
@@ -1741,6 +1802,7 @@ static int s_platform(stream *S)
         (rc = build_platform(S->L, &yp, S->w)) < 0)
         rc = s_locate(S, rc, 1);
     free_platform(&yp);
+    scratch_release(S, m);
     return rc;
 }
 
@@ -1764,14 +1826,13 @@ static int s_kernel(stream *S, void *ctx)
     int a = *(int *)ctx, rc;
     y_kernel yk = {0};
     free_map maps[2];
+    scratch_mark m = S->top;
     maps[0].given = maps[0].n = maps[1].given = maps[1].n = 0;
     if ((rc = s_fields(S, context_of(kernel_fields), &yk, NULL, maps)) == HS_OK &&
         (rc = s_count(S, a, 0)) == HS_OK &&
         (rc = build_kernel(S->L, &yk, &maps[0], &maps[1], S->w, a)) != 0)
         rc = s_locate(S, rc, 1);
-    free_strings(&yk, kernel_fields);
-    free_map_clear(&maps[0]);
-    free_map_clear(&maps[1]);
+    scratch_release(S, m);
     return rc;
 }
 
@@ -1779,10 +1840,11 @@ static int s_edge(stream *S, void *ctx)
 {
     int a = *(int *)ctx, rc;
     y_edge ye = {0};
+    scratch_mark m = S->top;
     if ((rc = s_fields(S, context_of(edge_fields), &ye, NULL, NULL)) == HS_OK &&
         (rc = s_count(S, a, 1)) == HS_OK && (rc = build_edge(S->L, &ye, S->w, a)) != 0)
         rc = s_locate(S, rc, 1);
-    free_strings(&ye, edge_fields);
+    scratch_release(S, m);
     return rc;
 }
 
@@ -1794,6 +1856,7 @@ static int s_app(stream *S, void *ctx)
     char path[64], *name = NULL, *instances_text = NULL;
     unsigned seen = 0;
     int which = -1, a = -1, instances;
+    scratch_mark m = S->top;
     int rc = s_expect(S, YAML_MAPPING_START_EVENT, "a mapping");
     (void)ctx;
     while (rc == HS_OK && (rc = s_key(S, c, &seen, &which)) == HS_OK && which >= 0) {
@@ -1824,8 +1887,7 @@ static int s_app(stream *S, void *ctx)
             rc = s_list(S, MAX_APP_EDGES, "edges", s_edge, &a);
         }
     }
-    free(name);
-    free(instances_text);
+    scratch_release(S, m);
     return rc ? rc : s_required(S, c, seen);
 }
 
@@ -1878,6 +1940,7 @@ static int stream_load(loader *L, FILE *file, hs_workload **out)
         yaml_event_delete(&S.ev);
     yaml_parser_delete(&S.p);
     hs__jpull_close(S.jp);
+    scratch_free(&S);
     if (rc != HS_OK) {
         hs_workload_free(S.w);
         return rc;

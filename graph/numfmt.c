@@ -8,6 +8,7 @@
  * q * 10^-k reads back as x when it lies within half an ulp of x:
  * |q * 2^s - m * 10^k| < 10^k / 2.  A tie, or x a power of two (whose lower
  * neighbour is nearer), is left to snprintf and strtod. */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -41,17 +42,33 @@ static u128 pow10_128(int k)
     return p[k];
 }
 
-/* The digits (q, X) of x > 0 to prec places; 1 when they read back as x, 0
- * when not, -1 when this cannot tell or x is out of range. */
-static int digits(double x, int prec, unsigned long long *q, int *X)
-{
-    int ex, s, e;
+/* x > 0 as m / 2^s (m of 53 bits) and e, an estimate of floor(log10(x))
+ * that digits() corrects: what every precision of x shares.  0 when x is
+ * out of range. */
+typedef struct binary {
     unsigned long long m;
-    if (!(x >= 1e-3 && x < 4503599627370496.0) || prec < 1 || prec > 17)
+    int s, e;
+} binary;
+
+static int split(double x, binary *b)
+{
+    int ex;
+    if (!(x >= 1e-3 && x < 4503599627370496.0))
+        return 0;
+    b->m = (unsigned long long)ldexp(frexp(x, &ex), 53);
+    b->s = 53 - ex;
+    b->e = (int)floor(log10(x));
+    return 1;
+}
+
+/* The digits (q, X) of b to prec places; 1 when they read back as x, 0
+ * when not, -1 when this cannot tell. */
+static int digits(const binary *b, int prec, unsigned long long *q, int *X)
+{
+    unsigned long long m = b->m;
+    int s = b->s, e = b->e;
+    if (prec < 1 || prec > 17)
         return -1;
-    m = (unsigned long long)ldexp(frexp(x, &ex), 53);
-    s = 53 - ex;
-    e = (int)floor(log10(x));
     for (int tries = 0; tries < 3; tries++) {
         int k = prec - 1 - e;
         u128 num, qq, rem, half, back, diff, p10;
@@ -83,13 +100,12 @@ static int digits(double x, int prec, unsigned long long *q, int *X)
     return -1;
 }
 
-int hs__format_g(double x, int prec, char buf[32], int *reads_back)
+/* The text of digits (q, X) at prec, as %g writes them, of a number of
+ * x's sign; its length. */
+static int text_of(double x, unsigned long long q, int X, int prec, char buf[32])
 {
-    unsigned long long q;
     char d[17];
-    int X, last, n = 0, rb = digits(fabs(x), prec, &q, &X);
-    if (rb < 0 || X >= prec || X < -4)
-        return 0;
+    int last, n = 0;
     for (int i = prec - 1; i >= 0; i--, q /= 10)
         d[i] = (char)('0' + q % 10);
     /* %g drops trailing zeros of the fraction, and the point with them */
@@ -114,8 +130,59 @@ int hs__format_g(double x, int prec, char buf[32], int *reads_back)
         n += last + 1;
     }
     buf[n] = '\0';
-    *reads_back = rb;
     return n;
+}
+
+int hs__format_g(double x, int prec, char buf[32], int *reads_back)
+{
+    return hs__format_g_least(x, &prec, prec, buf, reads_back);
+}
+
+int hs__format_g_least(double x, int *prec, int most, char buf[32], int *reads_back)
+{
+    unsigned long long q;
+    binary b;
+    int X, rb;
+    if (!split(fabs(x), &b))
+        return 0;
+    for (;; ++*prec) {
+        rb = digits(&b, *prec, &q, &X);
+        if (rb < 0 || X >= *prec || X < -4)
+            return 0;
+        if (rb || *prec >= most)
+            break;
+    }
+    *reads_back = rb;
+    return text_of(x, q, X, *prec, buf);
+}
+
+/* m / 10^k for 2^53 < m < 10^17 and k <= 22 (the 16 and 17 digits of the
+ * doubles writers print in full), as strtod rounds it, into *out; 0 when
+ * this cannot tell.  x87's long double holds m and 10^k exactly in its 64
+ * bits, and its division rounds their quotient q correctly to 64 bits, as
+ * q64; rounding q64 to a double then gives the double nearest q unless q64
+ * lies exactly halfway between two doubles (its low 11 bits 10000000000),
+ * where q may lie on either side: left to strtod.  (Between q and q64 lies
+ * no other 64-bit value, so no other halfway point.) */
+static int wide_quotient(unsigned long long m, int k, double *out)
+{
+#if (defined(__x86_64__) || defined(__i386__)) && LDBL_MANT_DIG == 64
+    static const long double ten[23] = {1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,  1e7L,
+                                        1e8L,  1e9L,  1e10L, 1e11L, 1e12L, 1e13L, 1e14L, 1e15L,
+                                        1e16L, 1e17L, 1e18L, 1e19L, 1e20L, 1e21L, 1e22L};
+    long double q = (long double)m / ten[k];
+    unsigned long long bits;
+    memcpy(&bits, &q, sizeof bits); /* the 64-bit significand, its integer bit set */
+    if ((bits & 0x7ff) == 0x400)
+        return 0;
+    *out = (double)q;
+    return 1;
+#else
+    (void)m;
+    (void)k;
+    (void)out;
+    return 0;
+#endif
 }
 
 int hs__parse_decimal(const char *s, double *out)
@@ -141,9 +208,12 @@ int hs__parse_decimal(const char *s, double *out)
             return 0;
         m = m * 10 + (unsigned long long)(*s - '0');
     }
-    if (!any || m > (1ull << 53))
+    if (!any)
         return 0;
-    *out = (double)m / ten[frac > 0 ? frac : 0];
+    if (m <= (1ull << 53))
+        *out = (double)m / ten[frac > 0 ? frac : 0];
+    else if (!wide_quotient(m, frac > 0 ? frac : 0, out))
+        return 0;
     if (neg)
         *out = -*out;
     return 1;

@@ -12,12 +12,19 @@
  * the text reads back: use snprintf then. */
 int hs__format_g(double x, int prec, char buf[32], int *reads_back);
 
+/* The same at the least precision from *prec to `most` whose text reads
+ * back (else at `most`), into *prec: the precisions share the work of
+ * splitting x.  Returns 0 as hs__format_g does at any precision it tries. */
+int hs__format_g_least(double x, int *prec, int most, char buf[32], int *reads_back);
+
 /* Reads the whole of `s` as strtod does, when it is a plain decimal ("-"
- * optional, digits, an optional point and digits; no exponent) whose digits
- * make a whole number up to 2^53, at most 22 of them after the point: that
+ * optional, digits, an optional point and digits; no exponent) of at most
+ * 17 significant digits, at most 22 of them after the point: that whole
  * number over a power of ten, both exact, whose quotient IEEE rounds
- * correctly as strtod does.  Returns 1 with *out set, 0 for any other text
- * (then use strtod). */
+ * correctly as strtod does (past 2^53, through x87's 64-bit long double
+ * where there is one, and not where its rounding to a double could differ
+ * from strtod's).  Returns 1 with *out set, 0 for any other text (then use
+ * strtod). */
 int hs__parse_decimal(const char *s, double *out);
 
 /* Writes the decimal digits of m; returns their count (at most 20). */

@@ -176,6 +176,9 @@ typedef struct fastline {
     int ok; /* 0 once something did not fit the fast form */
 } fastline;
 
+/* (text is not zeroed: a kilobyte a line, 3 GB for a million tasks) */
+#define FL_START(l) ((l)->n = 0, (l)->ok = 1)
+
 static void fl_put(fastline *l, const char *s, size_t n)
 {
     if (!l->ok || l->n + n >= sizeof l->text) {
@@ -220,9 +223,7 @@ static int fl_format(const double *x, int n, fl_numbers *out)
             out->len[i] = 3;
             continue;
         }
-        while ((out->len[i] = hs__format_g(x[i], prec, out->text[i], &back)) > 0 && !back &&
-               prec < 17)
-            prec++;
+        out->len[i] = hs__format_g_least(x[i], &prec, 17, out->text[i], &back);
         if (!back || out->len[i] == 0)
             return 0;
         if (prec > was) /* the line's precision went up: the numbers before at it too */
@@ -256,12 +257,13 @@ static void fl_bytes(fastline *l, double b)
 static int fast_task_line(FILE *f, const hs_workload *w, const hs_placement *p, idbuf *ids,
                           const char *tail, int *rc)
 {
-    fastline l = {.ok = 1};
+    fastline l;
     double nums[] = {p->start_us, p->end_us, p->fraction};
     fl_numbers t;
     const char *id = fl_format(nums, 3, &t) ? placement_id(w, p, ids) : NULL;
     if (!id)
         return 0;
+    FL_START(&l);
     FL_LIT(&l, "    {\"id\": ");
     fl_string(&l, id);
     FL_LIT(&l, ", \"device\": ");
@@ -314,11 +316,12 @@ static int fast_transfer_line(FILE *f, const hs_workload *w, const hs_schedule *
                               const hs_transfer *t, idbuf *ids, last_id *last, const char *tail,
                               int *rc)
 {
-    fastline l = {.ok = 1};
+    fastline l;
     double nums[] = {t->start_us, t->end_us};
     fl_numbers x;
     if (!fl_format(nums, 2, &x))
         return 0;
+    FL_START(&l);
     FL_LIT(&l, "    {\"from_task\": ");
     fl_task_or_null(&l, w, s, t->from_placement, ids, last);
     FL_LIT(&l, ", \"to_task\": ");
@@ -391,6 +394,67 @@ static int head_line(FILE *f, const char *indent, json_t *v, size_t flags, char 
     return rc;
 }
 
+/* An id is a chain of look-ups that each miss the cache at a million tasks,
+ * in the schedule's order: the placement (a transfer's target), its task,
+ * the task's kernel, the kernel's name.  The lines ahead of the one being
+ * written load them a stage at a time, AHEAD lines apart, so that each
+ * stage reads what the one before loaded: stage 0 the placement, 1 its
+ * task, 2 the kernel, 3 the name. */
+#define AHEAD 4
+
+/* (always inlined: GCC 12 deems a function that only prefetches free of
+ * effects, and drops the calls) */
+#define PREFETCHING static inline __attribute__((always_inline)) void
+
+PREFETCHING prefetch_id(const hs_workload *w, const hs_schedule *s, long placement, int stage)
+{
+    const hs_placement *p;
+    const hs_task *t;
+    const hs_kernel *k;
+    if (placement == HS_NONE)
+        return;
+    p = &s->placements[placement];
+    if (stage == 0) {
+        __builtin_prefetch(p);
+        return;
+    }
+    t = &w->graph.tasks[p->task];
+    if (stage == 1) {
+        __builtin_prefetch(t);
+        return;
+    }
+    k = &w->apps[t->app].kernels[t->kernel];
+    if (stage == 2)
+        __builtin_prefetch(k);
+    else
+        __builtin_prefetch(k->name);
+}
+
+/* The stages for line `i` of n: of the placements (transfers NULL), or of
+ * the transfers' two ends. */
+PREFETCHING prefetch_stage(const hs_workload *w, const hs_schedule *s, size_t i, size_t n,
+                           const hs_transfer *transfers, int stage)
+{
+    if (i >= n)
+        return;
+    if (!transfers) {
+        prefetch_id(w, s, (long)i, stage);
+        return;
+    }
+    prefetch_id(w, s, transfers[i].from_placement, stage);
+    prefetch_id(w, s, transfers[i].to_placement, stage);
+}
+
+PREFETCHING prefetch_ahead(const hs_workload *w, const hs_schedule *s, size_t i, size_t n,
+                           const hs_transfer *transfers)
+{
+    if (transfers)
+        prefetch_stage(w, s, i + 4 * AHEAD, n, transfers, 0);
+    prefetch_stage(w, s, i + 3 * AHEAD, n, transfers, 1);
+    prefetch_stage(w, s, i + 2 * AHEAD, n, transfers, 2);
+    prefetch_stage(w, s, i + AHEAD, n, transfers, 3);
+}
+
 static int write_all(const hs_workload *w, const hs_schedule *s, FILE *f)
 {
     idbuf ids = {.big = NULL};
@@ -411,6 +475,7 @@ static int write_all(const hs_workload *w, const hs_schedule *s, FILE *f)
         rc = -1;
     for (size_t i = 0; i < s->nplacements && rc == 0; i++) {
         const char *tail = i + 1 < s->nplacements ? ",\n" : "\n  ],\n";
+        prefetch_ahead(w, s, i, s->nplacements, NULL);
         if (!fast_task_line(f, w, &s->placements[i], &ids, tail, &rc) &&
             (rc = task_line(o, w, &s->placements[i], &ids, &flags)) == 0)
             rc = dump_line(f, "    ", o, flags, tail, &buf, &cap);
@@ -421,6 +486,7 @@ static int write_all(const hs_workload *w, const hs_schedule *s, FILE *f)
         rc = -1;
     for (size_t k = 0; k < s->ntransfers && rc == 0; k++) {
         const char *tail = k + 1 < s->ntransfers ? ",\n" : "\n  ]\n";
+        prefetch_ahead(w, s, k, s->ntransfers, s->transfers);
         if (!fast_transfer_line(f, w, s, &s->transfers[k], &ids, &last, tail, &rc) &&
             (rc = transfer_line(o, w, s, &s->transfers[k], &ids, &flags)) == 0)
             rc = dump_line(f, "    ", o, flags, tail, &buf, &cap);
@@ -433,6 +499,8 @@ static int write_all(const hs_workload *w, const hs_schedule *s, FILE *f)
     return rc;
 }
 
+#define WRITE_BUFFER ((size_t)1 << 20)
+
 /* Writes the JSON of DESIGN.md §4 to `path` (hetsched/output.h: "-" is
  * stdout).  HS_EUSAGE when s refers to tasks or devices w does not have,
  * HS_EIO when the file cannot be written. */
@@ -440,11 +508,18 @@ int hs_schedule_write_json(const hs_workload *w, const hs_schedule *s, const cha
                            hs_error *err)
 {
     hs_output o;
+    char *buf = NULL;
     int rc;
     if ((rc = check_refs(w, s, err)) != 0 || (rc = hs_output_open(&o, path, err)) != 0)
         return rc;
+    /* a file is written WRITE_BUFFER bytes a call, not a page (stdout, which
+     * may have been written to, keeps its buffer) */
+    if (o.f != stdout && (buf = malloc(WRITE_BUFFER)) != NULL)
+        setvbuf(o.f, buf, _IOFBF, WRITE_BUFFER);
     rc = write_all(w, s, o.f) == 0 ? HS_OK : hs_output_error(&o, err);
-    return hs_output_close(&o, rc, err);
+    rc = hs_output_close(&o, rc, err);
+    free(buf);
+    return rc;
 }
 
 /* ----------------------------------------------------------------- reading */

@@ -2,18 +2,33 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "graph/strmap.h"
 
-/* One slot: its key (NULL: empty), the key's hash, the value.  The hash is
- * kept so that a probe compares strings only when the hashes agree, and so
- * that growing never reads a key again: at a million keys, each string
- * read is a cache miss. */
-typedef struct slot {
+/* The keys in the order they were added, each with its hash and value.
+ * A look-up reads one slot and then, when the slot's tag agrees, this
+ * entry and the key: keys added one after another (a workload's kernels)
+ * lie one after another here and in the key blocks, so that looking up
+ * names added close together (an edge's two ends, in a generated graph)
+ * reads memory that is already cached. */
+typedef struct entry {
     const char *key;
     uint64_t hash;
     size_t value;
-} slot;
+} entry;
+
+/* One slot: the entry's index + 1 (0: empty) in the low 32 bits, the top
+ * 32 bits of its hash above them, so that a probe reads an entry only when
+ * those agree.  8 bytes a slot, half full at most: a million keys take a
+ * 16 MB table (which a 32 MB last-level cache holds) where slots that held
+ * the key pointer, hash and value took 48 MB, and each look-up missed the
+ * cache. */
+typedef uint64_t slot;
+
+#define SLOT_ENTRY(s) ((uint32_t)(s))
+#define SLOT_TAG(h) ((h) >> 32)
+#define MAX_ENTRIES UINT32_MAX
 
 /* The copies of the keys, packed in blocks (one malloc per block, not per
  * key: a workload of a million tasks has some five million names and edge
@@ -27,8 +42,10 @@ typedef struct block {
 #define BLOCK_BYTES ((size_t)64 << 10)
 
 struct hs__strmap {
-    size_t cap, len; /* cap is a power of two */
+    size_t cap, len; /* slots (a power of two), entries */
+    size_t entries_cap;
     slot *slots;
+    entry *entries;
     block *blocks;   /* the newest first */
 };
 
@@ -46,6 +63,26 @@ static uint64_t hash(const char *s)
     return h ^ (h >> 31);
 }
 
+#define HUGE_PAGE ((size_t)2 << 20)
+
+/* `cap` empty slots.  A table of 2 MB or more is aligned to 2 MB and asked
+ * to be backed by huge pages (where the kernel makes them on request): a
+ * look-up at a million keys lands on a random one of 4096 small pages,
+ * which the TLB does not hold, and costs a page walk on top of the miss. */
+static slot *new_slots(size_t cap)
+{
+    size_t bytes = cap * sizeof(slot);
+    void *p;
+    if (bytes < HUGE_PAGE)
+        return calloc(cap, sizeof(slot));
+    if (posix_memalign(&p, HUGE_PAGE, bytes) != 0)
+        return NULL;
+#ifdef MADV_HUGEPAGE
+    madvise(p, bytes, MADV_HUGEPAGE); /* advice: the table works without it */
+#endif
+    return memset(p, 0, bytes);
+}
+
 hs__strmap *hs__strmap_new(size_t expected)
 {
     hs__strmap *m = calloc(1, sizeof *m);
@@ -55,7 +92,7 @@ hs__strmap *hs__strmap_new(size_t expected)
     while (cap < expected * 2)
         cap *= 2;
     m->cap = cap;
-    if (!(m->slots = calloc(cap, sizeof *m->slots))) {
+    if (!(m->slots = new_slots(cap))) {
         free(m);
         return NULL;
     }
@@ -72,6 +109,7 @@ void hs__strmap_free(hs__strmap *m)
         m->blocks = next;
     }
     free(m->slots);
+    free(m->entries);
     free(m);
 }
 
@@ -79,24 +117,32 @@ void hs__strmap_free(hs__strmap *m)
 static size_t find(const hs__strmap *m, const char *key, uint64_t h)
 {
     size_t i = (size_t)h & (m->cap - 1);
-    while (m->slots[i].key && (m->slots[i].hash != h || strcmp(m->slots[i].key, key) != 0))
-        i = (i + 1) & (m->cap - 1);
-    return i;
+    for (;; i = (i + 1) & (m->cap - 1)) {
+        slot s = m->slots[i];
+        if (!s)
+            return i;
+        if (SLOT_TAG(s) == SLOT_TAG(h)) {
+            const entry *e = &m->entries[SLOT_ENTRY(s) - 1];
+            if (e->hash == h && strcmp(e->key, key) == 0)
+                return i;
+        }
+    }
 }
 
+/* Doubles the slots, placing the entries again in their order (reading
+ * them, not the keys, one after another). */
 static int grow(hs__strmap *m)
 {
     size_t cap = m->cap * 2;
-    slot *slots = calloc(cap, sizeof *slots);
+    slot *slots = new_slots(cap);
     if (!slots)
         return -1;
-    for (size_t i = 0; i < m->cap; i++) {
-        if (m->slots[i].key) {
-            size_t j = (size_t)m->slots[i].hash & (cap - 1);
-            while (slots[j].key)
-                j = (j + 1) & (cap - 1);
-            slots[j] = m->slots[i];
-        }
+    for (size_t k = 0; k < m->len; k++) {
+        uint64_t h = m->entries[k].hash;
+        size_t j = (size_t)h & (cap - 1);
+        while (slots[j])
+            j = (j + 1) & (cap - 1);
+        slots[j] = SLOT_TAG(h) << 32 | (uint64_t)(k + 1);
     }
     free(m->slots);
     m->slots = slots;
@@ -122,40 +168,61 @@ static const char *copy_key(hs__strmap *m, const char *key, size_t n)
     return at;
 }
 
-int hs__strmap_put(hs__strmap *m, const char *key, size_t value)
+int hs__strmap_add(hs__strmap *m, const char *key, size_t value, const char **copy)
 {
     uint64_t h = hash(key);
-    const char *copy;
+    const char *c;
     size_t i;
     if ((m->len + 1) * 2 > m->cap && grow(m) != 0)
         return -1;
     i = find(m, key, h);
-    if (m->slots[i].key)
+    if (m->slots[i]) {
+        if (copy)
+            *copy = m->entries[SLOT_ENTRY(m->slots[i]) - 1].key;
         return 1;
-    if (!(copy = copy_key(m, key, strlen(key))))
+    }
+    if (m->len == MAX_ENTRIES)
         return -1;
-    m->slots[i] = (slot){.key = copy, .hash = h, .value = value};
+    if (m->len == m->entries_cap) {
+        size_t ecap = m->entries_cap ? 2 * m->entries_cap : 16;
+        entry *e = realloc(m->entries, ecap * sizeof *e);
+        if (!e)
+            return -1;
+        m->entries = e;
+        m->entries_cap = ecap;
+    }
+    if (!(c = copy_key(m, key, strlen(key))))
+        return -1;
+    m->entries[m->len] = (entry){.key = c, .hash = h, .value = value};
+    m->slots[i] = SLOT_TAG(h) << 32 | (uint64_t)(m->len + 1);
     m->len++;
+    if (copy)
+        *copy = c;
     return 0;
+}
+
+int hs__strmap_put(hs__strmap *m, const char *key, size_t value)
+{
+    return hs__strmap_add(m, key, value, NULL);
 }
 
 const char *hs__strmap_intern(hs__strmap *m, const char *key)
 {
-    uint64_t h = hash(key);
-    size_t i = find(m, key, h);
-    if (m->slots[i].key)
-        return m->slots[i].key;
-    if (hs__strmap_put(m, key, 0) < 0)
-        return NULL;
-    return m->slots[find(m, key, h)].key;
+    const char *copy = NULL;
+    return hs__strmap_add(m, key, 0, &copy) < 0 ? NULL : copy;
+}
+
+void hs__strmap_prefetch(const hs__strmap *m, const char *key)
+{
+    __builtin_prefetch(&m->slots[(size_t)hash(key) & (m->cap - 1)]);
 }
 
 int hs__strmap_get(const hs__strmap *m, const char *key, size_t *value)
 {
-    size_t i = find(m, key, hash(key));
-    if (!m->slots[i].key)
+    slot s = m->slots[find(m, key, hash(key))];
+    if (!s)
         return 0;
-    *value = m->slots[i].value;
+    *value = m->entries[SLOT_ENTRY(s) - 1].value;
     return 1;
 }
 

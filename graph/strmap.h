@@ -1,4 +1,5 @@
-/* hetsched — internal string -> index hash map (open addressing, FNV-1a).
+/* hetsched — internal string -> index hash map (open addressing, FNV-1a, at most
+ * 2^32 - 1 keys).
  * Keys are copied, packed in blocks the map owns.  Used for task ids and
  * names; never shrinks. */
 #ifndef HS_GRAPH_STRMAP_H
@@ -13,8 +14,15 @@ void hs__strmap_free(hs__strmap *m);
 /* Returns 0, 1 if the key was already there (value unchanged), or -1 when
  * out of memory. */
 int hs__strmap_put(hs__strmap *m, const char *key, size_t value);
+/* The same, and *copy (when not NULL) is the map's copy of the key (the
+ * one already there when it returns 1), which lives as long as the map. */
+int hs__strmap_add(hs__strmap *m, const char *key, size_t value, const char **copy);
 /* Returns 1 and sets *value when found, else 0. */
 int hs__strmap_get(const hs__strmap *m, const char *key, size_t *value);
+/* Starts loading the slot where `key` is looked up or added, which at a
+ * million keys is a miss of the cache: a caller that knows the key some
+ * work before it looks it up hides (part of) the miss behind that work. */
+void hs__strmap_prefetch(const hs__strmap *m, const char *key);
 /* The map's copy of key, added (value 0) when it is not there: one copy of
  * a string that many items share.  NULL when out of memory. */
 const char *hs__strmap_intern(hs__strmap *m, const char *key);

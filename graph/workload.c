@@ -179,9 +179,9 @@ hs_workload *hs_workload_new(void)
 
 static void edge_set_free(struct hs__edge_set *s);
 
+/* (the name is the kernel index's) */
 static void free_kernel(hs_kernel *k)
 {
-    free(k->name);
     free(k->type);
     for (int i = 0; i < k->nparams; i++)
         free(k->params[i].name);
@@ -652,24 +652,25 @@ int hs_app_add_kernel(hs_workload *w, int app, const char *name, hs_error *err)
 {
     hs_app *a = app_at(w, app);
     char path[96];
+    const char *copy;
     int rc;
     if (!a || w->finalized)
         return hs_error_set(err, HS_EUSAGE, "no application %d to add a kernel to", app);
     if ((rc = check_name(name, err, "applications[%d].kernels[%d].name", app, a->nkernels)) != 0)
         return rc;
     if ((!a->kernel_index && !(a->kernel_index = hs__strmap_new(16))) ||
-        GROW_LIST(a->kernels, a->nkernels, a->kernels_cap) != 0 ||
-        !(a->kernels[a->nkernels] = (hs_kernel){.name = strdup(name)}).name)
+        GROW_LIST(a->kernels, a->nkernels, a->kernels_cap) != 0)
         return nomem(err);
-    /* one probe: the name is added, or found taken */
-    if ((rc = hs__strmap_put(a->kernel_index, name, (size_t)a->nkernels)) != 0) {
-        free(a->kernels[a->nkernels].name);
+    /* one probe: the name is added, or found taken; the kernel's name is
+     * the index's copy (one copy of a million names, not two) */
+    if ((rc = hs__strmap_add(a->kernel_index, name, (size_t)a->nkernels, &copy)) != 0) {
         if (rc < 0)
             return nomem(err);
         snprintf(path, sizeof path, "applications[%d].kernels[%d].name", app, a->nkernels);
         return hs_error_at(err, HS_EINPUT, path, "duplicate kernel name '%s' in application '%s'",
                            name, a->name);
     }
+    a->kernels[a->nkernels] = (hs_kernel){.name = (char *)copy};
     return a->nkernels++;
 }
 

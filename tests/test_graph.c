@@ -11,6 +11,51 @@
 #include <cmocka.h>
 
 #include "hetsched/hetsched.h"
+#include "graph/strmap.h"
+
+/* The name index: every key found with its value after the table has
+ * doubled past 2 MB (the huge-page table), a key given twice keeps its
+ * first value and copy, keys that differ in a last character or only in
+ * length stay apart, and a missing key is not found. */
+static void strmap_keys(void **state)
+{
+    enum { N = 200000 };
+    hs__strmap *m = hs__strmap_new(0);
+    const char *copy, *again, *first = NULL;
+    char key[32];
+    size_t v;
+    (void)state;
+    assert_non_null(m);
+    for (int i = 0; i < N; i++) {
+        snprintf(key, sizeof key, "t%d", i);
+        assert_int_equal(hs__strmap_add(m, key, (size_t)i * 3, &copy), 0);
+        assert_string_equal(copy, key);
+        assert_ptr_not_equal(copy, key);
+        if (i == 0)
+            first = copy;
+    }
+    assert_int_equal(hs__strmap_add(m, "t0", 7, &again), 1);
+    assert_ptr_equal(again, first); /* the copy outlives the table's growth */
+    assert_ptr_equal(hs__strmap_intern(m, "t0"), first);
+    assert_int_equal(hs__strmap_put(m, "t12345", 1), 1);
+    for (int i = 0; i < N; i++) {
+        snprintf(key, sizeof key, "t%d", i);
+        assert_int_equal(hs__strmap_get(m, key, &v), 1);
+        assert_int_equal(v, (size_t)i * 3);
+    }
+    assert_int_equal(hs__strmap_get(m, "t200000", &v), 0);
+    assert_int_equal(hs__strmap_get(m, "t", &v), 0);
+    assert_int_equal(hs__strmap_get(m, "", &v), 0);
+    assert_int_equal(hs__strmap_put(m, "", 9), 0);
+    assert_int_equal(hs__strmap_get(m, "", &v), 1);
+    assert_int_equal(v, 9);
+    /* intern adds a key that is not there, with value 0 */
+    copy = hs__strmap_intern(m, "new");
+    assert_string_equal(copy, "new");
+    assert_int_equal(hs__strmap_get(m, "new", &v), 1);
+    assert_int_equal(v, 0);
+    hs__strmap_free(m);
+}
 
 /* cpu0 (host), gpu0 (gpu0), gpu1 (gpu1); links host<->gpu0 only. */
 static hs_workload *two_gpus(void)
@@ -264,6 +309,8 @@ static void builder_indexes(void **state)
                  "applications[0].edges[39986].bytes: must be a finite number >= 0, not -1");
     assert_int_equal(hs_app_add_edge(w, a, "k123", "k129", 0, &err), 39986); /* a new pair */
     assert_int_equal(hs_workload_finalize(w, &err), HS_OK);
+    assert_string_equal(w->apps[0].kernels[123].name, "k123");
+    assert_string_equal(w->apps[0].kernels[N - 1].name, "k19999");
     assert_int_equal(w->graph.nedges, 39987);
     for (size_t e = 0; e < w->graph.nedges; e++) {
         const hs_edge *ge = &w->graph.edges[e];
@@ -672,6 +719,7 @@ int main(void)
         cmocka_unit_test(cycle_is_named),     cmocka_unit_test(cluster_routes),
         cmocka_unit_test(cluster_refusals),
         cmocka_unit_test(flatten_resolve_and_ids), cmocka_unit_test(ids_read_back), cmocka_unit_test(error_table),
+        cmocka_unit_test(strmap_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

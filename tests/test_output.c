@@ -183,14 +183,18 @@ static void parse_decimal(void **state)
 {
     static const char *const taken[] = {"0", "-0", "12873960", "3504.461", ".5", "1.",
                                         "0.000123", "9007199254740992", "-42.25",
-                                        "1234567890.123456", "0.0046875"};
+                                        "1234567890.123456", "0.0046875",
+                                        "215739493.83000463", "0.30000000000000004",
+                                        "9007199254740994", "685.2149999999999",
+                                        "99999999999999999"};
+    /* 2^53 + 1 and + 3 lie halfway between two doubles: left to strtod */
     static const char *const left[] = {"", "-", ".", "1e5", "+1", " 1", "1 ", "0x10", "inf",
-                                       "9007199254740993", "1.5.2", "12345678901234567890",
-                                       "0.00000000000000000000001", "215739493.83000463",
-                                       "0.30000000000000004"};
+                                       "9007199254740993", "9007199254740995", "1.5.2", "12345678901234567890",
+                                       "0.00000000000000000000001", "123456789012345678"};
     unsigned long long seed = 88172645463325252ull;
     char text[64];
     double x;
+    int read_17 = 0;
     (void)state;
     for (size_t i = 0; i < sizeof taken / sizeof *taken; i++) {
         double want = strtod(taken[i], NULL);
@@ -214,9 +218,16 @@ static void parse_decimal(void **state)
         else
             snprintf(text, sizeof text, "%.3f", r);
         want = strtod(text, NULL);
-        if (hs__parse_decimal(text, &x) && memcmp(&x, &want, sizeof x) != 0)
-            fail_msg("'%s': %.17g, strtod %.17g", text, x, want);
+        if (hs__parse_decimal(text, &x)) {
+            if (memcmp(&x, &want, sizeof x) != 0)
+                fail_msg("'%s': %.17g, strtod %.17g", text, x, want);
+            read_17 += i % 3 == 0;
+        }
     }
+    /* the 17 digits are read here, not left to strtod (on x86) */
+#if defined(__x86_64__)
+    assert_true(read_17 > 99000);
+#endif
 }
 
 /* hs__format_g writes what %.{prec}g writes and knows whether it reads
@@ -278,8 +289,35 @@ static void format_g(void **state)
         if (strcmp(mine, ref) != 0 || back != (strtod(ref, NULL) == x))
             fail_msg("%.17g at %d: '%s' (reads back: %d), snprintf '%s'", x, prec, mine, back,
                      ref);
+        if (i % 10 == 0) { /* the least of 15..17 that reads back, as snprintf finds it */
+            int least = 15, want = 15;
+            for (; want < 17; want++) {
+                snprintf(ref, sizeof ref, "%.*g", want, x);
+                if (strtod(ref, NULL) == x)
+                    break;
+            }
+            snprintf(ref, sizeof ref, "%.*g", want, x);
+            if (hs__format_g_least(x, &least, 17, mine, &back) > 0 &&
+                (least != want || strcmp(mine, ref) != 0 || back != (strtod(ref, NULL) == x)))
+                fail_msg("%.17g: '%s' at %d, snprintf '%s' at %d", x, mine, least, ref, want);
+        }
     }
     assert_true(left < 100);
+    {
+        int prec = 15, back = -1;
+        assert_int_equal(hs__format_g_least(0.1 + 0.2, &prec, 17, mine, &back), 19);
+        assert_string_equal(mine, "0.30000000000000004");
+        assert_int_equal(prec, 17);
+        assert_int_equal(back, 1);
+        prec = 15;
+        assert_int_equal(hs__format_g_least(0.1 + 0.2, &prec, 16, mine, &back), 3);
+        assert_string_equal(mine, "0.3"); /* at 16, which does not read back */
+        assert_int_equal(prec, 16);
+        assert_int_equal(back, 0);
+        prec = 15;
+        assert_int_equal(hs__format_g_least(1301.378, &prec, 17, mine, &back), 8);
+        assert_int_equal(prec, 15);
+    }
 }
 
 /* The library's writers go through it: on /dev/full each fails with the

@@ -191,7 +191,8 @@ typedef struct hs_cost_entry { /* as written: key is a device name or a kind */
 } hs_cost_entry;
 
 typedef struct hs_kernel {
-    char *name;            /* unique within its application */
+    char *name;            /* unique within its application; the copy its
+                              application's kernel_index holds: never freed alone */
     char *type;            /* a real kernel type (`gemm`, ...) or NULL */
     int nparams;
     hs_param *params;
