@@ -171,9 +171,9 @@ static void summarise(FILE *out, const hs_workload *w, const hs_run_result *r, i
             size_t i = (size_t)a * (size_t)r->nmemories + (size_t)b;
             if (!r->link_copies[i])
                 continue;
-            fprintf(out, "  %s -> %s  %.0f bytes in %zu copies, %.3f us (%.3f GB/s; predicted "
+            fprintf(out, "  %s -> %s  %.0f bytes in %zu cop%s, %.3f us (%.3f GB/s; predicted "
                     "at %.3f GB/s)\n", p->memories[a], p->memories[b], r->link_bytes[i],
-                    r->link_copies[i], r->link_us[i],
+                    r->link_copies[i], r->link_copies[i] == 1 ? "y" : "ies", r->link_us[i],
                     r->link_us[i] > 0 ? r->link_bytes[i] / r->link_us[i] / 1e3 : 0.0,
                     p->links[i].bandwidth_gbps);
         }
