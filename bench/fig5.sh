@@ -28,6 +28,10 @@
 #                       benchmarks of Fig. 4 (xgemm, cg, cholesky, increment,
 #                       va, pi, fblock) may be named too, each run alone
 #   --runs N            runs per policy and composition, median taken (1)
+#   --base-runs N       runs of cpu-only, the speedups' base, median taken
+#                       (default: the larger of --runs and 3: a CPU's large
+#                       sgemm on a VM's host can take 750 or 1000 ms from one
+#                       run to the next, and every speedup divides by it)
 #   --train             with --model: before a composition's measured runs,
 #                       run it with cpu-only and h-ratio (unmeasured) with
 #                       `run --update-model` on a copy of the model, so that
@@ -51,6 +55,7 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
 size=large backend="" model="" platform="" policies="" comps="compute,data,mixed" runs=1 gpus=1 cores=""
+base_runs=""
 train=0
 run_opts="" keep="" hetsched=${HETSCHED:-$root/build/cli/hetsched}
 
@@ -70,7 +75,7 @@ while [ $# -gt 0 ]; do
         shift
         ;;
     --size | --backend | --model | --platform | --policies | --compositions | --runs | --gpus | --cores | \
-        --run-opts | --hetsched | --keep)
+        --base-runs | --run-opts | --hetsched | --keep)
         [ $# -ge 2 ] || die "$1 needs a value"
         case "$1" in
         --size) size=$2 ;;
@@ -80,6 +85,7 @@ while [ $# -gt 0 ]; do
         --policies) policies=$2 ;;
         --compositions) comps=$2 ;;
         --runs) runs=$2 ;;
+        --base-runs) base_runs=$2 ;;
         --gpus) gpus=$2 ;;
         --cores) cores=$2 ;;
         --run-opts) run_opts=$2 ;;
@@ -94,6 +100,9 @@ done
 
 case "$size" in small | medium | large) ;; *) die "--size wants small, medium or large" ;; esac
 [[ "$runs" =~ ^[1-9][0-9]*$ ]] || die "--runs wants a whole number >= 1, not '$runs'"
+[ -n "$base_runs" ] || base_runs=$((runs > 3 ? runs : 3))
+[[ "$base_runs" =~ ^[1-9][0-9]*$ ]] || die "--base-runs wants a whole number >= 1, not '$base_runs'"
+most=$((runs > base_runs ? runs : base_runs))
 [[ "$gpus" =~ ^[0-9]+$ ]] || die "--gpus wants a whole number >= 0, not '$gpus'"
 [ -z "$cores" ] || [[ "$cores" =~ ^[1-9][0-9]*$ ]] || die "--cores wants a whole number >= 1"
 [ -x "$hetsched" ] || die "no hetsched binary at $hetsched (build first, or --hetsched PATH)"
@@ -157,6 +166,10 @@ workload() {
     echo "$src"
 }
 
+runs_of() { # policy -> how many times it runs
+    [ "$1" = cpu-only ] && echo "$base_runs" || echo "$runs"
+}
+
 median() { # numbers on stdin -> their median
     sort -g | awk '{v[NR] = $1} END {if (NR == 0) exit 1
                    print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'
@@ -169,7 +182,7 @@ if [ "$train" = 1 ]; then
     model=$dir/trained-model.json
 fi
 echo "Fig. 5 (Zhou & Liu, ESWEEK 2014) on $(hostname): size $size," \
-    "$runs run(s) per cell (median)${model:+, model $model}$([ "$train" = 0 ] || echo ", trained by a cpu-only and an h-ratio run of each composition")${platform:+, platform $platform}${run_opts:+, run $run_opts}"
+    "$runs run(s) per cell, cpu-only $base_runs (median)${model:+, model $model}$([ "$train" = 0 ] || echo ", trained by a cpu-only and an h-ratio run of each composition")${platform:+, platform $platform}${run_opts:+, run $run_opts}"
 for c in ${comps//,/ }; do
     if ! w=$(workload "$c"); then
         echo "composition $c: cannot prepare the workload" >&2
@@ -182,8 +195,9 @@ for c in ${comps//,/ }; do
             >"$dir/$c-train-$p.log" 2>&1 || echo "training run $p on $c failed" >&2
     done
     # runs interleaved across policies, so a slow spell of the machine is shared
-    for ((r = 1; r <= runs; r++)); do
+    for ((r = 1; r <= most; r++)); do
         for p in $plist; do
+            [ "$r" -le "$(runs_of "$p")" ] || continue
             log=$dir/$c-$p-$r.log
             # with --keep, each run's measured schedule and trace too
             "$hetsched" run -a "$p" ${backend:+--backend "$backend"} ${model:+--model "$model"} \
@@ -203,7 +217,7 @@ for c in ${comps//,/ }; do
     base="" pbase=""
     for p in $plist; do
         why="" meas="" pred=""
-        for ((r = 1; r <= runs; r++)); do
+        for ((r = 1; r <= $(runs_of "$p"); r++)); do
             log=$dir/$c-$p-$r.log
             rc=$(sed -n 's/^exit //p' "$log")
             if [ "$rc" != 0 ]; then

@@ -25,7 +25,8 @@
 #
 # usage: bench/paper.sh [options]
 #   --size LIST         small, medium or large, or a comma list (default large)
-#   --runs N            real runs per policy and workload, median taken (3)
+#   --runs N            real runs per policy and workload, median taken (3;
+#                       cpu-only, the speedups' base, at least 3: fig5.sh --base-runs)
 #   --out DIR           where the results go (default docs/results)
 #   --backend B         cuda or emu (default: cuda when calibrate measured a
 #                       GPU, else emu)
