@@ -770,12 +770,12 @@ static void untyped_tasks_sleep(void **state)
 }
 
 /* Cost-only data move as emulated copies under emu (exec/data.c,
- * cost_only_data): cpu0 and gpu0 linked at 1 GB/s (1000 bytes/us) with
- * 10 us latency; a (cheap on cpu0) feeds b and c (cheap on gpu0) 2 MB
- * each, and c writes 1 MB of output.  HEFT places a on cpu0, b and c on
- * gpu0.  a's data cross to gpu0 once (10 + 2000 us), serving both, after
- * a's end and before b's and c's starts; c's output goes back to host
- * after c's end (10 + 1000 us).  The measured schedule holds those two
+ * cost_only_data): cpu0 and gpu0 (PF_CPU_GPU: linked at 10 GB/s, 10000
+ * bytes/us, with 5 us latency); a (cheap on cpu0) feeds b and c (cheap on
+ * gpu0) 2 MB each, and c writes 1 MB of output.  HEFT places a on cpu0, b
+ * and c on gpu0.  a's data cross to gpu0 once (5 + 200 us), serving both,
+ * after a's end and before b's and c's starts; c's output goes back to
+ * host after c's end (5 + 100 us).  The measured schedule holds those two
  * copies and passes the validator. */
 static void emu_cost_only_data_copied(void **state)
 {
@@ -786,10 +786,7 @@ static void emu_cost_only_data_copied(void **state)
     double fetched = 0, output = 0;
     int a;
     (void)state;
-    assert_true(hs_platform_add_device(w, "cpu0", HS_DEVICE_CPU, "host", 1, &err) >= 0);
-    assert_true(hs_platform_add_device(w, "gpu0", HS_DEVICE_GPU, "gpu0", 0, &err) >= 0);
-    assert_true(hs_platform_add_link(w, "host", "gpu0", 1, 10, &err) >= 0);
-    assert_true(hs_platform_add_link(w, "gpu0", "host", 1, 10, &err) >= 0);
+    platform(w, PF_CPU_GPU);
     a = hs_workload_add_app(w, "u", 1, &err);
     assert_int_equal(hs_app_add_kernel(w, a, "a", &err), 0);
     assert_int_equal(hs_app_add_kernel(w, a, "b", &err), 1);
@@ -829,8 +826,8 @@ static void emu_cost_only_data_copied(void **state)
             if (s->placements[i].task != 0)
                 assert_true(s->placements[i].start_us >= t->end_us);
     }
-    assert_float_equal(fetched, 2010, 1e-6);
-    assert_float_equal(output, 1010, 1e-6);
+    assert_float_equal(fetched, 205, 1e-6);
+    assert_float_equal(output, 105, 1e-6);
     if (hs_schedule_validate(w, s, &err) != HS_OK)
         fail_msg("measured schedule: %s", err.msg);
     hs_schedule_free(s);
