@@ -147,8 +147,11 @@ struct hs__data {
     const hs__remote *remote;       /* devices of other nodes, or NULL */
     /* cost-only data (NULL when the workload has none; mu): when each
      * task's is on each memory ([g->ntasks][nmem], -1: not there), and
-     * when each link's emulated copies end ([nmem][nmem]) */
+     * when each link's emulated copies end ([nmem][nmem]); vsource[t]: an
+     * emulated copy moves t's data (its edge into an untyped task, or its
+     * own output as an untyped task), so its end is recorded */
     double *varrive, *vfree;
+    unsigned char *vsource;
 };
 
 void (*hs__data_test_hook)(const hs_kconf *c, void *const *bufs);
@@ -835,16 +838,26 @@ static int cost_only_data(hs__data *dm, hs_error *err)
     const hs_graph *g = dm->g;
     size_t nm = (size_t)dm->nmem;
     int any = 0;
-    for (size_t t = 0; t < g->ntasks && !any; t++) {
+    if (dm->mode == HS__REAL_CPU || dm->remote)
+        return HS_OK;
+    if (!(dm->vsource = calloc(g->ntasks ? g->ntasks : 1, 1)))
+        return hs_error_set(err, HS_ENOMEM, "out of memory for the data manager");
+    for (size_t t = 0; t < g->ntasks; t++) {
         const hs_edge *ed;
         if (dm->t[t].typed)
             continue;
-        any = g->tasks[t].input_bytes > 0 || g->tasks[t].output_bytes > 0;
+        any |= g->tasks[t].input_bytes > 0;
+        if (g->tasks[t].output_bytes > 0)
+            any = dm->vsource[t] = 1;
         HS_GRAPH_PRED_FOREACH(g, t, ed)
-        any |= ed->bytes > 0;
+        if (ed->bytes > 0)
+            any = dm->vsource[ed->from] = 1;
     }
-    if (!any || dm->mode == HS__REAL_CPU || dm->remote)
+    if (!any) {
+        free(dm->vsource);
+        dm->vsource = NULL;
         return HS_OK;
+    }
     if (!(dm->varrive = malloc(g->ntasks * nm * sizeof *dm->varrive)) ||
         !(dm->vfree = calloc(nm * nm, sizeof *dm->vfree)))
         return hs_error_set(err, HS_ENOMEM, "out of memory for the data manager");
@@ -2386,8 +2399,8 @@ int hs__data_complete(hs__data *dm, hs__launch *l)
             log_event(dm, l->d, HS_EV_KERNEL, (long)l->t, l->start_us, l->end_us, 0);
         l->rc = finish(dm, task, m, l->rc, (long)l->t, l->d, &l->err);
     }
-    if (dm->varrive && l->rc == HS_OK && !l->chunk && dm->rg->tasks[l->t].nparts == 1 &&
-        runs_here(dm, l->d))
+    if (dm->varrive && dm->vsource[dm->rg->tasks[l->t].origin] && l->rc == HS_OK && !l->chunk &&
+        dm->rg->tasks[l->t].nparts == 1 && runs_here(dm, l->d))
         cost_only_done(dm, dm->rg->tasks[l->t].origin, mem_of(dm, l->d), l->end_us);
     if (l->issued_us < l->start_us)
         log_event(dm, l->d, HS_EV_HELD, (long)l->t, l->issued_us, l->start_us, 0);
@@ -2582,6 +2595,7 @@ void hs__data_free(hs__data *dm)
         free(dm->logs[l].ev);
     free(dm->varrive);
     free(dm->vfree);
+    free(dm->vsource);
     for (size_t b = 0; b < dm->cp.nblocks; b++)
         free(dm->cp.blocks[b]);
     pthread_mutex_destroy(&dm->mu);
