@@ -213,7 +213,7 @@ for c in ${comps//,/ }; do
         "devices $(sed -n 's/^  - {name: \([a-z0-9]*\), kind:.*/\1/p' "$w" | paste -sd, -)," \
         "backend ${used:-${backend:-?}})"
     printf '%-10s %14s %14s %8s %8s %8s  %s\n' policy "measured us" "predicted us" ratio speedup \
-        pred.sp "busy% / idle holding work% (predicted) per device (last run)"
+        pred.sp "busy% / idle holding work% (predicted) / of it inputs there% (predicted), per device (last run)"
     base="" pbase=""
     for p in $plist; do
         why="" meas="" pred=""
@@ -239,8 +239,8 @@ for c in ${comps//,/ }; do
             base=$meas pbase=$pred
         fi
         # "  gpu0   gpu  busy   251938.321 us   67.3%  3146 tasks; idle holding work ... (31.8%),
-        # predicted 28.0%"
-        busy=$(sed -n 's/^  \([^ ]*\) .* busy .* \([0-9.]*\)%  [0-9]* tasks; idle holding work .*(\([0-9.]*\)%), predicted \([0-9.]*\)%$/\1 \2\/\3(\4)/p' \
+        # predicted 28.0%; inputs there ... (2.1%), predicted 0.3%"
+        busy=$(sed -n 's/^  \([^ ]*\) .* busy .* \([0-9.]*\)%  [0-9]* tasks; idle holding work [0-9.]* us (\([0-9.]*\)%), predicted \([0-9.]*\)%; inputs there [0-9.]* us (\([0-9.]*\)%), predicted \([0-9.]*\)%$/\1 \2\/\3(\4)\/\5(\6)/p' \
             "$log" | paste -sd' ' -)
         awk -v p="$p" -v m="$meas" -v q="$pred" -v b="$base" -v pb="$pbase" -v busy="$busy" 'BEGIN {
             ratio = q > 0 ? m / q : 0

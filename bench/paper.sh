@@ -409,8 +409,10 @@ causes() {
             /measured \/ predicted/ { r = $0; sub(/.*measured \/ predicted /, "", r); r += 0 }
             / idle holding work / {
                 p = $0; sub(/.*work [0-9.]+ us \(/, "", p); sub(/\).*/, "", p)
-                q = $NF
-                idle = idle sprintf(", %s %s (predicted %s)", $1, p, q)
+                q = $0; sub(/.*work [0-9.]+ us \([0-9.]+%\), predicted /, "", q); sub(/;.*/, "", q)
+                rp = $0; sub(/.*inputs there [0-9.]+ us \(/, "", rp); sub(/\).*/, "", rp)
+                idle = idle sprintf(", %s %s (predicted %s), inputs there %s (predicted %s)",
+                                    $1, p, q, rp, $NF)
             }
             /^bytes moved per link/ { links = 1; kern = 0; next }
             /^kernel time, measured/ { kern = 1; next }
@@ -484,7 +486,8 @@ causes_section() {
     printf '\n## Runs more than 10%% off their prediction, from their logs\n\n'
     printf 'Idle holding work: time a device held a started task (its inputs on their way, its\n'
     printf 'launch) while it ran none, beside what the executor'"'"'s model predicts of it (the copies\n'
-    printf 'that the schedule itself waits for). Copied: bytes each link moved. Kernels: the kernel types whose\n'
+    printf 'that the schedule itself waits for); inputs there: the part of it in which the held\n'
+    printf 'task'"'"'s inputs were all in its memory, the executor'"'"'s own delay. Copied: bytes each link moved. Kernels: the kernel types whose\n'
     printf 'measured time departs from the model by more than 3%% of the makespan (xR: measured over\n'
     printf 'model, then the difference).\n\n%s\n' "$lines"
 }

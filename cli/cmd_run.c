@@ -148,6 +148,11 @@ static void summarise(FILE *out, const hs_workload *w, const hs_run_result *r, i
          * idle time the schedule itself causes (copies it waits for) */
         if (executor)
             fprintf(out, ", predicted %.1f%%", 100.0 * pst[d].held_idle_us / pms);
+        /* of which with the held task's inputs there: the executor's own */
+        fprintf(out, "; inputs there %.3f us (%.1f%%)", st[d].ready_idle_us,
+                100.0 * st[d].ready_idle_us / ms);
+        if (executor)
+            fprintf(out, ", predicted %.1f%%", 100.0 * pst[d].ready_idle_us / pms);
         fprintf(out, "\n");
     }
     fprintf(out, "overhead per task, measured (from when a task could start to its start) "

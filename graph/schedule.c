@@ -147,11 +147,74 @@ static double outside(const interval *h, size_t nh, const interval *p, size_t np
     return total;
 }
 
+/* The memory a transfer's end or a placement's device lies in. */
+static int memory_of(const hs_workload *w, int device)
+{
+    return device == HS_HOST_DEVICE ? HS_HOST_MEMORY : w->platform.devices[device].memory;
+}
+
+/* The transfers of s, grouped by the placement they leave (CSR, as
+ * hs__plindex groups placements by task): from->idx[from->off[i] ..
+ * from->off[i + 1]) leave placement i. */
+static int transfers_by_source(const hs_schedule *s, hs__plindex *from, hs_error *err)
+{
+    from->off = calloc(s->nplacements + 2, sizeof *from->off);
+    from->idx = malloc((s->ntransfers ? s->ntransfers : 1) * sizeof *from->idx);
+    if (!from->off || !from->idx) {
+        hs__plindex_free(from);
+        return nomem(err);
+    }
+    for (size_t k = 0; k < s->ntransfers; k++)
+        if (s->transfers[k].from_placement >= 0)
+            from->off[s->transfers[k].from_placement + 2]++;
+    for (size_t i = 0; i < s->nplacements; i++)
+        from->off[i + 2] += from->off[i + 1];
+    for (size_t k = 0; k < s->ntransfers; k++)
+        if (s->transfers[k].from_placement >= 0)
+            from->idx[from->off[s->transfers[k].from_placement + 1]++] = k;
+    return HS_OK;
+}
+
+/* When every input of placement p was in its device's memory: each copy
+ * made for it has ended (to_end[p]), and each predecessor's result is
+ * there, made there or copied there (its earliest copy into that memory;
+ * a result moved by no recorded copy counts from its producer's end). */
+static double inputs_there(const hs_workload *w, const hs_schedule *s, const hs__plindex *tasks,
+                           const hs__plindex *from, const double *to_end, size_t p)
+{
+    const hs_placement *pl = s->placements;
+    const hs_edge *e;
+    int m = memory_of(w, pl[p].device);
+    double at = to_end[p];
+    HS_GRAPH_PRED_FOREACH(&w->graph, pl[p].task, e)
+    {
+        size_t i, k;
+        HS__PLINDEX_FOREACH(tasks, e->from, i)
+        {
+            double arrive = pl[i].end_us, copied = -1;
+            if (memory_of(w, pl[i].device) != m)
+                HS__PLINDEX_FOREACH(from, i, k)
+                {
+                    const hs_transfer *t = &s->transfers[k];
+                    if (memory_of(w, t->to_device) == m && (copied < 0 || t->end_us < copied))
+                        copied = t->end_us;
+                }
+            if (copied > arrive)
+                arrive = copied;
+            if (arrive > at)
+                at = arrive;
+        }
+    }
+    return at;
+}
+
 int hs_schedule_device_stats(const hs_workload *w, const hs_schedule *s, hs_device_stats *st,
                              hs_error *err)
 {
-    int nd = w->platform.ndevices;
-    interval *p, *h;
+    int nd = w->platform.ndevices, rc;
+    interval *p, *h, *r;
+    hs__plindex tasks = {0}, from = {0};
+    double *to_end;
     for (int d = 0; d < nd; d++)
         st[d] = (hs_device_stats){0};
     for (size_t i = 0; i < s->nplacements; i++) {
@@ -160,28 +223,57 @@ int hs_schedule_device_stats(const hs_workload *w, const hs_schedule *s, hs_devi
     }
     if (!s->nactivities) /* nothing held (the delay model's schedules) */
         return HS_OK;
+    if ((rc = hs__plindex_build(s, w->graph.ntasks, &tasks, err)) != HS_OK)
+        return rc;
+    if ((rc = transfers_by_source(s, &from, err)) != HS_OK) {
+        hs__plindex_free(&tasks);
+        return rc;
+    }
     p = malloc((s->nplacements + 1) * sizeof *p);
     h = malloc((s->nactivities + 1) * sizeof *h);
-    if (!p || !h) {
-        free(p);
-        free(h);
-        return nomem(err);
+    r = malloc((s->nactivities + 1) * sizeof *r);
+    to_end = calloc(s->nplacements + 1, sizeof *to_end);
+    if (!p || !h || !r || !to_end) {
+        rc = nomem(err);
+        goto out;
+    }
+    for (size_t k = 0; k < s->ntransfers; k++) {
+        const hs_transfer *t = &s->transfers[k];
+        if (t->to_placement >= 0 && t->end_us > to_end[t->to_placement])
+            to_end[t->to_placement] = t->end_us;
     }
     for (int d = 0; d < nd; d++) {
-        size_t np = 0, nh = 0;
+        size_t np = 0, nh = 0, nr = 0;
         for (size_t i = 0; i < s->nplacements; i++)
             if (s->placements[i].device == d)
                 p[np++] = (interval){s->placements[i].start_us, s->placements[i].end_us};
-        for (size_t i = 0; i < s->nactivities; i++)
-            if (s->activities[i].device == d && strcmp(s->activities[i].what, "held") == 0)
-                h[nh++] = (interval){s->activities[i].start_us, s->activities[i].end_us};
+        for (size_t i = 0; i < s->nactivities; i++) {
+            const hs_activity *a = &s->activities[i];
+            double ready = a->start_us;
+            if (a->device != d || strcmp(a->what, "held") != 0)
+                continue;
+            h[nh++] = (interval){a->start_us, a->end_us};
+            if (a->placement >= 0 && (size_t)a->placement < s->nplacements) {
+                double there = inputs_there(w, s, &tasks, &from, to_end, (size_t)a->placement);
+                if (there > ready)
+                    ready = there;
+            }
+            if (ready < a->end_us)
+                r[nr++] = (interval){ready, a->end_us};
+        }
         np = merge(p, np);
-        nh = merge(h, nh);
-        st[d].held_idle_us = outside(h, nh, p, np);
+        st[d].held_idle_us = outside(h, merge(h, nh), p, np);
+        st[d].ready_idle_us = outside(r, merge(r, nr), p, np);
     }
+    rc = HS_OK;
+out:
     free(p);
     free(h);
-    return HS_OK;
+    free(r);
+    free(to_end);
+    hs__plindex_free(&tasks);
+    hs__plindex_free(&from);
+    return rc;
 }
 
 /* ---------------------------------------------------------- placement index */

@@ -730,7 +730,7 @@ check "run outputs" "$tmp/out" '^outputs: [0-9]+ results, [0-9]+ bytes, digest [
 check "run tables: gaps" "$tmp/out" '^  gpu0 +[0-9.]+ us +0\.000 us$'
 check "run tables: kernels" "$tmp/out" '^  cost-only +cpu0 +[0-9]+ tasks? +[0-9.]+ us +[0-9.]+ us  x[0-9.]+$'
 check "run tables: idle holding work, measured and predicted" "$tmp/out" \
-    '^  gpu0 +gpu +busy .* tasks; idle holding work [0-9.]+ us \([0-9.]+%\), predicted [0-9.]+%$'
+    '^  gpu0 +gpu +busy .* tasks; idle holding work [0-9.]+ us \([0-9.]+%\), predicted [0-9.]+%; inputs there [0-9.]+ us \([0-9.]+%\), predicted [0-9.]+%$'
 # the predicted schedule's trace: the executor's model, its devices holding
 # tasks (heft gives gpu0 the chains' scale kernels, held while va's results
 # come)
@@ -742,7 +742,7 @@ expect 2 "run --predicted-trace and --json on stdout" -- "$H" run -a heft "$RW" 
 check "run --predicted-trace and --json on stdout: why" "$tmp/err" \
     '--json and --predicted-trace both go to standard output'
 expect 0 "run --predict delay: no predicted idle time" -- "$H" run -a heft "$RW" --backend emu --predict delay
-check "run --predict delay: no predicted idle time" "$tmp/out" '^  gpu0 +gpu +busy .* tasks; idle holding work [0-9.]+ us \([0-9.]+%\)$'
+check "run --predict delay: no predicted idle time" "$tmp/out" '^  gpu0 +gpu +busy .* tasks; idle holding work [0-9.]+ us \([0-9.]+%\); inputs there [0-9.]+ us \([0-9.]+%\)$'
 # map --predict executor: what `run` predicts, without running: h-ratio on
 # the case study is 6390.208 us in the delay model; the executor's model
 # adds add's 4 MiB output going back to host after it (10 + 4194304 / 12000

@@ -173,7 +173,7 @@ check "the report's last section names exactly the runs off by 10% ($(wc -l <"$t
 check "the report's cpu-only runs listed are each off by 10%" awk '
     $1 ~ /-cpu-only-[1-3]$/ && $2 <= 1.1 && $2 >= 0.91 { exit 1 }' "$tmp/causes"
 check "each such line says where the time went" awk '
-    /^- fig[45]-small\// { n++; if ($0 !~ /idle holding work cpu0 [0-9.]+% \(predicted [0-9.]+%\)/ ||
+    /^- fig[45]-small\// { n++; if ($0 !~ /idle holding work cpu0 [0-9.]+% \(predicted [0-9.]+%\), inputs there [0-9.]+% \(predicted [0-9.]+%\)/ ||
                                      $0 !~ /kernels off the model by over 3% of the makespan: /) exit 1 }
     END { exit 0 }' "$md"
 check "the model is kept" [ -s "$out/$d-ci-small-model.json" ]

@@ -240,6 +240,11 @@ class Run(unittest.TestCase):
                                sum(t["end_us"] - t["start_us"] for t in r.tasks), places=3)
         self.assertTrue(all(d["held_idle_us"] >= 0 for d in r.devices))
         self.assertEqual([round(d["held_idle_us"], 3) for d in r.predicted_devices], [45.0, 45.0])
+        # of which with the inputs there: a part of it; none predicted (the
+        # model starts a task as its last input arrives)
+        self.assertTrue(all(0 <= d["ready_idle_us"] <= d["held_idle_us"] + 1e-9
+                            for d in r.devices))
+        self.assertEqual([d["ready_idle_us"] for d in r.predicted_devices], [0.0, 0.0])
         r.validate()
 
     def test_a_subset_of_devices(self):

@@ -1571,6 +1571,49 @@ static void device_stats_by_hand(void **state)
     assert_int_equal(hs_schedule_device_stats(w, s, st, &err), 0);
     assert_true(st[CPU0].busy_us == 20 && st[CPU0].tasks == 2 && st[CPU0].held_idle_us == 15);
     assert_true(st[GPU0].busy_us == 4 && st[GPU0].tasks == 1 && st[GPU0].held_idle_us == 0);
+    /* nothing copied: norm's input is there once add ends (10) */
+    assert_true(st[CPU0].ready_idle_us == 15 && st[GPU0].ready_idle_us == 0);
+    hs_schedule_free(s);
+    hs_workload_free(w);
+}
+
+/* The idle time with the held task's inputs there, by hand: add runs on
+ * cpu0 [0, 10]; gpu0 holds scale from 10 and norm from 20 and runs them
+ * [30, 34] and [40, 42].  add's result reaches gpu0 at 25 (copied for
+ * scale; norm reads that copy), scale's input from host at 27.  Held idle:
+ * [10, 40] less scale's run, 26.  Inputs there: scale from 27, norm from 25:
+ * [25, 40] less scale's run, 11.  Once gpu0 holds norm from 36 only:
+ * held [10, 30] and [36, 40], 24; inputs there [27, 30] and [36, 40], 7. */
+static void ready_idle_by_hand(void **state)
+{
+    hs_workload *w = tiny();
+    hs_schedule *s = hs_schedule_new(NULL, "hand");
+    hs_device_stats st[2];
+    hs_error err = {0};
+    const hs_activity held[] = {
+        {.device = GPU0, .what = "held", .placement = 1, .start_us = 10, .end_us = 30},
+        {.device = GPU0, .what = "held", .placement = 2, .start_us = 20, .end_us = 40},
+    };
+    const hs_transfer copies[] = {
+        {.from_placement = 0, .to_placement = 1, .from_device = CPU0, .to_device = GPU0,
+         .bytes = 160000, .start_us = 12, .end_us = 25},
+        {.from_placement = HS_NONE, .to_placement = 1, .from_device = HS_HOST_DEVICE,
+         .to_device = GPU0, .bytes = 80000, .start_us = 8, .end_us = 27},
+    };
+    (void)state;
+    place(s, ADD, 0, 1, 1.0, CPU0, 0, 10);
+    place(s, SCALE, 0, 1, 1.0, GPU0, 30, 34);
+    place(s, NORM, 0, 1, 1.0, GPU0, 40, 42);
+    for (size_t i = 0; i < 2; i++) {
+        assert_true(hs_schedule_add_activity(s, &held[i], &err) == (long)i);
+        assert_true(hs_schedule_add_transfer(s, &copies[i], &err) == (long)i);
+    }
+    assert_int_equal(hs_schedule_device_stats(w, s, st, &err), 0);
+    assert_true(st[GPU0].held_idle_us == 26 && st[GPU0].ready_idle_us == 11);
+    assert_true(st[CPU0].held_idle_us == 0 && st[CPU0].ready_idle_us == 0);
+    s->activities[1].start_us = 36;
+    assert_int_equal(hs_schedule_device_stats(w, s, st, &err), 0);
+    assert_true(st[GPU0].held_idle_us == 24 && st[GPU0].ready_idle_us == 7);
     hs_schedule_free(s);
     hs_workload_free(w);
 }
@@ -1580,6 +1623,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(makespan_and_transfers),
         cmocka_unit_test(device_stats_by_hand),
+        cmocka_unit_test(ready_idle_by_hand),
         cmocka_unit_test(measured_schedules),
         cmocka_unit_test(json_exact_text),
         cmocka_unit_test(json_round_trip),

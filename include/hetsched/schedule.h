@@ -91,6 +91,10 @@ typedef struct hs_device_stats {
     double held_idle_us;   /* time it held a task (its "held" activities: a
                               measured run's, the executor's model's) while
                               running none */
+    double ready_idle_us;  /* the part of held_idle_us in which the held
+                              task's inputs were all in its memory: the
+                              executor's own delay, the copies it waited
+                              for left out */
 } hs_device_stats;
 
 /* Fills st[0 .. ndevices) for s.  HS_ENOMEM. */

@@ -121,7 +121,7 @@ class _KernelRow(ctypes.Structure):
 
 class _DeviceStats(ctypes.Structure):
     _fields_ = [("busy_us", ctypes.c_double), ("tasks", ctypes.c_size_t),
-                ("held_idle_us", ctypes.c_double)]
+                ("held_idle_us", ctypes.c_double), ("ready_idle_us", ctypes.c_double)]
 
 
 class _RunResult(ctypes.Structure):
@@ -339,8 +339,10 @@ class RunResult(Schedule):
     .overhead_us [µs per task from when a task could start, its device free
                  and its inputs there, to its start] per device, in platform
                  order, as measured (compare with the platform's overhead_us)
-    .devices     per device, in platform order: busy_us, tasks and
-                 held_idle_us (time it held a started task and ran none)
+    .devices     per device, in platform order: busy_us, tasks,
+                 held_idle_us (time it held a started task and ran none) and
+                 ready_idle_us (the part of it in which the held task's
+                 inputs were all there: the executor's own delay)
     .predicted_devices  the same in the prediction (held_idle_us under the
                  executor's model: the copies the schedule itself waits for)
     .outputs_digest  FNV-1a (64 bits) of the run's outputs (typed tasks
@@ -614,7 +616,8 @@ def run(workload, policy=None, backend=None, *, devices=None, check="sample", se
                  for k in res.kernels[:res.nkernels]]
     r.overhead_us = [res.overhead_us[d] for d in range(res.ndevices)]
     r.devices, r.predicted_devices = (
-        [{"busy_us": st[d].busy_us, "tasks": st[d].tasks, "held_idle_us": st[d].held_idle_us}
+        [{"busy_us": st[d].busy_us, "tasks": st[d].tasks, "held_idle_us": st[d].held_idle_us,
+          "ready_idle_us": st[d].ready_idle_us}
          for d in range(res.ndevices)] for st in (res.devices, res.predicted_devices))
     r.outputs_digest = res.outputs_digest
     _run_result_free(ctypes.byref(res))
