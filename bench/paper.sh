@@ -163,13 +163,15 @@ run_fig5() {
         --keep "$work/$fig-$size" 2>&1 | tee "$log"
     rc=${PIPESTATUS[0]}
     [ "$rc" = 0 ] || { status=1; progress "$fig $size: bench/fig5.sh exit $rc"; }
-    # "composition mixed (mixed-large-model.yaml: ..." then one row per policy
+    # "composition mixed (mixed-large-model.yaml: ..." then one row per policy;
+    # cpu-only ran at least 3 times (fig5.sh's --base-runs default)
     awk -v d="$date" -v m="$label" -v s="$size" -v b="$used" -v f="$fig" -v r="$runs" '
         /^composition / { w = $2; next }
+        { n = $1 == "cpu-only" && r < 3 ? 3 : r }
         w != "" && $2 == "FAILED" { p = $1; sub(/^[^ ]+ +FAILED /, ""); gsub(/[,"]/, ";")
-            printf "%s,%s,%s,%s,%s,%s,%s,%s,,,,,,FAILED %s\n", d, m, s, b, f, w, p, r, $0 }
+            printf "%s,%s,%s,%s,%s,%s,%s,%s,,,,,,FAILED %s\n", d, m, s, b, f, w, p, n, $0 }
         w != "" && NF >= 6 && $2 ~ /^[0-9.]+$/ && $3 ~ /^[0-9.]+$/ {
-            printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,,\n", d, m, s, b, f, w, $1, r, $2, $3, $5, $6 }' "$log" >>"$csv"
+            printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,,\n", d, m, s, b, f, w, $1, n, $2, $3, $5, $6 }' "$log" >>"$csv"
 }
 
 # Table 3's sets at SIZE: name, file (generated where missing).

@@ -73,8 +73,10 @@ for fig in "fig5 mixed compute data" "fig4 $benchmarks"; do
     shift
     for w in "$@"; do
         for p in cpu-only $policies; do
+            # runs: 1 (--runs), cpu-only's at least 3 (fig5.sh --base-runs)
             n=$(awk -F, -v f="$f" -v w="$w" -v p="$p" '$5 == f && $6 == w && $7 == p &&
-                $2 == "ci" && $3 == "small" && $4 == "emu" && $8 == 1 && $9 > 0 && $10 > 0 &&
+                $2 == "ci" && $3 == "small" && $4 == "emu" && $8 == (p == "cpu-only" ? 3 : 1) &&
+                $9 > 0 && $10 > 0 &&
                 $11 > 0 && $12 > 0 && $14 == ""' "$csv" | wc -l)
             check "$f $w $p: one row with its numbers" [ "$n" = 1 ]
         done
