@@ -4,6 +4,7 @@
  * byte, checks that catch a wrong entry, and two graphs made of the types
  * (a tiled Cholesky, conjugate-gradient iterations). */
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -366,6 +367,54 @@ static void threads_split_elementwise(void **state)
     hbufs_free(&c, &four);
 }
 
+/* Teams of helper threads under callers at once: four callers, each
+ * running pi on 8 threads 200 times (8 parts of 4 blocks), every time from
+ * a buffer of sentinels, give every block's count of a one-thread run: no
+ * part is lost or run on another caller's buffers, no caller waits
+ * forever. */
+typedef struct pi_caller {
+    const hs_kconf *c;
+    const uint32_t *want;
+    int bad;
+} pi_caller;
+
+static void *pi_rounds(void *arg)
+{
+    pi_caller *pc = arg;
+    uint32_t counts[32];
+    void *bufs[1] = {counts};
+    hs_error err = {0};
+    for (int r = 0; r < 200; r++) {
+        memset(counts, 0xff, sizeof counts);
+        if (hs_krun_cpu(pc->c, bufs, 0, pc->c->items, 8, &err) != 0 ||
+            memcmp(counts, pc->want, sizeof counts) != 0)
+            pc->bad++;
+    }
+    return NULL;
+}
+
+static void threads_take_parts(void **state)
+{
+    hs_kconf c;
+    hs_error err = {0};
+    uint32_t want[32];
+    void *bufs[1] = {want};
+    pthread_t tid[4];
+    pi_caller pc[4];
+    (void)state;
+    assert_int_equal(conf_from(&c, "pi", "hits=8192", &err), 0);
+    assert_int_equal(c.items, 32);
+    assert_int_equal(hs_krun_cpu(&c, bufs, 0, c.items, 1, &err), 0);
+    for (int i = 0; i < 4; i++) {
+        pc[i] = (pi_caller){.c = &c, .want = want};
+        assert_int_equal(pthread_create(&tid[i], NULL, pi_rounds, &pc[i]), 0);
+    }
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(pthread_join(tid[i], NULL), 0);
+        assert_int_equal(pc[i].bad, 0);
+    }
+}
+
 static void ranges_refused(void **state)
 {
     hs_kconf c;
@@ -526,6 +575,7 @@ int main(void)
         cmocka_unit_test(pi_statistics),
         cmocka_unit_test(every_type_whole_and_split),
         cmocka_unit_test(threads_split_elementwise),
+        cmocka_unit_test(threads_take_parts),
         cmocka_unit_test(ranges_refused),
         cmocka_unit_test(potrf_refuses_indefinite),
         cmocka_unit_test(cuda_not_built),
