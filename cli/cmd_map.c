@@ -111,11 +111,19 @@ static int summarise(FILE *out, const hs_workload *w, const char *algo, const ch
                 s->makespan_us / bound);
     else /* every task costs nothing: no ratio to give */
         fprintf(out, "lower bound %.3f us\n", bound);
-    for (int d = 0; d < p->ndevices; d++)
-        fprintf(out, "  %-*s %s  busy %12.3f us  %5.1f%%  %zu task%s\n", width,
+    for (int d = 0; d < p->ndevices; d++) {
+        double ms = s->makespan_us > 0 ? s->makespan_us : 1;
+        fprintf(out, "  %-*s %s  busy %12.3f us  %5.1f%%  %zu task%s", width,
                 p->devices[d].name, hs_device_kind_name(p->devices[d].kind), ds[d].busy_us,
-                s->makespan_us > 0 ? 100.0 * ds[d].busy_us / s->makespan_us : 0.0,
-                ds[d].tasks, hs_cli_plural(ds[d].tasks));
+                100.0 * ds[d].busy_us / ms, ds[d].tasks, hs_cli_plural(ds[d].tasks));
+        /* the executor's model holds tasks as `run` does: its idle time
+         * while holding work, as `run` prints it beside the measured */
+        if (s->model && strcmp(s->model, "executor") == 0)
+            fprintf(out, "; idle holding work %.3f us (%.1f%%); inputs there %.3f us (%.1f%%)",
+                    ds[d].held_idle_us, 100.0 * ds[d].held_idle_us / ms, ds[d].ready_idle_us,
+                    100.0 * ds[d].ready_idle_us / ms);
+        fprintf(out, "\n");
+    }
     fprintf(out, "mapping time %.3f ms (%.3f us per task)\n", 1e3 * st->mapping_seconds,
             w->graph.ntasks ? 1e6 * st->mapping_seconds / (double)w->graph.ntasks : 0.0);
     free(ds);

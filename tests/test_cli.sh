@@ -750,8 +750,13 @@ check "run --predict delay: no predicted idle time" "$tmp/out" '^  gpu0 +gpu +bu
 expect 0 "map --predict executor" -- "$H" map -a h-ratio "$W" --predict executor
 check "map --predict executor" "$tmp/out" \
     '^policy h-ratio on workloads/case-study.yaml: makespan 6749\.733 us \(executor.s model\)$'
+# gpu0's kernels (6020 us) end at 6390.208 us; it is idle the other
+# 370.208 us, each time holding a task whose input is on its way
+check "map --predict executor: idle time while holding work" "$tmp/out" \
+    '^  gpu0 +gpu +busy +6020\.000 us +89\.2%  2 tasks; idle holding work 370\.208 us \(5\.5%\); inputs there 0\.000 us \(0\.0%\)$'
 expect 0 "map --predict delay" -- "$H" map -a h-ratio "$W" --predict delay
 check "map --predict delay" "$tmp/out" '^policy h-ratio on workloads/case-study.yaml: makespan 6390\.208 us$'
+check "map --predict delay: nothing held" "$tmp/out" '^  gpu0 +gpu +busy .* tasks$'
 expect 2 "map --predict bad" -- "$H" map -a h-ratio "$W" --predict fast
 check "map --predict bad: why" "$tmp/err" "--predict wants executor or delay, not 'fast'"
 expect 0 "compare --predict executor" -- "$H" compare "$W" --predict executor
