@@ -59,14 +59,8 @@ base_runs=""
 train=0
 run_opts="" keep="" hetsched=${HETSCHED:-$root/build/cli/hetsched}
 
-usage() {
-    sed -n '/^# usage:/,/^# Exit status/p' "$0" | sed 's/^# \{0,1\}//' >&2
-    exit 2
-}
-die() {
-    echo "fig5.sh: $*" >&2
-    exit 2
-}
+# shellcheck source=bench/lib.sh
+. "$root/bench/lib.sh"
 while [ $# -gt 0 ]; do
     case "$1" in
     -h | --help) usage ;;
@@ -170,10 +164,6 @@ runs_of() { # policy -> how many times it runs
     [ "$1" = cpu-only ] && echo "$base_runs" || echo "$runs"
 }
 
-median() { # numbers on stdin -> their median
-    sort -g | awk '{v[NR] = $1} END {if (NR == 0) exit 1
-                   print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'
-}
 
 status=0
 read -r -a extra <<<"$run_opts"

@@ -27,8 +27,11 @@ for a in "$@"; do
     [ "$a" = -a ] && algo=()
 done
 
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+
 # median makespan (us) of $reps runs with the given options
-median() {
+median_makespan() {
     local out ms=()
     for ((i = 0; i < reps; i++)); do
         out=$("$bin" run "${algo[@]}" --check none --split "$splitter" "$wl" "$@" 2>&1) || {
@@ -37,7 +40,7 @@ median() {
         }
         ms+=("$(printf '%s\n' "$out" | sed -n 's/.*measured makespan \([0-9.]*\) us.*/\1/p')")
     done
-    printf '%s\n' "${ms[@]}" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+    printf '%s\n' "${ms[@]}" | median
 }
 
 echo "workload $wl, splitter $splitter, median of $reps runs; options: $*"
@@ -46,8 +49,8 @@ status=0
 for slow in "" "$throttle"; do
     t=()
     [ -n "$slow" ] && t=(--throttle "$slow")
-    p=$(median --split-mode planned "${t[@]}" "$@") || status=1
-    l=$(median --split-mode live "${t[@]}" "$@") || status=1
+    p=$(median_makespan --split-mode planned "${t[@]}" "$@") || status=1
+    l=$(median_makespan --split-mode live "${t[@]}" "$@") || status=1
     printf '%-22s %14s %14s %14s\n' "${slow:-all at speed}" "$p" "$l" \
         "$(awk -v a="$l" -v b="$p" 'BEGIN { if (b > 0) printf "%.3f", a / b }')"
 done

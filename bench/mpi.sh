@@ -29,8 +29,8 @@ export OMPI_MCA_btl=self,vader
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# median of the numbers on stdin
-median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 # measure NP WORKLOAD POLICY: "measured predicted" medians over $reps runs
 # (NP 0: one process)

@@ -68,14 +68,8 @@ benchmarks="xgemm,cg,cholesky,increment,va,pi,fblock" bench_policies="h-ratio,d-
 label="" keep="" train=0
 hetsched=${HETSCHED:-$root/build/cli/hetsched} plot=${PAPER_PLOT:-}
 
-usage() {
-    sed -n '/^# usage:/,/^# Exit status/p' "$0" | sed 's/^# \{0,1\}//' >&2
-    exit 2
-}
-die() {
-    echo "paper.sh: $*" >&2
-    exit 2
-}
+# shellcheck source=bench/lib.sh
+. "$root/bench/lib.sh"
 while [ $# -gt 0 ]; do
     case "$1" in
     -h | --help) usage ;;
@@ -188,10 +182,6 @@ table3_sets() {
         echo "xgemm+fblock+pi-x2 $work/xgemm-fblock-pi-x2-$size.yaml"
 }
 
-median() { # numbers on stdin -> their median
-    sort -g | awk '{v[NR] = $1} END {if (NR == 0) exit 1
-                   print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'
-}
 
 # Table 3's policies run for real: the report's columns, those of --policies
 # when given.

@@ -27,14 +27,8 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 runs=10 keep="" hetsched=${HETSCHED:-$root/build/cli/hetsched} workload=""
 
-usage() {
-    sed -n '/^# usage:/,/^# Exit status/p' "$0" | sed 's/^# \{0,1\}//' >&2
-    exit 2
-}
-die() {
-    echo "task_times.sh: $*" >&2
-    exit 2
-}
+# shellcheck source=bench/lib.sh
+. "$root/bench/lib.sh"
 while [ $# -gt 0 ]; do
     case "$1" in
     -h | --help) usage ;;
