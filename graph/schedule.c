@@ -253,7 +253,8 @@ int hs_schedule_device_stats(const hs_workload *w, const hs_schedule *s, hs_devi
             if (a->device != d || strcmp(a->what, "held") != 0)
                 continue;
             h[nh++] = (interval){a->start_us, a->end_us};
-            if (a->placement >= 0 && (size_t)a->placement < s->nplacements) {
+            if (a->placement >= 0 && (size_t)a->placement < s->nplacements &&
+                s->placements[a->placement].task < w->graph.ntasks) {
                 double there = inputs_there(w, s, &tasks, &from, to_end, (size_t)a->placement);
                 if (there > ready)
                     ready = there;
