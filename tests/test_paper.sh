@@ -131,8 +131,10 @@ done
 # 4. bench/fig5.sh end to end on one small composition (emu).
 if bench/fig5.sh --hetsched "$H" --size small --compositions data --policies h-ratio \
     >"$tmp/out" 2>"$tmp/err"; then
-    grep -Eq '^cpu-only +[0-9.]+ +[0-9.]+ +[0-9.]+ +1\.000 +1\.000  cpu0 [0-9.]+/[0-9.]+\([0-9.]+\) gpu0 0\.0/0\.0\(0\.0\)$' "$tmp/out" &&
-        grep -Eq '^h-ratio +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+  cpu0 [0-9.]+/[0-9.]+\([0-9.]+\) gpu0 [0-9.]+/[0-9.]+\([0-9.]+\)$' "$tmp/out" && ok ||
+    # per device: busy / idle holding work (predicted) / inputs there (predicted)
+    dev='[0-9.]+/[0-9.]+\([0-9.]+\)/[0-9.]+\([0-9.]+\)'
+    grep -Eq "^cpu-only +[0-9.]+ +[0-9.]+ +[0-9.]+ +1\.000 +1\.000  cpu0 $dev gpu0 0\.0/0\.0\(0\.0\)/0\.0\(0\.0\)\$" "$tmp/out" &&
+        grep -Eq "^h-ratio +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+  cpu0 $dev gpu0 $dev\$" "$tmp/out" && ok ||
         { bad "fig5.sh table"; cat "$tmp/out"; }
 else
     bad "bench/fig5.sh: exit $?"
