@@ -214,7 +214,7 @@ const char *hs__strmap_intern(hs__strmap *m, const char *key)
 
 void hs__strmap_prefetch(const hs__strmap *m, const char *key)
 {
-    __builtin_prefetch(&m->slots[(size_t)hash(key) & (m->cap - 1)]);
+    hs__strmap_prefetch_stage(m, hash(key), 1);
 }
 
 int hs__strmap_get(const hs__strmap *m, const char *key, size_t *value)
