@@ -950,6 +950,14 @@ static void validate_catches(void **state)
     expect_invalid(w, s,
                    "va#0/scale and va#0/norm overlap on gpu0: va#0/scale runs 130 to 190 "
                    "us, va#0/norm 150 to 170 us");
+    /* the same listed out of start order (norm before scale): the same */
+    s = clone(good1);
+    s->placements[2] = s->placements[1];
+    s->placements[1] = (hs_placement){
+        .task = NORM, .nparts = 1, .fraction = 1, .device = GPU0, .start_us = 150, .end_us = 170};
+    expect_invalid(w, s,
+                   "va#0/scale and va#0/norm overlap on gpu0: va#0/scale runs 130 to 190 "
+                   "us, va#0/norm 150 to 170 us");
     /* touching is fine: norm on gpu0 at 190 .. 210 (its 8000 bytes back at
      * 210 + 5 + 1 = 216) */
     s = clone(good1);
