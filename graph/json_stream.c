@@ -136,6 +136,16 @@ long long hs__jstream_offset(const hs__jstream *js, const hs__jevent *e)
     return token_start(js, e, token_end(js));
 }
 
+long long hs__jstream_end(const hs__jstream *js)
+{
+    return token_end(js);
+}
+
+long long hs__jstream_start(const hs__jstream *js, const hs__jevent *e, long long end)
+{
+    return token_start(js, e, end);
+}
+
 static int error_v(hs__jstream *js, long long offset, const char *path, const char *fmt,
                    va_list ap)
 {
@@ -272,6 +282,18 @@ static int status(hs__jstream *js, yajl_status st)
     return rc;
 }
 
+/* yajl's status st, once the handler's `pause` has caught up with the
+ * events it handed out (unless a callback stopped it). */
+static int paused_status(hs__jstream *js, yajl_status st)
+{
+    if (st != yajl_status_client_canceled && js->h->pause) {
+        int rc = js->h->pause(js->h->ctx, js);
+        if (rc != HS_OK)
+            return rc;
+    }
+    return status(js, st);
+}
+
 /* Hands the chunk at `data` to yajl. */
 static int feed(hs__jstream *js, const unsigned char *data, size_t n)
 {
@@ -280,14 +302,14 @@ static int feed(hs__jstream *js, const unsigned char *data, size_t n)
     js->prev = js->cur;
     js->cur = (chunk){.data = data, .len = n, .at = js->total, .line = line, .col = col};
     js->total += (long long)n;
-    return status(js, yajl_parse(js->yajl, data, n));
+    return paused_status(js, yajl_parse(js->yajl, data, n));
 }
 
 static int end(hs__jstream *js, int rc)
 {
     if (rc == HS_OK) {
         js->finishing = 1;
-        rc = status(js, yajl_complete_parse(js->yajl));
+        rc = paused_status(js, yajl_complete_parse(js->yajl));
         js->finishing = 0;
     }
     if (rc == HS_OK && js->h->finish)

@@ -54,11 +54,19 @@ typedef struct hs__jevent {
 typedef struct hs__jstream hs__jstream;
 
 /* The callbacks: `event` for each event in document order, `finish` (may be
- * NULL) once the text is read whole and is valid JSON.  Each returns HS_OK
- * to go on, or an error code with err filled (hs__jstream_error). */
+ * NULL) once the text is read whole and is valid JSON, `pause` (may be
+ * NULL) each time yajl has handed out the events of the text fed to it so
+ * far (after each chunk, and at the end), before anything else is
+ * reported: a syntax error further on, a file that cannot be read or is
+ * over the cap.  A handler that leaves some of its work on the events for
+ * later (a batch of look-ups) does it in `pause`, so that its errors come
+ * in document order, located while the text they point at is kept.  Each
+ * returns HS_OK to go on, or an error code with err filled
+ * (hs__jstream_error). */
 typedef struct hs__jhandler {
     int (*event)(void *ctx, hs__jstream *js, const hs__jevent *e);
     int (*finish)(void *ctx, hs__jstream *js);
+    int (*pause)(void *ctx, hs__jstream *js);
     void *ctx;
 } hs__jhandler;
 
@@ -75,6 +83,14 @@ int hs__jstream_read_buffer(const char *name, const char *data, size_t len,
  * opening quote of a string), for hs__jstream_error; valid only inside the
  * callback of that event. */
 long long hs__jstream_offset(const hs__jstream *js, const hs__jevent *e);
+
+/* hs__jstream_offset in two halves, for a reader that locates an event
+ * only when it turns out to be wrong: hs__jstream_end(js) in the event's
+ * callback (cheap), hs__jstream_start(js, e, end) later, until the
+ * handler's `pause` returns (e: the event's type and length; its text is
+ * not read). */
+long long hs__jstream_end(const hs__jstream *js);
+long long hs__jstream_start(const hs__jstream *js, const hs__jevent *e, long long end);
 
 /* Fills err with HS_EINPUT and "NAME:LINE:COL: error: PATH: WHAT" for the
  * byte at `offset` (-1 or a place not found: "NAME: error: PATH: WHAT";

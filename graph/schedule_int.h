@@ -25,6 +25,14 @@ void hs__plindex_free(hs__plindex *ix);
  * snprintf-like: returns the length it needed.  p->task must be < ntasks. */
 int hs__placement_id(const hs_workload *w, const hs_placement *p, char *buf, size_t size);
 
+/* The index of kernel names (NULL: none) that hs_task_parse_id looks up
+ * for task id `id`, and in *kernel the kernel's name within id, for a
+ * reader that loads the index's slots for many ids before it parses them
+ * (hs__strmap_prefetch_stage).  NULL too for an id of a part, or one that
+ * names no application; hs_task_parse_id decides what the id names. */
+struct hs__strmap;
+const struct hs__strmap *hs__task_id_kernel(hs_workload *w, const char *id, const char **kernel);
+
 /* Do two paths name the same workload file?  The same path, or the same
  * file on disk; when one of them cannot be found from here (a schedule made
  * in another directory), the same file name. */

@@ -27,6 +27,7 @@
 #include "graph/json_stream.h"
 #include "graph/numfmt.h"
 #include "graph/schedule_int.h"
+#include "graph/strmap.h"
 #include "hetsched/output.h"
 
 /* ----------------------------------------------------------------- writing */
@@ -560,6 +561,25 @@ typedef struct pending_end {
     long long at;
 } pending_end;
 
+/* A task id whose look-up waits for the batch it is in (resolve_ids): the
+ * id of placement `item` (ID_TASK) or an end of transfer `item`. */
+enum { ID_TASK, ID_FROM, ID_TO };
+typedef struct id_wait {
+    size_t text;   /* the id, NUL-terminated, at reader.idtext + text */
+    size_t item;
+    int what;      /* ID_TASK, ID_FROM or ID_TO */
+    long long end; /* offset just past its string, for a message */
+    size_t len;    /* the id's length */
+    const hs__strmap *index; /* the kernel names its look-up reads, or NULL */
+    uint64_t hash; /* of the kernel's name, in index */
+    hs_placement want; /* its task and part, once parsed */
+} id_wait;
+
+/* Ids wait in batches of this many: each look-up misses the cache some
+ * five times at a million tasks (the name index's slot, entry and key,
+ * then the placements' index), and a batch has those misses overlap. */
+#define ID_BATCH 256
+
 /* A placement by task and part, to find the one a transfer's id names. */
 typedef struct part_key {
     size_t task;
@@ -585,11 +605,10 @@ typedef struct reader {
     int bad_dup;       /* 1: it is a duplicate, 0: unknown */
     char *text;        /* the current string or number, NUL-terminated */
     size_t text_cap;
-    /* the last transfer source found among the placements: a task's
-     * transfers come one after another, and each look-up of an id misses
-     * the cache at a million tasks */
-    char last_from[128];
-    long last_from_placement; /* -1: none */
+    id_wait wait[ID_BATCH]; /* the ids read and not yet looked up */
+    int nwait;
+    char *idtext;      /* their texts */
+    size_t idtext_len, idtext_cap;
 } reader;
 
 static const char *type_name(enum hs__jtype t)
@@ -706,20 +725,33 @@ static int want_device(reader *r, hs__jstream *js, const hs__jevent *e, int host
     return HS_OK;
 }
 
-/* The task (and part) the current string names into *p; the message, when
- * there is none, says when the schedule is of another workload file. */
-static int want_task(reader *r, hs__jstream *js, const hs__jevent *e, hs_placement *p)
+static const char *const id_keys[] = {"id", "from_task", "to_task"};
+
+/* Offset of the string of id `wt`, found only for a message. */
+static long long id_offset(const hs__jstream *js, const id_wait *wt)
 {
-    const char *sw = r->s->workload, *ww = r->w->path;
-    hs_error perr = {0};
-    if (hs_task_parse_id(r->w, r->text, &p->task, &p->part, &p->nparts, &perr) == HS_OK)
+    return hs__jstream_start(js, &(hs__jevent){.type = HS__J_STRING, .len = wt->len}, wt->end);
+}
+
+/* The task (and part) id `wt` names into wt->want; the message, when
+ * there is none, says when the schedule is of another workload file. */
+static int parse_id(reader *r, hs__jstream *js, id_wait *wt)
+{
+    const char *sw = r->s->workload, *ww = r->w->path, *id = r->idtext + wt->text;
+    hs_placement *p = &wt->want;
+    hs_error perr; /* filled on failure only: not zeroed (1.3 KB) for every id */
+    char path[256];
+    if (hs_task_parse_id(r->w, id, &p->task, &p->part, &p->nparts, &perr) == HS_OK)
         return HS_OK;
     if (perr.code != HS_EINPUT)
         return hs_error_set(hs__jstream_err(js), perr.code, "%s", perr.msg);
+    snprintf(path, sizeof path, "%s[%zu].%s", wt->what == ID_TASK ? "tasks" : "transfers",
+             wt->item, id_keys[wt->what]);
     if (sw && ww && !hs__same_file(sw, ww))
-        return bad_value(r, js, e, "%s (the schedule is of workload %.300s, not %.300s)",
-                         perr.msg, sw, ww);
-    return bad_value(r, js, e, "%s", perr.msg);
+        return hs__jstream_error(js, id_offset(js, wt), path,
+                                 "%s (the schedule is of workload %.300s, not %.300s)", perr.msg,
+                                 sw, ww);
+    return hs__jstream_error(js, id_offset(js, wt), path, "%s", perr.msg);
 }
 
 static int by_part_key(const void *a, const void *b)
@@ -790,33 +822,8 @@ static int not_placed(hs__jstream *js, long long at, const char *path, const cha
     return hs__jstream_error(js, at, path, "task '%.200s' is not in this schedule's tasks", id);
 }
 
-/* A transfer's end: null, or a task id whose placement is found now, or
- * once the tasks are read. */
-static int want_end(reader *r, hs__jstream *js, const hs__jevent *e, int to, long *out)
+static int pending_end_add(reader *r, hs__jstream *js, const id_wait *wt)
 {
-    hs_placement want = {0};
-    char path[256];
-    int rc;
-    *out = HS_NONE;
-    if ((rc = want_string(r, js, e, 1)) != HS_OK || e->type == HS__J_NULL)
-        return rc;
-    if (!to && r->keys && r->last_from_placement >= 0 && strcmp(r->text, r->last_from) == 0) {
-        *out = r->last_from_placement;
-        return HS_OK;
-    }
-    if ((rc = want_task(r, js, e, &want)) != HS_OK)
-        return rc;
-    if (r->keys) {
-        if ((*out = find_placement(r, &want)) >= 0) {
-            if (!to && strlen(r->text) < sizeof r->last_from) {
-                strcpy(r->last_from, r->text);
-                r->last_from_placement = *out;
-            }
-            return HS_OK;
-        }
-        return not_placed(js, hs__jstream_offset(js, e),
-                          item_path(r, r->item.keys[r->item.key], path, sizeof path), r->text);
-    }
     if (r->npending == r->pending_cap) {
         size_t cap = r->pending_cap ? 2 * r->pending_cap : 64;
         pending_end *grown = realloc(r->pending, cap * sizeof *grown);
@@ -826,8 +833,100 @@ static int want_end(reader *r, hs__jstream *js, const hs__jevent *e, int to, lon
         r->pending_cap = cap;
     }
     r->pending[r->npending++] = (pending_end){
-        .transfer = r->count[1], .to = to, .want = want, .at = hs__jstream_offset(js, e)};
+        .transfer = wt->item, .to = wt->what == ID_TO, .want = wt->want, .at = id_offset(js, wt)};
     return HS_OK;
+}
+
+/* Looks up the ids that wait, in document order as far as what each finds
+ * goes (the first that names no task, or no placement, is the error), in
+ * stages over the whole batch, each loading what the next reads: the name
+ * index's slots, entries and keys, the placements' index for a transfer's
+ * end.  A transfer's end found before the tasks are read waits for them in
+ * r->pending. */
+static int resolve_ids(reader *r, hs__jstream *js)
+{
+    int n = r->nwait, bad = n, rc = HS_OK;
+    r->nwait = 0;
+    r->idtext_len = 0;
+    for (int j = 0; j < n; j++) {
+        id_wait *wt = &r->wait[j];
+        const char *kernel;
+        if ((wt->index = hs__task_id_kernel(r->w, r->idtext + wt->text, &kernel))) {
+            wt->hash = hs__strmap_hash(kernel);
+            hs__strmap_prefetch_stage(wt->index, wt->hash, 1);
+        }
+    }
+    for (int stage = 2; stage <= 3; stage++)
+        for (int j = 0; j < n; j++)
+            if (r->wait[j].index)
+                hs__strmap_prefetch_stage(r->wait[j].index, r->wait[j].hash, stage);
+    for (int j = 0; j < n; j++) { /* parsed, up to the first that names no task */
+        id_wait *wt = &r->wait[j];
+        if ((rc = parse_id(r, js, wt)) != HS_OK) {
+            bad = j;
+            break;
+        }
+        if (wt->what != ID_TASK && r->keys)
+            __builtin_prefetch(&r->task_off[wt->want.task]);
+    }
+    for (int j = 0; j < bad; j++)
+        if (r->wait[j].what != ID_TASK && r->keys)
+            __builtin_prefetch(&r->keys[r->task_off[r->wait[j].want.task]]);
+    for (int j = 0; j < bad; j++) {
+        id_wait *wt = &r->wait[j];
+        /* the item, or the one being read (not added yet) */
+        hs_transfer *t = wt->item < r->s->ntransfers ? &r->s->transfers[wt->item] : &r->t;
+        long i;
+        char path[64];
+        if (wt->what == ID_TASK) {
+            hs_placement *p = wt->item < r->s->nplacements ? &r->s->placements[wt->item] : &r->p;
+            p->task = wt->want.task;
+            p->part = wt->want.part;
+            p->nparts = wt->want.nparts;
+            continue;
+        }
+        if (!r->keys) {
+            int added = pending_end_add(r, js, wt);
+            if (added != HS_OK)
+                return added;
+            continue;
+        }
+        if ((i = find_placement(r, &wt->want)) < 0) {
+            snprintf(path, sizeof path, "transfers[%zu].%s", wt->item, id_keys[wt->what]);
+            return not_placed(js, id_offset(js, wt), path, r->idtext + wt->text);
+        }
+        *(wt->what == ID_TO ? &t->to_placement : &t->from_placement) = i;
+    }
+    return rc;
+}
+
+/* The current string, an id of item `item`, waits for its batch. */
+static int wait_id(reader *r, hs__jstream *js, int what, size_t item)
+{
+    size_t len = strlen(r->text) + 1;
+    if (r->idtext_len + len > r->idtext_cap) {
+        size_t cap = 2 * (r->idtext_len + len) + 4096;
+        char *grown = realloc(r->idtext, cap);
+        if (!grown)
+            return hs_error_set(hs__jstream_err(js), HS_ENOMEM, "out of memory");
+        r->idtext = grown;
+        r->idtext_cap = cap;
+    }
+    memcpy(r->idtext + r->idtext_len, r->text, len);
+    r->wait[r->nwait++] = (id_wait){.text = r->idtext_len, .item = item, .what = what,
+                                    .end = hs__jstream_end(js), .len = len - 1};
+    r->idtext_len += len;
+    return HS_OK;
+}
+
+/* A transfer's end: null, or a task id, looked up with its batch. */
+static int want_end(reader *r, hs__jstream *js, const hs__jevent *e, int what, long *out)
+{
+    int rc;
+    *out = HS_NONE;
+    if ((rc = want_string(r, js, e, 1)) != HS_OK || e->type == HS__J_NULL)
+        return rc;
+    return wait_id(r, js, what, r->count[1]);
 }
 
 /* The value of a top-level key. */
@@ -865,7 +964,7 @@ static int item_value(reader *r, hs__jstream *js, const hs__jevent *e)
         case TASK_ID:
             if ((rc = want_string(r, js, e, 0)) != HS_OK)
                 return rc;
-            return want_task(r, js, e, p);
+            return wait_id(r, js, ID_TASK, r->count[0]);
         case TASK_DEVICE: return want_device(r, js, e, 0, &p->device);
         case TASK_START: return want_number(r, js, e, FINITE_NONNEG, &p->start_us);
         case TASK_END: return want_number(r, js, e, FINITE_NONNEG, &p->end_us);
@@ -873,8 +972,8 @@ static int item_value(reader *r, hs__jstream *js, const hs__jevent *e)
         }
     }
     switch (r->item.key) {
-    case XFER_FROM_TASK: return want_end(r, js, e, 0, &t->from_placement);
-    case XFER_TO_TASK: return want_end(r, js, e, 1, &t->to_placement);
+    case XFER_FROM_TASK: return want_end(r, js, e, ID_FROM, &t->from_placement);
+    case XFER_TO_TASK: return want_end(r, js, e, ID_TO, &t->to_placement);
     case XFER_FROM_DEVICE: return want_device(r, js, e, 1, &t->from_device);
     case XFER_TO_DEVICE: return want_device(r, js, e, 1, &t->to_device);
     case XFER_BYTES: return want_number(r, js, e, FINITE_NONNEG, &t->bytes);
@@ -957,12 +1056,12 @@ static int item_end(reader *r, hs__jstream *js)
         return HS_ENOMEM;
     r->count[r->list == TOP_TRANSFERS]++;
     r->depth = 2;
-    return HS_OK;
+    /* room for the next item's ids (two at most) */
+    return r->nwait > ID_BATCH - 2 ? resolve_ids(r, js) : HS_OK;
 }
 
-static int on_event(void *ctx, hs__jstream *js, const hs__jevent *e)
+static int read_event(reader *r, hs__jstream *js, const hs__jevent *e)
 {
-    reader *r = ctx;
     object *o = r->depth == 1 ? &r->top : &r->item;
     int rc;
     switch (r->depth) {
@@ -977,6 +1076,8 @@ static int on_event(void *ctx, hs__jstream *js, const hs__jevent *e)
     case 2:
         if (e->type == HS__J_ARRAY_END) {
             r->depth = 1;
+            if ((rc = resolve_ids(r, js)) != HS_OK)
+                return rc;
             return r->list == TOP_TASKS ? index_placements(r, js) : HS_OK;
         }
         if (e->type != HS__J_MAP) {
@@ -1010,6 +1111,21 @@ static int on_event(void *ctx, hs__jstream *js, const hs__jevent *e)
     return rc;
 }
 
+/* An event; an error in it comes after those of the ids before it. */
+static int on_event(void *ctx, hs__jstream *js, const hs__jevent *e)
+{
+    reader *r = ctx;
+    int rc = read_event(r, js, e), first;
+    if (rc != HS_OK && r->nwait > 0 && (first = resolve_ids(r, js)) != HS_OK)
+        return first;
+    return rc;
+}
+
+static int on_pause(void *ctx, hs__jstream *js)
+{
+    return resolve_ids(ctx, js);
+}
+
 /* Once the text is read: the transfers' ends that came before the tasks. */
 static int on_finish(void *ctx, hs__jstream *js)
 {
@@ -1035,8 +1151,8 @@ static int on_finish(void *ctx, hs__jstream *js)
 static int read_schedule(hs_workload *w, const char *path, const char *name, const char *data,
                          size_t len, hs_schedule **out, hs_error *err)
 {
-    reader r = {.w = w, .last_from_placement = -1};
-    hs__jhandler h = {.event = on_event, .finish = on_finish, .ctx = &r};
+    reader r = {.w = w};
+    hs__jhandler h = {.event = on_event, .finish = on_finish, .pause = on_pause, .ctx = &r};
     int rc;
     if (!w->finalized)
         return hs_error_set(err, HS_EUSAGE, "the workload is not finalized");
@@ -1048,6 +1164,7 @@ static int read_schedule(hs_workload *w, const char *path, const char *name, con
     free(r.task_off);
     free(r.pending);
     free(r.text);
+    free(r.idtext);
     if (rc != HS_OK) {
         hs_schedule_free(r.s);
         return rc;

@@ -214,12 +214,38 @@ const char *hs__strmap_intern(hs__strmap *m, const char *key)
 
 void hs__strmap_prefetch(const hs__strmap *m, const char *key)
 {
-    __builtin_prefetch(&m->slots[(size_t)hash(key) & (m->cap - 1)]);
+    hs__strmap_prefetch_stage(m, hash(key), 1);
 }
 
 int hs__strmap_get(const hs__strmap *m, const char *key, size_t *value)
 {
-    slot s = m->slots[find(m, key, hash(key))];
+    return hs__strmap_get_hashed(m, key, hash(key), value);
+}
+
+uint64_t hs__strmap_hash(const char *key)
+{
+    return hash(key);
+}
+
+/* Stages 2 and 3 follow the first slot only: half full at most, the
+ * table holds most keys there. */
+void hs__strmap_prefetch_stage(const hs__strmap *m, uint64_t h, int stage)
+{
+    const slot *at = &m->slots[(size_t)h & (m->cap - 1)];
+    const entry *e;
+    if (stage <= 1) {
+        __builtin_prefetch(at);
+        return;
+    }
+    if (!*at || SLOT_TAG(*at) != SLOT_TAG(h))
+        return;
+    e = &m->entries[SLOT_ENTRY(*at) - 1];
+    __builtin_prefetch(stage == 2 ? (const void *)e : (const void *)e->key);
+}
+
+int hs__strmap_get_hashed(const hs__strmap *m, const char *key, uint64_t h, size_t *value)
+{
+    slot s = m->slots[find(m, key, h)];
     if (!s)
         return 0;
     *value = m->entries[SLOT_ENTRY(s) - 1].value;

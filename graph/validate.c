@@ -85,7 +85,9 @@ typedef struct ctx {
     const hs_schedule *s;
     hs__plindex ix;
     struct envelope *env; /* per task, built when a successor needs it */
-    struct edge_key *edges; /* the graph's edges by (from, to), for the transfers */
+    struct edge_key *edges; /* the edges of tasks with many successors by (from, to),
+                               for their transfers; built when one needs it */
+    size_t nedges;
     int measured;           /* a real run's schedule ("model": "measured") or its
                                prediction by the executor's model ("executor") */
     hs_error *err;
@@ -317,6 +319,38 @@ static int by_device_time(const void *a, const void *b)
     return x->i < y->i ? -1 : x->i > y->i;
 }
 
+/* The placements into v (n of them) sorted by device, start, end and
+ * index: by device first (counting, in their order), then each device's
+ * sorted only where they are not in that order already (map writes a
+ * schedule's tasks by start time: a million-task one sorted whole took
+ * 0.2-0.3 s).  Devices are checked (check_devices).  Returns 0, or -1 when
+ * out of memory. */
+static int sort_by_device_time(const ctx *c, slot *v, size_t n)
+{
+    int nd = c->w->platform.ndevices;
+    size_t *off = calloc((size_t)nd + 1, sizeof *off);
+    if (!off)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        off[c->s->placements[i].device + 1]++;
+    for (int d = 0; d < nd; d++)
+        off[d + 1] += off[d];
+    for (size_t i = 0; i < n; i++) {
+        const hs_placement *p = &c->s->placements[i];
+        v[off[p->device]++] = (slot){.device = p->device, .start = p->start_us,
+                                     .end = p->end_us, .i = i};
+    }
+    for (int d = 0; d < nd; d++) { /* device d's are v[off[d - 1] .. off[d]) now */
+        size_t from = d ? off[d - 1] : 0, k = from + 1;
+        while (k < off[d] && by_device_time(&v[k - 1], &v[k]) < 0)
+            k++;
+        if (k < off[d])
+            qsort(v + from, off[d] - from, sizeof *v, by_device_time);
+    }
+    free(off);
+    return 0;
+}
+
 /* Sorted by device and start, a placement overlaps an earlier one exactly
  * when it starts before the latest end seen so far on its device; touching
  * (start == previous end) is fine. */
@@ -326,13 +360,10 @@ static int check_overlaps(const ctx *c)
     slot *v = malloc((n ? n : 1) * sizeof *v);
     char a[ID_MAX], b[ID_MAX], x[NUM_MAX], y[NUM_MAX], z[NUM_MAX], q[NUM_MAX];
     int rc = HS_OK;
-    if (!v)
+    if (!v || sort_by_device_time(c, v, n) != 0) {
+        free(v);
         return hs_error_set(c->err, HS_ENOMEM, "out of memory");
-    for (size_t i = 0; i < n; i++) {
-        const hs_placement *p = &c->s->placements[i];
-        v[i] = (slot){.device = p->device, .start = p->start_us, .end = p->end_us, .i = i};
     }
-    qsort(v, n, sizeof *v, by_device_time);
     for (size_t k = 0; k < n; k++) {
         if (k == 0 || v[k].device != v[last].device) {
             last = k;
@@ -603,18 +634,58 @@ static int by_ends(const void *a, const void *b)
     return (x->to > y->to) - (x->to < y->to);
 }
 
-/* The edge from task u to task v, or NULL (binary search in c->edges). */
-static const hs_edge *find_edge(const ctx *c, size_t u, size_t v)
+/* A task with at most this many successors has its edges found by reading
+ * them all: at a million tasks every edge sorted by its ends took longer to
+ * sort (3 million) than the look-ups it saved, each of which missed the
+ * cache at most of its 20 steps. */
+#define SCAN_SUCCESSORS 16
+
+/* The edge from task u to task v (the workload has one at most), or NULL:
+ * among u's successors, or by binary search in c->edges; -1 when out of
+ * memory for those. */
+static int find_edge(ctx *c, size_t u, size_t v, const hs_edge **out)
 {
+    const hs_graph *g = &c->w->graph;
+    const edge_key *k;
     edge_key key = {.from = u, .to = v};
-    const edge_key *k = bsearch(&key, c->edges, c->w->graph.nedges, sizeof key, by_ends);
-    return k ? k->e : NULL;
+    const hs_edge *e;
+    *out = NULL;
+    if (g->succ_off[u + 1] - g->succ_off[u] <= SCAN_SUCCESSORS) {
+        HS_GRAPH_SUCC_FOREACH(g, u, e)
+        {
+            if (e->to == v) {
+                *out = e;
+                break;
+            }
+        }
+        return 0;
+    }
+    if (!c->edges) {
+        size_t n = 0;
+        for (size_t t = 0; t < g->ntasks; t++)
+            if (g->succ_off[t + 1] - g->succ_off[t] > SCAN_SUCCESSORS)
+                n += g->succ_off[t + 1] - g->succ_off[t];
+        if (!(c->edges = malloc(n * sizeof *c->edges)))
+            return -1;
+        for (size_t t = 0; t < g->ntasks; t++)
+            if (g->succ_off[t + 1] - g->succ_off[t] > SCAN_SUCCESSORS) {
+                HS_GRAPH_SUCC_FOREACH(g, t, e)
+                {
+                    c->edges[c->nedges++] = (edge_key){.from = e->from, .to = e->to, .e = e};
+                }
+            }
+        qsort(c->edges, c->nedges, sizeof *c->edges, by_ends);
+    }
+    k = bsearch(&key, c->edges, c->nedges, sizeof key, by_ends);
+    *out = k ? k->e : NULL;
+    return 0;
 }
 
 /* Transfer t carries the bytes the model sends between its ends (written
  * into `why` like transfer_problem's when it does not): a kernel's input or
- * output times its fraction, an edge's bytes times both fractions. */
-static const char *bytes_problem(const ctx *c, const hs_transfer *t, char *why, size_t size)
+ * output times its fraction, an edge's bytes times both fractions.  The
+ * empty string when out of memory. */
+static const char *bytes_problem(ctx *c, const hs_transfer *t, char *why, size_t size)
 {
     const hs_graph *g = &c->w->graph;
     const hs_placement *pu = t->from_placement == HS_NONE ? NULL
@@ -629,7 +700,11 @@ static const char *bytes_problem(const ctx *c, const hs_transfer *t, char *why, 
     } else if (!pv) {
         want = g->tasks[pu->task].output_bytes * pu->fraction;
     } else {
-        if (!(e = find_edge(c, pu->task, pv->task))) {
+        if (find_edge(c, pu->task, pv->task, &e) != 0) {
+            why[0] = '\0';
+            return why;
+        }
+        if (!e) {
             hs_task_id(c->w, &g->tasks[pu->task], a, sizeof a);
             hs_task_id(c->w, &g->tasks[pv->task], b, sizeof b);
             snprintf(why, size, ": the workload has no edge from %s to %s", a, b);
@@ -658,7 +733,7 @@ static const char *bytes_problem(const ctx *c, const hs_transfer *t, char *why, 
 
 /* What is wrong with transfer t (whose ends exist), written into `why` as the
  * rest of a sentence that starts "transfer K from A to B"; NULL if nothing. */
-static const char *transfer_problem(const ctx *c, const hs_transfer *t, char *why, size_t size)
+static const char *transfer_problem(ctx *c, const hs_transfer *t, char *why, size_t size)
 {
     const hs_platform *pf = &c->w->platform;
     char x[NUM_MAX], y[NUM_MAX], z[NUM_MAX], q[NUM_MAX];
@@ -717,26 +792,20 @@ static const char *transfer_problem(const ctx *c, const hs_transfer *t, char *wh
  * producer ends, taking at least the model's time. */
 static int check_transfers(ctx *c)
 {
-    const hs_graph *g = &c->w->graph;
     long np = (long)c->s->nplacements;
     char a[2 * ID_MAX], b[2 * ID_MAX], why[HS_ERROR_MSG_MAX];
-    if (c->s->ntransfers > 0) {
-        if (!(c->edges = malloc((g->nedges ? g->nedges : 1) * sizeof *c->edges)))
-            return hs_error_set(c->err, HS_ENOMEM, "out of memory");
-        for (size_t k = 0; k < g->nedges; k++)
-            c->edges[k] = (edge_key){.from = g->edges[k].from, .to = g->edges[k].to,
-                                     .e = &g->edges[k]};
-        qsort(c->edges, g->nedges, sizeof *c->edges, by_ends);
-    }
     for (size_t k = 0; k < c->s->ntransfers; k++) {
         const hs_transfer *t = &c->s->transfers[k];
         int from_ok = t->from_placement >= HS_NONE && t->from_placement < np;
+        const char *problem;
         if (!from_ok || t->to_placement < HS_NONE || t->to_placement >= np)
             return INVALID("transfer %zu names placement %ld; the schedule has %ld", k,
                            from_ok ? t->to_placement : t->from_placement, np);
         if (t->from_placement == HS_NONE && t->to_placement == HS_NONE)
             return INVALID("transfer %zu goes from host to host; one end must be a task", k);
-        if (transfer_problem(c, t, why, sizeof why))
+        if ((problem = transfer_problem(c, t, why, sizeof why)) && !*problem)
+            return hs_error_set(c->err, HS_ENOMEM, "out of memory");
+        if (problem)
             return INVALID("transfer %zu from %s to %s%s", k, end_name(c, t->from_placement, a),
                            end_name(c, t->to_placement, b), why);
     }

@@ -9,6 +9,7 @@
 #include "hetsched/graph.h"
 #include "graph/binding.h"
 #include "graph/numfmt.h"
+#include "graph/schedule_int.h"
 #include "graph/strmap.h"
 #include "graph/utf8.h"
 
@@ -1505,11 +1506,14 @@ static int app_task(const hs_workload *w, int a, size_t first, const char *rest,
  * pieces give it without an index of every id (a million-task schedule
  * names each task several times; names hold no '#' or '/').  1 when there
  * is one, 0 when not, -1 when out of memory. */
-static int find_task(hs_workload *w, const char *whole, size_t *task)
+/* The first task of the application that id `whole` names ("APP#..."),
+ * and the rest of the id after '#': 1 when there is one, 0 when not, -1
+ * when out of memory. */
+static int find_id_app(hs_workload *w, const char *whole, size_t *first, const char **rest)
 {
     char app[HS_NAME_MAX + 1];
     const char *h = strchr(whole, '#');
-    size_t first, len = h ? (size_t)(h - whole) : 0;
+    size_t len = h ? (size_t)(h - whole) : 0;
     if (!w->ids) { /* application name -> its first task */
         size_t next = 0;
         if (!(w->ids = hs__strmap_new((size_t)w->napps)))
@@ -1524,8 +1528,29 @@ static int find_task(hs_workload *w, const char *whole, size_t *task)
         return 0;
     memcpy(app, whole, len);
     app[len] = '\0';
-    return hs__strmap_get(w->ids, app, &first) && first < w->graph.ntasks &&
-           app_task(w, w->graph.tasks[first].app, first, h + 1, task);
+    *rest = h + 1;
+    return hs__strmap_get(w->ids, app, first) && *first < w->graph.ntasks;
+}
+
+static int find_task(hs_workload *w, const char *whole, size_t *task)
+{
+    const char *rest;
+    size_t first;
+    int rc = find_id_app(w, whole, &first, &rest);
+    return rc <= 0 ? rc : app_task(w, w->graph.tasks[first].app, first, rest, task);
+}
+
+const struct hs__strmap *hs__task_id_kernel(hs_workload *w, const char *id, const char **kernel)
+{
+    const char *rest, *slash;
+    const hs_app *app;
+    size_t first;
+    if (!w->finalized || strchr(id, '[') || find_id_app(w, id, &first, &rest) != 1 ||
+        !(slash = strchr(rest, '/')))
+        return NULL;
+    app = &w->apps[w->graph.tasks[first].app];
+    *kernel = slash + 1;
+    return app->kernel_index;
 }
 
 int hs_task_parse_id(hs_workload *w, const char *id, size_t *task, int *part, int *nparts,

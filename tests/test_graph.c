@@ -14,9 +14,10 @@
 #include "graph/strmap.h"
 
 /* The name index: every key found with its value after the table has
- * doubled past 2 MB (the huge-page table), a key given twice keeps its
- * first value and copy, keys that differ in a last character or only in
- * length stay apart, and a missing key is not found. */
+ * doubled past 2 MB (the huge-page table), by a look-up whole or in
+ * stages, a key given twice keeps its first value and copy, keys that
+ * differ in a last character or only in length stay apart, and a missing
+ * key is not found. */
 static void strmap_keys(void **state)
 {
     enum { N = 200000 };
@@ -44,6 +45,18 @@ static void strmap_keys(void **state)
         assert_int_equal(v, (size_t)i * 3);
     }
     assert_int_equal(hs__strmap_get(m, "t200000", &v), 0);
+    /* the look-up in stages finds what hs__strmap_get finds; a stage on a
+     * missing key, or an empty slot, only loads */
+    for (int i = N - 256; i < N + 256; i++) {
+        uint64_t h;
+        snprintf(key, sizeof key, "t%d", i);
+        h = hs__strmap_hash(key);
+        for (int stage = 1; stage <= 3; stage++)
+            hs__strmap_prefetch_stage(m, h, stage);
+        v = 1;
+        assert_int_equal(hs__strmap_get_hashed(m, key, h, &v), i < N);
+        assert_int_equal(v, i < N ? (size_t)i * 3 : 1);
+    }
     assert_int_equal(hs__strmap_get(m, "t", &v), 0);
     assert_int_equal(hs__strmap_get(m, "", &v), 0);
     assert_int_equal(hs__strmap_put(m, "", 9), 0);

@@ -33,7 +33,7 @@
 enum { ADD, SCALE, NORM };
 enum { CPU0, GPU0 };
 
-static hs_workload *tiny(void)
+static hs_workload *tiny_instances(int instances)
 {
     hs_workload *w = hs_workload_new();
     hs_error err = {0};
@@ -42,7 +42,7 @@ static hs_workload *tiny(void)
     assert_int_equal(hs_platform_add_device(w, "gpu0", HS_DEVICE_GPU, "gpu0", 0, &err), GPU0);
     assert_int_equal(hs_platform_add_link(w, "host", "gpu0", 10.0, 10.0, &err), 0);
     assert_int_equal(hs_platform_add_link(w, "gpu0", "host", 8.0, 5.0, &err), 1);
-    assert_int_equal(hs_workload_add_app(w, "va", 1, &err), 0);
+    assert_int_equal(hs_workload_add_app(w, "va", instances, &err), 0);
     assert_int_equal(hs_app_add_kernel(w, 0, "add", &err), ADD);
     assert_int_equal(hs_app_add_kernel(w, 0, "scale", &err), SCALE);
     assert_int_equal(hs_app_add_kernel(w, 0, "norm", &err), NORM);
@@ -59,6 +59,11 @@ static hs_workload *tiny(void)
     assert_int_equal(hs_app_add_edge(w, 0, "add", "norm", 40000, &err), 1);
     assert_int_equal(hs_workload_finalize(w, &err), HS_OK);
     return w;
+}
+
+static hs_workload *tiny(void)
+{
+    return tiny_instances(1);
 }
 
 static void place(hs_schedule *s, size_t task, int part, int nparts, double fraction, int device,
@@ -691,6 +696,103 @@ static void json_streaming(void **state)
     hs_workload_free(w);
 }
 
+/* The text of a schedule of `ntasks` tasks of tiny_instances, task k
+ * (va#k/3/KERNEL, KERNEL add, scale, norm by k % 3) on line k + 2, on gpu0
+ * from k to k + 1 us, then `ntransfers` transfers, transfer j on line
+ * ntasks + 3 + j from task ntasks - 1 - j to host; `device` replaces task
+ * bad_device's device, `id` task bad_id's id, `from` transfer bad_from's
+ * from_task (-1: none). */
+static char *batch_text(int ntasks, int ntransfers, int bad_id, const char *id, int bad_device,
+                        int bad_from, const char *from)
+{
+    static const char *const kernel[] = {"add", "scale", "norm"};
+    char *text = malloc((size_t)(ntasks + ntransfers) * 200 + 256), *at = text;
+    assert_non_null(text);
+    at += sprintf(at, HEAD "\"tasks\": [");
+    for (int k = 0; k < ntasks; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "va#%d/%s", k / 3, kernel[k % 3]);
+        at += sprintf(at, "\n{\"id\": \"%s\", \"device\": \"%s\", \"start_us\": %d, "
+                          "\"end_us\": %d, \"fraction\": 1}%s",
+                      k == bad_id ? id : name, k == bad_device ? "gpu9" : "gpu0", k, k + 1,
+                      k + 1 < ntasks ? "," : "");
+    }
+    at += sprintf(at, "\n], \"transfers\": [");
+    for (int j = 0; j < ntransfers; j++) {
+        int k = ntasks - 1 - j;
+        char name[32];
+        snprintf(name, sizeof name, "va#%d/%s", k / 3, kernel[k % 3]);
+        at += sprintf(at, "\n{\"from_task\": \"%s\", \"to_task\": null, \"from_device\": "
+                          "\"gpu0\", \"to_device\": \"host\", \"bytes\": 8, \"start_us\": "
+                          "1, \"end_us\": 2}%s",
+                      j == bad_from ? from : name, j + 1 < ntransfers ? "," : "");
+    }
+    sprintf(at, "\n]}");
+    return text;
+}
+
+/* The reader looks task ids up in batches of 256: 1500 tasks and 1500
+ * transfers span several, each id found; an error is the first in the
+ * text all the same (a bad id before a bad device or broken JSON further
+ * in its batch, a bad device before a bad id), located from a file and
+ * from a pipe. */
+static void json_batched_ids(void **state)
+{
+    hs_workload *w = tiny_instances(500);
+    hs_schedule *s = NULL;
+    hs_error err = {0};
+    const char *path = tmp_path("batch.json");
+    char *text, *cut;
+    (void)state;
+    text = batch_text(1500, 1500, -1, NULL, -1, -1, NULL);
+    write_text(path, text, strlen(text));
+    assert_int_equal(hs_schedule_read_json(w, path, &s, &err), HS_OK);
+    assert_int_equal(s->nplacements, 1500);
+    assert_int_equal(s->ntransfers, 1500);
+    for (size_t k = 0; k < 1500; k++) {
+        assert_int_equal(s->placements[k].task, k); /* va#k/3/KERNEL is task k */
+        assert_int_equal(s->placements[k].nparts, 1);
+        assert_int_equal(s->transfers[k].from_placement, 1499 - (long)k);
+        assert_int_equal(s->transfers[k].to_placement, HS_NONE);
+    }
+    hs_schedule_free(s);
+    s = NULL;
+    free(text);
+    /* task 700 (line 702) names no task, task 710 no device: the id */
+    text = batch_text(1500, 0, 700, "va#233/nothing", 710, -1, NULL);
+    expect_read_error(w, text, HS_EINPUT,
+                      ":702:8: error: tasks[700].id: no task 'va#233/nothing' in the workload");
+    assert_non_null(freopen(tmp_path("bad.json"), "r", stdin));
+    assert_int_equal(hs_schedule_read_json(w, "-", &s, &err), HS_EINPUT);
+    assert_string_equal(err.msg, "<stdin>:702:8: error: tasks[700].id: no task 'va#233/nothing' "
+                                 "in the workload");
+    /* ... and the text broken on line 712: the id all the same */
+    cut = strstr(text, "\"id\": \"va#236/scale\"");
+    assert_non_null(cut);
+    cut[0] = '#';
+    expect_read_error(w, text, HS_EINPUT,
+                      ":702:8: error: tasks[700].id: no task 'va#233/nothing' in the workload");
+    free(text);
+    /* a bad device on line 692, before the bad id */
+    text = batch_text(1500, 0, 700, "va#233/nothing", 690, -1, NULL);
+    expect_read_error(w, text, HS_EINPUT,
+                      ":692:32: error: tasks[690].device: no device 'gpu9' in the workload");
+    free(text);
+    /* transfer 300 (line 1803) names a task not in the workload */
+    text = batch_text(1500, 1500, -1, NULL, -1, 300, "va#0/nothing");
+    expect_read_error(w, text, HS_EINPUT,
+                      ":1803:15: error: transfers[300].from_task: no task 'va#0/nothing' in the "
+                      "workload");
+    free(text);
+    /* ... and one of the workload not in the schedule's 1200 tasks */
+    text = batch_text(1200, 1000, -1, NULL, -1, 600, "va#450/norm");
+    expect_read_error(w, text, HS_EINPUT,
+                      ":1803:15: error: transfers[600].from_task: task 'va#450/norm' is not in "
+                      "this schedule's tasks");
+    free(text);
+    hs_workload_free(w);
+}
+
 /* Junk never crashes the reader: every prefix of a valid file, and every
  * byte of it replaced by a few others, is refused or read; whatever is read
  * goes through the validator. */
@@ -844,6 +946,14 @@ static void validate_catches(void **state)
      * scale's 130 .. 190 */
     s = clone(good1);
     s->placements[2] = (hs_placement){
+        .task = NORM, .nparts = 1, .fraction = 1, .device = GPU0, .start_us = 150, .end_us = 170};
+    expect_invalid(w, s,
+                   "va#0/scale and va#0/norm overlap on gpu0: va#0/scale runs 130 to 190 "
+                   "us, va#0/norm 150 to 170 us");
+    /* the same listed out of start order (norm before scale): the same */
+    s = clone(good1);
+    s->placements[2] = s->placements[1];
+    s->placements[1] = (hs_placement){
         .task = NORM, .nparts = 1, .fraction = 1, .device = GPU0, .start_us = 150, .end_us = 170};
     expect_invalid(w, s,
                    "va#0/scale and va#0/norm overlap on gpu0: va#0/scale runs 130 to 190 "
@@ -1099,6 +1209,62 @@ static void validate_names_and_bytes(void **state)
                    "no edge from va#0/scale to va#0/norm");
     hs_schedule_free(good1);
     hs_schedule_free(good2);
+    hs_workload_free(w);
+}
+
+/* A task with more successors than the validator reads one by one (16):
+ * fan#0/src on gpu0, 0 .. 10 us, sends 1000 (i + 1) bytes to each of
+ * k0 .. k19 on cpu0 (k_i 100 + 10 i .. 110 + 10 i, its data there by
+ * 10 + 5 + 20000 / 8000 = 17.5 at the latest); lone has no edge.  Valid;
+ * then k7's transfer carries 7000 bytes, then goes to lone. */
+static void validate_many_successors(void **state)
+{
+    hs_workload *w = hs_workload_new();
+    hs_schedule *s = hs_schedule_new(NULL, "hand"), *bad;
+    hs_error err = {0};
+    char name[8], want[512];
+    long k7 = -1;
+    (void)state;
+    assert_int_equal(hs_platform_add_device(w, "cpu0", HS_DEVICE_CPU, "host", 4, &err), CPU0);
+    assert_int_equal(hs_platform_add_device(w, "gpu0", HS_DEVICE_GPU, "gpu0", 0, &err), GPU0);
+    assert_int_equal(hs_platform_add_link(w, "host", "gpu0", 10.0, 10.0, &err), 0);
+    assert_int_equal(hs_platform_add_link(w, "gpu0", "host", 8.0, 5.0, &err), 1);
+    assert_int_equal(hs_workload_add_app(w, "fan", 1, &err), 0);
+    for (int k = 0; k < 22; k++) { /* src, k0 .. k19, lone: tasks 0 .. 21 */
+        snprintf(name, sizeof name, k == 0 ? "src" : k == 21 ? "lone" : "k%d", k - 1);
+        assert_int_equal(hs_app_add_kernel(w, 0, name, &err), k);
+        assert_int_equal(hs_kernel_set_cost(w, 0, k, "cpu", 10, &err), 0);
+        assert_int_equal(hs_kernel_set_cost(w, 0, k, "gpu", 10, &err), 0);
+        if (k >= 1 && k <= 20)
+            assert_int_equal(hs_app_add_edge(w, 0, "src", name, 1000.0 * k, &err), k - 1);
+    }
+    assert_int_equal(hs_workload_finalize(w, &err), HS_OK);
+    place(s, 0, 0, 1, 1.0, GPU0, 0, 10);
+    for (int i = 0; i < 20; i++)
+        place(s, (size_t)i + 1, 0, 1, 1.0, CPU0, 100 + 10 * i, 110 + 10 * i);
+    place(s, 21, 0, 1, 1.0, CPU0, 300, 310);
+    assert_int_equal(hs_schedule_derive_transfers(w, s, &err), HS_OK);
+    assert_true(s->makespan_us == 310.0);
+    for (size_t j = 0; j < s->ntransfers; j++)
+        if (s->transfers[j].from_placement == 0 && s->transfers[j].to_placement == 8)
+            k7 = (long)j;
+    assert_true(k7 >= 0);
+    assert_true(s->transfers[k7].bytes == 8000.0);
+    bad = clone(s);
+    bad->transfers[k7].bytes = 7000;
+    snprintf(want, sizeof want,
+             "transfer %ld from fan#0/src on gpu0 to fan#0/k7 on cpu0 carries 7000 bytes, but "
+             "the model sends 8000 (the edge's 8000 bytes x fractions 1 and 1)",
+             k7);
+    expect_invalid(w, bad, want);
+    bad = clone(s);
+    bad->transfers[k7].to_placement = 21;
+    snprintf(want, sizeof want,
+             "transfer %ld from fan#0/src on gpu0 to fan#0/lone on cpu0: the workload has no "
+             "edge from fan#0/src to fan#0/lone",
+             k7);
+    expect_invalid(w, bad, want);
+    assert_valid(w, s);
     hs_workload_free(w);
 }
 
@@ -1630,10 +1796,12 @@ int main(void)
         cmocka_unit_test(json_read_errors),
         cmocka_unit_test(json_stdin_and_write_refusals),
         cmocka_unit_test(json_streaming),
+        cmocka_unit_test(json_batched_ids),
         cmocka_unit_test(json_junk),
         cmocka_unit_test(validate_catches),
         cmocka_unit_test(validate_tolerance),
         cmocka_unit_test(validate_names_and_bytes),
+        cmocka_unit_test(validate_many_successors),
         cmocka_unit_test(random_schedules),
         cmocka_unit_test(random_many_parts),
         cmocka_unit_test(large_schedule),
