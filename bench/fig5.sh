@@ -10,6 +10,11 @@
 #   ratio      measured / predicted
 #   speedup    cpu-only's measured / this policy's measured (Fig. 5's bars)
 #   pred.sp    the same from the predictions
+# and per device, of the last run: busy share / idle while holding work
+# (predicted) / of it with the held task's inputs there (predicted).  Last,
+# two lines of agreement: over every cell, then over those of the policies
+# but cpu-only, the range and median of measured / predicted, the median of
+# |measured / predicted - 1|, and the cells within 0.9-1.1 and 0.95-1.05.
 #
 # usage: bench/fig5.sh [options]
 #   --size S            small, medium or large (large, as the paper's Fig. 5(b))
@@ -132,6 +137,7 @@ else
     dir=$(mktemp -d) || die "mktemp failed"
     trap 'rm -rf "$dir"' EXIT
 fi
+rm -f "$dir/ratios" # this call's cells only, in a kept directory too
 
 # The workload of composition (or benchmark) $1: the committed file, or one generated for
 # another platform, or its applications on --platform; without cost_us on
@@ -237,7 +243,30 @@ for c in ${comps//,/ }; do
             sp = b != "" && m > 0 ? sprintf("%.3f", b / m) : "-"
             psp = pb != "" && q > 0 ? sprintf("%.3f", pb / q) : "-"
             printf "%-10s %14.1f %14.1f %8.3f %8s %8s  %s\n", p, m, q, ratio, sp, psp, busy }'
+        [ -z "$pred" ] || awk -v p="$p" -v m="$meas" -v q="$pred" \
+            'BEGIN { if (q > 0) print p, m / q }' >>"$dir/ratios"
     done
 done
+
+# agreement over the cells: all of them, then those of the policies besides
+# cpu-only (whose one large sgemm a host may run at two speeds)
+agreement() { # label, then "policy ratio" lines on stdin
+    local rows
+    rows=$(cat)
+    [ -n "$rows" ] || return 0
+    printf '%s (%s): measured / predicted %s, median %s, median error %s%%; %s within 0.9-1.1, %s within 0.95-1.05\n' \
+        "$1" "$(wc -l <<<"$rows")" \
+        "$(awk 'NR == 1 || $2 < lo { lo = $2 } NR == 1 || $2 > hi { hi = $2 }
+                END { printf "%.3f-%.3f", lo, hi }' <<<"$rows")" \
+        "$(awk '{ print $2 }' <<<"$rows" | median | xargs printf '%.3f')" \
+        "$(awk '{ d = $2 - 1; print 100 * (d < 0 ? -d : d) }' <<<"$rows" | median | xargs printf '%.1f')" \
+        "$(awk '$2 >= 0.9 && $2 <= 1.1' <<<"$rows" | wc -l)" \
+        "$(awk '$2 >= 0.95 && $2 <= 1.05' <<<"$rows" | wc -l)"
+}
+if [ -s "$dir/ratios" ]; then
+    echo
+    agreement "all cells" <"$dir/ratios"
+    grep -v '^cpu-only ' "$dir/ratios" | agreement "the cells of the policies but cpu-only"
+fi
 [ -z "$keep" ] || echo "run outputs kept in $keep" >&2
 exit $status
