@@ -130,13 +130,7 @@ done
 # cpu-only first: every speedup is over its measured makespan
 plist="cpu-only $(tr ',' '\n' <<<"$policies" | grep -vx cpu-only | tr '\n' ' ')"
 
-if [ -n "$keep" ]; then
-    mkdir -p "$keep" || die "cannot create $keep"
-    dir=$keep
-else
-    dir=$(mktemp -d) || die "mktemp failed"
-    trap 'rm -rf "$dir"' EXIT
-fi
+work_dir dir "$keep"
 rm -f "$dir/ratios" # this call's cells only, in a kept directory too
 
 # The workload of composition (or benchmark) $1: the committed file, or one generated for

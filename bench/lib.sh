@@ -19,3 +19,18 @@ median() {
     sort -g | awk '{v[NR] = $1} END {if (NR == 0) exit 1
                    print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'
 }
+
+# work_dir VAR [KEEP]: sets VAR to the script's working directory: KEEP
+# (made when missing), else a temporary one removed at exit.
+work_dir() {
+    local d
+    if [ -n "${2:-}" ]; then
+        mkdir -p "$2" || die "cannot create $2"
+        d=$2
+    else
+        d=$(mktemp -d) || die "mktemp failed"
+        # shellcheck disable=SC2064 # the path now, whatever VAR holds later
+        trap "rm -rf $(printf %q "$d")" EXIT
+    fi
+    printf -v "$1" %s "$d"
+}

@@ -24,6 +24,8 @@
 # the next size.  Exit status 0 when every step succeeded, 1 when one did
 # not, 2 on bad usage.
 set -uo pipefail
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 tasks=10000,100000,1000000
 bins=${HETSCHED:-build/cli/hetsched}
@@ -48,13 +50,7 @@ for form in "${formlist[@]}"; do
     case "$form" in json | yaml) ;; *) echo "$usage" >&2; exit 2 ;; esac
 done
 [ -x /usr/bin/time ] || { echo "bench/million.sh: needs /usr/bin/time (Debian's time)" >&2; exit 2; }
-if [ -n "$keep" ]; then
-    mkdir -p "$keep" || exit 2
-    dir=$keep
-else
-    dir=$(mktemp -d) || exit 2
-    trap 'rm -rf "$dir"' EXIT
-fi
+work_dir dir "$keep"
 
 status=0
 # step NAME OUTPUT COMMAND...: runs it under /usr/bin/time -v, prints a row

@@ -126,13 +126,7 @@ if [ -z "$plot" ]; then
     plot=$(dirname "$(dirname "$hetsched")")/bench/paper_plot
 fi
 mkdir -p "$out" || die "cannot create $out"
-if [ -n "$keep" ]; then
-    mkdir -p "$keep" || die "cannot create $keep"
-    work=$keep
-else
-    work=$(mktemp -d) || die "mktemp failed"
-    trap 'rm -rf "$work"' EXIT
-fi
+work_dir work "$keep"
 
 date=$(date -u +%Y-%m-%d)
 stem=$out/$date-$label

@@ -60,13 +60,7 @@ done
 [ $# -gt 0 ] || die "no run options after -- (-a POLICY at least)"
 command -v python3 >/dev/null || die "python3 is needed to read the traces"
 
-if [ -n "$keep" ]; then
-    mkdir -p "$keep" || die "cannot create $keep"
-    dir=$keep
-else
-    dir=$(mktemp -d) || die "mktemp failed"
-    trap 'rm -rf "$dir"' EXIT
-fi
+work_dir dir "$keep"
 
 for ((r = 1; r <= runs; r++)); do
     if ! "$hetsched" run "$@" --trace "$dir/$r.trace.json" \
