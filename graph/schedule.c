@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "hetsched/schedule.h"
+#include "graph/export_util.h"
 #include "graph/schedule_int.h"
 
 static int nomem(hs_error *err)
@@ -147,12 +148,6 @@ static double outside(const interval *h, size_t nh, const interval *p, size_t np
     return total;
 }
 
-/* The memory a transfer's end or a placement's device lies in. */
-static int memory_of(const hs_workload *w, int device)
-{
-    return device == HS_HOST_DEVICE ? HS_HOST_MEMORY : w->platform.devices[device].memory;
-}
-
 /* The transfers of s, grouped by the placement they leave (CSR, as
  * hs__plindex groups placements by task): from->idx[from->off[i] ..
  * from->off[i + 1]) leave placement i. */
@@ -184,7 +179,7 @@ static double inputs_there(const hs_workload *w, const hs_schedule *s, const hs_
 {
     const hs_placement *pl = s->placements;
     const hs_edge *e;
-    int m = memory_of(w, pl[p].device);
+    int m = hs__device_memory(w, pl[p].device);
     double at = to_end[p];
     HS_GRAPH_PRED_FOREACH(&w->graph, pl[p].task, e)
     {
@@ -192,11 +187,12 @@ static double inputs_there(const hs_workload *w, const hs_schedule *s, const hs_
         HS__PLINDEX_FOREACH(tasks, e->from, i)
         {
             double arrive = pl[i].end_us, copied = -1;
-            if (memory_of(w, pl[i].device) != m)
+            if (hs__device_memory(w, pl[i].device) != m)
                 HS__PLINDEX_FOREACH(from, i, k)
                 {
                     const hs_transfer *t = &s->transfers[k];
-                    if (memory_of(w, t->to_device) == m && (copied < 0 || t->end_us < copied))
+                    if (hs__device_memory(w, t->to_device) == m &&
+                        (copied < 0 || t->end_us < copied))
                         copied = t->end_us;
                 }
             if (copied > arrive)

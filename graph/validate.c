@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "hetsched/schedule.h"
+#include "graph/export_util.h"
 #include "graph/schedule_int.h"
 
 #define ID_MAX 256
@@ -106,7 +107,7 @@ static const char *dev_name(const ctx *c, int d)
 
 static int mem_of(const ctx *c, int d)
 {
-    return d == HS_HOST_DEVICE ? HS_HOST_MEMORY : c->w->platform.devices[d].memory;
+    return hs__device_memory(c->w, d);
 }
 
 /* ------------------------------------------------- the workload and model */
