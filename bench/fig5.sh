@@ -238,7 +238,7 @@ for c in ${comps//,/ }; do
             psp = pb != "" && q > 0 ? sprintf("%.3f", pb / q) : "-"
             printf "%-10s %14.1f %14.1f %8.3f %8s %8s  %s\n", p, m, q, ratio, sp, psp, busy }'
         [ -z "$pred" ] || awk -v p="$p" -v m="$meas" -v q="$pred" \
-            'BEGIN { if (q > 0) print p, m / q }' >>"$dir/ratios"
+            'BEGIN { if (q > 0) printf "%s %.10g\n", p, m / q }' >>"$dir/ratios"
     done
 done
 
@@ -252,8 +252,8 @@ agreement() { # label, then "policy ratio" lines on stdin
         "$1" "$(wc -l <<<"$rows")" \
         "$(awk 'NR == 1 || $2 < lo { lo = $2 } NR == 1 || $2 > hi { hi = $2 }
                 END { printf "%.3f-%.3f", lo, hi }' <<<"$rows")" \
-        "$(awk '{ print $2 }' <<<"$rows" | median | xargs printf '%.3f')" \
-        "$(awk '{ d = $2 - 1; print 100 * (d < 0 ? -d : d) }' <<<"$rows" | median | xargs printf '%.1f')" \
+        "$(awk '{ print $2 }' <<<"$rows" | median | awk '{ printf "%.3f", $1 }')" \
+        "$(awk '{ d = $2 - 1; print 100 * (d < 0 ? -d : d) }' <<<"$rows" | median | awk '{ printf "%.1f", $1 }')" \
         "$(awk '$2 >= 0.9 && $2 <= 1.1' <<<"$rows" | wc -l)" \
         "$(awk '$2 >= 0.95 && $2 <= 1.05' <<<"$rows" | wc -l)"
 }

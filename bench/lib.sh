@@ -14,10 +14,12 @@ die() {
 }
 
 # median: the median of the numbers on stdin (the mean of the middle two
-# when there are an even number); exit status 1 when there are none.
+# when there are an even number, to 10 significant digits, not awk's 6);
+# exit status 1 when there are none.
 median() {
     sort -g | awk '{v[NR] = $1} END {if (NR == 0) exit 1
-                   print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'
+                   if (NR % 2) print v[(NR + 1) / 2]
+                   else printf "%.10g\n", (v[NR / 2] + v[NR / 2 + 1]) / 2}'
 }
 
 # work_dir VAR [KEEP]: sets VAR to the script's working directory: KEEP
