@@ -567,9 +567,7 @@ static int cpu_threads(const hs__data *dm, int d)
     return spare > ncpu ? (int)(spare / ncpu) : 1;
 }
 
-/* Runs fn(arg) on every online processor (at most 64 threads, at most
- * `jobs`), the calling thread among them. */
-static void on_every_processor(void *(*fn)(void *), void *arg, size_t jobs)
+void hs__on_every_processor(void *(*fn)(void *), void *arg, size_t jobs)
 {
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     pthread_t tid[64];
@@ -625,7 +623,7 @@ static int pregenerate(hs__data *dm, hs_error *err)
         typed++;
     }
     if (rc == HS_OK && typed)
-        on_every_processor(generate_some, &gp, typed);
+        hs__on_every_processor(generate_some, &gp, typed);
     return rc;
 }
 
@@ -1580,7 +1578,7 @@ int hs__data_verify(hs__data *dm, hs_error *err)
     if ((rc = dm->ops->flush(dm->mctx, err)) != HS_OK)
         return rc;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    on_every_processor(check_some, dm, dm->nheld - dm->held_head);
+    hs__on_every_processor(check_some, dm, dm->nheld - dm->held_head);
     dm->r.check_us += hs__since_us(&t0);
     if (dm->check_rc && err)
         *err = dm->check_err;

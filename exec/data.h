@@ -395,4 +395,9 @@ void hs__data_completer(hs__data *dm, int d);
  * has its own log: no lock. */
 void hs__data_log(hs__data *dm, int d, int kind, long t, double start_us, double end_us);
 
+/* Runs fn(arg) on every online processor (at most 64 threads, at most
+ * `jobs`), the calling thread among them: fn takes jobs until none is
+ * left. */
+void hs__on_every_processor(void *(*fn)(void *), void *arg, size_t jobs);
+
 #endif

@@ -18,6 +18,7 @@
 
 #include "exec/data.h"
 #include "exec/engine.h"
+#include "exec/mpi.h"
 #include "hetsched/hetsched.h"
 #include "mapper/policy.h"
 #include "mapper/split.h"
@@ -1172,9 +1173,36 @@ static void wrong_result_fails_after_the_run(void **state)
     hs_workload_free(w);
 }
 
+/* A piece of an output hashes as FNV-1a over its 8-byte words, each
+ * product folded, then its last bytes (values from a reference written
+ * apart, in Python); without words it is plain FNV-1a ("abc": the
+ * published 0xe71fa2190541574b); every flipped bit changes it. */
+static void output_piece_hash(void **state)
+{
+    unsigned char b[1000];
+    uint64_t h;
+    (void)state;
+    for (size_t i = 0; i < sizeof b; i++)
+        b[i] = (unsigned char)((i * 37 + 11) & 255);
+    assert_true(hs__piece_hash(b, 0) == HS__FNV_BASIS);
+    assert_true(hs__piece_hash("abc", 3) == 0xe71fa2190541574bULL);
+    assert_true(hs__piece_hash(b, sizeof b) == 0x35c0842a4b82b97cULL);
+    for (size_t i = 0; i < 17; i++)
+        b[i] = (unsigned char)i;
+    assert_true(hs__piece_hash(b, 17) == 0xf63ce3286133a32aULL);
+    h = hs__piece_hash(b, 64);
+    for (size_t i = 0; i < 64 * 8; i++) {
+        b[i / 8] ^= (unsigned char)(1u << i % 8);
+        if (hs__piece_hash(b, 64) == h)
+            fail_msg("bit %zu flipped, same hash", i);
+        b[i / 8] ^= (unsigned char)(1u << i % 8);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(output_piece_hash),
         cmocka_unit_test(every_policy_cpu_and_emu),
         cmocka_unit_test(explicit_binding_feeds_a_later_buffer),
         cmocka_unit_test(bundled_workloads_byte_exact),
