@@ -14,7 +14,9 @@
 # (predicted) / of it with the held task's inputs there (predicted).  Last,
 # two lines of agreement: over every cell, then over those of the policies
 # but cpu-only, the range and median of measured / predicted, the median of
-# |measured / predicted - 1|, and the cells within 0.9-1.1 and 0.95-1.05.
+# |measured / predicted - 1|, and the cells within 0.9-1.1 and 0.95-1.05;
+# with more than one run a cell, a third line over each run of those
+# policies on its own (how far a single run strays).
 #
 # usage: bench/fig5.sh [options]
 #   --size S            small, medium or large (large, as the paper's Fig. 5(b))
@@ -131,7 +133,7 @@ done
 plist="cpu-only $(tr ',' '\n' <<<"$policies" | grep -vx cpu-only | tr '\n' ' ')"
 
 work_dir dir "$keep"
-rm -f "$dir/ratios" # this call's cells only, in a kept directory too
+rm -f "$dir/ratios" "$dir/run-ratios" # this call's cells only, in a kept directory too
 
 # The workload of composition (or benchmark) $1: the committed file, or one generated for
 # another platform, or its applications on --platform; without cost_us on
@@ -216,6 +218,8 @@ for c in ${comps//,/ }; do
             fi
             sed -n 's/.*measured makespan \([0-9.]*\) us.*/\1/p' "$log" >>"$dir/m"
             pred=$(sed -n 's/^predicted makespan \([0-9.]*\) us.*/\1/p' "$log")
+            awk -v p="$p" -v m="$(tail -1 "$dir/m")" -v q="$pred" \
+                'BEGIN { if (q > 0) printf "%s %.10g\n", p, m / q }' >>"$dir/run-ratios"
         done
         if [ -n "$why" ]; then
             printf '%-10s FAILED (%s)\n' "$p" "$why"
@@ -261,6 +265,9 @@ if [ -s "$dir/ratios" ]; then
     echo
     agreement "all cells" <"$dir/ratios"
     grep -v '^cpu-only ' "$dir/ratios" | agreement "the cells of the policies but cpu-only"
+    # with several runs a cell, each run on its own: how far one run strays
+    [ "$(wc -l <"$dir/run-ratios")" -eq "$(wc -l <"$dir/ratios")" ] ||
+        grep -v '^cpu-only ' "$dir/run-ratios" | agreement "single runs of the policies but cpu-only"
 fi
 [ -z "$keep" ] || echo "run outputs kept in $keep" >&2
 exit $status
