@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "exec/data.h"
+#include "exec/mpi.h" /* hs__fnv */
 #include "exec/mem.h"
 #include "exec/pool.h"
 #include "exec/remote.h"
@@ -230,9 +231,9 @@ static int plain_alloc(void *ctx, int m, size_t bytes, void **p, hs_error *err)
     return HS_OK;
 }
 
-static void plain_free(void *ctx, int m, void *p)
+static void plain_free(void *ctx, int m, void *p, size_t bytes)
 {
-    (void)ctx, (void)m;
+    (void)ctx, (void)m, (void)bytes;
     free(p);
 }
 
@@ -911,6 +912,7 @@ int hs__data_new(const hs_workload *w, const hs_graph *g, hs__real_mode mode,
     dm->r.fail_after = in ? in->fail_after : 0;
     dm->r.throttle_device = in ? in->throttle_device : 0;
     dm->r.throttle = in && in->throttle > 1 ? in->throttle : 0;
+    dm->r.output_hashes_only = in ? in->output_hashes_only : 0;
     dm->remote = in ? in->remote : NULL;
     dm->r.link_bytes = calloc(nm * nm, sizeof *dm->r.link_bytes);
     dm->r.link_us = calloc(nm * nm, sizeof *dm->r.link_us);
@@ -2508,10 +2510,78 @@ static size_t take_log(const evlog *l, hs_run_event *out)
     return l->n;
 }
 
+unsigned long long hs__piece_hash(const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    uint64_t h = HS__FNV_BASIS;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t word;
+        memcpy(&word, b + i, sizeof word);
+        h = (h ^ word) * 0x100000001b3ULL;
+        h ^= h >> 32;
+    }
+    return hs__fnv(h, b + i, n - i);
+}
+
+/* The pieces of a run's outputs, hashed on every processor where they are
+ * (on host): byte by byte on one thread, after copying them, the outputs
+ * of the mixed composition at large size took 2.6 s after its run of 0.17
+ * s on an H100 host. */
+typedef struct piece {
+    const unsigned char *p;
+    size_t bytes;
+    uint64_t hash;
+} piece;
+
+typedef struct pieces {
+    piece *p;
+    size_t n;
+    _Atomic size_t next;
+} pieces;
+
+static void *hash_pieces(void *arg)
+{
+    pieces *pc = arg;
+    size_t k;
+    while ((k = atomic_fetch_add(&pc->next, 1)) < pc->n)
+        pc->p[k].hash = hs__piece_hash(pc->p[k].p, pc->p[k].bytes);
+    return NULL;
+}
+
+/* Each output's hash (r->outputs[k].hash), from its bytes at src[k]. */
+static int hash_outputs(hs_run_report *r, const void *const *src, hs_error *err)
+{
+    pieces pc = {0};
+    size_t k = 0;
+    for (size_t i = 0; i < r->noutputs; i++)
+        pc.n += (r->outputs[i].bytes + HS__PIECE - 1) / HS__PIECE;
+    if (!(pc.p = malloc((pc.n + 1) * sizeof *pc.p)))
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    for (size_t i = 0; i < r->noutputs; i++)
+        for (size_t at = 0; at < r->outputs[i].bytes; at += HS__PIECE)
+            pc.p[k++] = (piece){.p = (const unsigned char *)src[i] + at,
+                                .bytes = r->outputs[i].bytes - at < HS__PIECE
+                                             ? r->outputs[i].bytes - at
+                                             : HS__PIECE};
+    atomic_init(&pc.next, 0);
+    hs__on_every_processor(hash_pieces, &pc, pc.n);
+    k = 0;
+    for (size_t i = 0; i < r->noutputs; i++) {
+        uint64_t h = HS__FNV_BASIS;
+        for (size_t at = 0; at < r->outputs[i].bytes; at += HS__PIECE, k++)
+            h = hs__fnv(h, &pc.p[k].hash, sizeof pc.p[k].hash);
+        r->outputs[i].hash = h;
+    }
+    free(pc.p);
+    return HS_OK;
+}
+
 int hs__data_report(hs__data *dm, hs_run_report *r, hs_error *err)
 {
     size_t n = 0, k = 0, nev = 0, nlogs = 2 * (size_t)dm->w->platform.ndevices + 2;
-    int rc = dm->ops->flush(dm->mctx, err);
+    int rc = dm->ops->flush(dm->mctx, err), hashes_only = dm->r.output_hashes_only;
+    const void **src = NULL;
     if (rc != HS_OK)
         return rc;
     for (int m = 0; m < dm->nmem; m++) {
@@ -2543,24 +2613,25 @@ int hs__data_report(hs__data *dm, hs_run_report *r, hs_error *err)
     }
     for (size_t l = 0; l < nlogs; l++)
         r->nevents += take_log(&dm->logs[l], r->events + r->nevents);
+    if (n && !(src = malloc(n * sizeof *src)))
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
     for (size_t t = 0; t < dm->g->ntasks; t++) {
         dtask *d = &dm->t[t];
-        rep *h = &d->rep[HS_HOST_MEMORY];
-        size_t bytes;
-        if (!d->output || !h->p)
-            continue;
-        bytes = result_bytes(d);
-        r->outputs[k].task = t;
-        r->outputs[k].bytes = bytes;
-        /* pool blocks may be pinned host memory: the report's are malloc'd */
-        if (!(r->outputs[k].data = malloc(bytes ? bytes : 1))) {
-            r->noutputs = k;
-            return hs_error_set(err, HS_ENOMEM, "out of memory for an output");
+        if (d->output && d->rep[HS_HOST_MEMORY].p) {
+            src[k] = d->rep[HS_HOST_MEMORY].p;
+            r->outputs[k++] = (hs_run_output){.task = t, .bytes = result_bytes(d)};
         }
-        memcpy(r->outputs[k++].data, h->p, bytes);
     }
     r->noutputs = k;
-    return HS_OK;
+    rc = hash_outputs(r, src, err);
+    /* pool blocks may be pinned host memory: the report's copies are malloc'd */
+    for (k = 0; rc == HS_OK && !hashes_only && k < r->noutputs; k++)
+        if (!(r->outputs[k].data = malloc(r->outputs[k].bytes ? r->outputs[k].bytes : 1)))
+            rc = hs_error_set(err, HS_ENOMEM, "out of memory for an output");
+        else
+            memcpy(r->outputs[k].data, src[k], r->outputs[k].bytes);
+    free(src);
+    return rc;
 }
 
 void hs__data_free(hs__data *dm)

@@ -121,8 +121,19 @@
 typedef struct hs_run_output {
     size_t task;
     size_t bytes;
-    void *data;
+    unsigned long long hash; /* of its bytes: hs__fnv (exec/mpi.h) over the
+                                hs__piece_hash of each HS__PIECE bytes in turn */
+    void *data;              /* a copy of its bytes, or NULL under
+                                output_hashes_only */
 } hs_run_output;
+
+/* The hash of n bytes at p, a piece of an output (HS__PIECE bytes at
+ * most): FNV-1a over its 8-byte words (little-endian), each product folded
+ * (h ^= h >> 32, so that a word's high bytes reach every bit), then over
+ * its last bytes one by one, as hs__fnv.  The pieces of a run's outputs
+ * are hashed on every processor. */
+#define HS__PIECE ((size_t)4 << 20)
+unsigned long long hs__piece_hash(const void *p, size_t n);
 
 /* A copy the data manager made, on the run's clock (µs since its start). */
 typedef struct hs_run_copy {
@@ -200,6 +211,9 @@ typedef struct hs_run_report {
     double throttle;
     const struct hs__remote *remote; /* a distributed run's devices of other
                                 nodes (exec/remote.h), or NULL: all are local */
+    int output_hashes_only;  /* 1: the outputs keep their hashes, not copies
+                                of their bytes (hs_run: only the digest needs
+                                them) */
     /* out: */
     int threads;             /* threads that compute or drive during the run: each
                                 cpu device's kernel threads (its `cores`, or the

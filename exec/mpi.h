@@ -45,14 +45,6 @@ static inline uint64_t hs__fnv(uint64_t h, const void *p, size_t n)
     return h;
 }
 
-/* The hash of n bytes at p, a piece of an output (HS__PIECE bytes at
- * most): FNV-1a over its 8-byte words (little-endian), each product folded
- * (h ^= h >> 32, so that a word's high bytes reach every bit), then over
- * its last bytes one by one, as hs__fnv.  An output's hash is hs__fnv
- * over its pieces' hashes in turn (exec/run.c). */
-#define HS__PIECE ((size_t)4 << 20)
-uint64_t hs__piece_hash(const void *p, size_t n);
-
 /* An output of the run, by its hash (the digest of hs_run_result). */
 typedef struct hs__output_sum {
     size_t task;

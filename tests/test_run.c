@@ -207,8 +207,19 @@ static void free_results(const hs_workload *w, void **res)
     free(res);
 }
 
-/* Every output is the reference's result of a typed sink, byte for byte, and
- * every typed sink has one. */
+/* An output's hash: FNV-1a over the hashes of its pieces. */
+static uint64_t output_hash(const unsigned char *p, size_t bytes)
+{
+    uint64_t h = HS__FNV_BASIS;
+    for (size_t at = 0; at < bytes; at += HS__PIECE) {
+        uint64_t piece = hs__piece_hash(p + at, bytes - at < HS__PIECE ? bytes - at : HS__PIECE);
+        h = hs__fnv(h, &piece, sizeof piece);
+    }
+    return h;
+}
+
+/* Every output is the reference's result of a typed sink, byte for byte,
+ * with the hash of its bytes, and every typed sink has one. */
 static void check_outputs(const hs_workload *w, const hs_run_report *r, void **ref)
 {
     const hs_graph *g = &w->graph;
@@ -219,6 +230,7 @@ static void check_outputs(const hs_workload *w, const hs_run_report *r, void **r
     for (size_t i = 0; i < r->noutputs; i++) {
         assert_non_null(ref[r->outputs[i].task]);
         assert_memory_equal(r->outputs[i].data, ref[r->outputs[i].task], r->outputs[i].bytes);
+        assert_true(r->outputs[i].hash == output_hash(r->outputs[i].data, r->outputs[i].bytes));
     }
     /* every replica but the outputs on host was freed */
     assert_int_equal(r->replicas_allocated - r->replicas_freed, r->noutputs);
@@ -1199,9 +1211,45 @@ static void output_piece_hash(void **state)
     }
 }
 
+/* An output of more than two pieces (va on 2.5M floats: 10 MB) gets the
+ * hash of its bytes, piece by piece; with output_hashes_only the report
+ * keeps the hash and no copy. */
+static void output_of_pieces_hashed(void **state)
+{
+    hs_workload *w = hs_workload_new();
+    hs_error err = {0};
+    uint64_t hash = 0;
+    (void)state;
+    platform(w, PF_CPU);
+    assert_true(hs_workload_add_app(w, "big", 1, &err) >= 0);
+    kernel(w, 0, "va", "va", "n", 2500000, NULL, 0, 10, 10);
+    finalize(w);
+    for (int only = 0; only < 2; only++) {
+        hs_run_report r = {.output_hashes_only = only};
+        hs_backend b = {.ops = &hs_backend_cpu, .state = &r};
+        hs_map_options opt = {0};
+        hs_schedule *s = NULL;
+        assert_int_equal(hs_engine_run(w, hs_policy_find("eager"), &opt, &b, &s, NULL, &err), 0);
+        assert_int_equal(r.noutputs, 1);
+        assert_int_equal(r.outputs[0].bytes, 10000000);
+        assert_true(r.outputs[0].bytes > 2 * HS__PIECE);
+        if (!only) {
+            hash = output_hash(r.outputs[0].data, r.outputs[0].bytes);
+            assert_true(r.outputs[0].hash == hash);
+        } else {
+            assert_null(r.outputs[0].data);
+            assert_true(r.outputs[0].hash == hash);
+        }
+        hs_schedule_free(s);
+        hs_run_report_free(&r);
+    }
+    hs_workload_free(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(output_of_pieces_hashed),
         cmocka_unit_test(output_piece_hash),
         cmocka_unit_test(every_policy_cpu_and_emu),
         cmocka_unit_test(explicit_binding_feeds_a_later_buffer),

@@ -86,7 +86,8 @@ static void gpu_reference(void (*apps)(hs_workload *), hs_run_report *ref)
         res[t] = h[result];
         rsize[t] = c.bufs[result].bytes;
         if (g->succ_off[t + 1] == g->succ_off[t]) {
-            ref->outputs[ref->noutputs++] = (hs_run_output){t, rsize[t], res[t]};
+            ref->outputs[ref->noutputs++] =
+                (hs_run_output){.task = t, .bytes = rsize[t], .data = res[t]};
             res[t] = NULL;
         }
     }
