@@ -578,7 +578,7 @@ static long leftmost_fit(const hs__slots *s, long x, double dur)
  * searching each right subtree met on the way.  O(log k) expected.  On a
  * busy device most tasks go after the latest interval: the two tests that
  * lead there without a walk (ready after the latest start; no gap long
- * enough) save the walks' cache misses, some 40 a task at a million. */
+ * enough) save walks whose nodes miss the cache at a million intervals. */
 double hs__slots_earliest(const hs__slots *s, double ready, double dur)
 {
     const hs__slot *N = s->node;
