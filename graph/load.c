@@ -1554,13 +1554,15 @@ static int s_text(stream *S, char **out)
 
 /* Reads the next key of a mapping whose fields `ctx` lists: *which is its
  * index there, or -1 at the end of the mapping.  `seen` has a bit per
- * field given so far.  The fields are tried from the one after the last
- * key (*which on entry, -1 at the first): in a file that gives them in the
- * schema's order, the first try matches. */
+ * field given so far.  The field after the last key (*which on entry, -1
+ * at the first) is tried first: in a file that gives them in the schema's
+ * order, it matches (the fields are distinct, so the order they are tried
+ * in changes nothing else). */
 static int s_key(stream *S, const struct context *ctx, unsigned *seen, int *which)
 {
     char fields[256];
-    int rc = s_next(S), n = 0, from = *which + 1;
+    const char *key;
+    int rc = s_next(S), i = *which + 1;
     if (rc)
         return rc;
     *which = -1;
@@ -1568,12 +1570,11 @@ static int s_key(stream *S, const struct context *ctx, unsigned *seen, int *whic
         return HS_OK;
     if (S->ev.type != YAML_SCALAR_EVENT)
         return s_fail(S, "a key must be a single value, not %s", event_shape(&S->ev));
-    while (ctx->fields[n].key)
-        n++;
-    for (int j = 0; j < n; j++) {
-        int i = (from + j) % n;
-        if (strcmp(ctx->fields[i].key, (const char *)S->ev.data.scalar.value) != 0)
-            continue;
+    key = (const char *)S->ev.data.scalar.value;
+    if (!ctx->fields[i].key || strcmp(ctx->fields[i].key, key) != 0)
+        for (i = 0; ctx->fields[i].key && strcmp(ctx->fields[i].key, key) != 0; i++)
+            ;
+    if (ctx->fields[i].key) {
         if (*seen & (1u << i))
             return s_fail(S, "duplicate key '%.64s'", ctx->fields[i].key);
         *seen |= 1u << i;

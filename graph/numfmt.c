@@ -190,31 +190,33 @@ int hs__parse_decimal(const char *s, double *out)
     static const double ten[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                    1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                    1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    const unsigned char *first = (const unsigned char *)s + (*s == '-'), *p = first, *z;
     unsigned long long m = 0;
-    int neg = *s == '-', digits = 0, frac = -1, any = 0;
-    for (s += neg; *s; s++) {
-        if (*s == '.' && frac < 0) {
-            frac = 0;
-            continue;
-        }
-        if (*s < '0' || *s > '9')
-            return 0;
-        any = 1;
-        if (frac >= 0 && ++frac > 22)
-            return 0;
-        if (m == 0 && *s == '0')
-            continue; /* a leading zero is no significant digit */
-        if (++digits > 17)
-            return 0;
-        m = m * 10 + (unsigned long long)(*s - '0');
+    long whole, frac = 0, zeros = 0;
+    unsigned c;
+    /* the digits before and after the point in two tight loops, counted
+     * after (a schedule of a million tasks has some 12 million numbers);
+     * m may wrap past 19 digits, and is then refused below */
+    for (; (c = (unsigned)*p - '0') <= 9; p++)
+        m = m * 10 + c;
+    whole = p - first;
+    if (*p == '.') {
+        const unsigned char *point = ++p;
+        for (; (c = (unsigned)*p - '0') <= 9; p++)
+            m = m * 10 + c;
+        frac = p - point;
     }
-    if (!any)
+    if (*p != '\0' || whole + frac == 0 || frac > 22)
+        return 0;
+    for (z = first; z < p && (*z == '0' || *z == '.'); z++)
+        zeros += *z == '0'; /* leading zeros are no significant digits */
+    if (whole + frac - zeros > 17)
         return 0;
     if (m <= (1ull << 53))
-        *out = (double)m / ten[frac > 0 ? frac : 0];
-    else if (!wide_quotient(m, frac > 0 ? frac : 0, out))
+        *out = (double)m / ten[frac];
+    else if (!wide_quotient(m, (int)frac, out))
         return 0;
-    if (neg)
+    if (*s == '-')
         *out = -*out;
     return 1;
 }

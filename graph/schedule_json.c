@@ -982,25 +982,29 @@ static int item_value(reader *r, hs__jstream *js, const hs__jevent *e)
     }
 }
 
-/* A key of object o: known and new, else refused at its value.  The keys
- * are tried from the one after the last found: the order map --json
- * writes matches at the first try. */
+static int key_is(const char *key, const hs__jevent *e)
+{
+    return strlen(key) == e->len && memcmp(key, e->text, e->len) == 0;
+}
+
+/* A key of object o: known and new, else refused at its value.  The key
+ * after the last found is tried first: the order map --json writes matches
+ * there (the keys are distinct, so the order they are tried in changes
+ * nothing else). */
 static void take_key(reader *r, object *o, const hs__jevent *e)
 {
-    int n = 0;
-    while (o->keys[n])
-        n++;
-    for (int j = 0; j < n; j++) {
-        int k = (o->next + j) % n;
-        if (strlen(o->keys[k]) == e->len && memcmp(o->keys[k], e->text, e->len) == 0) {
-            r->bad_dup = (o->seen >> k) & 1;
-            o->seen |= 1u << k;
-            o->next = k + 1;
-            o->key = r->bad_dup ? -2 : k;
-            if (r->bad_dup)
-                snprintf(r->bad_key, sizeof r->bad_key, "%s", o->keys[k]);
-            return;
-        }
+    int k = o->keys[o->next] ? o->next : 0;
+    if (!key_is(o->keys[k], e))
+        for (k = 0; o->keys[k] && !key_is(o->keys[k], e); k++)
+            ;
+    if (o->keys[k]) {
+        r->bad_dup = (o->seen >> k) & 1;
+        o->seen |= 1u << k;
+        o->next = k + 1;
+        o->key = r->bad_dup ? -2 : k;
+        if (r->bad_dup)
+            snprintf(r->bad_key, sizeof r->bad_key, "%s", o->keys[k]);
+        return;
     }
     snprintf(r->bad_key, sizeof r->bad_key, "%.*s",
              (int)(e->len < sizeof r->bad_key ? e->len : sizeof r->bad_key - 1), e->text);

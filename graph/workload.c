@@ -29,11 +29,13 @@ static int grow(void **arr, size_t n, size_t elem)
 
 /* The same for a list that keeps its capacity (*cap entries), which
  * finalize trims (trim_list): an application's kernels and edges, a
- * million of each. */
+ * million of each, and each kernel's costs, a few each (room for 4 at
+ * first: one allocation, where 1, 2 and 4 took three, for each of a
+ * million kernels). */
 static int grow_list(void **arr, int n, int *cap, size_t elem)
 {
     if (n == *cap) {
-        int grown = n ? 2 * n : 1;
+        int grown = n ? 2 * n : 4;
         void *p = realloc(*arr, (size_t)grown * elem);
         if (!p)
             return -1;
@@ -1011,13 +1013,44 @@ void hs_workload_set_link_fn(hs_workload *w, hs_link_fn fn, void *ctx)
     w->link_ctx = fn ? ctx : NULL;
 }
 
+/* What a cost entry's key names: a device (its index), the kind cpu or gpu,
+ * or nothing (-1). */
+enum { KEY_CPU = -2, KEY_GPU = -3 };
+
+/* The keys met so far and what each names, by address: a workload's keys
+ * are interned (hs_kernel_set_cost), so its million kernels share a few,
+ * and each is looked up once, not once per kernel. */
+#define KEYS_KEPT 8
+typedef struct cost_keys_seen {
+    const char *key[KEYS_KEPT];
+    int names[KEYS_KEPT];
+    int n;
+} cost_keys_seen;
+
+static int key_names(const hs_platform *p, cost_keys_seen *seen, const char *key)
+{
+    int names;
+    for (int i = 0; i < seen->n; i++)
+        if (seen->key[i] == key)
+            return seen->names[i];
+    names = strcmp(key, "cpu") == 0   ? KEY_CPU
+            : strcmp(key, "gpu") == 0 ? KEY_GPU
+                                      : hs_platform_find_device(p, key);
+    if (seen->n < KEYS_KEPT) {
+        seen->key[seen->n] = key;
+        seen->names[seen->n++] = names;
+    }
+    return names;
+}
+
 /* Cost of kernel ki on each device d: an entry naming the device wins over
  * one naming its kind (DESIGN.md §3); a typed kernel that has neither asks
  * the workload's cost provider, when one is set.  Refuses an entry naming
  * neither a device nor a kind, and two entries for one key.  by_name: scratch of
  * ndevices ints.  O(entries + devices), so that a kernel of a cluster with
  * hundreds of devices, each named in its costs, resolves in linear time. */
-static int resolve_costs(hs_workload *w, int a, int ki, int *by_name_of, hs_error *err)
+static int resolve_costs(hs_workload *w, int a, int ki, int *by_name_of, cost_keys_seen *seen,
+                         hs_error *err)
 {
     const hs_platform *p = &w->platform;
     hs_kernel *k = &w->apps[a].kernels[ki];
@@ -1028,10 +1061,11 @@ static int resolve_costs(hs_workload *w, int a, int ki, int *by_name_of, hs_erro
         by_name_of[d] = -1;
     for (int i = 0; i < k->ncosts; i++) {
         const char *key = k->costs[i].key;
-        int d = -1, *slot = strcmp(key, "cpu") == 0   ? &by_kind_of[HS_DEVICE_CPU]
-                            : strcmp(key, "gpu") == 0 ? &by_kind_of[HS_DEVICE_GPU]
-                            : (d = hs_platform_find_device(p, key)) >= 0 ? &by_name_of[d]
-                                                                          : NULL;
+        int names = key_names(p, seen, key);
+        int *slot = names == KEY_CPU   ? &by_kind_of[HS_DEVICE_CPU]
+                    : names == KEY_GPU ? &by_kind_of[HS_DEVICE_GPU]
+                    : names >= 0       ? &by_name_of[names]
+                                       : NULL;
         char kpath[192];
         if (slot && *slot < 0) {
             *slot = i;
@@ -1088,10 +1122,11 @@ static int resolve_costs(hs_workload *w, int a, int ki, int *by_name_of, hs_erro
 static int resolve_app_costs(hs_workload *w, int a, hs_error *err)
 {
     int *scratch = malloc(((size_t)w->platform.ndevices + 1) * sizeof *scratch), rc = HS_OK;
+    cost_keys_seen seen = {.n = 0};
     if (!scratch)
         return nomem(err);
     for (int k = 0; k < w->apps[a].nkernels && rc == HS_OK; k++)
-        rc = resolve_costs(w, a, k, scratch, err);
+        rc = resolve_costs(w, a, k, scratch, &seen, err);
     free(scratch);
     return rc;
 }

@@ -126,6 +126,7 @@ typedef struct hs__slots {
     hs__slot *node;
     size_t n, cap;
     long root;
+    long last;        /* the latest interval, -1 for none */
     uint32_t rng;
 } hs__slots;
 

@@ -38,6 +38,22 @@ typedef struct neighbour {
     double on, cost, off;
 } neighbour;
 
+/* fmin and fmax (NaN aside, the other operand) without a call or a branch:
+ * maxsd or minsd and a conditional move.  gather() runs them on every
+ * prefix, where the calls and their mispredicted branches took a good part
+ * of the bound's time at a million tasks. */
+static double least(double a, double b)
+{
+    double m = a < b ? a : b;
+    return isnan(b) ? a : m;
+}
+
+static double most(double a, double b)
+{
+    double m = a > b ? a : b;
+    return isnan(b) ? a : m;
+}
+
 /* Neighbours up to which gather() looks at every prefix, O(k^2 log k); a
  * task with more takes each neighbour alone (lower, still valid). */
 #define GATHER_MAX 64
@@ -49,7 +65,7 @@ typedef struct neighbour {
  * k entries. */
 static double gather(neighbour *nb, size_t k, neighbour *tmp)
 {
-    double best = HUGE_VAL;
+    double best = HUGE_VAL, f[GATHER_MAX + 1];
     /* insertion sorts, stable as qsort's merge sort is: a task has a few
      * neighbours, and qsort's set-up cost more than the sorting */
     for (size_t i = 1; i < k; i++) {
@@ -60,9 +76,11 @@ static double gather(neighbour *nb, size_t k, neighbour *tmp)
         nb[j] = x;
     }
     /* tmp holds the prefix nb[0 .. i) in order of `on` (ties in nb's
-     * order), each step inserting one more */
+     * order), each step inserting one more; f[j] is seq of tmp[0 .. j),
+     * which an insertion at j leaves as it was below j */
+    f[0] = 0;
     for (size_t i = 0; i <= k; i++) {
-        double f = 0, rest = i < k ? nb[i].off : 0;
+        double rest = i < k ? nb[i].off : 0;
         if (i > 0) {
             neighbour x = nb[i - 1];
             size_t j = i - 1;
@@ -71,10 +89,10 @@ static double gather(neighbour *nb, size_t k, neighbour *tmp)
             for (; j > 0 && tmp[j - 1].on > x.on; j--)
                 tmp[j] = tmp[j - 1];
             tmp[j] = x;
+            for (; j < i; j++)
+                f[j + 1] = most(f[j], tmp[j].on) + tmp[j].cost;
         }
-        for (size_t j = 0; j < i; j++)
-            f = fmax(f, tmp[j].on) + tmp[j].cost;
-        best = fmin(best, fmax(f, rest));
+        best = least(best, most(f[i], rest));
     }
     return best;
 }
@@ -172,14 +190,14 @@ static double neighbours(const hs_platform *p, const hs_graph *g, const unsigned
             int mq = p->devices[q].memory;
             if ((int)q == d || (allowed && !allowed[x * m + q]))
                 continue;
-            v.off = fmin(v.off, val[x * m + q] + g->tasks[x].cost_us[q] +
-                                    (succ ? hs_transfer_us(p, md, mq, e->bytes)
-                                          : hs_transfer_us(p, mq, md, e->bytes)));
+            v.off = least(v.off, val[x * m + q] + g->tasks[x].cost_us[q] +
+                                     (succ ? hs_transfer_us(p, md, mq, e->bytes)
+                                           : hs_transfer_us(p, mq, md, e->bytes)));
         }
         if (cnt < GATHER_MAX)
             nb[cnt] = v;
         cnt++;
-        alone = fmax(alone, fmin(v.on + v.cost, v.off));
+        alone = most(alone, least(v.on + v.cost, v.off));
         any_pinned |= only_device(allowed, x, m) >= 0;
     }
     bound = cnt && cnt <= GATHER_MAX ? gather(nb, cnt, tmp) : alone;

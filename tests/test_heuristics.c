@@ -350,6 +350,28 @@ static double scan_earliest(const double *lo, const double *hi, int n, double re
     return t;
 }
 
+/* Busy [0,10], [14,20], [30,40]: idle 4 at 10 and 10 at 20.  A task as
+ * long as the longest gap goes there, a longer one after the last interval;
+ * one ready at the last start fits there only if it takes no time; one
+ * ready after it waits for its end or starts when ready. */
+static void slots_by_hand(void **state)
+{
+    hs__slots s;
+    (void)state;
+    hs__slots_init(&s);
+    assert_int_equal(hs__slots_insert(&s, 14, 20), 0);
+    assert_int_equal(hs__slots_insert(&s, 30, 40), 0);
+    assert_int_equal(hs__slots_insert(&s, 0, 10), 0);
+    assert_float_equal(hs__slots_earliest(&s, 0, 4), 10, 0);
+    assert_float_equal(hs__slots_earliest(&s, 0, 10), 20, 0);
+    assert_float_equal(hs__slots_earliest(&s, 0, 11), 40, 0);
+    assert_float_equal(hs__slots_earliest(&s, 12, 2), 12, 0);
+    assert_float_equal(hs__slots_earliest(&s, 30, 0), 30, 0);
+    assert_float_equal(hs__slots_earliest(&s, 35, 1), 40, 0);
+    assert_float_equal(hs__slots_earliest(&s, 45, 1), 45, 0);
+    hs__slots_free(&s);
+}
+
 static void slots_match_a_scan(void **state)
 {
     enum { N = 3000 };
@@ -1917,6 +1939,7 @@ int main(void)
         cmocka_unit_test(priorities),
         cmocka_unit_test(mean_transfer_sums),
         cmocka_unit_test(optimistic_cost_table),
+        cmocka_unit_test(slots_by_hand),
         cmocka_unit_test(slots_match_a_scan),
         cmocka_unit_test(h_ratio_threshold),
         cmocka_unit_test(h_ratio_tie_to_lower_index),

@@ -441,17 +441,26 @@ static void gpus_without_host(void **state)
  * after the other and the others' data arrives at 20: t starts at 20
  * earliest, and 30 is a bound.  It is the optimum: a, b on gpu0, c on
  * gpu1, t on gpu0 at 20.  The fork t -> a, b, c mirrors it (tails). */
-static hs_workload *fan(int join)
+/* gpu0 and gpu1 on their own memories, joined both ways at 1 GB/s after
+ * 5 us, and an application `name` without kernels yet. */
+static hs_workload *two_gpus(const char *name)
 {
     hs_workload *w = hs_workload_new();
     hs_error err = {0};
-    static const char *const names[] = {"a", "b", "c"};
     assert_non_null(w);
     assert_int_equal(hs_platform_add_device(w, "gpu0", HS_DEVICE_GPU, "gpu0", 0, &err), 0);
     assert_int_equal(hs_platform_add_device(w, "gpu1", HS_DEVICE_GPU, "gpu1", 0, &err), 1);
     assert_true(hs_platform_add_link(w, "gpu0", "gpu1", 1, 5, &err) >= 0);
     assert_true(hs_platform_add_link(w, "gpu1", "gpu0", 1, 5, &err) >= 0);
-    assert_int_equal(hs_workload_add_app(w, "f", 1, &err), 0);
+    assert_int_equal(hs_workload_add_app(w, name, 1, &err), 0);
+    return w;
+}
+
+static hs_workload *fan(int join)
+{
+    hs_workload *w = two_gpus("f");
+    hs_error err = {0};
+    static const char *const names[] = {"a", "b", "c"};
     assert_int_equal(hs_app_add_kernel(w, 0, "t", &err), 0);
     for (int k = 0; k < 3; k++)
         assert_int_equal(hs_app_add_kernel(w, 0, names[k], &err), k + 1);
@@ -473,6 +482,32 @@ static void join_and_fork(void **state)
         both(w, 30);
         hs_workload_free(w);
     }
+}
+
+/* A join whose predecessors are kept on t's device in an order other than
+ * the one they are taken in: a (head 10 behind pa, cost 10, its data 100 us
+ * away) is taken first, b (head 0, cost 10, 50 us away) second but runs
+ * first.  Every task takes 10 us on either GPU (two_gpus).  With both on t's
+ * device they end at 20 (b [0,10], a [10,20]), not 30 (a first): head(t)
+ * = min(120, max(20, 60), 20) = 20, and the bound is head + cost = 30 (as
+ * for pa: 0 + 10 + tail 20, and a: 10 + 10 + 10). */
+static void join_run_in_other_order(void **state)
+{
+    hs_workload *w = two_gpus("j");
+    hs_error err = {0};
+    static const char *const names[] = {"pa", "a", "b", "t"};
+    (void)state;
+    for (int k = 0; k < 4; k++) {
+        assert_int_equal(hs_app_add_kernel(w, 0, names[k], &err), k);
+        assert_int_equal(hs_kernel_set_cost(w, 0, k, "gpu", 10, &err), 0);
+    }
+    /* 5 us + bytes at 1 GB/s: 10, 100 and 50 us */
+    assert_true(hs_app_add_edge(w, 0, "pa", "a", 5000, &err) >= 0);
+    assert_true(hs_app_add_edge(w, 0, "a", "t", 95000, &err) >= 0);
+    assert_true(hs_app_add_edge(w, 0, "b", "t", 45000, &err) >= 0);
+    assert_int_equal(hs_workload_finalize(w, &err), HS_OK);
+    assert_close(hs_lower_bound_us(w), 30);
+    hs_workload_free(w);
 }
 
 /* ---------------------------------------------------------------- refusals */
@@ -793,6 +828,7 @@ int main(void)
         cmocka_unit_test(chain_over_link),
         cmocka_unit_test(gpus_without_host),
         cmocka_unit_test(join_and_fork),
+        cmocka_unit_test(join_run_in_other_order),
         cmocka_unit_test(refusals),
         cmocka_unit_test(time_limit),
         cmocka_unit_test(too_large),
