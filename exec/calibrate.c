@@ -456,7 +456,7 @@ static int time_gpu(hs__gpu_layer *L, int m, const hs_kconf *c, void *const *hbu
     if (rc != HS_OK)
         ops->flush(L->ctx, NULL);
     for (int i = 0; i < c->nbufs; i++)
-        ops->free(L->ctx, m, d[i], c->bufs[i].bytes);
+        ops->free(L->ctx, m, d[i]);
     return rc;
 }
 
@@ -492,9 +492,9 @@ static int time_copies(hs__gpu_layer *L, int from, int to, size_t bytes, int loo
     }
 out:
     ops->flush(L->ctx, NULL);
-    ops->free(L->ctx, from, src, bytes);
-    ops->free(L->ctx, to, dst, bytes);
-    ops->free(L->ctx, HS_HOST_MEMORY, ones, bytes);
+    ops->free(L->ctx, from, src);
+    ops->free(L->ctx, to, dst);
+    ops->free(L->ctx, HS_HOST_MEMORY, ones);
     return rc;
 }
 

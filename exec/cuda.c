@@ -22,14 +22,11 @@
  * start and an end event; their durations are added at flush.  Events live
  * until fini.  Every CUDA call is checked and a failure names the call. */
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <cuda_runtime.h>
 
@@ -90,53 +87,6 @@ static size_t c_capacity(void *ctx, int m)
     return ((cctx *)ctx)->m[m].capacity;
 }
 
-/* A pinned host buffer of PIN_MAPPED bytes or more is mapped anonymously,
- * asked for huge pages, touched on every processor and registered with
- * CUDA, instead of made by cudaHostAlloc, which pins it page by page on
- * one thread: on an H100 host, 8 buffers of 512 MiB took 0.16 s to make
- * and 0.09 s to give back so, 1.68 s and 0.45 s with cudaHostAlloc and
- * cudaFreeHost, and copied as fast (55 GB/s both ways).  A large
- * composition's run spent most of its set-up and tear-down there. */
-#define PIN_MAPPED ((size_t)2 << 20)
-#define TOUCH_PIECE ((size_t)8 << 20)
-
-typedef struct touching {
-    char *p;
-    size_t bytes;
-    _Atomic size_t next;        /* the next piece of TOUCH_PIECE bytes */
-} touching;
-
-static void *touch_pieces(void *arg)
-{
-    touching *t = arg;
-    size_t k, page = (size_t)sysconf(_SC_PAGESIZE);
-    while ((k = atomic_fetch_add(&t->next, 1)) * TOUCH_PIECE < t->bytes) {
-        size_t end = (k + 1) * TOUCH_PIECE < t->bytes ? (k + 1) * TOUCH_PIECE : t->bytes;
-        for (size_t i = k * TOUCH_PIECE; i < end; i += page)
-            t->p[i] = 0;
-    }
-    return NULL;
-}
-
-static int pinned_mapped(size_t bytes, void **p, hs_error *err)
-{
-    touching t = {.bytes = bytes};
-    int rc;
-    t.p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (t.p == MAP_FAILED)
-        return hs_error_set(err, HS_ENOMEM, "out of memory for a pinned buffer of %zu bytes",
-                            bytes);
-    madvise(t.p, bytes, MADV_HUGEPAGE); /* refused: small pages, slower to pin */
-    atomic_init(&t.next, 0);
-    hs__on_every_processor(touch_pieces, &t, (bytes + TOUCH_PIECE - 1) / TOUCH_PIECE);
-    if ((rc = CK(cudaHostRegister(t.p, bytes, cudaHostRegisterPortable))) != 0) {
-        munmap(t.p, bytes);
-        return rc;
-    }
-    *p = t.p;
-    return HS_OK;
-}
-
 static int c_alloc(void *ctx, int m, size_t bytes, void **p, hs_error *err)
 {
     cmem *cm = &((cctx *)ctx)->m[m];
@@ -149,8 +99,7 @@ static int c_alloc(void *ctx, int m, size_t bytes, void **p, hs_error *err)
         return HS_OK;
     }
     if (cm->kind == MK_HOST)
-        return bytes >= PIN_MAPPED ? pinned_mapped(bytes, p, err)
-                                   : CK(cudaHostAlloc(p, bytes ? bytes : 1, cudaHostAllocPortable));
+        return CK(cudaHostAlloc(p, bytes ? bytes : 1, cudaHostAllocPortable));
     if ((rc = CK(cudaSetDevice(cm->dev))) != 0)
         return rc;
     if ((rc = CK(cudaMalloc(p, bytes ? bytes : 1))) != 0)
@@ -158,16 +107,13 @@ static int c_alloc(void *ctx, int m, size_t bytes, void **p, hs_error *err)
     return rc;
 }
 
-static void c_free(void *ctx, int m, void *p, size_t bytes)
+static void c_free(void *ctx, int m, void *p)
 {
     cmem *cm = &((cctx *)ctx)->m[m];
     if (!p)
         return;
     if (cm->kind == MK_PLAIN) {
         free(p);
-    } else if (cm->kind == MK_HOST && bytes >= PIN_MAPPED) {
-        cudaHostUnregister(p);
-        munmap(p, bytes);
     } else if (cm->kind == MK_HOST) {
         cudaFreeHost(p);
     } else {

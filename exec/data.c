@@ -231,9 +231,9 @@ static int plain_alloc(void *ctx, int m, size_t bytes, void **p, hs_error *err)
     return HS_OK;
 }
 
-static void plain_free(void *ctx, int m, void *p, size_t bytes)
+static void plain_free(void *ctx, int m, void *p)
 {
-    (void)ctx, (void)m, (void)bytes;
+    (void)ctx, (void)m;
     free(p);
 }
 

@@ -47,8 +47,7 @@ typedef struct hs__mem_ops {
     /* Bytes the data manager may keep on memory m (SIZE_MAX: no limit). */
     size_t (*capacity)(void *ctx, int m);
     int (*alloc)(void *ctx, int m, size_t bytes, void **p, hs_error *err);
-    /* Gives back p, which alloc made with these bytes. */
-    void (*free)(void *ctx, int m, void *p, size_t bytes);
+    void (*free)(void *ctx, int m, void *p);
     /* Starts the run's clock at t0 (which must stay valid until fini). */
     int (*start_clock)(void *ctx, const struct timespec *t0, hs_error *err);
     /* Copies `bytes` from src (on memory `from`) to dst (on memory `to`)

@@ -91,7 +91,7 @@ static void trim(hs__pool *p)
         bin *b = &p->bins[i];
         for (size_t k = 0; k < b->n; k++) {
             p->ops->sync(p->ctx, b->idle[k].last_use, NULL);
-            p->ops->free(p->ctx, p->m, b->idle[k].p, b->bytes);
+            p->ops->free(p->ctx, p->m, b->idle[k].p);
             p->st.held_bytes -= (double)b->bytes;
         }
         b->n = 0;
@@ -164,7 +164,7 @@ void hs__pool_put(hs__pool *p, void *block, size_t bytes, void *last_use)
     if (!(b = find_bin(p, bytes, 1)) || push(b, block, last_use) != 0) {
         /* no memory to remember it: give it back at once */
         p->ops->sync(p->ctx, last_use, NULL);
-        p->ops->free(p->ctx, p->m, block, bytes);
+        p->ops->free(p->ctx, p->m, block);
         p->st.held_bytes -= (double)bytes;
     }
     pthread_mutex_unlock(&p->mu);
@@ -182,7 +182,7 @@ int hs__pool_reserve(hs__pool *p, size_t bytes, size_t count, hs_error *err)
         if ((rc = p->ops->alloc(p->ctx, p->m, bytes, &block, err)) != HS_OK)
             break;
         if (!(b = find_bin(p, bytes, 1)) || push(b, block, NULL) != 0) {
-            p->ops->free(p->ctx, p->m, block, bytes);
+            p->ops->free(p->ctx, p->m, block);
             rc = hs_error_set(err, HS_ENOMEM, "out of memory for a memory pool");
             break;
         }

@@ -75,7 +75,7 @@ void hs__split_gpu_close(hs__split_gpu *g)
     if (!g)
         return;
     for (int i = 0; i < g->c->nbufs; i++)
-        g->L->ops->free(g->L->ctx, g->mem, g->d[i], g->c->bufs[i].bytes);
+        g->L->ops->free(g->L->ctx, g->mem, g->d[i]);
     free(g);
 }
 

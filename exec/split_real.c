@@ -347,7 +347,7 @@ void hs_split_real_close(hs_split_real *r)
     }
     for (int i = 0; i < r->c.nbufs; i++) {
         if (r->layer.ops)
-            r->layer.ops->free(r->layer.ctx, HS_HOST_MEMORY, r->host[i], r->c.bufs[i].bytes);
+            r->layer.ops->free(r->layer.ctx, HS_HOST_MEMORY, r->host[i]);
         else
             free(r->host[i]);
         free(r->saved[i]);

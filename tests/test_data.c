@@ -324,10 +324,10 @@ static int cm_alloc(void *ctx, int m, size_t bytes, void **p, hs_error *err)
     return HS_OK;
 }
 
-static void cm_free(void *ctx, int m, void *p, size_t bytes)
+static void cm_free(void *ctx, int m, void *p)
 {
     countmem *cm = ctx;
-    (void)m, (void)bytes;
+    (void)m;
     cm->frees++;
     cm->out--;
     free(p);
