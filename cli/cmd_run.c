@@ -486,6 +486,10 @@ static int run_main(int argc, char **argv)
                 check_modes[ro.check], res.check_us / 1e3, res.untyped);
         fprintf(o, "outputs: %zu results, %.0f bytes, digest %016llx\n", res.noutputs,
                 res.output_bytes, res.outputs_digest);
+        fprintf(o, "set-up before the clock %.3f s (inputs %.3f s, buffers made ahead %.3f s, "
+                "warm-up %.3f s); after the run %.3f s to stop and free\n", res.setup_us / 1e6,
+                res.inputs_us / 1e6, res.buffers_us / 1e6, res.warmup_us / 1e6,
+                res.teardown_us / 1e6);
         if (res.ranks > 1)
             fprintf(o, "across %d MPI ranks (node k on rank k): %zu messages, %.0f bytes "
                     "between nodes\n", res.ranks, res.messages, res.message_bytes);

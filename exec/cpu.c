@@ -900,16 +900,21 @@ int hs__real_finish(hs_backend *b, hs_error *err)
 void hs__real_fini(hs_backend *b)
 {
     real *rb = b->state;
+    hs_run_report *report;
+    struct timespec t0;
     if (!rb)
         return;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     stop_workers(rb);
     if (rb->report) {
         hs_run_report_free(rb->report);
         if (hs__data_report(rb->dm, rb->report, NULL) != 0)
             hs_run_report_free(rb->report);
     }
-    b->state = rb->report;
+    b->state = report = rb->report;
     real_free(rb);
+    if (report)
+        report->teardown_us = hs__since_us(&t0);
 }
 
 HS__REAL_BACKEND(hs_backend_cpu, "cpu", HS__REAL_CPU);

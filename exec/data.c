@@ -123,6 +123,7 @@ struct hs__data {
     unsigned char *host_side;       /* [nmem]: the CPU computes there */
     int *threads;                   /* [ndevices]: cpu_threads */
     const struct timespec *t0;      /* the run's clock (hs__data_start) */
+    struct timespec born;           /* when hs__data_new started: set-up's clock */
     hs__pool_stats *pool_at_start;  /* [nmem] */
     unsigned long long tick;        /* LRU clock */
     pthread_mutex_t mu;             /* replicas, pins, usage, counters, copies */
@@ -801,6 +802,7 @@ static void warm_up(hs__data *dm)
 static int configure_all(hs__data *dm, hs_error *err)
 {
     const hs_graph *g = dm->g;
+    struct timespec t0;
     int rc;
     for (size_t t = 0; t < g->ntasks; t++)
         if ((rc = configure(dm, t, err)) != 0)
@@ -810,12 +812,20 @@ static int configure_all(hs__data *dm, hs_error *err)
         dm->t[t].output = dm->t[t].typed && g->succ_off[t + 1] == g->succ_off[t];
     }
     chain_inputs(dm);
-    if ((rc = part_ranges(dm, err)) != 0 || (rc = pregenerate(dm, err)) != 0)
+    if ((rc = part_ranges(dm, err)) != 0)
         return rc;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if ((rc = pregenerate(dm, err)) != 0)
+        return rc;
+    dm->r.inputs_us = hs__since_us(&t0);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     for (int m = 0; m < dm->nmem; m++)
         if ((rc = reserve(dm, m, err)) != 0)
             return rc;
+    dm->r.buffers_us = hs__since_us(&t0);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     warm_up(dm);
+    dm->r.warmup_us = hs__since_us(&t0);
     return HS_OK;
 }
 
@@ -875,6 +885,7 @@ int hs__data_new(const hs_workload *w, const hs_graph *g, hs__real_mode mode,
     int rc = HS_OK;
     if (!dm)
         return hs_error_set(err, HS_ENOMEM, "out of memory for the data manager");
+    clock_gettime(CLOCK_MONOTONIC, &dm->born);
     g = &w->graph;
     n = g->ntasks ? g->ntasks : 1;
     dm->w = w;
@@ -967,6 +978,7 @@ int hs__data_sync(hs__data *dm, struct timespec *t0, hs_error *err)
 int hs__data_start(hs__data *dm, const struct timespec *t0, hs_error *err)
 {
     dm->t0 = t0;
+    dm->r.setup_us = hs__since_us(&dm->born);
     for (int m = 0; m < dm->nmem; m++)
         hs__pool_get_stats(dm->pool[m], &dm->pool_at_start[m]);
     return dm->ops->start_clock(dm->mctx, t0, err);

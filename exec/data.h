@@ -237,6 +237,12 @@ typedef struct hs_run_report {
     double check_bytes;      /* copied to host for the checks only */
     size_t check_copies;
     double check_us;         /* time the checks took after the run */
+    double setup_us;         /* before the clock: from the data manager's start
+                                (its memories, a GPU's context) to the run's */
+    double inputs_us, buffers_us, warmup_us; /* of it: making the inputs, the
+                                buffers made ahead, the kernels' warm-up */
+    double teardown_us;      /* after the run: the backend's end (workers
+                                stopped, outputs hashed, buffers freed) */
     size_t pool_hits, pool_misses, pool_reserved; /* buffers: reused, made during
                                 the run, made ahead (exec/pool.h) */
     size_t noutputs;

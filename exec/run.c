@@ -364,7 +364,10 @@ int hs_run(hs_workload *w, const char *policy, const hs_run_options *opt, hs_run
     *res = (hs_run_result){
         .backend = ops->name, .schedule = s, .predicted = pred, .stats = res->stats,
         .typed = report.typed, .checked = report.checked, .untyped = report.untyped,
-        .check_us = report.check_us, .threads = report.threads,
+        .check_us = report.check_us, .setup_us = report.setup_us,
+        .inputs_us = report.inputs_us, .buffers_us = report.buffers_us,
+        .warmup_us = report.warmup_us, .teardown_us = report.teardown_us,
+        .threads = report.threads,
         .processors = report.processors, .nmemories = report.nmemories,
         .link_bytes = report.link_bytes, .link_us = report.link_us,
         .link_copies = report.link_copies, .prefetched = report.prefetched,

@@ -136,6 +136,11 @@ static void run_typed_on_emu_checks_every_kernel(void **state)
     assert_int_equal(r.checked, 4);
     assert_int_equal(r.nmemories, 2);
     assert_int_equal(hs_schedule_validate(w, r.schedule, &err), HS_OK);
+    /* before the clock, the typed inputs were made and each kernel
+     * configuration run once: phases within the set-up; the end after */
+    assert_true(r.inputs_us > 0 && r.warmup_us > 0 && r.buffers_us >= 0);
+    assert_true(r.inputs_us + r.buffers_us + r.warmup_us <= r.setup_us);
+    assert_true(r.teardown_us > 0);
     /* the kernel table: every placement in the row of its type and device,
      * the measured spans and the model's costs summed, rows in order */
     {

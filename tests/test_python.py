@@ -245,6 +245,14 @@ class Run(unittest.TestCase):
         self.assertTrue(all(0 <= d["ready_idle_us"] <= d["held_idle_us"] + 1e-9
                             for d in r.devices))
         self.assertEqual([d["ready_idle_us"] for d in r.predicted_devices], [0.0, 0.0])
+        # what the run cost beyond its makespan: the phases lie within the
+        # set-up (typed inputs made, kernels warmed up), the end after it
+        s = r.setup_us
+        self.assertGreater(s["inputs"], 0)
+        self.assertGreater(s["warmup"], 0)
+        self.assertGreaterEqual(s["buffers"], 0)
+        self.assertLessEqual(s["inputs"] + s["buffers"] + s["warmup"], s["total"])
+        self.assertGreater(r.teardown_us, 0)
         r.validate()
 
     def test_a_subset_of_devices(self):

@@ -108,6 +108,13 @@ typedef struct hs_run_result {
     size_t typed, checked;     /* typed tasks run; those whose check passed */
     size_t untyped;            /* cost-only tasks, run by sleeping cost_us */
     double check_us;           /* time the checks took after the run */
+    double setup_us;           /* before the run's clock: the backend's memories
+                                  and contexts, inputs, buffers, warm-up */
+    double inputs_us, buffers_us, warmup_us; /* of it: making the typed tasks'
+                                  inputs, the buffers made ahead, running each
+                                  kernel configuration once */
+    double teardown_us;        /* after the run (and its checks): the backend's
+                                  end, its buffers freed */
     int threads;               /* threads that compute or drive during the run:
                                   each cpu device's kernel threads, a worker
                                   per GPU and the engine's */

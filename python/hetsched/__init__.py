@@ -129,7 +129,9 @@ class _RunResult(ctypes.Structure):
                 ("predicted", ctypes.POINTER(_Schedule)), ("stats", _MapStats),
                 ("typed", ctypes.c_size_t), ("checked", ctypes.c_size_t),
                 ("untyped", ctypes.c_size_t), ("check_us", ctypes.c_double),
-                ("threads", ctypes.c_int), ("processors", ctypes.c_int),
+                ("setup_us", ctypes.c_double), ("inputs_us", ctypes.c_double),
+                ("buffers_us", ctypes.c_double), ("warmup_us", ctypes.c_double),
+                ("teardown_us", ctypes.c_double), ("threads", ctypes.c_int), ("processors", ctypes.c_int),
                 ("nmemories", ctypes.c_int), ("link_bytes", ctypes.POINTER(ctypes.c_double)),
                 ("link_us", ctypes.POINTER(ctypes.c_double)),
                 ("link_copies", ctypes.POINTER(ctypes.c_size_t)),
@@ -347,6 +349,11 @@ class RunResult(Schedule):
                  executor's model: the copies the schedule itself waits for)
     .outputs_digest  FNV-1a (64 bits) of the run's outputs (typed tasks
                  without successors): equal digests, byte-exact outputs
+    .setup_us    {"total", "inputs", "buffers", "warmup"}: µs before the run's
+                 clock (the backend's memories and contexts, making the
+                 inputs, the buffers made ahead, each kernel configuration run
+                 once), and .teardown_us after it (workers stopped, buffers
+                 freed): what a run costs beyond its makespan
     """
 
 
@@ -620,5 +627,8 @@ def run(workload, policy=None, backend=None, *, devices=None, check="sample", se
           "ready_idle_us": st[d].ready_idle_us}
          for d in range(res.ndevices)] for st in (res.devices, res.predicted_devices))
     r.outputs_digest = res.outputs_digest
+    r.setup_us = {"total": res.setup_us, "inputs": res.inputs_us, "buffers": res.buffers_us,
+                  "warmup": res.warmup_us}
+    r.teardown_us = res.teardown_us
     _run_result_free(ctypes.byref(res))
     return r
