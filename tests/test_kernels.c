@@ -474,6 +474,32 @@ static void tile_io(float *m, size_t nt, size_t t, size_t ti, size_t tj, float *
         }
 }
 
+/* Filling by pieces writes what the whole fill writes, whatever the number
+ * of pieces (more than the values, too), and leaves a NULL (fed) buffer;
+ * a type whose inputs are made otherwise (potrf's positive definite
+ * matrix) does not fill by pieces. */
+static void fill_by_pieces(void **state)
+{
+    enum { N = 7 }; /* gemm n=7, k=3: a 7 x 3, b 3 x 7, c 7 x 7 */
+    float whole[2][21], piece[2][21];
+    hs_kconf c, spd;
+    hs_error err = {0};
+    (void)state;
+    assert_int_equal(conf_from(&c, "gemm", "n=7,k=3,beta=1", &err), 0);
+    assert_int_equal(conf_from(&spd, "potrf", "n=4", &err), 0);
+    assert_true(hs_kfill_by_pieces(&c));
+    assert_false(hs_kfill_by_pieces(&spd));
+    hs_kfill(&c, (void *[]){whole[0], whole[1], NULL});
+    for (size_t n = 1; n <= 30; n += n < 4 ? 1 : 13) { /* 1, 2, 3, 4, 17, 30 pieces */
+        memset(piece, 0, sizeof piece);
+        for (size_t k = 0; k < n; k++)
+            hs_kfill_piece(&c, (void *[]){piece[0], NULL, NULL}, k, n);
+        assert_memory_equal(piece[0], whole[0], sizeof whole[0]);
+        for (int i = 0; i < 21; i++)
+            assert_true(piece[1][i] == 0.0f); /* NULL: left to its feeder */
+    }
+}
+
 /* A 3 x 3 tiled Cholesky made of potrf, trsm, syrk and gemm tasks (the
  * right-looking order of cholesky.c's comment) equals LAPACKE's factor of
  * the whole matrix. */
@@ -569,6 +595,7 @@ int main(void)
         cmocka_unit_test(params_give_buffers),
         cmocka_unit_test(elementwise_values),
         cmocka_unit_test(blas_values),
+        cmocka_unit_test(fill_by_pieces),
         cmocka_unit_test(cholesky_values),
         cmocka_unit_test(fblock_values),
         cmocka_unit_test(pi_generator),

@@ -164,6 +164,16 @@ size_t hs_kconf_bytes(const hs_kconf *c, int modes);
 /* Fills the inputs (see hs_ktype.fill). */
 void hs_kfill(const hs_kconf *c, void *const *bufs);
 
+/* 1 when c's inputs can be filled in pieces by hs_kfill_piece (its type's
+ * inputs are uniform values, each from its index alone), 0 when only
+ * hs_kfill fills them (a matrix made positive definite, say). */
+int hs_kfill_by_pieces(const hs_kconf *c);
+
+/* Writes piece k of n of what hs_kfill writes (c fills by pieces): the
+ * same values, into the k-th of n near-equal index ranges of every input
+ * buffer (a NULL one skipped), so that n threads can fill them. */
+void hs_kfill_piece(const hs_kconf *c, void *const *bufs, size_t k, size_t n);
+
 /* Byte span [*off, *off + *len) of buffer i that items [b, e) touch, by
  * the rule of hs_ktype.whole_bufs: the whole buffer for one in whole_bufs,
  * else bytes [b s, e s), s = bytes / items.  Used wherever a range of items

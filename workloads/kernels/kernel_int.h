@@ -44,6 +44,8 @@ float hs__kuniform(uint64_t seed, unsigned stream, uint64_t i);
 uint64_t hs__ksplitmix(uint64_t x);
 /* Fills n floats of buffer `stream` with hs__kuniform. */
 void hs__kfill_uniform(float *x, size_t n, uint64_t seed, unsigned stream);
+/* x[from .. to) of what hs__kfill_uniform(x, n, seed, stream) writes. */
+void hs__kfill_uniform_range(float *x, size_t from, size_t to, uint64_t seed, unsigned stream);
 
 /* Sets buffer i of c (and c->nbufs to cover it). */
 void hs__kset_buf(hs_kconf *c, int i, const char *name, hs_kmode mode, size_t bytes);

@@ -25,13 +25,18 @@ float hs__kuniform(uint64_t seed, unsigned stream, uint64_t i)
     return (float)(h >> 40) * (2.0f / 16777216.0f) - 1.0f;
 }
 
-void hs__kfill_uniform(float *x, size_t n, uint64_t seed, unsigned stream)
+void hs__kfill_uniform_range(float *x, size_t from, size_t to, uint64_t seed, unsigned stream)
 {
     uint64_t base = hs__ksplitmix(seed ^ ((uint64_t)stream << 56));
     if (!x)
         return; /* fed by another kernel (hs_ktype.fill) */
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = from; i < to; i++)
         x[i] = (float)(hs__ksplitmix(base + i) >> 40) * (2.0f / 16777216.0f) - 1.0f;
+}
+
+void hs__kfill_uniform(float *x, size_t n, uint64_t seed, unsigned stream)
+{
+    hs__kfill_uniform_range(x, 0, n, seed, stream);
 }
 
 void hs__kset_buf(hs_kconf *c, int i, const char *name, hs_kmode mode, size_t bytes)
@@ -46,6 +51,22 @@ void hs__kfill_inputs(const hs_kconf *c, void *const *bufs)
     for (int i = 0; i < c->nbufs; i++)
         if (c->bufs[i].mode & HS_KREAD)
             hs__kfill_uniform(bufs[i], c->bufs[i].bytes / 4, c->seed, (unsigned)i);
+}
+
+int hs_kfill_by_pieces(const hs_kconf *c)
+{
+    return c->type->fill == hs__kfill_inputs;
+}
+
+void hs_kfill_piece(const hs_kconf *c, void *const *bufs, size_t k, size_t n)
+{
+    for (int i = 0; i < c->nbufs; i++)
+        if (c->bufs[i].mode & HS_KREAD) {
+            size_t len = c->bufs[i].bytes / 4;
+            hs__kfill_uniform_range(bufs[i], len / n * k + (k < len % n ? k : len % n),
+                                    len / n * (k + 1) + (k + 1 < len % n ? k + 1 : len % n),
+                                    c->seed, (unsigned)i);
+        }
 }
 
 /* ------------------------------------------------------------ item spans */
