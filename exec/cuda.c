@@ -133,32 +133,33 @@ static void *touch_pieces(void *arg)
     return NULL;
 }
 
-static int pin_mapped(cctx *cx, size_t bytes, void **p, hs_error *err)
+/* Makes *p so (cx->mu held): 1, or 0 where it could not (no memory to map,
+ * a system that cannot register memory: cudaHostAlloc then does it). */
+static int pin_mapped(cctx *cx, size_t bytes, void **p)
 {
     touching t = {.bytes = bytes};
-    int rc;
     if (cx->nmaps == cx->capmaps) {
         size_t cap = cx->capmaps ? 2 * cx->capmaps : 64;
         mapping *nm = realloc(cx->maps, cap * sizeof *nm);
         if (!nm)
-            return hs_error_set(err, HS_ENOMEM, "out of memory");
+            return 0;
         cx->maps = nm;
         cx->capmaps = cap;
     }
     t.p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (t.p == MAP_FAILED)
-        return hs_error_set(err, HS_ENOMEM, "out of memory for a pinned buffer of %zu bytes",
-                            bytes);
+        return 0;
     madvise(t.p, bytes, MADV_NOHUGEPAGE); /* where THP is "always" (see above) */
     atomic_init(&t.next, 0);
     hs__on_every_processor(touch_pieces, &t, (bytes + TOUCH_PIECE - 1) / TOUCH_PIECE);
-    if ((rc = CK(cudaHostRegister(t.p, bytes, cudaHostRegisterPortable))) != 0) {
+    if (cudaHostRegister(t.p, bytes, cudaHostRegisterPortable) != cudaSuccess) {
+        cudaGetLastError(); /* not sticky: clear it */
         munmap(t.p, bytes);
-        return rc;
+        return 0;
     }
     cx->maps[cx->nmaps++] = (mapping){t.p, bytes};
     *p = t.p;
-    return HS_OK;
+    return 1;
 }
 
 static void unpin_mapped(const mapping *mp)
@@ -181,10 +182,10 @@ static int c_alloc(void *ctx, int m, size_t bytes, void **p, hs_error *err)
     }
     if (cm->kind == MK_HOST && bytes >= PIN_MAPPED) {
         pthread_mutex_lock(&cx->mu);
-        rc = cx->clock_started ? 1 : pin_mapped(cx, bytes, p, err);
+        rc = !cx->clock_started && pin_mapped(cx, bytes, p);
         pthread_mutex_unlock(&cx->mu);
-        if (rc != 1)
-            return rc;
+        if (rc)
+            return HS_OK;
     }
     if (cm->kind == MK_HOST)
         return CK(cudaHostAlloc(p, bytes ? bytes : 1, cudaHostAllocPortable));
