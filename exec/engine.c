@@ -31,6 +31,7 @@
 
 #include "exec/backend.h"
 #include "exec/engine.h"
+#include "graph/transfer.h"
 #include "mapper/policy.h"
 #include "mapper/split.h"
 #include "workloads/kernels/kernel.h"
@@ -52,14 +53,6 @@ typedef struct live {
 
 enum { T_WAITING, T_READY, T_RUNNING, T_DONE };
 
-/* The last data-ready time computed for a ready task (see
- * hs_engine_data_ready). */
-typedef struct last_ready {
-    size_t task;            /* SIZE_MAX: none */
-    int memory;
-    double at;
-} last_ready;
-
 struct hs_engine {
     const hs_workload *w;
     const hs_platform *pf;
@@ -76,7 +69,8 @@ struct hs_engine {
     double *end;            /* end: actual once done, predicted while running or queued */
     uint64_t *valid;        /* [ntasks][words]: memories holding a copy of its output */
     size_t words;
-    last_ready *last;
+    int *ready_memory;      /* the memory of its last data-ready time, -1: none */
+    double *ready_at;       /*   (hs_engine_data_ready) */
     /* per device */
     int *depth;             /* most started tasks it may hold (backend depth op) */
     size_t *held;           /* started tasks not yet booked: 0 when idle */
@@ -165,7 +159,7 @@ static int memory_of(const hs_engine *e, int d)
 static double data_ready_on(const hs_engine *e, size_t t, int m)
 {
     const hs_graph *g = e->g;
-    double ready = hs_transfer_us(e->pf, HS_HOST_MEMORY, m, g->tasks[t].input_bytes);
+    double ready = hs__transfer_us(e->pf, HS_HOST_MEMORY, m, g->tasks[t].input_bytes);
     const hs_edge *ed;
     HS_GRAPH_PRED_FOREACH(g, t, ed)
     {
@@ -173,7 +167,7 @@ static double data_ready_on(const hs_engine *e, size_t t, int m)
         int du = e->device[u] >= 0 ? e->device[u] : e->assigned[u];
         double at;
         if (du >= 0)
-            at = e->end[u] + hs_transfer_us(e->pf, memory_of(e, du), m, ed->bytes);
+            at = e->end[u] + hs__transfer_us(e->pf, memory_of(e, du), m, ed->bytes);
         else
             at = e->now + hs_task_min_cost(g, u);
         if (at > ready)
@@ -184,17 +178,18 @@ static double data_ready_on(const hs_engine *e, size_t t, int m)
 
 /* Once every predecessor of t has ended (t is ready), its data-ready time
  * on a memory no longer changes, and the question that chose a device for
- * t comes again when the policy commits t there (hs_engine_assign): the
- * last answer for a ready task is kept. */
+ * t comes again when the policy commits t there (hs_engine_assign) and when
+ * t starts there: each ready task keeps its last answer. */
 double hs_engine_data_ready(const hs_engine *e, size_t t, int d)
 {
-    last_ready *l = e->last;
     int m = memory_of(e, d);
     if (e->state[t] != T_READY)
         return data_ready_on(e, t, m);
-    if (l->task != t || l->memory != m)
-        *l = (last_ready){.task = t, .memory = m, .at = data_ready_on(e, t, m)};
-    return l->at;
+    if (e->ready_memory[t] != m) {
+        e->ready_memory[t] = m;
+        e->ready_at[t] = data_ready_on(e, t, m);
+    }
+    return e->ready_at[t];
 }
 
 /* The later of: the predicted end of the last task d holds (started tasks
@@ -309,7 +304,7 @@ static double queue_copy(hs_engine *e, long from_task, long to_task, int from, i
 {
     size_t link = (size_t)from * (size_t)e->pf->nmemories + (size_t)to;
     double start = after > e->link_free[link] ? after : e->link_free[link];
-    double end = start + hs_transfer_us(e->pf, from, to, bytes);
+    double end = start + hs__transfer_us(e->pf, from, to, bytes);
     hs_transfer *c;
     e->link_free[link] = end;
     if (e->ncopies == e->capcopies) {
@@ -1064,7 +1059,8 @@ static void engine_free(hs_engine *e)
     free(e->assigned);
     free(e->end);
     free(e->valid);
-    free(e->last);
+    free(e->ready_memory);
+    free(e->ready_at);
     free(e->depth);
     free(e->held);
     free(e->fifo);
@@ -1108,8 +1104,8 @@ static int engine_alloc(hs_engine *e, hs_error *err)
     e->assigned = malloc(n * sizeof *e->assigned);
     e->end = calloc(n, sizeof *e->end);
     e->valid = calloc(n * e->words, sizeof *e->valid);
-    if ((e->last = malloc(sizeof *e->last)) != NULL)
-        e->last->task = SIZE_MAX;
+    e->ready_memory = malloc(n * sizeof *e->ready_memory);
+    e->ready_at = malloc(n * sizeof *e->ready_at);
     e->depth = malloc(nd * sizeof *e->depth);
     e->held = calloc(nd, sizeof *e->held);
     e->fifo = malloc(nd * HS_BACKEND_MAX_DEPTH * sizeof *e->fifo);
@@ -1134,8 +1130,9 @@ static int engine_alloc(hs_engine *e, hs_error *err)
         e->arrive = calloc(n * nm, sizeof *e->arrive);
     }
     if (!e->waiting || !e->state || !e->device || !e->assigned || !e->end || !e->valid ||
-        !e->last || !e->depth || !e->held || !e->fifo || !e->fifo_head || !e->declined ||
-        !e->run_end || !e->tail || !e->queued || !e->nqueued || !e->batch || !e->newly_ready ||
+        !e->ready_memory || !e->ready_at || !e->depth || !e->held || !e->fifo ||
+        !e->fifo_head || !e->declined || !e->run_end || !e->tail || !e->queued ||
+        !e->nqueued || !e->batch || !e->newly_ready ||
         !e->ready_off || !e->placement_of || (e->exec_depth && (!e->link_free || !e->arrive)) ||
         !e->dead || !e->orphan_next || !e->orphan_head || !e->orphan_tail || !e->quiet)
         return hs_error_set(err, HS_ENOMEM, "out of memory for an engine of %zu tasks", n);
@@ -1143,7 +1140,7 @@ static int engine_alloc(hs_engine *e, hs_error *err)
         e->orphan_head[d] = e->orphan_tail[d] = -1;
     for (size_t t = 0; t < e->g->ntasks; t++) {
         e->waiting[t] = e->g->pred_off[t + 1] - e->g->pred_off[t];
-        e->device[t] = e->assigned[t] = -1;
+        e->device[t] = e->assigned[t] = e->ready_memory[t] = -1;
     }
     return HS_OK;
 }

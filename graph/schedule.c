@@ -9,6 +9,7 @@
 #include "hetsched/schedule.h"
 #include "graph/export_util.h"
 #include "graph/schedule_int.h"
+#include "graph/transfer.h"
 
 static int nomem(hs_error *err)
 {
@@ -351,31 +352,37 @@ double hs_schedule_makespan(const hs_workload *w, const hs_schedule *s)
         double done;
         if (!placement_ok(w, p))
             continue;
-        done = p->end_us + hs_transfer_us(pf, pf->devices[p->device].memory, HS_HOST_MEMORY,
-                                          w->graph.tasks[p->task].output_bytes * p->fraction);
+        done = p->end_us + hs__transfer_us(pf, pf->devices[p->device].memory, HS_HOST_MEMORY,
+                                           w->graph.tasks[p->task].output_bytes * p->fraction);
         if (done > makespan)
             makespan = done;
     }
     return makespan;
 }
 
-/* Appends one transfer of `bytes` between two memories, starting at `start`;
- * nothing when both ends share a memory or there is no data. */
-static int add_implied(hs_schedule *s, const hs_platform *pf, long from, long to, int from_dev,
-                       int to_dev, double bytes, double start, hs_error *err)
+/* Appends one transfer of `bytes` from device `from_dev` on memory q to
+ * `to_dev` on memory r, starting at `start`; nothing when both ends share a
+ * memory or there is no data.  A split schedule derives some 20 transfers a
+ * task, so this is the loop's body, inlined, with the append's room checked
+ * here rather than through hs_schedule_add_transfer. */
+static inline int add_implied(hs_schedule *s, const hs_platform *pf, long from, long to,
+                              int from_dev, int to_dev, int q, int r, double bytes,
+                              double start)
 {
-    int q = from_dev == HS_HOST_DEVICE ? HS_HOST_MEMORY : pf->devices[from_dev].memory;
-    int r = to_dev == HS_HOST_DEVICE ? HS_HOST_MEMORY : pf->devices[to_dev].memory;
-    hs_transfer t = {.from_placement = from,
-                     .to_placement = to,
-                     .from_device = from_dev,
-                     .to_device = to_dev,
-                     .bytes = bytes,
-                     .start_us = start};
     if (q == r || bytes <= 0)
         return HS_OK;
-    t.end_us = start + hs_transfer_us(pf, q, r, bytes);
-    return hs_schedule_add_transfer(s, &t, err) < 0 ? HS_ENOMEM : HS_OK;
+    if (reserve((void **)&s->transfers, &s->transfers_cap, s->ntransfers, sizeof *s->transfers) !=
+        0)
+        return HS_ENOMEM;
+    s->transfers[s->ntransfers++] = (hs_transfer){.from_placement = from,
+                                                  .to_placement = to,
+                                                  .from_device = from_dev,
+                                                  .to_device = to_dev,
+                                                  .bytes = bytes,
+                                                  .start_us = start,
+                                                  .end_us = start +
+                                                            hs__transfer_us(pf, q, r, bytes)};
+    return HS_OK;
 }
 
 /* Builds the model's transfers placement by placement: its input from host
@@ -405,8 +412,9 @@ int hs_schedule_derive_transfers(const hs_workload *w, hs_schedule *s, hs_error 
         const hs_placement *pu = &s->placements[i];
         const hs_task *task = &g->tasks[pu->task];
         const hs_edge *e;
-        rc = add_implied(&out, pf, HS_NONE, (long)i, HS_HOST_DEVICE, pu->device,
-                         task->input_bytes * pu->fraction, 0.0, err);
+        int q = pf->devices[pu->device].memory;
+        rc = add_implied(&out, pf, HS_NONE, (long)i, HS_HOST_DEVICE, pu->device, HS_HOST_MEMORY,
+                         q, task->input_bytes * pu->fraction, 0.0);
         HS_GRAPH_SUCC_FOREACH(g, pu->task, e)
         {
             size_t j;
@@ -414,14 +422,17 @@ int hs_schedule_derive_transfers(const hs_workload *w, hs_schedule *s, hs_error 
             {
                 const hs_placement *pv = &s->placements[j];
                 if (rc == HS_OK)
-                    rc = add_implied(&out, pf, (long)i, (long)j, pu->device, pv->device,
-                                     e->bytes * pu->fraction * pv->fraction, pu->end_us, err);
+                    rc = add_implied(&out, pf, (long)i, (long)j, pu->device, pv->device, q,
+                                     pf->devices[pv->device].memory,
+                                     e->bytes * pu->fraction * pv->fraction, pu->end_us);
             }
         }
         if (rc == HS_OK)
-            rc = add_implied(&out, pf, (long)i, HS_NONE, pu->device, HS_HOST_DEVICE,
-                             task->output_bytes * pu->fraction, pu->end_us, err);
+            rc = add_implied(&out, pf, (long)i, HS_NONE, pu->device, HS_HOST_DEVICE, q,
+                             HS_HOST_MEMORY, task->output_bytes * pu->fraction, pu->end_us);
     }
+    if (rc != HS_OK)
+        rc = nomem(err);
     hs__plindex_free(&ix);
     if (rc != HS_OK) {
         free(out.transfers);

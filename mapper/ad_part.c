@@ -31,6 +31,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "graph/transfer.h"
 #include "mapper/parts.h"
 #include "mapper/perfmodel.h"
 #include "mapper/policy.h"
@@ -103,11 +104,11 @@ static double share_time(const hs_workload *w, const hs_perfmodel *pm, size_t t,
     const hs_graph *g = &w->graph;
     const hs_platform *pf = &w->platform;
     int mem = pf->devices[d].memory;
-    double in = hs_transfer_us(pf, HS_HOST_MEMORY, mem, f * g->tasks[t].input_bytes);
-    double out = hs_transfer_us(pf, mem, HS_HOST_MEMORY, f * g->tasks[t].output_bytes);
-    double v = hs_transfer_us(pf, home, mem, f * pred_max);
+    double in = hs__transfer_us(pf, HS_HOST_MEMORY, mem, f * g->tasks[t].input_bytes);
+    double out = hs__transfer_us(pf, mem, HS_HOST_MEMORY, f * g->tasks[t].output_bytes);
+    double v = hs__transfer_us(pf, home, mem, f * pred_max);
     in = v > in ? v : in;
-    v = hs_transfer_us(pf, mem, home, f * succ_max);
+    v = hs__transfer_us(pf, mem, home, f * succ_max);
     out = v > out ? v : out;
     return in + part_cost(w, pm, t, d, f) + out;
 }

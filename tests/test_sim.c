@@ -434,6 +434,36 @@ static void tri_probe(pinned *p, hs_engine *e, const char *hook, size_t t)
     }
 }
 
+/* At c's ready() in tri (t = 80, a ended on gpu0, b and c both ready): the
+ * data-ready times of b and c asked in turn on cpu0 and gpu0, each twice.
+ * The engine keeps each ready task's last answer, so this fails if that
+ * answer were given back for the other task or the other memory. */
+static void ready_probe(pinned *p, hs_engine *e, const char *hook, size_t t)
+{
+    static const int ask[][2] = {{2, 0}, {1, 1}, {2, 1}, {1, 0}, {2, 0}, {1, 1}, {1, 0}, {2, 1}};
+    if (strcmp(hook, "ready") != 0 || t != 2)
+        return;
+    for (size_t i = 0; i < sizeof ask / sizeof *ask; i++)
+        p->rec[p->nrec++] = hs_engine_data_ready(e, (size_t)ask[i][0], ask[i][1]);
+}
+
+static void engine_data_ready_per_task_and_memory(void **state)
+{
+    static const int pin[] = {1, 1, 0};
+    /* a's data are on gpu0 from 80: there at once on gpu0, and on cpu0
+     * after T(40000) = 50 for b, T(30000) = 40 for c */
+    static const double want[] = {120, 80, 80, 130, 120, 80, 130, 80};
+    pinned p = {.pin = pin, .probe = ready_probe};
+    hs_workload *w = tri();
+    (void)state;
+    the_pinned = &p;
+    hs_schedule_free(run(w, &pinned_policy, NULL));
+    assert_int_equal(p.nrec, 8);
+    for (int i = 0; i < 8; i++)
+        assert_float_equal(p.rec[i], want[i], EPS);
+    hs_workload_free(w);
+}
+
 static void engine_predictions_and_residency(void **state)
 {
     static const int pin[] = {1, 1, 0};
@@ -949,6 +979,7 @@ int main(void)
         cmocka_unit_test(case_study_app_level),
         cmocka_unit_test(case_study_dmda),
         cmocka_unit_test(engine_predictions_and_residency),
+        cmocka_unit_test(engine_data_ready_per_task_and_memory),
         cmocka_unit_test(delay_model),
         cmocka_unit_test(transform_hook),
         cmocka_unit_test(transform_refused),
