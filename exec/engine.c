@@ -32,6 +32,7 @@
 #include "exec/backend.h"
 #include "exec/engine.h"
 #include "graph/transfer.h"
+#include "mapper/parts.h"
 #include "mapper/policy.h"
 #include "mapper/split.h"
 #include "workloads/kernels/kernel.h"
@@ -152,6 +153,63 @@ static int memory_of(const hs_engine *e, int d)
     return e->pf->devices[d].memory;
 }
 
+/* A walk over the edges into task t (in) or out of it of a graph, listed
+ * or implied by its whole (hetsched/graph.h): walk_begin, then walk_next
+ * gives each edge's other end and bytes (b x f_from x f_to, as
+ * hs__part_edges lists them) until it returns 0.  Its edges between parts
+ * come in the order hs__part_edges lists them in the adjacency: by the
+ * whole's edge, then by part. */
+typedef struct edge_walk {
+    const hs_graph *g;
+    int in;
+    size_t k, kend;         /* in g's adjacency, or in its whole's */
+    size_t p, pend;         /* implied: the parts at the other end of edge k - 1 */
+    double bytes, f;        /* implied: that edge's bytes; t's fraction */
+} edge_walk;
+
+static inline void walk_begin(edge_walk *w, const hs_graph *g, size_t t, int in)
+{
+    const hs_graph *a = g->whole ? g->whole : g;
+    size_t o = g->whole ? g->tasks[t].origin : t;
+    const size_t *off = in ? a->pred_off : a->succ_off;
+    *w = (edge_walk){.g = g, .in = in, .k = off[o], .kend = off[o + 1],
+                     .f = g->tasks[t].fraction};
+}
+
+static inline int walk_next(edge_walk *w, size_t *other, double *bytes)
+{
+    const hs_graph *g = w->g, *whole = g->whole;
+    const hs_edge *ed;
+    double fo;
+    if (!whole) {
+        if (w->k == w->kend)
+            return 0;
+        ed = &g->edges[(w->in ? g->pred : g->succ)[w->k++]];
+        *other = w->in ? ed->from : ed->to;
+        *bytes = ed->bytes;
+        return 1;
+    }
+    while (w->p == w->pend) {
+        size_t o;
+        if (w->k == w->kend)
+            return 0;
+        ed = &whole->edges[(w->in ? whole->pred : whole->succ)[w->k++]];
+        o = w->in ? ed->from : ed->to;
+        w->p = g->part_base[o];
+        w->pend = g->part_base[o + 1];
+        w->bytes = ed->bytes;
+    }
+    *other = w->p++;
+    fo = g->tasks[*other].fraction;
+    *bytes = w->in ? w->bytes * fo * w->f : w->bytes * w->f * fo;
+    return 1;
+}
+
+#define WALK_IN(w, g, t, u, bytes)                                                                 \
+    for (walk_begin(&(w), g, t, 1); walk_next(&(w), &(u), &(bytes));)
+#define WALK_OUT(w, g, t, v, bytes)                                                                \
+    for (walk_begin(&(w), g, t, 0); walk_next(&(w), &(v), &(bytes));)
+
 /* Delay model (DESIGN.md §1, eq. (4) of Zhou & Liu): an input leaves its
  * producer's memory when the producer ends and arrives transfer_us later; the
  * host input leaves at time 0.  A producer not yet placed is assumed to end
@@ -159,15 +217,15 @@ static int memory_of(const hs_engine *e, int d)
 static double data_ready_on(const hs_engine *e, size_t t, int m)
 {
     const hs_graph *g = e->g;
-    double ready = hs__transfer_us(e->pf, HS_HOST_MEMORY, m, g->tasks[t].input_bytes);
-    const hs_edge *ed;
-    HS_GRAPH_PRED_FOREACH(g, t, ed)
+    double ready = hs__transfer_us(e->pf, HS_HOST_MEMORY, m, g->tasks[t].input_bytes), bytes;
+    edge_walk w;
+    size_t u;
+    WALK_IN(w, g, t, u, bytes)
     {
-        size_t u = ed->from;
         int du = e->device[u] >= 0 ? e->device[u] : e->assigned[u];
         double at;
         if (du >= 0)
-            at = e->end[u] + hs__transfer_us(e->pf, memory_of(e, du), m, ed->bytes);
+            at = e->end[u] + hs__transfer_us(e->pf, memory_of(e, du), m, bytes);
         else
             at = e->now + hs_task_min_cost(g, u);
         if (at > ready)
@@ -232,11 +290,13 @@ static void set_copy(hs_engine *e, size_t t, int m)
 int hs_engine_inputs_on(const hs_engine *e, size_t t, int memory)
 {
     const hs_graph *g = e->g;
-    const hs_edge *ed;
+    edge_walk w;
+    size_t u;
+    double bytes;
     int n = g->tasks[t].input_bytes > 0 && memory == HS_HOST_MEMORY;
-    HS_GRAPH_PRED_FOREACH(g, t, ed)
+    WALK_IN(w, g, t, u, bytes)
     {
-        if (ed->bytes > 0 && has_copy(e, ed->from, memory))
+        if (bytes > 0 && has_copy(e, u, memory))
             n++;
     }
     return n;
@@ -469,9 +529,10 @@ static int executor_schedule(hs_engine *e, hs_error *err)
 static int start(hs_engine *e, size_t t, int d, hs_error *err)
 {
     const hs_graph *g = e->g;
-    const hs_edge *ed;
+    edge_walk w;
+    size_t u;
     int m = memory_of(e, d);
-    double ready, begin;
+    double ready, begin, bytes;
     if (e->assigned[t] >= 0)
         unqueue(e, t);
     /* exact: every producer has ended */
@@ -495,10 +556,10 @@ static int start(hs_engine *e, size_t t, int d, hs_error *err)
     e->held[d]++;
     e->run_end[d] = begin + hs_engine_cost(e, t, d);
     e->end[t] = e->run_end[d];
-    HS_GRAPH_PRED_FOREACH(g, t, ed)
+    WALK_IN(w, g, t, u, bytes)
     {
-        if (ed->bytes > 0)
-            set_copy(e, ed->from, m);
+        if (bytes > 0)
+            set_copy(e, u, m);
     }
     return e->b->ops->start_task(e->b, t, d, begin, err);
 }
@@ -806,10 +867,11 @@ static int book(hs_engine *e, hs_completion *c, unsigned char *quiet, size_t *nr
                 hs_error *err)
 {
     const hs_graph *g = e->g;
-    const hs_edge *ed;
     const hs_task *task;
     hs_placement p;
-    size_t t = c->task;
+    edge_walk w;
+    size_t t = c->task, v;
+    double bytes;
     int d = c->device, m = memory_of(e, d), rc;
     *quiet = 0;
     if (t >= g->ntasks || d < 0 || d >= e->pf->ndevices || e->state[t] != T_RUNNING ||
@@ -857,11 +919,11 @@ static int book(hs_engine *e, hs_completion *c, unsigned char *quiet, size_t *nr
     e->ndone++;
     if (!part_via_host(e, t, m))
         set_copy(e, t, m);
-    HS_GRAPH_SUCC_FOREACH(g, t, ed)
+    WALK_OUT(w, g, t, v, bytes)
     {
-        if (--e->waiting[ed->to] == 0) {
-            e->state[ed->to] = T_READY;
-            e->newly_ready[(*nready)++] = ed->to;
+        if (--e->waiting[v] == 0) {
+            e->state[v] = T_READY;
+            e->newly_ready[(*nready)++] = v;
         }
     }
     return HS_OK;
@@ -994,7 +1056,9 @@ static int step(void *ctx, hs_error *err)
 /* Checks a graph built by a policy's transform against the workload's:
  * same devices, every part names a task of w with its app/instance/kernel,
  * parts k of n are all there and their fractions sum to 1, costs are
- * numbers, no cycle.  Builds the adjacency when the transform did not. */
+ * numbers, no cycle.  Builds the adjacency when the transform did not.
+ * A graph whose edges are implied by w's (hetsched/graph.h) has no cycle
+ * as w's has none, once each task's parts are where part_base says. */
 static int check_transformed(const hs_workload *w, const hs_policy *pol, hs_graph *g,
                              hs_error *err)
 {
@@ -1005,7 +1069,10 @@ static int check_transformed(const hs_workload *w, const hs_policy *pol, hs_grap
     if (g->ndevices != w->platform.ndevices)
         return hs_error_set(err, HS_EINTERNAL, "policy '%s' built a graph for %d devices, not %d",
                             pol->name, g->ndevices, w->platform.ndevices);
-    if (!g->succ_off && (rc = hs_graph_build_adjacency(g, err)) != 0)
+    if (g->whole && (g->whole != wg || !g->part_base))
+        return hs_error_set(err, HS_EINTERNAL, "policy '%s' built a graph whose edges are "
+                            "implied by another graph than the workload's", pol->name);
+    if (!g->whole && !g->succ_off && (rc = hs_graph_build_adjacency(g, err)) != 0)
         return rc;
     sum = calloc(wg->ntasks + 1, sizeof *sum);
     count = calloc(wg->ntasks + 1, sizeof *count);
@@ -1041,7 +1108,20 @@ static int check_transformed(const hs_workload *w, const hs_policy *pol, hs_grap
         if (count[t] == 0 || fabs(sum[t] - 1.0) > 1e-9)
             rc = hs_error_set(err, HS_EINTERNAL, "policy '%s': the parts of task %zu have "
                               "fractions summing to %g, not 1", pol->name, t, sum[t]);
-    if (rc == HS_OK && hs_graph_topo_order(g, order, err) != HS_OK)
+    /* implied edges: part_base numbers every task of g once, in order */
+    for (size_t t = 0, k = 0; g->whole && t < wg->ntasks && rc == HS_OK; t++) {
+        if (g->part_base[t] != k || g->part_base[t + 1] < k || g->part_base[t + 1] > g->ntasks)
+            rc = hs_error_set(err, HS_EINTERNAL, "policy '%s': part_base of task %zu is not "
+                              "where its parts are", pol->name, t);
+        for (; rc == HS_OK && k < g->part_base[t + 1]; k++)
+            if (g->tasks[k].origin != t)
+                rc = hs_error_set(err, HS_EINTERNAL, "policy '%s': task %zu of its graph is "
+                                  "not a part of task %zu", pol->name, k, t);
+    }
+    if (rc == HS_OK && g->whole && g->part_base[wg->ntasks] != g->ntasks)
+        rc = hs_error_set(err, HS_EINTERNAL, "policy '%s': the parts of its graph's tasks are "
+                          "not all where part_base says", pol->name);
+    if (rc == HS_OK && !g->whole && hs_graph_topo_order(g, order, err) != HS_OK)
         rc = hs_error_set(err, HS_EINTERNAL, "policy '%s' built a graph with a cycle",
                           pol->name);
 out:
@@ -1092,6 +1172,19 @@ static void engine_free(hs_engine *e)
     }
 }
 
+/* How many edges of g enter task t, listed or implied. */
+static size_t in_degree(const hs_graph *g, size_t t)
+{
+    edge_walk w;
+    size_t n = 0, u;
+    double bytes;
+    WALK_IN(w, g, t, u, bytes)
+    {
+        n++;
+    }
+    return n;
+}
+
 /* Allocates the per-task and per-device state for graph g. */
 static int engine_alloc(hs_engine *e, hs_error *err)
 {
@@ -1139,7 +1232,7 @@ static int engine_alloc(hs_engine *e, hs_error *err)
     for (size_t d = 0; d < nd; d++)
         e->orphan_head[d] = e->orphan_tail[d] = -1;
     for (size_t t = 0; t < e->g->ntasks; t++) {
-        e->waiting[t] = e->g->pred_off[t + 1] - e->g->pred_off[t];
+        e->waiting[t] = in_degree(e->g, t);
         e->device[t] = e->assigned[t] = e->ready_memory[t] = -1;
     }
     return HS_OK;
@@ -1245,6 +1338,9 @@ int hs_engine_run(hs_workload *w, const hs_policy *policy, const hs_map_options 
             goto fail;
         if (rc == 1) {
             if ((rc = check_transformed(w, policy, &own, err)) != 0)
+                goto fail;
+            if ((e.exec_depth || !backend->ops->implied_edges) &&
+                (rc = hs__part_edges_list(&own, err)) != 0)
                 goto fail;
             e.g = &own;
         }
