@@ -10,6 +10,10 @@
  *                 the engine, the simulated backend and the schedule;
  *   cpu us/task   the CPU time of that call / tasks: the same work without the
  *                 time other processes took from it on a loaded machine;
+ *   map B/t       the memory the first hs_map call took / tasks: the peak of
+ *                 the process's resident memory during the call (the kernel's
+ *                 VmHWM, reset before it) less what it held before, the
+ *                 schedule included; "-" where /proc cannot tell;
  *   growth        how much cpu us/task grew since the previous size of the
  *                 same policy and platform in this run; with sizes 10x apart
  *                 an n log n policy shows about 1.1-1.3, an n^2 one about 10.
@@ -111,18 +115,46 @@ static hs_workload *build(const char *devices, int nodes, size_t n, unsigned lon
     return w;
 }
 
+/* `key` ("VmRSS:", "VmHWM:") of /proc/self/status in bytes, or -1. */
+static double status_bytes(const char *key)
+{
+    char line[256];
+    double kb = -1;
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, key, strlen(key)) == 0) {
+            kb = strtod(line + strlen(key), NULL);
+            break;
+        }
+    fclose(f);
+    return kb < 0 ? -1 : 1024 * kb;
+}
+
+/* Sets the peak resident memory (VmHWM) to the current one; 0, or -1 where
+ * the kernel does not let this process. */
+static int reset_peak(void)
+{
+    FILE *f = fopen("/proc/self/clear_refs", "w");
+    int ok = f && fputs("5", f) >= 0;
+    if (f && fclose(f) != 0)
+        ok = 0;
+    return ok ? 0 : -1;
+}
+
 /* Maps w with `policy` once, and again while the runs so far took less than
  * MIN_SECONDS in all (at most MAX_RUNS): small graphs map in microseconds,
  * and the fastest of several runs is the least disturbed by the other
  * processes of a shared machine.  *wall, *cpu and *hook get the smallest
  * hs_map wall time, CPU time and hook time over the runs (seconds); *out the
- * first run's schedule. */
+ * first run's schedule, *mem the bytes it took (see the top; -1: unknown). */
 #define MIN_SECONDS 0.25
 #define MAX_RUNS 100
 static int best_of(hs_workload *w, const char *policy, hs_schedule **out, double *wall,
-                   double *cpu, double *hook, hs_error *err)
+                   double *cpu, double *hook, double *mem, hs_error *err)
 {
-    double spent = 0;
+    double spent = 0, before = reset_peak() == 0 ? status_bytes("VmRSS:") : -1;
     *out = NULL;
     for (int run = 0; run < MAX_RUNS && (run == 0 || spent < MIN_SECONDS); run++) {
         hs_map_stats st = {0};
@@ -131,6 +163,10 @@ static int best_of(hs_workload *w, const char *policy, hs_schedule **out, double
         int rc = hs_map(w, policy, NULL, &s, &st, err);
         t = now_s() - t0;
         c = bench_clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+        if (run == 0) {
+            double peak = status_bytes("VmHWM:");
+            *mem = before >= 0 && peak >= 0 ? peak - before : -1;
+        }
         if (rc != HS_OK) {
             hs_schedule_free(*out);
             *out = NULL;
@@ -240,8 +276,9 @@ int main(int argc, char **argv)
     if (!(prev = calloc(npolicies, sizeof *prev)))
         return 1;
 
-    printf("%-12s %8s %8s %-10s %14s %9s %9s %9s %8s %6s\n", "devices", "tasks", "edges",
-           "policy", "makespan us", "hook us/t", "map us/t", "cpu us/t", "map s", "growth");
+    printf("%-12s %8s %8s %-10s %14s %9s %9s %9s %8s %8s %6s\n", "devices", "tasks", "edges",
+           "policy", "makespan us", "hook us/t", "map us/t", "cpu us/t", "map s", "map B/t",
+           "growth");
     for (int pf = 0; pf < nplatforms; pf++) {
         for (size_t i = 0; i < npolicies; i++)
             prev[i] = 0;
@@ -261,10 +298,10 @@ int main(int argc, char **argv)
             for (size_t i = 0; list[i]; i++) {
                 const char *name = hs_policy_name(list[i]);
                 hs_schedule *s = NULL;
-                double t, cpu, hook, n = (double)w->graph.ntasks;
+                double t, cpu, hook, mem, n = (double)w->graph.ntasks;
                 if (!listed(policies, name))
                     continue;
-                if (best_of(w, name, &s, &t, &cpu, &hook, &err) != HS_OK) {
+                if (best_of(w, name, &s, &t, &cpu, &hook, &mem, &err) != HS_OK) {
                     fprintf(stderr, "map_bench: %s on %s, %zu tasks: %s\n", name,
                             platforms[pf], sizes[k], err.msg);
                     failed = 1;
@@ -278,6 +315,10 @@ int main(int argc, char **argv)
                 printf("%-12s %8zu %8zu %-10s %14.1f %9.3f %9.3f %9.3f %8.3f", platforms[pf],
                        w->graph.ntasks, w->graph.nedges, name, s->makespan_us,
                        1e6 * hook / n, 1e6 * t / n, 1e6 * cpu / n, t);
+                if (mem >= 0)
+                    printf(" %8.0f", mem / n);
+                else
+                    printf(" %8s", "-");
                 if (prev[i] > 0)
                     printf(" %6.2f", (1e6 * cpu / n) / prev[i]);
                 printf("\n");

@@ -29,6 +29,10 @@ typedef struct hs_backend_ops {
     const char *name;
     /* Prepares to run graph g of workload w. */
     int (*init)(hs_backend *b, const hs_workload *w, const hs_graph *g, hs_error *err);
+    /* 1: init takes a graph of parts whose edges are implied (hs_graph's
+     * whole); 0: the engine lists them first (a real backend moves each
+     * part's data by its edges, exec/data.c). */
+    int implied_edges;
     /* Starts task t on device d no earlier than `earliest_us`, the time its
      * inputs can be there (the engine's delay-model prediction; real
      * backends move the data themselves and may ignore it). */

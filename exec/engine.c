@@ -31,6 +31,8 @@
 
 #include "exec/backend.h"
 #include "exec/engine.h"
+#include "graph/transfer.h"
+#include "mapper/parts.h"
 #include "mapper/policy.h"
 #include "mapper/split.h"
 #include "workloads/kernels/kernel.h"
@@ -52,14 +54,6 @@ typedef struct live {
 
 enum { T_WAITING, T_READY, T_RUNNING, T_DONE };
 
-/* The last data-ready time computed for a ready task (see
- * hs_engine_data_ready). */
-typedef struct last_ready {
-    size_t task;            /* SIZE_MAX: none */
-    int memory;
-    double at;
-} last_ready;
-
 struct hs_engine {
     const hs_workload *w;
     const hs_platform *pf;
@@ -76,7 +70,8 @@ struct hs_engine {
     double *end;            /* end: actual once done, predicted while running or queued */
     uint64_t *valid;        /* [ntasks][words]: memories holding a copy of its output */
     size_t words;
-    last_ready *last;
+    int *ready_memory;      /* the memory of its last data-ready time, -1: none */
+    double *ready_at;       /*   (hs_engine_data_ready) */
     /* per device */
     int *depth;             /* most started tasks it may hold (backend depth op) */
     size_t *held;           /* started tasks not yet booked: 0 when idle */
@@ -158,6 +153,63 @@ static int memory_of(const hs_engine *e, int d)
     return e->pf->devices[d].memory;
 }
 
+/* A walk over the edges into task t (in) or out of it of a graph, listed
+ * or implied by its whole (hetsched/graph.h): walk_begin, then walk_next
+ * gives each edge's other end and bytes (b x f_from x f_to, as
+ * hs__part_edges lists them) until it returns 0.  Its edges between parts
+ * come in the order hs__part_edges lists them in the adjacency: by the
+ * whole's edge, then by part. */
+typedef struct edge_walk {
+    const hs_graph *g;
+    int in;
+    size_t k, kend;         /* in g's adjacency, or in its whole's */
+    size_t p, pend;         /* implied: the parts at the other end of edge k - 1 */
+    double bytes, f;        /* implied: that edge's bytes; t's fraction */
+} edge_walk;
+
+static inline void walk_begin(edge_walk *w, const hs_graph *g, size_t t, int in)
+{
+    const hs_graph *a = g->whole ? g->whole : g;
+    size_t o = g->whole ? g->tasks[t].origin : t;
+    const size_t *off = in ? a->pred_off : a->succ_off;
+    *w = (edge_walk){.g = g, .in = in, .k = off[o], .kend = off[o + 1],
+                     .f = g->tasks[t].fraction};
+}
+
+static inline int walk_next(edge_walk *w, size_t *other, double *bytes)
+{
+    const hs_graph *g = w->g, *whole = g->whole;
+    const hs_edge *ed;
+    double fo;
+    if (!whole) {
+        if (w->k == w->kend)
+            return 0;
+        ed = &g->edges[(w->in ? g->pred : g->succ)[w->k++]];
+        *other = w->in ? ed->from : ed->to;
+        *bytes = ed->bytes;
+        return 1;
+    }
+    while (w->p == w->pend) {
+        size_t o;
+        if (w->k == w->kend)
+            return 0;
+        ed = &whole->edges[(w->in ? whole->pred : whole->succ)[w->k++]];
+        o = w->in ? ed->from : ed->to;
+        w->p = g->part_base[o];
+        w->pend = g->part_base[o + 1];
+        w->bytes = ed->bytes;
+    }
+    *other = w->p++;
+    fo = g->tasks[*other].fraction;
+    *bytes = w->in ? w->bytes * fo * w->f : w->bytes * w->f * fo;
+    return 1;
+}
+
+#define WALK_IN(w, g, t, u, bytes)                                                                 \
+    for (walk_begin(&(w), g, t, 1); walk_next(&(w), &(u), &(bytes));)
+#define WALK_OUT(w, g, t, v, bytes)                                                                \
+    for (walk_begin(&(w), g, t, 0); walk_next(&(w), &(v), &(bytes));)
+
 /* Delay model (DESIGN.md §1, eq. (4) of Zhou & Liu): an input leaves its
  * producer's memory when the producer ends and arrives transfer_us later; the
  * host input leaves at time 0.  A producer not yet placed is assumed to end
@@ -165,15 +217,15 @@ static int memory_of(const hs_engine *e, int d)
 static double data_ready_on(const hs_engine *e, size_t t, int m)
 {
     const hs_graph *g = e->g;
-    double ready = hs_transfer_us(e->pf, HS_HOST_MEMORY, m, g->tasks[t].input_bytes);
-    const hs_edge *ed;
-    HS_GRAPH_PRED_FOREACH(g, t, ed)
+    double ready = hs__transfer_us(e->pf, HS_HOST_MEMORY, m, g->tasks[t].input_bytes), bytes;
+    edge_walk w;
+    size_t u;
+    WALK_IN(w, g, t, u, bytes)
     {
-        size_t u = ed->from;
         int du = e->device[u] >= 0 ? e->device[u] : e->assigned[u];
         double at;
         if (du >= 0)
-            at = e->end[u] + hs_transfer_us(e->pf, memory_of(e, du), m, ed->bytes);
+            at = e->end[u] + hs__transfer_us(e->pf, memory_of(e, du), m, bytes);
         else
             at = e->now + hs_task_min_cost(g, u);
         if (at > ready)
@@ -184,17 +236,18 @@ static double data_ready_on(const hs_engine *e, size_t t, int m)
 
 /* Once every predecessor of t has ended (t is ready), its data-ready time
  * on a memory no longer changes, and the question that chose a device for
- * t comes again when the policy commits t there (hs_engine_assign): the
- * last answer for a ready task is kept. */
+ * t comes again when the policy commits t there (hs_engine_assign) and when
+ * t starts there: each ready task keeps its last answer. */
 double hs_engine_data_ready(const hs_engine *e, size_t t, int d)
 {
-    last_ready *l = e->last;
     int m = memory_of(e, d);
     if (e->state[t] != T_READY)
         return data_ready_on(e, t, m);
-    if (l->task != t || l->memory != m)
-        *l = (last_ready){.task = t, .memory = m, .at = data_ready_on(e, t, m)};
-    return l->at;
+    if (e->ready_memory[t] != m) {
+        e->ready_memory[t] = m;
+        e->ready_at[t] = data_ready_on(e, t, m);
+    }
+    return e->ready_at[t];
 }
 
 /* The later of: the predicted end of the last task d holds (started tasks
@@ -237,11 +290,13 @@ static void set_copy(hs_engine *e, size_t t, int m)
 int hs_engine_inputs_on(const hs_engine *e, size_t t, int memory)
 {
     const hs_graph *g = e->g;
-    const hs_edge *ed;
+    edge_walk w;
+    size_t u;
+    double bytes;
     int n = g->tasks[t].input_bytes > 0 && memory == HS_HOST_MEMORY;
-    HS_GRAPH_PRED_FOREACH(g, t, ed)
+    WALK_IN(w, g, t, u, bytes)
     {
-        if (ed->bytes > 0 && has_copy(e, ed->from, memory))
+        if (bytes > 0 && has_copy(e, u, memory))
             n++;
     }
     return n;
@@ -309,7 +364,7 @@ static double queue_copy(hs_engine *e, long from_task, long to_task, int from, i
 {
     size_t link = (size_t)from * (size_t)e->pf->nmemories + (size_t)to;
     double start = after > e->link_free[link] ? after : e->link_free[link];
-    double end = start + hs_transfer_us(e->pf, from, to, bytes);
+    double end = start + hs__transfer_us(e->pf, from, to, bytes);
     hs_transfer *c;
     e->link_free[link] = end;
     if (e->ncopies == e->capcopies) {
@@ -474,9 +529,10 @@ static int executor_schedule(hs_engine *e, hs_error *err)
 static int start(hs_engine *e, size_t t, int d, hs_error *err)
 {
     const hs_graph *g = e->g;
-    const hs_edge *ed;
+    edge_walk w;
+    size_t u;
     int m = memory_of(e, d);
-    double ready, begin;
+    double ready, begin, bytes;
     if (e->assigned[t] >= 0)
         unqueue(e, t);
     /* exact: every producer has ended */
@@ -500,10 +556,10 @@ static int start(hs_engine *e, size_t t, int d, hs_error *err)
     e->held[d]++;
     e->run_end[d] = begin + hs_engine_cost(e, t, d);
     e->end[t] = e->run_end[d];
-    HS_GRAPH_PRED_FOREACH(g, t, ed)
+    WALK_IN(w, g, t, u, bytes)
     {
-        if (ed->bytes > 0)
-            set_copy(e, ed->from, m);
+        if (bytes > 0)
+            set_copy(e, u, m);
     }
     return e->b->ops->start_task(e->b, t, d, begin, err);
 }
@@ -811,10 +867,11 @@ static int book(hs_engine *e, hs_completion *c, unsigned char *quiet, size_t *nr
                 hs_error *err)
 {
     const hs_graph *g = e->g;
-    const hs_edge *ed;
     const hs_task *task;
     hs_placement p;
-    size_t t = c->task;
+    edge_walk w;
+    size_t t = c->task, v;
+    double bytes;
     int d = c->device, m = memory_of(e, d), rc;
     *quiet = 0;
     if (t >= g->ntasks || d < 0 || d >= e->pf->ndevices || e->state[t] != T_RUNNING ||
@@ -862,11 +919,11 @@ static int book(hs_engine *e, hs_completion *c, unsigned char *quiet, size_t *nr
     e->ndone++;
     if (!part_via_host(e, t, m))
         set_copy(e, t, m);
-    HS_GRAPH_SUCC_FOREACH(g, t, ed)
+    WALK_OUT(w, g, t, v, bytes)
     {
-        if (--e->waiting[ed->to] == 0) {
-            e->state[ed->to] = T_READY;
-            e->newly_ready[(*nready)++] = ed->to;
+        if (--e->waiting[v] == 0) {
+            e->state[v] = T_READY;
+            e->newly_ready[(*nready)++] = v;
         }
     }
     return HS_OK;
@@ -999,7 +1056,9 @@ static int step(void *ctx, hs_error *err)
 /* Checks a graph built by a policy's transform against the workload's:
  * same devices, every part names a task of w with its app/instance/kernel,
  * parts k of n are all there and their fractions sum to 1, costs are
- * numbers, no cycle.  Builds the adjacency when the transform did not. */
+ * numbers, no cycle.  Builds the adjacency when the transform did not.
+ * A graph whose edges are implied by w's (hetsched/graph.h) has no cycle
+ * as w's has none, once each task's parts are where part_base says. */
 static int check_transformed(const hs_workload *w, const hs_policy *pol, hs_graph *g,
                              hs_error *err)
 {
@@ -1010,7 +1069,10 @@ static int check_transformed(const hs_workload *w, const hs_policy *pol, hs_grap
     if (g->ndevices != w->platform.ndevices)
         return hs_error_set(err, HS_EINTERNAL, "policy '%s' built a graph for %d devices, not %d",
                             pol->name, g->ndevices, w->platform.ndevices);
-    if (!g->succ_off && (rc = hs_graph_build_adjacency(g, err)) != 0)
+    if (g->whole && (g->whole != wg || !g->part_base))
+        return hs_error_set(err, HS_EINTERNAL, "policy '%s' built a graph whose edges are "
+                            "implied by another graph than the workload's", pol->name);
+    if (!g->whole && !g->succ_off && (rc = hs_graph_build_adjacency(g, err)) != 0)
         return rc;
     sum = calloc(wg->ntasks + 1, sizeof *sum);
     count = calloc(wg->ntasks + 1, sizeof *count);
@@ -1046,7 +1108,20 @@ static int check_transformed(const hs_workload *w, const hs_policy *pol, hs_grap
         if (count[t] == 0 || fabs(sum[t] - 1.0) > 1e-9)
             rc = hs_error_set(err, HS_EINTERNAL, "policy '%s': the parts of task %zu have "
                               "fractions summing to %g, not 1", pol->name, t, sum[t]);
-    if (rc == HS_OK && hs_graph_topo_order(g, order, err) != HS_OK)
+    /* implied edges: part_base numbers every task of g once, in order */
+    for (size_t t = 0, k = 0; g->whole && t < wg->ntasks && rc == HS_OK; t++) {
+        if (g->part_base[t] != k || g->part_base[t + 1] < k || g->part_base[t + 1] > g->ntasks)
+            rc = hs_error_set(err, HS_EINTERNAL, "policy '%s': part_base of task %zu is not "
+                              "where its parts are", pol->name, t);
+        for (; rc == HS_OK && k < g->part_base[t + 1]; k++)
+            if (g->tasks[k].origin != t)
+                rc = hs_error_set(err, HS_EINTERNAL, "policy '%s': task %zu of its graph is "
+                                  "not a part of task %zu", pol->name, k, t);
+    }
+    if (rc == HS_OK && g->whole && g->part_base[wg->ntasks] != g->ntasks)
+        rc = hs_error_set(err, HS_EINTERNAL, "policy '%s': the parts of its graph's tasks are "
+                          "not all where part_base says", pol->name);
+    if (rc == HS_OK && !g->whole && hs_graph_topo_order(g, order, err) != HS_OK)
         rc = hs_error_set(err, HS_EINTERNAL, "policy '%s' built a graph with a cycle",
                           pol->name);
 out:
@@ -1064,7 +1139,8 @@ static void engine_free(hs_engine *e)
     free(e->assigned);
     free(e->end);
     free(e->valid);
-    free(e->last);
+    free(e->ready_memory);
+    free(e->ready_at);
     free(e->depth);
     free(e->held);
     free(e->fifo);
@@ -1096,6 +1172,19 @@ static void engine_free(hs_engine *e)
     }
 }
 
+/* How many edges of g enter task t, listed or implied. */
+static size_t in_degree(const hs_graph *g, size_t t)
+{
+    edge_walk w;
+    size_t n = 0, u;
+    double bytes;
+    WALK_IN(w, g, t, u, bytes)
+    {
+        n++;
+    }
+    return n;
+}
+
 /* Allocates the per-task and per-device state for graph g. */
 static int engine_alloc(hs_engine *e, hs_error *err)
 {
@@ -1108,8 +1197,8 @@ static int engine_alloc(hs_engine *e, hs_error *err)
     e->assigned = malloc(n * sizeof *e->assigned);
     e->end = calloc(n, sizeof *e->end);
     e->valid = calloc(n * e->words, sizeof *e->valid);
-    if ((e->last = malloc(sizeof *e->last)) != NULL)
-        e->last->task = SIZE_MAX;
+    e->ready_memory = malloc(n * sizeof *e->ready_memory);
+    e->ready_at = malloc(n * sizeof *e->ready_at);
     e->depth = malloc(nd * sizeof *e->depth);
     e->held = calloc(nd, sizeof *e->held);
     e->fifo = malloc(nd * HS_BACKEND_MAX_DEPTH * sizeof *e->fifo);
@@ -1134,16 +1223,17 @@ static int engine_alloc(hs_engine *e, hs_error *err)
         e->arrive = calloc(n * nm, sizeof *e->arrive);
     }
     if (!e->waiting || !e->state || !e->device || !e->assigned || !e->end || !e->valid ||
-        !e->last || !e->depth || !e->held || !e->fifo || !e->fifo_head || !e->declined ||
-        !e->run_end || !e->tail || !e->queued || !e->nqueued || !e->batch || !e->newly_ready ||
+        !e->ready_memory || !e->ready_at || !e->depth || !e->held || !e->fifo ||
+        !e->fifo_head || !e->declined || !e->run_end || !e->tail || !e->queued ||
+        !e->nqueued || !e->batch || !e->newly_ready ||
         !e->ready_off || !e->placement_of || (e->exec_depth && (!e->link_free || !e->arrive)) ||
         !e->dead || !e->orphan_next || !e->orphan_head || !e->orphan_tail || !e->quiet)
         return hs_error_set(err, HS_ENOMEM, "out of memory for an engine of %zu tasks", n);
     for (size_t d = 0; d < nd; d++)
         e->orphan_head[d] = e->orphan_tail[d] = -1;
     for (size_t t = 0; t < e->g->ntasks; t++) {
-        e->waiting[t] = e->g->pred_off[t + 1] - e->g->pred_off[t];
-        e->device[t] = e->assigned[t] = -1;
+        e->waiting[t] = in_degree(e->g, t);
+        e->device[t] = e->assigned[t] = e->ready_memory[t] = -1;
     }
     return HS_OK;
 }
@@ -1248,6 +1338,9 @@ int hs_engine_run(hs_workload *w, const hs_policy *policy, const hs_map_options 
             goto fail;
         if (rc == 1) {
             if ((rc = check_transformed(w, policy, &own, err)) != 0)
+                goto fail;
+            if ((e.exec_depth || !backend->ops->implied_edges) &&
+                (rc = hs__part_edges_list(&own, err)) != 0)
                 goto fail;
             e.g = &own;
         }

@@ -139,6 +139,7 @@ static void sim_fini(hs_backend *b)
 const hs_backend_ops hs_backend_sim = {
     .name = "sim",
     .init = sim_init,
+    .implied_edges = 1,
     .start_task = sim_start_task,
     .start_chunk = sim_start_chunk,
     .wait = sim_wait,

@@ -167,6 +167,7 @@ void hs_graph_free(hs_graph *g)
     free(g->succ);
     free(g->pred_off);
     free(g->pred);
+    free(g->part_base);
     memset(g, 0, sizeof *g);
 }
 

@@ -10,6 +10,7 @@
 #include "graph/binding.h"
 #include "graph/numfmt.h"
 #include "graph/schedule_int.h"
+#include "graph/transfer.h"
 #include "graph/strmap.h"
 #include "graph/utf8.h"
 
@@ -131,13 +132,7 @@ int hs_platform_find_node(const hs_platform *p, const char *name)
 
 double hs_transfer_us(const hs_platform *p, int from_memory, int to_memory, double bytes)
 {
-    const hs_link *l;
-    if (from_memory == to_memory || bytes <= 0)
-        return 0.0;
-    l = &p->links[from_memory * p->nmemories + to_memory];
-    if (!l->present)
-        return HUGE_VAL;
-    return l->latency_us + bytes / (l->bandwidth_gbps * 1000.0);
+    return hs__transfer_us(p, from_memory, to_memory, bytes);
 }
 
 /* Adds a memory space (or finds it); returns its index or -1. */

@@ -31,6 +31,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "graph/transfer.h"
 #include "mapper/parts.h"
 #include "mapper/perfmodel.h"
 #include "mapper/policy.h"
@@ -103,11 +104,11 @@ static double share_time(const hs_workload *w, const hs_perfmodel *pm, size_t t,
     const hs_graph *g = &w->graph;
     const hs_platform *pf = &w->platform;
     int mem = pf->devices[d].memory;
-    double in = hs_transfer_us(pf, HS_HOST_MEMORY, mem, f * g->tasks[t].input_bytes);
-    double out = hs_transfer_us(pf, mem, HS_HOST_MEMORY, f * g->tasks[t].output_bytes);
-    double v = hs_transfer_us(pf, home, mem, f * pred_max);
+    double in = hs__transfer_us(pf, HS_HOST_MEMORY, mem, f * g->tasks[t].input_bytes);
+    double out = hs__transfer_us(pf, mem, HS_HOST_MEMORY, f * g->tasks[t].output_bytes);
+    double v = hs__transfer_us(pf, home, mem, f * pred_max);
     in = v > in ? v : in;
-    v = hs_transfer_us(pf, mem, home, f * succ_max);
+    v = hs__transfer_us(pf, mem, home, f * succ_max);
     out = v > out ? v : out;
     return in + part_cost(w, pm, t, d, f) + out;
 }
@@ -179,7 +180,7 @@ static int ad_part_transform(const hs_workload *w, const hs_map_options *opt, hs
                              hs_error *err)
 {
     const hs_graph *g = &w->graph;
-    size_t n = g->ntasks, nt = 0, ne = 0, nsplit = 0;
+    size_t n = g->ntasks, nt = 0, nsplit = 0;
     int m = g->ndevices, rc;
     double thr = opt ? opt->split_threshold_us : 0.0;
     const hs_perfmodel *pm = opt ? opt->perfmodel : NULL;
@@ -222,9 +223,10 @@ static int ad_part_transform(const hs_workload *w, const hs_map_options *opt, hs
     }
 #define NPARTS(t) (base[(t) + 1] - base[(t)])
 #define FRAC(t, k) (NPARTS(t) == 1 ? 1.0 : frac[(t) * (size_t)m + (k)])
-    for (size_t e = 0; e < g->nedges; e++)
-        ne += NPARTS(g->edges[e].from) * NPARTS(g->edges[e].to);
-    if ((rc = hs_graph_init(out, nt, ne, m, err)) != 0)
+    /* the edges between parts stay implied (hetsched/graph.h): some 25 a
+     * task, the most of the split graph's memory, and the engine reads
+     * them from g's edges and the parts' fractions */
+    if ((rc = hs_graph_init(out, nt, 0, m, err)) != 0)
         goto done;
     for (size_t t = 0; t < n; t++) {
         const hs_task *src = &g->tasks[t];
@@ -239,8 +241,9 @@ static int ad_part_transform(const hs_workload *w, const hs_map_options *opt, hs
     }
 #undef NPARTS
 #undef FRAC
-    if ((rc = hs__part_edges(g, base, out, err)) != 0)
-        hs_graph_free(out);
+    out->whole = g;
+    out->part_base = base;
+    base = NULL;
 done:
     free(frac);
     free(base);

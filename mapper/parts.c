@@ -72,3 +72,31 @@ out:
     free(pfill);
     return rc;
 }
+
+int hs__part_edges_list(hs_graph *g, hs_error *err)
+{
+    const hs_graph *whole = g->whole;
+    const size_t *base = g->part_base;
+    size_t ne = 0;
+    int rc;
+    if (!whole)
+        return HS_OK;
+    for (size_t e = 0; e < whole->nedges; e++)
+        ne += (base[whole->edges[e].from + 1] - base[whole->edges[e].from]) *
+              (base[whole->edges[e].to + 1] - base[whole->edges[e].to]);
+    free(g->edges);
+    free(g->succ_off);
+    free(g->succ);
+    free(g->pred_off);
+    free(g->pred);
+    g->succ_off = g->succ = g->pred_off = g->pred = NULL;
+    if (!(g->edges = malloc((ne ? ne : 1) * sizeof *g->edges)))
+        return hs_error_set(err, HS_ENOMEM, "out of memory for the edges of a split graph");
+    g->nedges = 0;
+    if ((rc = hs__part_edges(whole, base, g, err)) != HS_OK)
+        return rc;
+    g->whole = NULL;
+    free(g->part_base);
+    g->part_base = NULL;
+    return HS_OK;
+}

@@ -23,4 +23,9 @@ void hs__part_fill(hs_task *p, const hs_task *src, size_t origin, size_t k, size
  * HS_ENOMEM. */
 int hs__part_edges(const hs_graph *g, const size_t *base, hs_graph *out, hs_error *err);
 
+/* Lists the edges that g, a graph of parts, leaves implied (g->whole, see
+ * hetsched/graph.h) with their adjacency, as hs__part_edges builds them;
+ * nothing when g lists its edges.  HS_ENOMEM. */
+int hs__part_edges_list(hs_graph *g, hs_error *err);
+
 #endif

@@ -25,6 +25,7 @@
 #include "exec/queue.h"
 #include "hetsched/hetsched.h"
 #include "mapper/local_search.h"
+#include "mapper/parts.h"
 #include "mapper/perfmodel.h"
 #include "mapper/policy.h"
 #include "mapper/rank.h"
@@ -849,7 +850,9 @@ static void case_study_makespans(void **state)
 
 /* ---------------------------------------------------------------- ad-part */
 
-/* Runs ad-part's transform on w; returns 1 and fills *out if it split. */
+/* Runs ad-part's transform on w; returns 1 and fills *out if it split, its
+ * edges between parts, which the transform leaves implied by w's
+ * (hetsched/graph.h), listed by hs__part_edges_list. */
 static int transform(const hs_workload *w, double split, hs_graph *out)
 {
     const hs_policy *p = hs_policy_find("ad-part");
@@ -860,6 +863,12 @@ static int transform(const hs_workload *w, double split, hs_graph *out)
     assert_non_null(p->transform);
     rc = p->transform(w, &opt, out, &err);
     ok(rc, &err);
+    if (rc == 1) {
+        assert_ptr_equal(out->whole, &w->graph);
+        assert_int_equal(out->nedges, 0);
+        ok(hs__part_edges_list(out, &err), &err);
+        assert_null(out->whole);
+    }
     return rc;
 }
 

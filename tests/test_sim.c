@@ -434,6 +434,36 @@ static void tri_probe(pinned *p, hs_engine *e, const char *hook, size_t t)
     }
 }
 
+/* At c's ready() in tri (t = 80, a ended on gpu0, b and c both ready): the
+ * data-ready times of b and c asked in turn on cpu0 and gpu0, each twice.
+ * The engine keeps each ready task's last answer, so this fails if that
+ * answer were given back for the other task or the other memory. */
+static void ready_probe(pinned *p, hs_engine *e, const char *hook, size_t t)
+{
+    static const int ask[][2] = {{2, 0}, {1, 1}, {2, 1}, {1, 0}, {2, 0}, {1, 1}, {1, 0}, {2, 1}};
+    if (strcmp(hook, "ready") != 0 || t != 2)
+        return;
+    for (size_t i = 0; i < sizeof ask / sizeof *ask; i++)
+        p->rec[p->nrec++] = hs_engine_data_ready(e, (size_t)ask[i][0], ask[i][1]);
+}
+
+static void engine_data_ready_per_task_and_memory(void **state)
+{
+    static const int pin[] = {1, 1, 0};
+    /* a's data are on gpu0 from 80: there at once on gpu0, and on cpu0
+     * after T(40000) = 50 for b, T(30000) = 40 for c */
+    static const double want[] = {120, 80, 80, 130, 120, 80, 130, 80};
+    pinned p = {.pin = pin, .probe = ready_probe};
+    hs_workload *w = tri();
+    (void)state;
+    the_pinned = &p;
+    hs_schedule_free(run(w, &pinned_policy, NULL));
+    assert_int_equal(p.nrec, 8);
+    for (int i = 0; i < 8; i++)
+        assert_float_equal(p.rec[i], want[i], EPS);
+    hs_workload_free(w);
+}
+
 static void engine_predictions_and_residency(void **state)
 {
     static const int pin[] = {1, 1, 0};
@@ -594,6 +624,95 @@ static void transform_refused(void **state)
     assert_null(s);
     assert_string_equal(err.msg, "policy 'pinned': the parts of task 0 have fractions summing "
                                  "to 0.75, not 1");
+    hs_workload_free(w);
+}
+
+/* Two kernels a -> b (6000 B) on cpu0 + gpu0 (T(B) = 10 + B / 1000 us),
+ * each costing 300 us on cpu0 and 150 on gpu0, no host input or output:
+ * ad-part (threshold 1 us) splits both by speed into part 0 with 1/3 (100
+ * us on cpu0, 50 on gpu0) and part 1 with 2/3 (200, 100), and leaves the
+ * edges between the parts implied (hetsched/graph.h): a[i] -> b[j] carries
+ * 6000 x f_i x f_j = 666.67, 1333.33, 1333.33, 2666.67 B. */
+static hs_workload *split_pair(void)
+{
+    hs_workload *w = hs_workload_new();
+    hs_error err = {0};
+    int a;
+    assert_non_null(w);
+    a = cpu_gpu_app(w);
+    assert_int_equal(hs_app_add_kernel(w, a, "a", &err), 0);
+    assert_int_equal(hs_app_add_kernel(w, a, "b", &err), 1);
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(hs_kernel_set_cost(w, a, k, "cpu", 300, &err), 0);
+        assert_int_equal(hs_kernel_set_cost(w, a, k, "gpu", 150, &err), 0);
+    }
+    assert_int_equal(hs_app_add_edge(w, a, "a", "b", 6000, &err), 0);
+    assert_int_equal(hs_workload_finalize(w, &err), 0);
+    return w;
+}
+
+/* At b's parts' ready() (both a's parts ended at 100): their data-ready
+ * times on cpu0 and gpu0, and how many inputs each memory holds. */
+static void split_probe(pinned *p, hs_engine *e, const char *hook, size_t t)
+{
+    if (strcmp(hook, "ready") != 0 || t != 3)
+        return;
+    for (size_t b = 2; b < 4; b++)
+        for (int d = 0; d < 2; d++)
+            p->rec[p->nrec++] = hs_engine_data_ready(e, b, d);
+    p->rec[p->nrec++] = hs_engine_inputs_on(e, 2, HS_HOST_MEMORY);
+    p->rec[p->nrec++] = hs_engine_inputs_on(e, 3, 1);
+}
+
+/* The sim backend but for taking implied edges: the engine lists them. */
+static int listed_sim_init(hs_backend *b, const hs_workload *w, const hs_graph *g,
+                           hs_error *err)
+{
+    assert_null(g->whole);
+    assert_int_equal(g->nedges, 4);
+    return hs_backend_sim.init(b, w, g, err);
+}
+
+static void implied_part_edges(void **state)
+{
+    /* a[0] (task 0) and b[0] (2) on cpu0, a[1] (1) and b[1] (3) on gpu0 */
+    static const int pin[] = {0, 1, 0, 1};
+    /* b[0] on cpu0: a[1]'s 1333.33 B from gpu0, 100 + 11.333; on gpu0:
+     * a[0]'s 666.67 B from host, 100 + 10.667.  b[1] on cpu0: a[1]'s
+     * 2666.67 B, 100 + 12.667; on gpu0: a[0]'s 1333.33 B, 100 + 11.333. */
+    static const double want[] = {111.333333, 110.666667, 112.666667, 111.333333, 1, 1};
+    hs_backend_ops listed_ops = hs_backend_sim;
+    hs_map_options opt = {.split_threshold_us = 1};
+    hs_workload *w = split_pair();
+    (void)state;
+    listed_ops.implied_edges = 0;
+    listed_ops.init = listed_sim_init;
+    for (int listed = 0; listed < 2; listed++) {
+        hs_backend sim = {.ops = listed ? &listed_ops : &hs_backend_sim};
+        hs_policy pol = pinned_policy;
+        pinned p = {.pin = pin, .probe = split_probe};
+        hs_schedule *s = NULL;
+        hs_error err = {0};
+        pol.transform = hs_policy_find("ad-part")->transform;
+        the_pinned = &p;
+        if (hs_engine_run(w, &pol, &opt, &sim, &s, NULL, &err) != HS_OK)
+            fail_msg("%s", err.msg);
+        assert_int_equal(p.nrec, 6);
+        for (int i = 0; i < 6; i++)
+            assert_float_equal(p.rec[i], want[i], 1e-6);
+        /* a's parts 0-100; b's start when their inputs are there, at
+         * 111.333 each, which the validator checks against the transfers
+         * the schedule lists */
+        assert_int_equal(s->nplacements, 4);
+        for (size_t i = 0; i < 4; i++) {
+            const hs_placement *pl = &s->placements[i];
+            assert_int_equal(pl->device, pl->part);
+            assert_float_equal(pl->start_us, pl->task == 0 ? 0 : 111.333333, 1e-6);
+        }
+        if (hs_schedule_validate(w, s, &err) != HS_OK)
+            fail_msg("%s", err.msg);
+        hs_schedule_free(s);
+    }
     hs_workload_free(w);
 }
 
@@ -949,9 +1068,11 @@ int main(void)
         cmocka_unit_test(case_study_app_level),
         cmocka_unit_test(case_study_dmda),
         cmocka_unit_test(engine_predictions_and_residency),
+        cmocka_unit_test(engine_data_ready_per_task_and_memory),
         cmocka_unit_test(delay_model),
         cmocka_unit_test(transform_hook),
         cmocka_unit_test(transform_refused),
+        cmocka_unit_test(implied_part_edges),
         cmocka_unit_test(determinism),
         cmocka_unit_test(policy_bugs),
         cmocka_unit_test(cpu_only_needs_a_cpu),

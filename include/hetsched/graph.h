@@ -260,7 +260,15 @@ typedef struct hs_edge {
 
 /* Adjacency in CSR form: the edges leaving task t are
  * edges[succ[succ_off[t]]] .. edges[succ[succ_off[t + 1] - 1]]; likewise
- * pred/pred_off for the edges entering t. */
+ * pred/pred_off for the edges entering t.
+ *
+ * A graph of parts (ad-part's) may leave the edges between its parts
+ * implied, when `whole` is set: task t of `whole` has the parts
+ * part_base[t] .. part_base[t + 1] - 1 here, and each edge u -> v of
+ * `whole` of b bytes stands for an edge of b x f_i x f_j bytes from each
+ * part i of u to each part j of v (f: the parts' fractions), listed
+ * nowhere: nedges is 0 and there is no adjacency (an edge between two
+ * kernels split on 8 devices stands for 64). */
 typedef struct hs_graph {
     int ndevices;
     size_t ntasks;
@@ -270,6 +278,8 @@ typedef struct hs_graph {
     size_t *succ_off, *succ;
     size_t *pred_off, *pred;
     double *cost_pool;     /* ntasks x ndevices; tasks[t].cost_us points here */
+    const struct hs_graph *whole; /* NULL: the edges are listed */
+    size_t *part_base;     /* [whole->ntasks + 1], owned */
 } hs_graph;
 
 /* Allocates `ntasks` tasks (zeroed, fraction 1, nparts 1, cost_us pointing
