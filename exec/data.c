@@ -1094,7 +1094,9 @@ void hs__data_log(hs__data *dm, int d, int kind, long t, double start_us, double
 }
 
 /* A new copy record (dm->mu held), counted on its link unless it is a
- * check's; NULL when out of memory (the copy then goes unrecorded). */
+ * check's; NULL when out of memory (the copy then goes unrecorded).  datum
+ * is a task of the workload's graph (whose data move), consumer one of the
+ * graph run (a part, in a split graph) or -1. */
 static hs_run_copy *new_copy(hs__data *dm, int from, int to, size_t bytes, long datum,
                              long consumer, int kind)
 {
@@ -1408,15 +1410,14 @@ static void hold_check(hs__data *dm, dtask *d)
         pthread_cond_signal(&dm->checker_cv);
 }
 
-/* A host view of u's result for a check of task `reader`: its host
+/* A host view of u's result for a check: its host
  * replica, or a copy of another replica into *block, a block of the host
  * pool (the caller's to give back: result_bytes(u) bytes).  The replica is
  * pinned while it is copied.  The block is pinned memory under cuda: into
  * a malloc'd one, CUDA copied synchronously while dm->mu was held, and the
  * checks of a large composition waited on each other's copies (about 1 s
  * after the run on an H100, each check 0.5 s). */
-static int check_view(hs__data *dm, dtask *u, long reader, const void **view, void **block,
-                      hs_error *err)
+static int check_view(hs__data *dm, dtask *u, const void **view, void **block, hs_error *err)
 {
     size_t bytes = result_bytes(u);
     rep *r;
@@ -1440,8 +1441,8 @@ static int check_view(hs__data *dm, dtask *u, long reader, const void **view, vo
         *view = r->p;
     } else if ((rc = hs__pool_get(dm->pool[HS_HOST_MEMORY], bytes, block, NULL, err)) == HS_OK) {
         pthread_mutex_lock(&dm->mu);
-        rc = copy(dm, HS_HOST_MEMORY, *block, from, r->p, bytes, r->ev, (long)(u - dm->t),
-                  reader, HS_COPY_CHECK, &ev, err);
+        rc = copy(dm, HS_HOST_MEMORY, *block, from, r->p, bytes, r->ev, (long)(u - dm->t), -1,
+                  HS_COPY_CHECK, &ev, err);
         pthread_mutex_unlock(&dm->mu);
         if (rc == HS_OK)
             rc = dm->ops->sync(dm->mctx, ev, err);
@@ -1521,7 +1522,7 @@ static int check_one(hs__data *dm, size_t t, hs_error *err)
             rc = remake(dm, &dm->t[d->feed[i]], &tmp[i], err);
             before[i] = tmp[i];
         } else if (d->fed[i])
-            rc = check_view(dm, &dm->t[d->feed[i]], (long)t, &before[i], &block[i], err);
+            rc = check_view(dm, &dm->t[d->feed[i]], &before[i], &block[i], err);
         else if ((c->bufs[i].mode & HS_KREAD) && d->before[i])
             before[i] = d->before[i];
         else if (c->bufs[i].mode & HS_KREAD) /* updated in place on host: made again */
@@ -1530,7 +1531,7 @@ static int check_one(hs__data *dm, size_t t, hs_error *err)
     for (int i = 0; i < c->nbufs && rc == HS_OK; i++)
         after[i] = before[i];
     if (rc == HS_OK)
-        rc = check_view(dm, d, (long)t, &after[d->result], &block[HS_KMAX_BUFS], err);
+        rc = check_view(dm, d, &after[d->result], &block[HS_KMAX_BUFS], err);
     if (rc == HS_OK)
         rc = hs_kcheck(c, before, after, NULL, err);
     if (rc != HS_OK && err) {
@@ -2278,20 +2279,22 @@ static double emulated_copy(hs__data *dm, int from, int to, double bytes, double
     return *link_free;
 }
 
-/* When whole untyped task t, started on memory m at issued_us, has its
- * cost-only data there (cost_only_data): its input from host, and each
- * predecessor's data that no earlier copy brought to m, from host when
- * they are there, else from where the predecessor ran. */
-static double cost_only_ready(hs__data *dm, size_t t, int m, double issued_us)
+/* When whole untyped task rt of the graph run, started on memory m at
+ * issued_us, has its cost-only data there (cost_only_data): its input from
+ * host, and each predecessor's data that no earlier copy brought to m, from
+ * host when they are there, else from where the predecessor ran.  The
+ * copies' consumer is rt (a part's index in a split graph), their data
+ * tasks of the workload's. */
+static double cost_only_ready(hs__data *dm, size_t rt, int m, double issued_us)
 {
     const hs_graph *g = dm->g;
-    size_t nm = (size_t)dm->nmem;
+    size_t nm = (size_t)dm->nmem, t = dm->rg->tasks[rt].origin;
     const hs_edge *ed;
     double ready = issued_us;
     pthread_mutex_lock(&dm->mu);
     if (g->tasks[t].input_bytes > 0 && m != HS_HOST_MEMORY)
         ready = emulated_copy(dm, HS_HOST_MEMORY, m, g->tasks[t].input_bytes, issued_us, -1,
-                              (long)t, HS_COPY_INPUT);
+                              (long)rt, HS_COPY_INPUT);
     HS_GRAPH_PRED_FOREACH(g, t, ed)
     {
         const double *at = &dm->varrive[ed->from * nm];
@@ -2308,7 +2311,7 @@ static double cost_only_ready(hs__data *dm, size_t t, int m, double issued_us)
                 continue;
             there = at[src] > issued_us ? at[src] : issued_us;
             dm->varrive[ed->from * nm + (size_t)m] =
-                emulated_copy(dm, src, m, ed->bytes, there, (long)ed->from, (long)t,
+                emulated_copy(dm, src, m, ed->bytes, there, (long)ed->from, (long)rt,
                               HS_COPY_FETCH);
         }
         if (at[m] > ready)
@@ -2376,7 +2379,7 @@ int hs__data_launch(hs__data *dm, size_t t, int d, double issued_us, hs__launch 
         /* cost only: its data arrive as emulated copies, then it sleeps
          * (not spins) its predicted cost, so any workload runs */
         if (dm->varrive && dm->rg->tasks[t].nparts == 1) {
-            double ready = cost_only_ready(dm, dm->rg->tasks[t].origin, m, issued_us);
+            double ready = cost_only_ready(dm, t, m, issued_us);
             sleep_us(ready - now_us(dm));
             l->start_us = now_us(dm);
         }

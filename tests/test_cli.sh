@@ -806,6 +806,12 @@ expect 2 "run --fail bad" -- "$H" run -a heft "$RW" --fail gpu0
 check "run --fail bad: why" "$tmp/err" "fail wants DEVICE:after=N \(N >= 1\), not 'gpu0'"
 expect 2 "run --fail unknown device" -- "$H" run -a heft "$RW" --fail gpu9:after=1
 check "run --fail unknown device: why" "$tmp/err" "no device 'gpu9'"
+# a kernel split by ad-part shifts the tasks after it in the graph run: a
+# cost-only task's copies still name it, and the measured schedule validates
+AW=tests/cases/run-adpart-costonly.yaml
+expect 0 "run ad-part, cost-only after a split" -- "$H" run -a ad-part "$AW" --backend emu --json "$tmp/run-a.json"
+expect 0 "run ad-part: the schedule validates" -- "$H" validate "$AW" "$tmp/run-a.json"
+check "run ad-part: parts and copies" "$tmp/out" '^valid: makespan [0-9.]+ us \(3 tasks, [0-9]+ transfers\)$'
 # splitting at run time: every item once (full checks), the schedule valid;
 # the fractions fixed before the run (planned) as well
 SW=workloads/split-small.yaml
