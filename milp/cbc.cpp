@@ -12,9 +12,12 @@
 // minute of CPU from 11.4% to 4.9% (one instance proven either way).
 #include <algorithm>
 #include <cfloat>
+#include <chrono>
 #include <cmath>
+#include <mutex>
 #include <new>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -72,6 +75,66 @@ class node_bound_cuts : public CglCutGenerator {
     const hs__cbc_problem *p_;
 };
 
+// The model CbcMain1 searches (a copy of ours), from just before its
+// branch and bound to just after, and a watcher that stops it once *stop
+// is set: CBC asks the event handler only at some events, and not at all
+// in stretches of the root's cuts and heuristics, where an interrupt
+// waited up to 9 s (and once, in a test, the whole time limit).  The
+// watcher does what CBC's own SIGINT handler does, and also sets the
+// model's time limit to 0, which every heuristic and sub-search checks.
+class search_watch {
+  public:
+    explicit search_watch(volatile sig_atomic_t *stop)
+    {
+        current_ = this;
+        if (stop)
+            watcher_ = std::thread(&search_watch::watch, this, stop);
+    }
+    ~search_watch()
+    {
+        {
+            std::lock_guard<std::mutex> lock(mu_);
+            over_ = true;
+        }
+        if (watcher_.joinable())
+            watcher_.join();
+        current_ = nullptr;
+    }
+    // CbcMain1's callback (it takes no context: the solving thread's watch)
+    static int on_phase(CbcModel *model, int where)
+    {
+        if (current_ && (where == 3 || where == 4)) { // before, after branch and bound
+            std::lock_guard<std::mutex> lock(current_->mu_);
+            current_->model_ = where == 3 ? model : nullptr;
+        }
+        return 0;
+    }
+
+  private:
+    void watch(volatile sig_atomic_t *stop)
+    {
+        for (;;) {
+            {
+                std::lock_guard<std::mutex> lock(mu_);
+                if (over_)
+                    return;
+                if (*stop && model_) {
+                    model_->sayEventHappened();
+                    model_->setMaximumSeconds(0);
+                }
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+    }
+    static thread_local search_watch *current_;
+    std::mutex mu_; // model_ and over_
+    CbcModel *model_ = nullptr;
+    bool over_ = false;
+    std::thread watcher_;
+};
+
+thread_local search_watch *search_watch::current_ = nullptr;
+
 } // namespace
 
 extern "C" int hs__cbc_solve(const hs__cbc_problem *p, hs__cbc_answer *a, double *x)
@@ -108,7 +171,11 @@ extern "C" int hs__cbc_solve(const hs__cbc_problem *p, hs__cbc_answer *a, double
         }
         const char *argv[] = {"hetsched", "-timeMode", "elapsed", "-preprocess", "off",
                               "-solve", "-quit"};
-        CbcMain1(static_cast<int>(sizeof argv / sizeof argv[0]), argv, model, nullptr, data);
+        {
+            search_watch watching(p->stop); // joined when CbcMain1 returns or throws
+            CbcMain1(static_cast<int>(sizeof argv / sizeof argv[0]), argv, model,
+                     search_watch::on_phase, data);
+        }
         a->nodes = model.getNodeCount();
         a->bound = model.getBestPossibleObjValue();
         a->proven_optimal = model.isProvenOptimal();
