@@ -133,8 +133,9 @@ static void *touch_pieces(void *arg)
     return NULL;
 }
 
-/* Makes *p so (cx->mu held): 1, or 0 where it could not (no memory to map,
- * a system that cannot register memory: cudaHostAlloc then does it). */
+/* Makes *p a pinned buffer of `bytes` the way above (cx->mu held): 1, or 0
+ * where it could not (no memory to map, a system that cannot register
+ * memory: cudaHostAlloc then makes it). */
 static int pin_mapped(cctx *cx, size_t bytes, void **p)
 {
     touching t = {.bytes = bytes};

@@ -2,7 +2,7 @@
 //
 // C++ because what the search needs is C++ only: an event handler
 // (CbcEventHandler) that CBC asks after every node, which stops it when
-// asked; the solver's settings (CbcSolverUsefulData) where its own SIGINT
+// asked (and a watcher for the stretches where CBC asks none, below); the solver's settings (CbcSolverUsefulData) where its own SIGINT
 // handler is switched off (CBC's C interface installs that handler and
 // never gives SIGINT back); and a cut generator that adds the node bounds
 // of milp/solve.c.  The driver is the one the C interface runs (CbcMain0,
