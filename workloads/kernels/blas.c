@@ -54,6 +54,13 @@ static int gemm_cpu(const hs_kconf *c, void *const *bufs, size_t begin, size_t e
     return 0;
 }
 
+/* Samples are taken GEMM_BLOCK at a time, l in the outer loop: B (not
+ * transposed) is then read row by row, a few times in all, instead of a
+ * column per sample, 4096 cache misses deep (0.4-0.7 s of a run's checks
+ * for n = 8192 on an H100 host).  Each sample still sums over l in
+ * order: the same doubles. */
+#define GEMM_BLOCK 1024
+
 static int gemm_check(const hs_kconf *c, const void *const *before, const void *const *after,
                       hs_kcheck_result *res, hs_error *err)
 {
@@ -62,25 +69,36 @@ static int gemm_check(const hs_kconf *c, const void *const *before, const void *
     double alpha = (float)c->p[HS_KGEMM_ALPHA], beta = (float)c->p[HS_KGEMM_BETA];
     const float *a = before[0], *b = before[1], *c0 = before[2], *got = after[2];
     size_t count = m * n, ns = hs__ksamples(count);
+    size_t e[GEMM_BLOCK], arow[GEMM_BLOCK], bat[GEMM_BLOCK];
+    double sum[GEMM_BLOCK], mag[GEMM_BLOCK];
     char where[160] = "";
     hs__kcheck_begin(res, HS_KTOL_BLAS);
-    for (size_t s = 0; s < ns; s++) {
-        size_t e = hs__ksample(count, s, c->seed), i = e / n, j = e % n;
-        double sum = 0, mag = 0, ref;
+    for (size_t s0 = 0; s0 < ns; s0 += GEMM_BLOCK) {
+        size_t nb = ns - s0 < GEMM_BLOCK ? ns - s0 : GEMM_BLOCK;
+        for (size_t q = 0; q < nb; q++) {
+            e[q] = hs__ksample(count, s0 + q, c->seed);
+            arow[q] = e[q] / n * k;                        /* a[i][0] */
+            bat[q] = tb ? e[q] % n * k : e[q] % n;         /* op(b)[0][j] */
+            sum[q] = mag[q] = 0;
+        }
         for (size_t l = 0; l < k; l++) {
-            double t = (double)a[i * k + l] * (tb ? b[j * k + l] : b[l * n + j]);
-            sum += t;
-            mag += fabs(t);
+            const float *bl = tb ? b + l : b + l * n; /* op(b)[l][0] */
+            for (size_t q = 0; q < nb; q++) {
+                double t = (double)a[arow[q] + l] * bl[bat[q]];
+                sum[q] += t;
+                mag[q] += fabs(t);
+            }
         }
-        ref = alpha * sum;
-        mag = fabs(alpha) * mag;
-        if (beta != 0) {
-            ref += beta * c0[e];
-            mag += fabs(beta * c0[e]);
+        for (size_t q = 0; q < nb; q++) {
+            double ref = alpha * sum[q], scale = fabs(alpha) * mag[q];
+            if (beta != 0) {
+                ref += beta * c0[e[q]];
+                scale += fabs(beta * c0[e[q]]);
+            }
+            if (hs__kcheck_cw(res, got[e[q]], ref, scale))
+                snprintf(where, sizeof where, "c[%zu][%zu] = %.9g, reference %.9g", e[q] / n,
+                         e[q] % n, got[e[q]], ref);
         }
-        if (hs__kcheck_cw(res, got[e], ref, mag))
-            snprintf(where, sizeof where, "c[%zu][%zu] = %.9g, reference %.9g", i, j, got[e],
-                     ref);
     }
     return hs__kcheck_end(c, res, where, err);
 }
