@@ -432,7 +432,8 @@ static int launched_or_end(const void *arg)
 
 /* The worker of a device that completes apart: takes each task handed to
  * it, waits for room (fewer than depth in flight; its buffers fit beside
- * those in flight, or nothing is in flight), launches it (or, once the
+ * those in flight, or nothing is in flight; nothing, for a task that runs
+ * in its launch: hs__data_waits), launches it (or, once the
  * device failed, hands it on unrun) and hands it to the completer. */
 static void launch_apart(worker *wk)
 {
@@ -450,7 +451,10 @@ static void launch_apart(worker *wk)
         tail = atomic_load_explicit(&wk->tasks_tail, memory_order_acquire);
         /* one reading of `completed`: the check and the wait use the same */
         c.n = atomic_load(&wk->completed);
-        if (!dying && n != c.n && !hs__data_fits(rb->dm, wk->task[head % RING], wk->device)) {
+        if (!dying && n != c.n &&
+            (!hs__data_fits(rb->dm, wk->task[head % RING], wk->device) ||
+             (!wk->span[head % RING][2] &&
+              hs__data_waits(rb->dm, wk->task[head % RING], wk->device)))) {
             await(&wk->park, completed_or_stop, &c);
             continue;
         }

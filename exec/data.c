@@ -2453,6 +2453,18 @@ int hs__data_enqueues(const hs__data *dm, int d)
     return runs_here(dm, d) && !dm->host_side[mem_of(dm, d)];
 }
 
+int hs__data_waits(const hs__data *dm, size_t t, int d)
+{
+    const hs_task *rt = &dm->rg->tasks[t];
+    const dtask *task = &dm->t[rt->origin];
+    int m = mem_of(dm, d);
+    if (dm->mode != HS__REAL_CUDA || !runs_here(dm, d) || dm->host_side[m])
+        return 0;
+    if (!task->typed)
+        return 1;
+    return rt->nparts > 1 && !piece_on_memory(dm, task, m, dm->range[2 * t], dm->range[2 * t + 1]);
+}
+
 int hs__data_complete(hs__data *dm, hs__launch *l)
 {
     if (l->kernel && dm->rg->tasks[l->t].nparts > 1) {

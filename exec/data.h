@@ -367,6 +367,12 @@ int hs__data_fits(hs__data *dm, size_t t, int d);
  * gpu's under emu, whose kernels run in the launch, so that CI takes the
  * same path): its worker launches every task it holds. */
 int hs__data_enqueues(const hs__data *dm, int d);
+/* 1 when whole task or part t, launched on device d, must wait for the
+ * tasks d has in flight: it runs in the launch itself (a cost-only task
+ * sleeping its cost, a part computed through host) on a device whose
+ * kernels run after their launch (a GPU's under cuda), so that the device
+ * runs one task at a time, as the executor's model has it. */
+int hs__data_waits(const hs__data *dm, size_t t, int d);
 int hs__data_complete(hs__data *dm, hs__launch *l);
 
 /* Starts moving ready task t's inputs to device d's memory without

@@ -188,6 +188,52 @@ static void run_small_yaml(void **state)
     hs_workload_free(w);
 }
 
+/* A cost-only task that gpu0 holds behind its kernels sleeps only once they
+ * ended: a GPU runs one task at a time, as the executor's model has it
+ * (its worker launched it while the kernels were still running, and the
+ * measured schedule had it overlap them).  Three va kernels and a nap,
+ * independent, all on gpu0, which holds 4 started tasks (heft commits them
+ * ahead, the kernels first: their rank is higher): the nap starts
+ * after the last kernel's end, up to the mapping of the GPU's clock onto
+ * the host's (a few us). */
+static void cost_only_after_gpu_kernels(void **state)
+{
+    static const char yaml[] =
+        "platform:\n"
+        "  devices:\n"
+        "    - {name: gpu0, kind: gpu, memory: gpu0}\n"
+        "  links:\n"
+        "    - {from: host, to: gpu0, bandwidth_gbps: 10.0, latency_us: 5}\n"
+        "    - {from: gpu0, to: host, bandwidth_gbps: 10.0, latency_us: 5}\n"
+        "applications:\n"
+        "  - name: chain\n"
+        "    kernels:\n"
+        "      - {name: a, type: va, params: {n: 4000000}, cost_us: {gpu: 200}}\n"
+        "      - {name: b, type: va, params: {n: 4000000}, cost_us: {gpu: 200}}\n"
+        "      - {name: c, type: va, params: {n: 4000000}, cost_us: {gpu: 200}}\n"
+        "      - {name: nap, cost_us: {gpu: 100}}\n";
+    hs_workload *w;
+    hs_run_result res;
+    hs_run_options o = {.backend = "cuda", .check = HS_CHECK_NONE};
+    hs_error err = {0};
+    double kernels_end = 0, nap_start = -1;
+    (void)state;
+    assert_int_equal(hs_workload_load_buffer("nap.yaml", yaml, sizeof yaml - 1, &w, &err), 0);
+    if (hs_run(w, "heft", &o, &res, &err) != HS_OK)
+        fail_msg("%s", err.msg);
+    for (size_t i = 0; i < res.schedule->nplacements; i++) {
+        const hs_placement *p = &res.schedule->placements[i];
+        if (w->graph.tasks[p->task].kernel == 3)
+            nap_start = p->start_us;
+        else if (p->end_us > kernels_end)
+            kernels_end = p->end_us;
+    }
+    assert_true(nap_start >= 0);
+    assert_true(nap_start > kernels_end - 5.0);
+    hs_run_result_free(&res);
+    hs_workload_free(w);
+}
+
 /* workloads/split-small.yaml with every splitter splitting its 4 kernels
  * at run time over cpu0, cpu1 and gpu0: every chunk on the GPU runs its
  * items in gpu0's memory, each kernel's check passes on host, the measured
@@ -330,6 +376,7 @@ int main(void)
         cmocka_unit_test(gpu_alone_byte_exact),
         cmocka_unit_test(gpu_eviction),
         cmocka_unit_test(run_small_yaml),
+        cmocka_unit_test(cost_only_after_gpu_kernels),
         cmocka_unit_test(live_split_on_the_gpu),
         cmocka_unit_test(two_gpus),
         cmocka_unit_test(split_parts_on_the_gpu),
