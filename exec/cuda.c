@@ -23,7 +23,6 @@
  * until fini.  Every CUDA call is checked and a failure names the call. */
 #include <math.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,19 +118,16 @@ static size_t c_capacity(void *ctx, int m)
 typedef struct touching {
     char *p;
     size_t bytes;
-    _Atomic size_t next; /* the next piece of TOUCH_PIECE bytes */
 } touching;
 
-static void *touch_pieces(void *arg)
+/* Touches each page of piece k (TOUCH_PIECE bytes) of t. */
+static void touch_piece(void *arg, size_t k)
 {
-    touching *t = arg;
-    size_t k, page = (size_t)sysconf(_SC_PAGESIZE);
-    while ((k = atomic_fetch_add(&t->next, 1)) * TOUCH_PIECE < t->bytes) {
-        size_t end = (k + 1) * TOUCH_PIECE < t->bytes ? (k + 1) * TOUCH_PIECE : t->bytes;
-        for (size_t i = k * TOUCH_PIECE; i < end; i += page)
-            t->p[i] = 0;
-    }
-    return NULL;
+    const touching *t = arg;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t end = (k + 1) * TOUCH_PIECE < t->bytes ? (k + 1) * TOUCH_PIECE : t->bytes;
+    for (size_t i = k * TOUCH_PIECE; i < end; i += page)
+        t->p[i] = 0;
 }
 
 /* Makes *p a pinned buffer of `bytes` the way above (cx->mu held): 1, or 0
@@ -152,8 +148,7 @@ static int pin_mapped(cctx *cx, size_t bytes, void **p)
     if (t.p == MAP_FAILED)
         return 0;
     madvise(t.p, bytes, MADV_NOHUGEPAGE); /* where THP is "always" (see above) */
-    atomic_init(&t.next, 0);
-    hs__on_every_processor(touch_pieces, &t, (bytes + TOUCH_PIECE - 1) / TOUCH_PIECE);
+    hs__each_job(touch_piece, &t, (bytes + TOUCH_PIECE - 1) / TOUCH_PIECE);
     if (cudaHostRegister(t.p, bytes, cudaHostRegisterPortable) != cudaSuccess) {
         cudaGetLastError(); /* not sticky: clear it */
         munmap(t.p, bytes);

@@ -569,7 +569,10 @@ static int cpu_threads(const hs__data *dm, int d)
     return spare > ncpu ? (int)(spare / ncpu) : 1;
 }
 
-void hs__on_every_processor(void *(*fn)(void *), void *arg, size_t jobs)
+/* Runs fn(arg) on every online processor (at most 64 threads, at most
+ * `jobs`), the calling thread among them: fn takes jobs until none is
+ * left. */
+static void on_every_processor(void *(*fn)(void *), void *arg, size_t jobs)
 {
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     pthread_t tid[64];
@@ -581,6 +584,30 @@ void hs__on_every_processor(void *(*fn)(void *), void *arg, size_t jobs)
     fn(arg); /* the calling thread helps, and finishes alone if none started */
     for (int k = 0; k < started; k++)
         pthread_join(tid[k], NULL);
+}
+
+typedef struct jobs {
+    void (*fn)(void *arg, size_t k);
+    void *arg;
+    size_t n;
+    _Atomic size_t next;
+} jobs;
+
+static void *take_jobs(void *arg)
+{
+    jobs *j = arg;
+    size_t k;
+    while ((k = atomic_fetch_add(&j->next, 1)) < j->n)
+        j->fn(j->arg, k);
+    return NULL;
+}
+
+void hs__each_job(void (*fn)(void *arg, size_t k), void *arg, size_t n)
+{
+    jobs j = {.fn = fn, .arg = arg, .n = n};
+    atomic_init(&j.next, 0);
+    if (n)
+        on_every_processor(take_jobs, &j, n);
 }
 
 /* Filling typed kernels' inputs on every processor: a job fills one
@@ -600,7 +627,6 @@ typedef struct fill_job {
 typedef struct fill_jobs {
     fill_job *job;
     size_t n, cap;
-    _Atomic size_t next;
 } fill_jobs;
 
 /* Adds the jobs that fill c's inputs into bufs (NULL ones are left).
@@ -622,27 +648,13 @@ static int add_fill(fill_jobs *f, const hs_kconf *c, void *const *bufs, hs_error
     return HS_OK;
 }
 
-static void *fill_some(void *arg)
+static void fill_one(void *arg, size_t k)
 {
-    fill_jobs *f = arg;
-    size_t j;
-    while ((j = atomic_fetch_add(&f->next, 1)) < f->n) {
-        const fill_job *x = &f->job[j];
-        if (x->pieces)
-            hs_kfill_piece(x->c, x->bufs, x->piece, x->pieces);
-        else
-            hs_kfill(x->c, x->bufs);
-    }
-    return NULL;
-}
-
-/* Runs f's jobs on every processor, then frees them. */
-static void fill_all(fill_jobs *f)
-{
-    atomic_init(&f->next, 0);
-    if (f->n)
-        hs__on_every_processor(fill_some, f, f->n);
-    free(f->job);
+    const fill_job *x = &((fill_jobs *)arg)->job[k];
+    if (x->pieces)
+        hs_kfill_piece(x->c, x->bufs, x->piece, x->pieces);
+    else
+        hs_kfill(x->c, x->bufs);
 }
 
 /* Makes every typed task's generated inputs in host memory before the run
@@ -667,9 +679,8 @@ static int pregenerate(hs__data *dm, hs_error *err)
             rc = add_fill(&f, &d->c, d->before, err);
     }
     if (rc == HS_OK)
-        fill_all(&f);
-    else
-        free(f.job);
+        hs__each_job(fill_one, &f, f.n);
+    free(f.job);
     return rc;
 }
 
@@ -834,9 +845,8 @@ static void warm_up(hs__data *dm)
                 in[i] = tmp[i];
         }
         if (ok && (ok = add_fill(&f, &d->c, tmp, NULL) == HS_OK)) /* the fed ones only */
-            fill_all(&f);
-        else
-            free(f.job);
+            hs__each_job(fill_one, &f, f.n);
+        free(f.job);
         for (int dev = 0; dev < pf->ndevices && ok; dev++) {
             const hs_task *wt = &dm->g->tasks[t];
             int m = mem_of(dm, dev);
@@ -1654,7 +1664,7 @@ int hs__data_verify(hs__data *dm, hs_error *err)
     if ((rc = dm->ops->flush(dm->mctx, err)) != HS_OK)
         return rc;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    hs__on_every_processor(check_some, dm, dm->nheld - dm->held_head);
+    on_every_processor(check_some, dm, dm->nheld - dm->held_head);
     dm->r.check_us += hs__since_us(&t0);
     if (dm->check_rc && err)
         *err = dm->check_err;
@@ -2622,46 +2632,36 @@ typedef struct piece {
     uint64_t hash;
 } piece;
 
-typedef struct pieces {
-    piece *p;
-    size_t n;
-    _Atomic size_t next;
-} pieces;
-
-static void *hash_pieces(void *arg)
+static void hash_piece(void *arg, size_t k)
 {
-    pieces *pc = arg;
-    size_t k;
-    while ((k = atomic_fetch_add(&pc->next, 1)) < pc->n)
-        pc->p[k].hash = hs__piece_hash(pc->p[k].p, pc->p[k].bytes);
-    return NULL;
+    piece *p = &((piece *)arg)[k];
+    p->hash = hs__piece_hash(p->p, p->bytes);
 }
 
 /* Each output's hash (r->outputs[k].hash), from its bytes at src[k]. */
 static int hash_outputs(hs_run_report *r, const void *const *src, hs_error *err)
 {
-    pieces pc = {0};
-    size_t k = 0;
+    piece *pc;
+    size_t n = 0, k = 0;
     for (size_t i = 0; i < r->noutputs; i++)
-        pc.n += (r->outputs[i].bytes + HS__PIECE - 1) / HS__PIECE;
-    if (!(pc.p = malloc((pc.n + 1) * sizeof *pc.p)))
+        n += (r->outputs[i].bytes + HS__PIECE - 1) / HS__PIECE;
+    if (!(pc = malloc((n + 1) * sizeof *pc)))
         return hs_error_set(err, HS_ENOMEM, "out of memory");
     for (size_t i = 0; i < r->noutputs; i++)
         for (size_t at = 0; at < r->outputs[i].bytes; at += HS__PIECE)
-            pc.p[k++] = (piece){.p = (const unsigned char *)src[i] + at,
-                                .bytes = r->outputs[i].bytes - at < HS__PIECE
-                                             ? r->outputs[i].bytes - at
-                                             : HS__PIECE};
-    atomic_init(&pc.next, 0);
-    hs__on_every_processor(hash_pieces, &pc, pc.n);
+            pc[k++] = (piece){.p = (const unsigned char *)src[i] + at,
+                              .bytes = r->outputs[i].bytes - at < HS__PIECE
+                                           ? r->outputs[i].bytes - at
+                                           : HS__PIECE};
+    hs__each_job(hash_piece, pc, n);
     k = 0;
     for (size_t i = 0; i < r->noutputs; i++) {
         uint64_t h = HS__FNV_BASIS;
         for (size_t at = 0; at < r->outputs[i].bytes; at += HS__PIECE, k++)
-            h = hs__fnv(h, &pc.p[k].hash, sizeof pc.p[k].hash);
+            h = hs__fnv(h, &pc[k].hash, sizeof pc[k].hash);
         r->outputs[i].hash = h;
     }
-    free(pc.p);
+    free(pc);
     return HS_OK;
 }
 

@@ -421,9 +421,9 @@ void hs__data_completer(hs__data *dm, int d);
  * has its own log: no lock. */
 void hs__data_log(hs__data *dm, int d, int kind, long t, double start_us, double end_us);
 
-/* Runs fn(arg) on every online processor (at most 64 threads, at most
- * `jobs`), the calling thread among them: fn takes jobs until none is
- * left. */
-void hs__on_every_processor(void *(*fn)(void *), void *arg, size_t jobs);
+/* Runs fn(arg, k) for every k in [0, jobs), each once, on every online
+ * processor (at most 64 threads, at most `jobs`; the calling thread among
+ * them), in no set order. */
+void hs__each_job(void (*fn)(void *arg, size_t k), void *arg, size_t jobs);
 
 #endif
