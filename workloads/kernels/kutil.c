@@ -48,9 +48,7 @@ void hs__kset_buf(hs_kconf *c, int i, const char *name, hs_kmode mode, size_t by
 
 void hs__kfill_inputs(const hs_kconf *c, void *const *bufs)
 {
-    for (int i = 0; i < c->nbufs; i++)
-        if (c->bufs[i].mode & HS_KREAD)
-            hs__kfill_uniform(bufs[i], c->bufs[i].bytes / 4, c->seed, (unsigned)i);
+    hs_kfill_piece(c, bufs, 0, 1);
 }
 
 int hs_kfill_by_pieces(const hs_kconf *c)
@@ -63,9 +61,8 @@ void hs_kfill_piece(const hs_kconf *c, void *const *bufs, size_t k, size_t n)
     for (int i = 0; i < c->nbufs; i++)
         if (c->bufs[i].mode & HS_KREAD) {
             size_t len = c->bufs[i].bytes / 4;
-            hs__kfill_uniform_range(bufs[i], len / n * k + (k < len % n ? k : len % n),
-                                    len / n * (k + 1) + (k + 1 < len % n ? k + 1 : len % n),
-                                    c->seed, (unsigned)i);
+            hs__kfill_uniform_range(bufs[i], len * k / n, len * (k + 1) / n, c->seed,
+                                    (unsigned)i);
         }
 }
 
