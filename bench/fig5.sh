@@ -205,7 +205,7 @@ for c in ${comps//,/ }; do
         "devices $(sed -n 's/^  - {name: \([a-z0-9]*\), kind:.*/\1/p' "$w" | paste -sd, -)," \
         "backend ${used:-${backend:-?}})"
     printf '%-10s %14s %14s %8s %8s %8s  %s\n' policy "measured us" "predicted us" ratio speedup \
-        pred.sp "busy% / idle holding work% (predicted) / of it inputs there% (predicted), per device (last run)"
+        pred.sp "busy% / idle holding work% (predicted) / of it inputs there% (predicted) / of that behind a waiting task% (predicted) + launching%, per device (last run)"
     base="" pbase=""
     for p in $plist; do
         why="" meas="" pred=""
@@ -233,9 +233,14 @@ for c in ${comps//,/ }; do
             base=$meas pbase=$pred
         fi
         # "  gpu0   gpu  busy   251938.321 us   67.3%  3146 tasks; idle holding work ... (31.8%),
-        # predicted 28.0%; inputs there ... (2.1%), predicted 0.3%"
-        busy=$(sed -n 's/^  \([^ ]*\) .* busy .* \([0-9.]*\)%  [0-9]* tasks; idle holding work [0-9.]* us (\([0-9.]*\)%), predicted \([0-9.]*\)%; inputs there [0-9.]* us (\([0-9.]*\)%), predicted \([0-9.]*\)%$/\1 \2\/\3(\4)\/\5(\6)/p' \
-            "$log" | paste -sd' ' -)
+        # predicted 28.0%; inputs there ... (2.1%), predicted 0.3%", then under
+        # "inputs there, of it: ..." "  gpu0   behind ... (1.2%), predicted 0.3%;
+        # launching ... (0.8%)": one cell per device, 67.3/31.8(28.0)/2.1(0.3)/1.2(0.3)+0.8
+        busy=$({
+            sed -n 's/^  \([^ ]*\) .* busy .* \([0-9.]*\)%  [0-9]* tasks; idle holding work [0-9.]* us (\([0-9.]*\)%), predicted \([0-9.]*\)%; inputs there [0-9.]* us (\([0-9.]*\)%), predicted \([0-9.]*\)%$/\1 \2\/\3(\4)\/\5(\6)/p' "$log"
+            sed -n 's/^  \([^ ]*\) *behind [0-9.]* us (\([0-9.]*\)%), predicted \([0-9.]*\)%; launching [0-9.]* us (\([0-9.]*\)%)$/\1 \/\2(\3)+\4/p' "$log"
+        } | awk '{ if (!($1 in c)) d[++n] = $1; c[$1] = c[$1] $2 }
+                 END { for (i = 1; i <= n; i++) printf "%s%s %s", (i > 1 ? " " : ""), d[i], c[d[i]] }')
         awk -v p="$p" -v m="$meas" -v q="$pred" -v b="$base" -v pb="$pbase" -v busy="$busy" 'BEGIN {
             ratio = q > 0 ? m / q : 0
             sp = b != "" && m > 0 ? sprintf("%.3f", b / m) : "-"

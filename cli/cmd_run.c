@@ -155,6 +155,19 @@ static void summarise(FILE *out, const hs_workload *w, const hs_run_result *r, i
             fprintf(out, ", predicted %.1f%%", 100.0 * pst[d].ready_idle_us / pms);
         fprintf(out, "\n");
     }
+    /* why: a ready task held back behind one waiting for copies (the model
+     * holds back too), or the worker still launching (the model has no
+     * launch time) */
+    fprintf(out, "inputs there, of it: behind a held task still waiting for its inputs; "
+                 "its worker launching (the model has no launches):\n");
+    for (int d = 0; d < p->ndevices; d++) {
+        fprintf(out, "  %-*s behind %.3f us (%.1f%%)", width, p->devices[d].name,
+                st[d].behind_idle_us, 100.0 * st[d].behind_idle_us / ms);
+        if (executor)
+            fprintf(out, ", predicted %.1f%%", 100.0 * pst[d].behind_idle_us / pms);
+        fprintf(out, "; launching %.3f us (%.1f%%)\n", st[d].launch_idle_us,
+                100.0 * st[d].launch_idle_us / ms);
+    }
     fprintf(out, "overhead per task, measured (from when a task could start to its start) "
             "beside the platform's overhead_us:\n");
     for (int d = 0; d < p->ndevices; d++)

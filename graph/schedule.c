@@ -171,6 +171,24 @@ static int transfers_by_source(const hs_schedule *s, hs__plindex *from, hs_error
     return HS_OK;
 }
 
+/* The intersection of a[0 .. na) and b[0 .. nb) (both merged) into out,
+ * which has room for na + nb; returns how many. */
+static size_t intersect(const interval *a, size_t na, const interval *b, size_t nb,
+                        interval *out)
+{
+    size_t i = 0, j = 0, k = 0;
+    while (i < na && j < nb) {
+        double lo = a[i].a > b[j].a ? a[i].a : b[j].a, hi = a[i].b < b[j].b ? a[i].b : b[j].b;
+        if (lo < hi)
+            out[k++] = (interval){lo, hi};
+        if (a[i].b < b[j].b)
+            i++;
+        else
+            j++;
+    }
+    return k;
+}
+
 /* When every input of placement p was in its device's memory: each copy
  * made for it has ended (to_end[p]), and each predecessor's result is
  * there, made there or copied there (its earliest copy into that memory;
@@ -205,11 +223,83 @@ static double inputs_there(const hs_workload *w, const hs_schedule *s, const hs_
     return at;
 }
 
+/* A held task: held from a to b, its inputs there from `ready`. */
+typedef struct held_task {
+    double a, b, ready;
+} held_task;
+
+static int by_held_start(const void *x, const void *y)
+{
+    const held_task *p = x, *q = y;
+    return (p->a > q->a) - (p->a < q->a);
+}
+
+/* Device d's idle time while it held work (st->held_idle_us), of it with
+ * the inputs of a held task there (ready_idle_us), and of that the parts
+ * behind a head waiting for inputs and spent launching (behind_idle_us,
+ * launch_idle_us).  p[0 .. np) holds d's runs, merged; `tmp` has room for
+ * 5 x (nactivities + nplacements + 1) intervals (an intersection of two
+ * lists may take both's room) and `held` for nactivities + 1. */
+static void idle_of(const hs_workload *w, const hs_schedule *s, const hs__plindex *tasks,
+                    const hs__plindex *from, const double *to_end, int d, const interval *p,
+                    size_t np, interval *tmp, held_task *held, hs_device_stats *st)
+{
+    size_t room = s->nactivities + s->nplacements + 1, nh = 0, nr, nq = 0, nl = 0, n;
+    interval *r = tmp, *q = r + room, *l = q + room, *x = l + room;
+    double head_from = -HUGE_VAL;
+    for (size_t i = 0; i < s->nactivities; i++) {
+        const hs_activity *a = &s->activities[i];
+        double ready = a->start_us;
+        if (a->device != d)
+            continue;
+        if (strcmp(a->what, "launch") == 0)
+            l[nl++] = (interval){a->start_us, a->end_us};
+        if (strcmp(a->what, "held") != 0)
+            continue;
+        if (a->placement >= 0 && (size_t)a->placement < s->nplacements &&
+            s->placements[a->placement].task < w->graph.ntasks) {
+            double there = inputs_there(w, s, tasks, from, to_end, (size_t)a->placement);
+            if (there > ready)
+                ready = there;
+        }
+        held[nh++] = (held_task){a->start_us, a->end_us, ready};
+    }
+    for (size_t i = 0; i < nh; i++)
+        r[i] = (interval){held[i].a, held[i].b};
+    st->held_idle_us = outside(r, merge(r, nh), p, np);
+    /* in start order, each held task heads the queue from when every one
+     * held before it has gone, and holds back those behind it until its
+     * own inputs are there */
+    qsort(held, nh, sizeof *held, by_held_start);
+    nr = 0;
+    for (size_t i = 0; i < nh; i++) {
+        double a = held[i].a > head_from ? held[i].a : head_from;
+        double b = held[i].ready < held[i].b ? held[i].ready : held[i].b;
+        if (a < b)
+            q[nq++] = (interval){a, b};
+        if (held[i].b > head_from)
+            head_from = held[i].b;
+        if (held[i].ready < held[i].b)
+            r[nr++] = (interval){held[i].ready, held[i].b};
+    }
+    nr = merge(r, nr);
+    st->ready_idle_us = outside(r, nr, p, np);
+    nq = merge(q, nq);
+    n = intersect(r, nr, q, nq, x);
+    st->behind_idle_us = outside(x, n, p, np);
+    /* launching, outside the runs and the time behind a waiting head */
+    memcpy(q + nq, p, np * sizeof *p);
+    nq = merge(q, nq + np);
+    n = intersect(r, nr, l, merge(l, nl), x);
+    st->launch_idle_us = outside(x, n, q, nq);
+}
+
 int hs_schedule_device_stats(const hs_workload *w, const hs_schedule *s, hs_device_stats *st,
                              hs_error *err)
 {
     int nd = w->platform.ndevices, rc;
-    interval *p, *h, *r;
+    interval *p, *tmp;
+    held_task *held;
     hs__plindex tasks = {0}, from = {0};
     double *to_end;
     for (int d = 0; d < nd; d++)
@@ -227,10 +317,10 @@ int hs_schedule_device_stats(const hs_workload *w, const hs_schedule *s, hs_devi
         return rc;
     }
     p = malloc((s->nplacements + 1) * sizeof *p);
-    h = malloc((s->nactivities + 1) * sizeof *h);
-    r = malloc((s->nactivities + 1) * sizeof *r);
+    tmp = malloc(5 * (s->nactivities + s->nplacements + 1) * sizeof *tmp);
+    held = malloc((s->nactivities + 1) * sizeof *held);
     to_end = calloc(s->nplacements + 1, sizeof *to_end);
-    if (!p || !h || !r || !to_end) {
+    if (!p || !tmp || !held || !to_end) {
         rc = nomem(err);
         goto out;
     }
@@ -240,34 +330,17 @@ int hs_schedule_device_stats(const hs_workload *w, const hs_schedule *s, hs_devi
             to_end[t->to_placement] = t->end_us;
     }
     for (int d = 0; d < nd; d++) {
-        size_t np = 0, nh = 0, nr = 0;
+        size_t np = 0;
         for (size_t i = 0; i < s->nplacements; i++)
             if (s->placements[i].device == d)
                 p[np++] = (interval){s->placements[i].start_us, s->placements[i].end_us};
-        for (size_t i = 0; i < s->nactivities; i++) {
-            const hs_activity *a = &s->activities[i];
-            double ready = a->start_us;
-            if (a->device != d || strcmp(a->what, "held") != 0)
-                continue;
-            h[nh++] = (interval){a->start_us, a->end_us};
-            if (a->placement >= 0 && (size_t)a->placement < s->nplacements &&
-                s->placements[a->placement].task < w->graph.ntasks) {
-                double there = inputs_there(w, s, &tasks, &from, to_end, (size_t)a->placement);
-                if (there > ready)
-                    ready = there;
-            }
-            if (ready < a->end_us)
-                r[nr++] = (interval){ready, a->end_us};
-        }
-        np = merge(p, np);
-        st[d].held_idle_us = outside(h, merge(h, nh), p, np);
-        st[d].ready_idle_us = outside(r, merge(r, nr), p, np);
+        idle_of(w, s, &tasks, &from, to_end, d, p, merge(p, np), tmp, held, &st[d]);
     }
     rc = HS_OK;
 out:
     free(p);
-    free(h);
-    free(r);
+    free(tmp);
+    free(held);
     free(to_end);
     hs__plindex_free(&tasks);
     hs__plindex_free(&from);

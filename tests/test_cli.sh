@@ -747,6 +747,10 @@ check "run tables: gaps" "$tmp/out" '^  gpu0 +[0-9.]+ us +0\.000 us$'
 check "run tables: kernels" "$tmp/out" '^  cost-only +cpu0 +[0-9]+ tasks? +[0-9.]+ us +[0-9.]+ us  x[0-9.]+$'
 check "run tables: idle holding work, measured and predicted" "$tmp/out" \
     '^  gpu0 +gpu +busy .* tasks; idle holding work [0-9.]+ us \([0-9.]+%\), predicted [0-9.]+%; inputs there [0-9.]+ us \([0-9.]+%\), predicted [0-9.]+%$'
+check "run tables: why inputs there" "$tmp/out" \
+    '^inputs there, of it: behind a held task still waiting for its inputs; its worker launching \(the model has no launches\):$'
+check "run tables: behind and launching" "$tmp/out" \
+    '^  gpu0   behind [0-9.]+ us \([0-9.]+%\), predicted [0-9.]+%; launching [0-9.]+ us \([0-9.]+%\)$'
 # the predicted schedule's trace: the executor's model, its devices holding
 # tasks (heft gives gpu0 the chains' scale kernels, held while va's results
 # come)
@@ -759,6 +763,7 @@ check "run --predicted-trace and --json on stdout: why" "$tmp/err" \
     '--json and --predicted-trace both go to standard output'
 expect 0 "run --predict delay: no predicted idle time" -- "$H" run -a heft "$RW" --backend emu --predict delay
 check "run --predict delay: no predicted idle time" "$tmp/out" '^  gpu0 +gpu +busy .* tasks; idle holding work [0-9.]+ us \([0-9.]+%\); inputs there [0-9.]+ us \([0-9.]+%\)$'
+check "run --predict delay: no predicted time behind" "$tmp/out" '^  gpu0   behind [0-9.]+ us \([0-9.]+%\); launching [0-9.]+ us \([0-9.]+%\)$'
 # map --predict executor: what `run` predicts, without running: h-ratio on
 # the case study is 6390.208 us in the delay model; the executor's model
 # adds add's 4 MiB output going back to host after it (10 + 4194304 / 12000

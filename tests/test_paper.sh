@@ -131,9 +131,10 @@ done
 # 4. bench/fig5.sh end to end on one small composition (emu).
 if bench/fig5.sh --hetsched "$H" --size small --compositions data --policies h-ratio \
     --runs 2 --base-runs 1 >"$tmp/out" 2>"$tmp/err"; then
-    # per device: busy / idle holding work (predicted) / inputs there (predicted)
-    dev='[0-9.]+/[0-9.]+\([0-9.]+\)/[0-9.]+\([0-9.]+\)'
-    grep -Eq "^cpu-only +[0-9.]+ +[0-9.]+ +[0-9.]+ +1\.000 +1\.000  cpu0 $dev gpu0 0\.0/0\.0\(0\.0\)/0\.0\(0\.0\)\$" "$tmp/out" &&
+    # per device: busy / idle holding work (predicted) / inputs there
+    # (predicted) / of that behind a waiting task (predicted) + launching
+    dev='[0-9.]+/[0-9.]+\([0-9.]+\)/[0-9.]+\([0-9.]+\)/[0-9.]+\([0-9.]+\)\+[0-9.]+'
+    grep -Eq "^cpu-only +[0-9.]+ +[0-9.]+ +[0-9.]+ +1\.000 +1\.000  cpu0 $dev gpu0 0\.0/0\.0\(0\.0\)/0\.0\(0\.0\)/0\.0\(0\.0\)\+0\.0\$" "$tmp/out" &&
         grep -Eq "^h-ratio +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+  cpu0 $dev gpu0 $dev\$" "$tmp/out" &&
         # the agreement over both cells, then over h-ratio's alone (its
         # range one value, its median that value: the median of its runs)

@@ -245,6 +245,11 @@ class Run(unittest.TestCase):
         self.assertTrue(all(0 <= d["ready_idle_us"] <= d["held_idle_us"] + 1e-9
                             for d in r.devices))
         self.assertEqual([d["ready_idle_us"] for d in r.predicted_devices], [0.0, 0.0])
+        # and of that, behind a waiting head and launching: parts of it
+        self.assertTrue(all(0 <= d["behind_idle_us"] and 0 <= d["launch_idle_us"] and
+                            d["behind_idle_us"] + d["launch_idle_us"] <=
+                            d["ready_idle_us"] + 1e-9 for d in r.devices))
+        self.assertEqual([d["behind_idle_us"] for d in r.predicted_devices], [0.0, 0.0])
         # what the run cost beyond its makespan: the phases lie within the
         # set-up (typed inputs made, kernels warmed up), the end after it
         s = r.setup_us

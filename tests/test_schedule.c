@@ -1749,7 +1749,12 @@ static void device_stats_by_hand(void **state)
  * scale; norm reads that copy), scale's input from host at 27.  Held idle:
  * [10, 40] less scale's run, 26.  Inputs there: scale from 27, norm from 25:
  * [25, 40] less scale's run, 11.  Once gpu0 holds norm from 36 only:
- * held [10, 30] and [36, 40], 24; inputs there [27, 30] and [36, 40], 7. */
+ * held [10, 30] and [36, 40], 24; inputs there [27, 30] and [36, 40], 7.
+ * Behind a head waiting for inputs: scale heads the queue until 30 and
+ * waits for its inputs until 27, so norm, ready from 25, waits behind it
+ * [25, 27]: 2 (0 once norm is held from 36).  Launching: gpu0's worker
+ * launches in [28, 29.5] and [33, 37], cpu0's in [25, 40] (not gpu0's):
+ * of the inputs-there time outside [25, 27], 1.5 + 3 (1.5 + 1 later). */
 static void ready_idle_by_hand(void **state)
 {
     hs_workload *w = tiny();
@@ -1759,6 +1764,9 @@ static void ready_idle_by_hand(void **state)
     const hs_activity held[] = {
         {.device = GPU0, .what = "held", .placement = 1, .start_us = 10, .end_us = 30},
         {.device = GPU0, .what = "held", .placement = 2, .start_us = 20, .end_us = 40},
+        {.device = GPU0, .what = "launch", .placement = 2, .start_us = 28, .end_us = 29.5},
+        {.device = GPU0, .what = "launch", .placement = HS_NONE, .start_us = 33, .end_us = 37},
+        {.device = CPU0, .what = "launch", .placement = HS_NONE, .start_us = 25, .end_us = 40},
     };
     const hs_transfer copies[] = {
         {.from_placement = 0, .to_placement = 1, .from_device = CPU0, .to_device = GPU0,
@@ -1770,16 +1778,19 @@ static void ready_idle_by_hand(void **state)
     place(s, ADD, 0, 1, 1.0, CPU0, 0, 10);
     place(s, SCALE, 0, 1, 1.0, GPU0, 30, 34);
     place(s, NORM, 0, 1, 1.0, GPU0, 40, 42);
-    for (size_t i = 0; i < 2; i++) {
+    for (size_t i = 0; i < sizeof held / sizeof *held; i++)
         assert_true(hs_schedule_add_activity(s, &held[i], &err) == (long)i);
+    for (size_t i = 0; i < 2; i++)
         assert_true(hs_schedule_add_transfer(s, &copies[i], &err) == (long)i);
-    }
     assert_int_equal(hs_schedule_device_stats(w, s, st, &err), 0);
     assert_true(st[GPU0].held_idle_us == 26 && st[GPU0].ready_idle_us == 11);
+    assert_true(st[GPU0].behind_idle_us == 2 && st[GPU0].launch_idle_us == 4.5);
     assert_true(st[CPU0].held_idle_us == 0 && st[CPU0].ready_idle_us == 0);
+    assert_true(st[CPU0].behind_idle_us == 0 && st[CPU0].launch_idle_us == 0);
     s->activities[1].start_us = 36;
     assert_int_equal(hs_schedule_device_stats(w, s, st, &err), 0);
     assert_true(st[GPU0].held_idle_us == 24 && st[GPU0].ready_idle_us == 7);
+    assert_true(st[GPU0].behind_idle_us == 0 && st[GPU0].launch_idle_us == 2.5);
     hs_schedule_free(s);
     hs_workload_free(w);
 }

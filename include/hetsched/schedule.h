@@ -95,6 +95,16 @@ typedef struct hs_device_stats {
                               task's inputs were all in its memory: the
                               executor's own delay, the copies it waited
                               for left out */
+    double behind_idle_us; /* the part of ready_idle_us in which the task
+                              it held longest (the next to start: a device
+                              starts what it holds in order) still waited
+                              for its inputs: a ready task held back
+                              behind one waiting for copies */
+    double launch_idle_us; /* the part of ready_idle_us, outside
+                              behind_idle_us, in which its worker was
+                              launching a task (its "launch" activities: a
+                              GPU's host time per kernel, which the
+                              executor's model does not know) */
 } hs_device_stats;
 
 /* Fills st[0 .. ndevices) for s.  HS_ENOMEM. */

@@ -121,7 +121,8 @@ class _KernelRow(ctypes.Structure):
 
 class _DeviceStats(ctypes.Structure):
     _fields_ = [("busy_us", ctypes.c_double), ("tasks", ctypes.c_size_t),
-                ("held_idle_us", ctypes.c_double), ("ready_idle_us", ctypes.c_double)]
+                ("held_idle_us", ctypes.c_double), ("ready_idle_us", ctypes.c_double),
+                ("behind_idle_us", ctypes.c_double), ("launch_idle_us", ctypes.c_double)]
 
 
 class _RunResult(ctypes.Structure):
@@ -344,7 +345,9 @@ class RunResult(Schedule):
     .devices     per device, in platform order: busy_us, tasks,
                  held_idle_us (time it held a started task and ran none) and
                  ready_idle_us (the part of it in which the held task's
-                 inputs were all there: the executor's own delay)
+                 inputs were all there: the executor's own delay), and of
+                 that behind_idle_us (behind a held task still waiting for
+                 its inputs) and launch_idle_us (its worker launching)
     .predicted_devices  the same in the prediction (held_idle_us under the
                  executor's model: the copies the schedule itself waits for)
     .outputs_digest  FNV-1a (64 bits) of the run's outputs (typed tasks
@@ -624,7 +627,8 @@ def run(workload, policy=None, backend=None, *, devices=None, check="sample", se
     r.overhead_us = [res.overhead_us[d] for d in range(res.ndevices)]
     r.devices, r.predicted_devices = (
         [{"busy_us": st[d].busy_us, "tasks": st[d].tasks, "held_idle_us": st[d].held_idle_us,
-          "ready_idle_us": st[d].ready_idle_us}
+          "ready_idle_us": st[d].ready_idle_us, "behind_idle_us": st[d].behind_idle_us,
+          "launch_idle_us": st[d].launch_idle_us}
          for d in range(res.ndevices)] for st in (res.devices, res.predicted_devices))
     r.outputs_digest = res.outputs_digest
     r.setup_us = {"total": res.setup_us, "inputs": res.inputs_us, "buffers": res.buffers_us,
