@@ -157,9 +157,9 @@ static void summarise(FILE *out, const hs_workload *w, const hs_run_result *r, i
     }
     /* why: a ready task held back behind one waiting for copies (the model
      * holds back too), or the worker still launching (the model has no
-     * launch time) */
-    fprintf(out, "inputs there, of it: behind a held task still waiting for its inputs; "
-                 "its worker launching (the model has no launches):\n");
+     * launches: a device's overhead_us is in each of its tasks' costs) */
+    fprintf(out, "inputs there, of it: behind a held task still waiting for its inputs; its "
+                 "worker launching (the model has no launches, only overhead_us in each cost):\n");
     for (int d = 0; d < p->ndevices; d++) {
         fprintf(out, "  %-*s behind %.3f us (%.1f%%)", width, p->devices[d].name,
                 st[d].behind_idle_us, 100.0 * st[d].behind_idle_us / ms);

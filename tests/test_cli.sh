@@ -748,7 +748,7 @@ check "run tables: kernels" "$tmp/out" '^  cost-only +cpu0 +[0-9]+ tasks? +[0-9.
 check "run tables: idle holding work, measured and predicted" "$tmp/out" \
     '^  gpu0 +gpu +busy .* tasks; idle holding work [0-9.]+ us \([0-9.]+%\), predicted [0-9.]+%; inputs there [0-9.]+ us \([0-9.]+%\), predicted [0-9.]+%$'
 check "run tables: why inputs there" "$tmp/out" \
-    '^inputs there, of it: behind a held task still waiting for its inputs; its worker launching \(the model has no launches\):$'
+    '^inputs there, of it: behind a held task still waiting for its inputs; its worker launching \(the model has no launches, only overhead_us in each cost\):$'
 check "run tables: behind and launching" "$tmp/out" \
     '^  gpu0   behind [0-9.]+ us \([0-9.]+%\), predicted [0-9.]+%; launching [0-9.]+ us \([0-9.]+%\)$'
 # the predicted schedule's trace: the executor's model, its devices holding

@@ -103,8 +103,9 @@ typedef struct hs_device_stats {
     double launch_idle_us; /* the part of ready_idle_us, outside
                               behind_idle_us, in which its worker was
                               launching a task (its "launch" activities: a
-                              GPU's host time per kernel, which the
-                              executor's model does not know) */
+                              GPU's host time per kernel: the executor's
+                              model has no launches, it counts the
+                              device's overhead_us in each task's cost) */
 } hs_device_stats;
 
 /* Fills st[0 .. ndevices) for s.  HS_ENOMEM. */
