@@ -1397,12 +1397,13 @@ fail:
     }
     engine_free(&e);
     hs_graph_free(&own);
-    /* The delay model's transfers follow from the schedule and the workload
-     * alone, so they are derived once the run's state and a transformed
-     * graph are freed: a split graph's parts and their edges would
-     * otherwise still hold their memory beside the transfers. */
-    if (rc == 0 && !e.exec_depth)
-        rc = hs_schedule_derive_transfers(w, e.s, err);
+    /* The delay model's transfers follow from the placements and the
+     * workload alone: the schedule leaves them implied, and its readers
+     * compute them where they read them (hs_schedule_each_transfer). */
+    if (rc == 0 && !e.exec_depth) {
+        e.s->transfers_implied = 1;
+        e.s->makespan_us = hs_schedule_makespan(w, e.s);
+    }
     if (rc != 0) {
         hs_schedule_free(e.s);
         return rc;

@@ -119,7 +119,10 @@ int hs_run_measured_schedule(const hs_workload *w, const char *backend, const hs
             makespan = s->placements[i].end_us;
     }
     qsort(ix.by, s->nplacements, sizeof *ix.by, by_task_part);
+    /* the run's copies, not the model's transfers (which the planned
+     * schedule left implied) */
     s->ntransfers = 0;
+    s->transfers_implied = 0;
     for (size_t k = 0; k < r->ncopies; k++) {
         const hs_run_copy *c = &r->copies[k];
         hs_transfer t;

@@ -26,6 +26,7 @@ int hs_gantt_write(const hs_workload *w, const hs_schedule *s, const char *path,
 
 #include "graph/export_util.h"
 #include "graph/picture.h"
+#include "graph/schedule_int.h"
 #include "graph/utf8.h"
 
 /* Layout in pixels (points for SVG); HS_GANTT_HEIGHT in export.h sums them. */
@@ -287,7 +288,7 @@ static void draw(cairo_t *cr, void *ctx)
     draw_legend(c);
 }
 
-int hs_gantt_write(const hs_workload *w, const hs_schedule *s, const char *path, hs_error *err)
+static int gantt_write(const hs_workload *w, const hs_schedule *s, const char *path, hs_error *err)
 {
     int fmt = hs__picture_format(path), nm = w->platform.nmemories, height, rc;
     int *lane_of_pair;
@@ -313,6 +314,12 @@ int hs_gantt_write(const hs_workload *w, const hs_schedule *s, const char *path,
     rc = hs__picture_write(path, fmt, HS_GANTT_WIDTH, height, draw, &c, "Gantt chart", err);
     free(lane_of_pair);
     return rc;
+}
+
+/* (the chart draws each transfer: an implied schedule's are listed first) */
+int hs_gantt_write(const hs_workload *w, const hs_schedule *s, const char *path, hs_error *err)
+{
+    return hs__write_listed(w, s, gantt_write, path, err);
 }
 
 #endif

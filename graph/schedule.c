@@ -433,37 +433,68 @@ double hs_schedule_makespan(const hs_workload *w, const hs_schedule *s)
     return makespan;
 }
 
-/* Appends one transfer of `bytes` from device `from_dev` on memory q to
- * `to_dev` on memory r, starting at `start`, to s, whose room for it the
- * caller made; nothing when both ends share a memory or there is no data. */
-static inline void add_implied(hs_schedule *s, const hs_platform *pf, long from, long to,
-                               int from_dev, int to_dev, int q, int r, double bytes,
-                               double start)
+/* Calls fn for one transfer of `bytes` from device `from_dev` on memory q to
+ * `to_dev` on memory r, starting at `start`; nothing when both ends share a
+ * memory or there is no data. */
+static inline int implied(hs_transfer_fn fn, void *ctx, const hs_platform *pf, long from,
+                          long to, int from_dev, int to_dev, int q, int r, double bytes,
+                          double start)
 {
+    hs_transfer t;
     if (q == r || bytes <= 0)
-        return;
-    s->transfers[s->ntransfers++] = (hs_transfer){.from_placement = from,
-                                                  .to_placement = to,
-                                                  .from_device = from_dev,
-                                                  .to_device = to_dev,
-                                                  .bytes = bytes,
-                                                  .start_us = start,
-                                                  .end_us = start +
-                                                            hs__transfer_us(pf, q, r, bytes)};
+        return 0;
+    t = (hs_transfer){.from_placement = from,
+                      .to_placement = to,
+                      .from_device = from_dev,
+                      .to_device = to_dev,
+                      .bytes = bytes,
+                      .start_us = start,
+                      .end_us = start + hs__transfer_us(pf, q, r, bytes)};
+    return fn(ctx, &t);
 }
 
-/* Builds the model's transfers placement by placement: its input from host
+/* The model's transfers placement by placement: its input from host
  * (leaving at time 0), the data of each outgoing edge to every placement of
  * the successor (bytes x f_u x f_v, leaving at the producer's end: eq. (4)'s
- * T term), then its output back to host.  The per-task placement index keeps
- * this O(n + e) for whole-task schedules.  On error s is left as it was. */
-int hs_schedule_derive_transfers(const hs_workload *w, hs_schedule *s, hs_error *err)
+ * T term), then its output back to host.  The per-task placement index ix
+ * keeps this O(n + e) for whole-task schedules. */
+static int each_implied(const hs_workload *w, const hs_schedule *s, const hs__plindex *ix,
+                        hs_transfer_fn fn, void *ctx)
 {
     const hs_graph *g = &w->graph;
     const hs_platform *pf = &w->platform;
-    hs_schedule out = {0};
-    hs__plindex ix;
-    int rc;
+    int rc = 0;
+    for (size_t i = 0; i < s->nplacements && rc == 0; i++) {
+        const hs_placement *pu = &s->placements[i];
+        const hs_task *task = &g->tasks[pu->task];
+        const hs_edge *e;
+        int q = pf->devices[pu->device].memory;
+        rc = implied(fn, ctx, pf, HS_NONE, (long)i, HS_HOST_DEVICE, pu->device, HS_HOST_MEMORY,
+                     q, task->input_bytes * pu->fraction, 0.0);
+        HS_GRAPH_SUCC_FOREACH(g, pu->task, e)
+        {
+            size_t j;
+            HS__PLINDEX_FOREACH(ix, e->to, j)
+            {
+                const hs_placement *pv = &s->placements[j];
+                if (rc == 0)
+                    rc = implied(fn, ctx, pf, (long)i, (long)j, pu->device, pv->device, q,
+                                 pf->devices[pv->device].memory,
+                                 e->bytes * pu->fraction * pv->fraction, pu->end_us);
+            }
+        }
+        if (rc == 0)
+            rc = implied(fn, ctx, pf, (long)i, HS_NONE, pu->device, HS_HOST_DEVICE, q,
+                         HS_HOST_MEMORY, task->output_bytes * pu->fraction, pu->end_us);
+    }
+    return rc;
+}
+
+/* Checks what derive and each_transfer ask of w and s's placements, and
+ * builds the index each_implied walks. */
+static int implied_index(const hs_workload *w, const hs_schedule *s, hs__plindex *ix,
+                         hs_error *err)
+{
     if (!w->finalized)
         return hs_error_set(err, HS_EUSAGE, "the workload is not finalized");
     for (size_t i = 0; i < s->nplacements; i++)
@@ -471,19 +502,36 @@ int hs_schedule_derive_transfers(const hs_workload *w, hs_schedule *s, hs_error 
             return hs_error_set(err, HS_EUSAGE,
                                 "placement %zu names task %zu on device %d; the workload has "
                                 "%zu tasks and %d devices",
-                                i, s->placements[i].task, s->placements[i].device, g->ntasks,
-                                pf->ndevices);
-    if ((rc = hs__plindex_build(s, g->ntasks, &ix, err)) != 0)
+                                i, s->placements[i].task, s->placements[i].device,
+                                w->graph.ntasks, w->platform.ndevices);
+    return hs__plindex_build(s, w->graph.ntasks, ix, err);
+}
+
+/* each_implied's fn for derive: appends to the schedule ctx, whose room
+ * for every transfer the caller made. */
+static int append(void *ctx, const hs_transfer *t)
+{
+    hs_schedule *out = ctx;
+    out->transfers[out->ntransfers++] = *t;
+    return 0;
+}
+
+/* On error s is left as it was. */
+int hs_schedule_derive_transfers(const hs_workload *w, hs_schedule *s, hs_error *err)
+{
+    hs_schedule out = {0};
+    hs__plindex ix;
+    int rc;
+    if ((rc = implied_index(w, s, &ix, err)) != 0)
         return rc;
     /* room for the most there can be, at once: each placement's input and
      * output, and its data to each placement of each successor (an array
      * grown by doubling held the old one beside the new one while it
-     * moved: at 100k tasks ad-part's mapping took 1727 bytes a task, 1152
-     * with this) */
+     * moved) */
     for (size_t i = 0; i < s->nplacements; i++) {
         const hs_edge *e;
         out.transfers_cap += 2;
-        HS_GRAPH_SUCC_FOREACH(g, s->placements[i].task, e)
+        HS_GRAPH_SUCC_FOREACH(&w->graph, s->placements[i].task, e)
         {
             out.transfers_cap += ix.off[e->to + 1] - ix.off[e->to];
         }
@@ -493,32 +541,48 @@ int hs_schedule_derive_transfers(const hs_workload *w, hs_schedule *s, hs_error 
         hs__plindex_free(&ix);
         return nomem(err);
     }
-    for (size_t i = 0; i < s->nplacements; i++) {
-        const hs_placement *pu = &s->placements[i];
-        const hs_task *task = &g->tasks[pu->task];
-        const hs_edge *e;
-        int q = pf->devices[pu->device].memory;
-        add_implied(&out, pf, HS_NONE, (long)i, HS_HOST_DEVICE, pu->device, HS_HOST_MEMORY, q,
-                    task->input_bytes * pu->fraction, 0.0);
-        HS_GRAPH_SUCC_FOREACH(g, pu->task, e)
-        {
-            size_t j;
-            HS__PLINDEX_FOREACH(&ix, e->to, j)
-            {
-                const hs_placement *pv = &s->placements[j];
-                add_implied(&out, pf, (long)i, (long)j, pu->device, pv->device, q,
-                            pf->devices[pv->device].memory,
-                            e->bytes * pu->fraction * pv->fraction, pu->end_us);
-            }
-        }
-        add_implied(&out, pf, (long)i, HS_NONE, pu->device, HS_HOST_DEVICE, q, HS_HOST_MEMORY,
-                    task->output_bytes * pu->fraction, pu->end_us);
-    }
+    each_implied(w, s, &ix, append, &out);
     hs__plindex_free(&ix);
     free(s->transfers);
     s->transfers = out.transfers;
     s->ntransfers = out.ntransfers;
     s->transfers_cap = out.transfers_cap;
+    s->transfers_implied = 0;
     s->makespan_us = hs_schedule_makespan(w, s);
     return HS_OK;
+}
+
+int hs_schedule_each_transfer(const hs_workload *w, const hs_schedule *s, hs_transfer_fn fn,
+                              void *ctx, hs_error *err)
+{
+    hs__plindex ix;
+    int rc = 0;
+    if (!s->transfers_implied) {
+        for (size_t k = 0; k < s->ntransfers && rc == 0; k++)
+            rc = fn(ctx, &s->transfers[k]);
+        return rc;
+    }
+    if ((rc = implied_index(w, s, &ix, err)) != 0)
+        return rc;
+    rc = each_implied(w, s, &ix, fn, ctx);
+    hs__plindex_free(&ix);
+    return rc;
+}
+
+int hs__write_listed(const hs_workload *w, const hs_schedule *s, hs__schedule_writer write,
+                     const char *path, hs_error *err)
+{
+    hs_schedule copy;
+    int rc;
+    if (!s->transfers_implied)
+        return write(w, s, path, err);
+    copy = *s;
+    copy.transfers = NULL;
+    copy.ntransfers = copy.transfers_cap = 0;
+    if ((rc = hs_schedule_derive_transfers(w, &copy, err)) != HS_OK)
+        return rc;
+    copy.makespan_us = s->makespan_us; /* (derive set the model's: s's is drawn) */
+    rc = write(w, &copy, path, err);
+    free(copy.transfers);
+    return rc;
 }

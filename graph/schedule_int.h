@@ -33,6 +33,15 @@ int hs__placement_id(const hs_workload *w, const hs_placement *p, char *buf, siz
 struct hs__strmap;
 const struct hs__strmap *hs__task_id_kernel(hs_workload *w, const char *id, const char **kernel);
 
+/* write(w, s, path, err), for a writer that wants s's transfers in
+ * s->transfers: when they are implied, a shallow copy of s that lists them
+ * goes in s's place.  HS_ENOMEM, HS_EUSAGE as hs_schedule_derive_transfers,
+ * or what write returns. */
+typedef int (*hs__schedule_writer)(const hs_workload *w, const hs_schedule *s, const char *path,
+                                   hs_error *err);
+int hs__write_listed(const hs_workload *w, const hs_schedule *s, hs__schedule_writer write,
+                     const char *path, hs_error *err);
+
 /* Do two paths name the same workload file?  The same path, or the same
  * file on disk; when one of them cannot be found from here (a schedule made
  * in another directory), the same file name. */

@@ -371,6 +371,8 @@ static int check_refs(const hs_workload *w, const hs_schedule *s, hs_error *err)
                                 "placement %zu has a time or fraction that is not finite (JSON "
                                 "cannot hold it)",
                                 i);
+    /* (an implied schedule lists none: its transfers follow from the
+     * placements checked above and the workload's finite sizes and links) */
     for (size_t k = 0; k < s->ntransfers; k++) {
         const hs_transfer *t = &s->transfers[k];
         if (!isfinite(t->bytes) || !isfinite(t->start_us) || !isfinite(t->end_us))
@@ -456,47 +458,101 @@ PREFETCHING prefetch_ahead(const hs_workload *w, const hs_schedule *s, size_t i,
     prefetch_stage(w, s, i + AHEAD, n, transfers, 3);
 }
 
-static int write_all(const hs_workload *w, const hs_schedule *s, FILE *f)
+/* The transfers' lines, written a batch at a time as
+ * hs_schedule_each_transfer gives the transfers one by one (an implied
+ * schedule's are computed as they come, never all held): a batch keeps the
+ * prefetching of the lines ahead.  The last transfer of a batch waits for
+ * the next, which tells whether its line ends the array. */
+#define BATCH 1024
+
+typedef struct writer {
+    FILE *f;
+    const hs_workload *w;
+    const hs_schedule *s;
+    json_t *o;
+    idbuf ids;
+    last_id last;
+    size_t flags, cap, n, written;
+    char *buf;
+    hs_transfer batch[BATCH];
+} writer;
+
+/* Writes the batch's lines, all of them when `final`, else all but the
+ * last, which becomes the first of the next batch.  0 or -1. */
+static int write_batch(writer *wr, int final)
 {
-    idbuf ids = {.big = NULL};
-    last_id last = {.placement = -1};
-    json_t *o = json_object();
-    char *buf = NULL;
-    size_t flags = 0, cap = 0;
+    size_t upto = final ? wr->n : wr->n - 1;
+    int rc = 0;
+    if (!wr->written && upto && fputs("  \"transfers\": [\n", wr->f) < 0)
+        return -1;
+    for (size_t k = 0; k < upto && rc == 0; k++) {
+        const char *tail = final && k + 1 == upto ? "\n  ]\n" : ",\n";
+        prefetch_ahead(wr->w, wr->s, k, upto, wr->batch);
+        if (!fast_transfer_line(wr->f, wr->w, wr->s, &wr->batch[k], &wr->ids, &wr->last, tail,
+                                &rc) &&
+            (rc = transfer_line(wr->o, wr->w, wr->s, &wr->batch[k], &wr->ids, &wr->flags)) == 0)
+            rc = dump_line(wr->f, "    ", wr->o, wr->flags, tail, &wr->buf, &wr->cap);
+    }
+    wr->written += upto;
+    if (!final)
+        wr->batch[0] = wr->batch[wr->n - 1];
+    wr->n -= upto;
+    return rc;
+}
+
+static int write_transfer(void *ctx, const hs_transfer *t)
+{
+    writer *wr = ctx;
+    if (wr->n == BATCH && write_batch(wr, 0) != 0)
+        return -1;
+    wr->batch[wr->n++] = *t;
+    return 0;
+}
+
+static int write_all(const hs_workload *w, const hs_schedule *s, FILE *f, hs_error *err)
+{
+    writer *wr = calloc(1, sizeof *wr);
     double m = s->makespan_us;
     int rc = 0;
-    if (!o || fputs("{\n", f) < 0 ||
-        head_line(f, "  \"workload\": ", string_or_null(s->workload), JSON_ENCODE_ANY, &buf,
-                  &cap) ||
-        head_line(f, "  \"algorithm\": ", string_or_null(s->algorithm), JSON_ENCODE_ANY, &buf,
-                  &cap) ||
-        head_line(f, "  \"model\": ", string_or_null(s->model), JSON_ENCODE_ANY, &buf, &cap) ||
-        head_line(f, "  \"makespan_us\": ", json_real(m), line_flags(&m, 1), &buf, &cap) ||
+    if (!wr)
+        return hs_error_set(err, HS_ENOMEM, "out of memory");
+    *wr = (writer){.f = f, .w = w, .s = s, .o = json_object(), .last = {.placement = -1}};
+    if (!wr->o || fputs("{\n", f) < 0 ||
+        head_line(f, "  \"workload\": ", string_or_null(s->workload), JSON_ENCODE_ANY, &wr->buf,
+                  &wr->cap) ||
+        head_line(f, "  \"algorithm\": ", string_or_null(s->algorithm), JSON_ENCODE_ANY,
+                  &wr->buf, &wr->cap) ||
+        head_line(f, "  \"model\": ", string_or_null(s->model), JSON_ENCODE_ANY, &wr->buf,
+                  &wr->cap) ||
+        head_line(f, "  \"makespan_us\": ", json_real(m), line_flags(&m, 1), &wr->buf,
+                  &wr->cap) ||
         fputs(s->nplacements ? "  \"tasks\": [\n" : "  \"tasks\": [],\n", f) < 0)
         rc = -1;
     for (size_t i = 0; i < s->nplacements && rc == 0; i++) {
         const char *tail = i + 1 < s->nplacements ? ",\n" : "\n  ],\n";
         prefetch_ahead(w, s, i, s->nplacements, NULL);
-        if (!fast_task_line(f, w, &s->placements[i], &ids, tail, &rc) &&
-            (rc = task_line(o, w, &s->placements[i], &ids, &flags)) == 0)
-            rc = dump_line(f, "    ", o, flags, tail, &buf, &cap);
+        if (!fast_task_line(f, w, &s->placements[i], &wr->ids, tail, &rc) &&
+            (rc = task_line(wr->o, w, &s->placements[i], &wr->ids, &wr->flags)) == 0)
+            rc = dump_line(f, "    ", wr->o, wr->flags, tail, &wr->buf, &wr->cap);
     }
-    json_decref(o);
-    if (rc == 0 && (!(o = json_object()) ||
-                    fputs(s->ntransfers ? "  \"transfers\": [\n" : "  \"transfers\": []\n", f) < 0))
+    /* (a new object: the tasks' keys are not the transfers') */
+    json_decref(wr->o);
+    if (rc == 0 && !(wr->o = json_object()))
         rc = -1;
-    for (size_t k = 0; k < s->ntransfers && rc == 0; k++) {
-        const char *tail = k + 1 < s->ntransfers ? ",\n" : "\n  ]\n";
-        prefetch_ahead(w, s, k, s->ntransfers, s->transfers);
-        if (!fast_transfer_line(f, w, s, &s->transfers[k], &ids, &last, tail, &rc) &&
-            (rc = transfer_line(o, w, s, &s->transfers[k], &ids, &flags)) == 0)
-            rc = dump_line(f, "    ", o, flags, tail, &buf, &cap);
-    }
-    json_decref(o);
-    free(ids.big);
-    free(buf);
+    else if (rc != 0)
+        wr->o = NULL;
+    if (rc == 0)
+        rc = hs_schedule_each_transfer(w, s, write_transfer, wr, err);
+    if (rc == 0)
+        rc = write_batch(wr, 1);
+    if (rc == 0 && !wr->written && fputs("  \"transfers\": []\n", f) < 0)
+        rc = -1;
     if (rc == 0 && fputs("}\n", f) < 0)
         rc = -1;
+    json_decref(wr->o);
+    free(wr->ids.big);
+    free(wr->buf);
+    free(wr);
     return rc;
 }
 
@@ -517,7 +573,9 @@ int hs_schedule_write_json(const hs_workload *w, const hs_schedule *s, const cha
      * may have been written to, keeps its buffer) */
     if (o.f != stdout && (buf = malloc(WRITE_BUFFER)) != NULL)
         setvbuf(o.f, buf, _IOFBF, WRITE_BUFFER);
-    rc = write_all(w, s, o.f) == 0 ? HS_OK : hs_output_error(&o, err);
+    /* -1: the file failed; an hs_errcode: computing the transfers did */
+    if ((rc = write_all(w, s, o.f, err)) == -1)
+        rc = hs_output_error(&o, err);
     rc = hs_output_close(&o, rc, err);
     free(buf);
     return rc;

@@ -337,7 +337,7 @@ static int flows(json_t *arr, const hs_workload *w, const hs_schedule *s)
     return rc;
 }
 
-int hs_trace_write(const hs_workload *w, const hs_schedule *s, const char *path, hs_error *err)
+static int trace_write(const hs_workload *w, const hs_schedule *s, const char *path, hs_error *err)
 {
     int nm = w->platform.nmemories, nlanes, rc;
     hs_output o;
@@ -388,4 +388,11 @@ out:
     json_decref(root);
     free(lane_of_pair);
     return rc;
+}
+
+/* (the trace has an event for each transfer: an implied schedule's are listed
+ * first) */
+int hs_trace_write(const hs_workload *w, const hs_schedule *s, const char *path, hs_error *err)
+{
+    return hs__write_listed(w, s, trace_write, path, err);
 }

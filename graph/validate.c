@@ -787,30 +787,42 @@ static const char *transfer_problem(ctx *c, const hs_transfer *t, char *why, siz
     return NULL;
 }
 
-/* The listed transfers are informative (arrival uses the model), but they
- * must be possible: ends that exist and match their placements' devices,
- * the model's bytes over an edge of the workload, leaving after the
- * producer ends, taking at least the model's time. */
-static int check_transfers(ctx *c)
+/* The transfers are informative (arrival uses the model), but they must be
+ * possible: ends that exist and match their placements' devices, the
+ * model's bytes over an edge of the workload, leaving after the producer
+ * ends, taking at least the model's time.  One transfer, the k-th, of a
+ * schedule's (hs_schedule_each_transfer's fn; ctx a transfer_check). */
+typedef struct transfer_check {
+    ctx *c;
+    size_t k;
+} transfer_check;
+
+static int check_transfer(void *arg, const hs_transfer *t)
 {
+    transfer_check *tc = arg;
+    ctx *c = tc->c;
+    size_t k = tc->k++;
     long np = (long)c->s->nplacements;
     char a[2 * ID_MAX], b[2 * ID_MAX], why[HS_ERROR_MSG_MAX];
-    for (size_t k = 0; k < c->s->ntransfers; k++) {
-        const hs_transfer *t = &c->s->transfers[k];
-        int from_ok = t->from_placement >= HS_NONE && t->from_placement < np;
-        const char *problem;
-        if (!from_ok || t->to_placement < HS_NONE || t->to_placement >= np)
-            return INVALID("transfer %zu names placement %ld; the schedule has %ld", k,
-                           from_ok ? t->to_placement : t->from_placement, np);
-        if (t->from_placement == HS_NONE && t->to_placement == HS_NONE)
-            return INVALID("transfer %zu goes from host to host; one end must be a task", k);
-        if ((problem = transfer_problem(c, t, why, sizeof why)) && !*problem)
-            return hs_error_set(c->err, HS_ENOMEM, "out of memory");
-        if (problem)
-            return INVALID("transfer %zu from %s to %s%s", k, end_name(c, t->from_placement, a),
-                           end_name(c, t->to_placement, b), why);
-    }
+    int from_ok = t->from_placement >= HS_NONE && t->from_placement < np;
+    const char *problem;
+    if (!from_ok || t->to_placement < HS_NONE || t->to_placement >= np)
+        return INVALID("transfer %zu names placement %ld; the schedule has %ld", k,
+                       from_ok ? t->to_placement : t->from_placement, np);
+    if (t->from_placement == HS_NONE && t->to_placement == HS_NONE)
+        return INVALID("transfer %zu goes from host to host; one end must be a task", k);
+    if ((problem = transfer_problem(c, t, why, sizeof why)) && !*problem)
+        return hs_error_set(c->err, HS_ENOMEM, "out of memory");
+    if (problem)
+        return INVALID("transfer %zu from %s to %s%s", k, end_name(c, t->from_placement, a),
+                       end_name(c, t->to_placement, b), why);
     return HS_OK;
+}
+
+static int check_transfers(ctx *c)
+{
+    transfer_check tc = {.c = c};
+    return hs_schedule_each_transfer(c->w, c->s, check_transfer, &tc, c->err);
 }
 
 /* ------------------------------------------------ a real run's schedule

@@ -962,6 +962,9 @@ static void ad_part_case_study(void **state)
     for (size_t i = 0; i < t.ntasks; i++) {
         if (t.tasks[i].origin != 2) {
             assert_int_equal(t.tasks[i].nparts, 1);
+            /* a whole task keeps the workload's costs: the split graph
+             * holds its parts' only */
+            assert_ptr_equal(t.tasks[i].cost_us, w->graph.tasks[t.tasks[i].origin].cost_us);
             continue;
         }
         assert_int_equal(t.tasks[i].nparts, 2);

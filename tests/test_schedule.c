@@ -140,6 +140,32 @@ static hs_schedule *clone(const hs_schedule *s)
     return c;
 }
 
+/* s's placements and makespan, its transfers left implied (as hs_map leaves
+ * a delay-model schedule's). */
+static hs_schedule *implied_twin(const hs_schedule *s)
+{
+    hs_schedule *c = clone(s);
+    c->ntransfers = 0;
+    c->transfers_implied = 1;
+    return c;
+}
+
+/* hs_schedule_each_transfer's fn: keeps up to 16 transfers in a `seen`,
+ * and returns `stop` at the `stop_at`-th (counting from 1; 0: never). */
+typedef struct seen {
+    hs_transfer t[16];
+    size_t n, stop_at;
+    int stop;
+} seen;
+
+static int see(void *ctx, const hs_transfer *t)
+{
+    seen *v = ctx;
+    if (v->n < 16)
+        v->t[v->n] = *t;
+    return ++v->n == v->stop_at ? v->stop : 0;
+}
+
 static void expect_transfer(const hs_transfer *t, long from, long to, int from_dev, int to_dev,
                             double bytes, double start, double end)
 {
@@ -291,6 +317,103 @@ static void makespan_and_transfers(void **state)
     assert_int_equal(s->ntransfers, 3);
     hs_schedule_free(s);
     hs_schedule_free(t);
+    hs_workload_free(w);
+}
+
+/* S3, add and scale both split in two, their parts on both devices, the
+ * transfers left implied:
+ *   add[0/2]   on gpu0, 0.75: input 150000 bytes arrive at 25; 25 .. 100
+ *   add[1/2]   on cpu0, 0.25: 0 .. 125
+ *   scale[0/2] on gpu0, 0.5: from add[1/2] 160000 x 0.25 x 0.5 = 20000
+ *              bytes, 125 + 10 + 2 = 137; runs 137 .. 167 (0.5 x 60);
+ *              its 40000 output bytes are back at 167 + 5 + 5 = 177
+ *   scale[1/2] on cpu0, 0.5: from add[0/2] 160000 x 0.75 x 0.5 = 60000
+ *              bytes, 100 + 5 + 7.5 = 112.5; cpu0 free at 165 (after
+ *              norm); runs 165 .. 315 (0.5 x 300)
+ *   norm       on cpu0: from add[0/2] 30000 bytes at 108.75; runs 125 .. 165
+ *   makespan = 315 (scale[1/2]'s output is on host already). */
+static hs_schedule *s3(void)
+{
+    hs_schedule *s = hs_schedule_new(NULL, "hand-split-both");
+    assert_non_null(s);
+    place(s, ADD, 0, 2, 0.75, GPU0, 25, 100);
+    place(s, ADD, 1, 2, 0.25, CPU0, 0, 125);
+    place(s, SCALE, 0, 2, 0.5, GPU0, 137, 167);
+    place(s, SCALE, 1, 2, 0.5, CPU0, 165, 315);
+    place(s, NORM, 0, 1, 1.0, CPU0, 125, 165);
+    s->makespan_us = 315;
+    s->transfers_implied = 1;
+    return s;
+}
+
+/* A schedule whose transfers are implied lists none, and gives them, part to
+ * part, only where they are read: each_transfer, the validator, the JSON
+ * (the same text as once derive has listed them). */
+static void implied_transfers(void **state)
+{
+    hs_workload *w = tiny();
+    hs_schedule *s = s3(), *listed = s3();
+    hs_error err = {0};
+    seen v = {.n = 0}, some = {.stop_at = 2, .stop = 7};
+    char *implied_text, *listed_text;
+    (void)state;
+    assert_true(hs_schedule_makespan(w, s) == 315.0);
+    assert_int_equal(hs_schedule_each_transfer(w, s, see, &v, &err), HS_OK);
+    assert_int_equal(s->ntransfers, 0);
+    /* placement by placement (add[0/2], add[1/2], scale[0/2], scale[1/2],
+     * norm): add[0/2]'s input; add[0/2] -> scale[1/2] and -> norm (to
+     * scale[0/2]: the same memory); add[1/2] -> scale[0/2]; scale[0/2]'s
+     * output */
+    assert_int_equal(v.n, 5);
+    expect_transfer(&v.t[0], HS_NONE, 0, HS_HOST_DEVICE, GPU0, 150000, 0, 25);
+    expect_transfer(&v.t[1], 0, 3, GPU0, CPU0, 60000, 100, 112.5);
+    expect_transfer(&v.t[2], 0, 4, GPU0, CPU0, 30000, 100, 108.75);
+    expect_transfer(&v.t[3], 1, 2, CPU0, GPU0, 20000, 125, 137);
+    expect_transfer(&v.t[4], 2, HS_NONE, GPU0, HS_HOST_DEVICE, 40000, 167, 177);
+    /* a fn that says stop ends the walk with its value */
+    assert_int_equal(hs_schedule_each_transfer(w, s, see, &some, &err), 7);
+    assert_int_equal(some.n, 2);
+    /* derive lists the same, and each_transfer then walks the list */
+    assert_int_equal(hs_schedule_derive_transfers(w, listed, &err), HS_OK);
+    assert_false(listed->transfers_implied);
+    assert_int_equal(listed->ntransfers, 5);
+    for (size_t k = 0; k < 5; k++)
+        expect_transfer(&listed->transfers[k], v.t[k].from_placement, v.t[k].to_placement,
+                        v.t[k].from_device, v.t[k].to_device, v.t[k].bytes, v.t[k].start_us,
+                        v.t[k].end_us);
+    v.n = 0;
+    listed->transfers[1].bytes = 1; /* read from the list, not the model */
+    assert_int_equal(hs_schedule_each_transfer(w, listed, see, &v, &err), HS_OK);
+    assert_int_equal(v.n, 5);
+    assert_true(v.t[1].bytes == 1);
+    listed->transfers[1].bytes = 60000;
+    /* both valid, and the same JSON */
+    assert_int_equal(hs_schedule_validate(w, s, &err), HS_OK);
+    assert_int_equal(hs_schedule_validate(w, listed, &err), HS_OK);
+    assert_int_equal(hs_schedule_write_json(w, s, tmp_path("s3.json"), &err), HS_OK);
+    assert_int_equal(hs_schedule_write_json(w, listed, tmp_path("s3-listed.json"), &err), HS_OK);
+    implied_text = read_text(tmp_path("s3.json"));
+    listed_text = read_text(tmp_path("s3-listed.json"));
+    assert_string_equal(implied_text, listed_text);
+    assert_non_null(strstr(implied_text, "{\"from_task\": \"va#0/add[0/2]\", \"to_task\": "
+                                         "\"va#0/scale[1/2]\", \"from_device\": \"gpu0\", "
+                                         "\"to_device\": \"cpu0\", \"bytes\": 60000, "
+                                         "\"start_us\": 100.0, \"end_us\": 112.5},\n"));
+    /* scale[0/2] starting before add[1/2]'s part arrives is refused, the
+     * arrival computed from the model */
+    s->placements[2].start_us = 136;
+    expect_invalid(w, s,
+                   "va#0/scale[0/2] on gpu0 starts at 136 us, before its input from "
+                   "va#0/add[1/2] on cpu0 arrives at 137 us");
+    /* a placement outside the workload: nothing to walk */
+    listed->transfers_implied = 1;
+    listed->placements[4].device = 7;
+    assert_int_equal(hs_schedule_each_transfer(w, listed, see, &v, &err), HS_EUSAGE);
+    assert_string_equal(err.msg, "placement 4 names task 2 on device 7; the workload has 3 tasks "
+                                 "and 2 devices");
+    free(implied_text);
+    free(listed_text);
+    hs_schedule_free(listed);
     hs_workload_free(w);
 }
 
@@ -1558,6 +1681,23 @@ static void perturb_each(const hs_workload *w, const hs_schedule *s)
     }
 }
 
+/* s (transfers listed) and its implied twin write the same JSON, and
+ * both validate. */
+static void expect_same_json(const hs_workload *w, const hs_schedule *s)
+{
+    hs_schedule *twin = implied_twin(s);
+    hs_error err = {0};
+    char *a, *b;
+    assert_int_equal(hs_schedule_write_json(w, s, tmp_path("listed.json"), &err), HS_OK);
+    assert_int_equal(hs_schedule_write_json(w, twin, tmp_path("implied.json"), &err), HS_OK);
+    a = read_text(tmp_path("listed.json"));
+    b = read_text(tmp_path("implied.json"));
+    assert_string_equal(a, b);
+    free(a);
+    free(b);
+    assert_valid(w, twin);
+}
+
 static void random_schedules(void **state)
 {
     int nvalid = 0;
@@ -1580,6 +1720,7 @@ static void random_schedules(void **state)
         assert_same(s, back);
         assert_int_equal(hs_schedule_validate(w, back, &err), HS_OK);
         hs_schedule_free(back);
+        expect_same_json(w, s);
         perturb_each(w, s);
         hs_schedule_free(s);
         hs_workload_free(w);
@@ -1663,6 +1804,9 @@ static void large_schedule(void **state)
     assert_int_equal(back->nplacements, 100000);
     assert_true(back->makespan_us == s->makespan_us);
     assert_int_equal(hs_schedule_validate(w, back, &err), HS_OK);
+    /* thousands of transfers: the JSON writes the implied ones in batches */
+    assert_true(s->ntransfers > 10000);
+    expect_same_json(w, s);
     hs_schedule_free(back);
     hs_schedule_free(s);
     hs_workload_free(w);
@@ -1799,6 +1943,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(makespan_and_transfers),
+        cmocka_unit_test(implied_transfers),
         cmocka_unit_test(device_stats_by_hand),
         cmocka_unit_test(ready_idle_by_hand),
         cmocka_unit_test(measured_schedules),

@@ -511,6 +511,11 @@ static void delay_model(void **state)
     pinned p = {.pin = pin};
     hs_workload *w = tri();
     hs_schedule *s;
+    hs_error err = {0};
+    /* (from, to placement, from, to device, bytes, start, end: all exact) */
+    static const hs_transfer want[] = {{HS_NONE, 0, HS_HOST_DEVICE, 1, 20000, 0, 30},
+                                       {0, 2, 1, 0, 40000, 80, 130},
+                                       {1, HS_NONE, 1, HS_HOST_DEVICE, 10000, 170, 190}};
     (void)state;
     the_pinned = &p;
     s = run(w, &pinned_policy, NULL);
@@ -519,9 +524,14 @@ static void delay_model(void **state)
     expect_at(s, 2, 1, 80, 170);
     /* c's output home at 190; b's is on host at 330. */
     assert_float_equal(s->makespan_us, 330, EPS);
-    /* transfers derived: a's input, a->b, c's output (a->c and b's output
-     * stay in one memory) */
+    /* transfers left implied, and listed by derive placement by placement
+     * (a, c, b in the order they were placed): a's input, a->b, c's output
+     * (a->c and b's output stay in one memory) */
+    assert_true(s->transfers_implied);
+    assert_int_equal(s->ntransfers, 0);
+    assert_int_equal(hs_schedule_derive_transfers(w, s, &err), HS_OK);
     assert_int_equal(s->ntransfers, 3);
+    assert_memory_equal(s->transfers, want, sizeof want);
     hs_schedule_free(s);
     hs_workload_free(w);
 }

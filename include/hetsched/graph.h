@@ -277,7 +277,10 @@ typedef struct hs_graph {
     hs_edge *edges;
     size_t *succ_off, *succ;
     size_t *pred_off, *pred;
-    double *cost_pool;     /* ntasks x ndevices; tasks[t].cost_us points here */
+    double *cost_pool;     /* ntasks x ndevices; tasks[t].cost_us points here
+                              (a graph of parts with `whole` set may point a
+                              whole task's into whole's, and hold its parts'
+                              costs only) */
     const struct hs_graph *whole; /* NULL: the edges are listed */
     size_t *part_base;     /* [whole->ntasks + 1], owned */
 } hs_graph;

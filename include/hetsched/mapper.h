@@ -98,8 +98,10 @@ unsigned hs_policy_options(const hs_policy *p);
 
 /* Maps the finalized workload w with the named policy in simulation, or
  * with policy NULL runs opt->schedule there (algorithm "given").  On
- * success *out is a schedule that passes hs_schedule_validate (transfers
- * derived, makespan set, algorithm = policy name).  `opt` and `stats` may be
+ * success *out is a schedule that passes hs_schedule_validate (makespan
+ * set, algorithm = policy name; under the delay model its transfers left
+ * implied: hs_schedule_each_transfer visits them, and
+ * hs_schedule_derive_transfers lists them).  `opt` and `stats` may be
  * NULL.  An unknown policy, or a policy and a schedule both or neither, is
  * HS_EUSAGE; a schedule that is not of w's graph (see
  * hs_schedule_read_given) is HS_EINPUT. */

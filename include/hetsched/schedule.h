@@ -72,6 +72,13 @@ typedef struct hs_schedule {
     hs_placement *placements;
     size_t ntransfers, transfers_cap;
     hs_transfer *transfers;
+    /* 1: transfers lists none, and the schedule's transfers are those the
+     * delay model implies for its placements (what
+     * hs_schedule_derive_transfers would list; hs_schedule_each_transfer
+     * visits them without storing them).  hs_map's delay-model schedules
+     * are so: a split task's parts make some 20 transfers a task, which
+     * would take more memory than the rest of the schedule. */
+    int transfers_implied;
     size_t nactivities, activities_cap;
     hs_activity *activities;
 } hs_schedule;
@@ -113,13 +120,25 @@ int hs_schedule_device_stats(const hs_workload *w, const hs_schedule *s, hs_devi
                              hs_error *err);
 
 /* The makespan the model gives for these placements (see above); does not
- * look at s->makespan_us or s->transfers. */
+ * look at s->makespan_us or s's transfers. */
 double hs_schedule_makespan(const hs_workload *w, const hs_schedule *s);
 
 /* Replaces s->transfers by those the model implies (every edge whose ends
  * sit on different memories, every input and output), each starting when its
- * data is ready, and sets s->makespan_us.  For schedulers that only place. */
+ * data is ready, clears s->transfers_implied and sets s->makespan_us.  For
+ * schedulers that only place. */
 int hs_schedule_derive_transfers(const hs_workload *w, hs_schedule *s, hs_error *err);
+
+/* Calls fn(ctx, t) for each transfer of s in order: those s->transfers
+ * lists, or when s->transfers_implied those the model implies, in the order
+ * hs_schedule_derive_transfers would list them (placement by placement: its
+ * input, its data to each placement of each successor, its output).  Stops
+ * at the first fn that returns non-zero and returns that value; otherwise
+ * HS_OK, or HS_ENOMEM or HS_EUSAGE (placements w does not have) with err
+ * filled. */
+typedef int (*hs_transfer_fn)(void *ctx, const hs_transfer *t);
+int hs_schedule_each_transfer(const hs_workload *w, const hs_schedule *s, hs_transfer_fn fn,
+                              void *ctx, hs_error *err);
 
 /* Two times a and b agree for the validator when |a - b| is at most
  * HS_VALIDATE_TOL_US or HS_VALIDATE_TOL_REL x max(|a|, |b|), whichever is
