@@ -552,19 +552,25 @@ int hs_schedule_derive_transfers(const hs_workload *w, hs_schedule *s, hs_error 
     return HS_OK;
 }
 
+int hs__each_transfer(const hs_workload *w, const hs_schedule *s, const hs__plindex *ix,
+                      hs_transfer_fn fn, void *ctx)
+{
+    int rc = 0;
+    if (s->transfers_implied)
+        return each_implied(w, s, ix, fn, ctx);
+    for (size_t k = 0; k < s->ntransfers && rc == 0; k++)
+        rc = fn(ctx, &s->transfers[k]);
+    return rc;
+}
+
 int hs_schedule_each_transfer(const hs_workload *w, const hs_schedule *s, hs_transfer_fn fn,
                               void *ctx, hs_error *err)
 {
-    hs__plindex ix;
-    int rc = 0;
-    if (!s->transfers_implied) {
-        for (size_t k = 0; k < s->ntransfers && rc == 0; k++)
-            rc = fn(ctx, &s->transfers[k]);
+    hs__plindex ix = {0};
+    int rc;
+    if (s->transfers_implied && (rc = implied_index(w, s, &ix, err)) != 0)
         return rc;
-    }
-    if ((rc = implied_index(w, s, &ix, err)) != 0)
-        return rc;
-    rc = each_implied(w, s, &ix, fn, ctx);
+    rc = hs__each_transfer(w, s, &ix, fn, ctx);
     hs__plindex_free(&ix);
     return rc;
 }

@@ -33,6 +33,13 @@ int hs__placement_id(const hs_workload *w, const hs_placement *p, char *buf, siz
 struct hs__strmap;
 const struct hs__strmap *hs__task_id_kernel(hs_workload *w, const char *id, const char **kernel);
 
+/* hs_schedule_each_transfer for a caller that holds s's placement index
+ * ix (hs__plindex_build over w's tasks) and has checked that every
+ * placement names a task and a device of w: the index is not built
+ * again. */
+int hs__each_transfer(const hs_workload *w, const hs_schedule *s, const hs__plindex *ix,
+                      hs_transfer_fn fn, void *ctx);
+
 /* write(w, s, path, err), for a writer that wants s's transfers in
  * s->transfers: when they are implied, a shallow copy of s that lists them
  * goes in s's place.  HS_ENOMEM, HS_EUSAGE as hs_schedule_derive_transfers,

@@ -822,7 +822,8 @@ static int check_transfer(void *arg, const hs_transfer *t)
 static int check_transfers(ctx *c)
 {
     transfer_check tc = {.c = c};
-    return hs_schedule_each_transfer(c->w, c->s, check_transfer, &tc, c->err);
+    /* the placements are checked by now, and c->ix is their index */
+    return hs__each_transfer(c->w, c->s, &c->ix, check_transfer, &tc);
 }
 
 /* ------------------------------------------------ a real run's schedule
