@@ -61,8 +61,9 @@ const hs_cli_cmd hs_cmd_map = {
              "                        or executor, as `run` predicts itself: each device\n"
              "                        holds as many started tasks as a real backend lets\n"
              "                        it, a task's input copies start when it is started\n"
-             "                        and queue on their link, outputs go back to host on\n"
-             "                        theirs (what a real run of this schedule takes)\n"
+             "                        (or prefetched: dmda, dmdar) and queue on their\n"
+             "                        link, outputs go back to host on theirs (what a\n"
+             "                        real run of this schedule takes)\n"
              "  -h, --help            this text\n"
              HS_CLI_SOURCE_USAGE
              "\n"

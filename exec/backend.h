@@ -76,6 +76,10 @@ typedef struct hs_backend_ops {
      * fini: the work that must not count in the run (the real backends'
      * checks).  0, or the error that fails the run. */
     int (*finish)(hs_backend *b, hs_error *err);
+    /* Optional, never blocks: starts copying ready task t's inputs to
+     * device d's memory (hs_engine_prefetch); a failure fails the run
+     * (reported as a task's would be). */
+    void (*prefetch)(hs_backend *b, size_t t, int d);
 } hs_backend_ops;
 
 /* The most tasks a device may hold (the rings of exec/cpu.c). */

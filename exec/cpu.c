@@ -802,6 +802,14 @@ int hs__real_start_chunk(hs_backend *b, size_t t, int d, size_t begin, size_t en
                      (size_t)rb->w->apps[task->app].kernels[task->kernel].items, err);
 }
 
+void hs__real_prefetch(hs_backend *b, size_t t, int d)
+{
+    real *rb = b->state;
+    hs_error err = {0};
+    if (hs__data_prefetch(rb->dm, t, d, &err) != 0)
+        fail(rb, &err);
+}
+
 static int any_done(const void *arg)
 {
     return pending(arg);

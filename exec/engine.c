@@ -91,6 +91,8 @@ struct hs_engine {
     const int *exec_depth;  /* NULL: the delay model */
     double *link_free;      /* [nmemories^2]: when each link's queue is empty */
     double *arrive;         /* [ntasks][nmemories]: when its data are there */
+    double *input_at;       /* [ntasks]: when its input from host is on input_mem[t] */
+    int *input_mem;         /*   (prefetched at commit), input_mem -1: not copied yet */
     double *part_in;        /* [ntasks]: a typed part's bytes read and written, or -1 */
     double *part_out;       /*   (part_bytes; NULL when the graph has no typed part) */
     long *placement_of;     /* [ntasks]: its placement in s, or -1 */
@@ -302,6 +304,8 @@ int hs_engine_inputs_on(const hs_engine *e, size_t t, int memory)
     return n;
 }
 
+static void executor_prefetch(hs_engine *e, size_t t, int d);
+
 /* Takes t out of the queue of the device it was assigned to. */
 static void unqueue(hs_engine *e, size_t t)
 {
@@ -332,6 +336,40 @@ void hs_engine_assign(hs_engine *e, size_t t, int d)
     e->nqueued[d]++;
     e->assigned[t] = d;
     e->end[t] = f;
+}
+
+/* What a real backend prefetches (exec/data.h, hs__data_prefetch): the
+ * inputs of a typed whole task, to a memory other than host. */
+static int prefetched(const hs_engine *e, size_t t, int d)
+{
+    const hs_task *task = &e->g->tasks[t];
+    return memory_of(e, d) != HS_HOST_MEMORY && task->nparts == 1 &&
+           e->w->apps[task->app].kernels[task->kernel].type != NULL;
+}
+
+void hs_engine_prefetch(hs_engine *e, size_t t, int d)
+{
+    edge_walk w;
+    size_t u;
+    double bytes;
+    if (t >= e->g->ntasks || d < 0 || d >= e->pf->ndevices || e->state[t] != T_READY) {
+        snprintf(e->bug, sizeof e->bug,
+                 "policy '%s' prefetched task %zu for device %d: no such task or device, or "
+                 "the task is not ready or already started",
+                 e->policy->name, t, d);
+        return;
+    }
+    if (!prefetched(e, t, d))
+        return;
+    if (e->exec_depth)
+        executor_prefetch(e, t, d);
+    if (e->b->ops->prefetch)
+        e->b->ops->prefetch(e->b, t, d);
+    WALK_IN(w, e->g, t, u, bytes)
+    {
+        if (bytes > 0)
+            set_copy(e, u, memory_of(e, d));
+    }
 }
 
 /* ------------------------------------------------------------- the run */
@@ -441,7 +479,9 @@ static double executor_ready(hs_engine *e, size_t t, int d)
     if (part_via_host(e, t, m))
         return part_ready(e, t, m);
     if (g->tasks[t].input_bytes > 0 && m != HS_HOST_MEMORY)
-        ready = queue_copy(e, -1, (long)t, HS_HOST_MEMORY, m, g->tasks[t].input_bytes, e->now);
+        ready = e->input_mem[t] == m ? fmax(e->input_at[t], e->now)
+                                     : queue_copy(e, -1, (long)t, HS_HOST_MEMORY, m,
+                                                  g->tasks[t].input_bytes, e->now);
     HS_GRAPH_PRED_FOREACH(g, t, ed)
     {
         double at;
@@ -452,6 +492,27 @@ static double executor_ready(hs_engine *e, size_t t, int d)
             ready = at;
     }
     return ready;
+}
+
+/* The policy prefetched ready task t for device d (hs_engine_prefetch,
+ * where `prefetched` holds): a real backend starts copying its inputs to
+ * d's memory now, so the executor's model queues them now too, each on its
+ * link, as executor_ready would at its start. */
+static void executor_prefetch(hs_engine *e, size_t t, int d)
+{
+    const hs_graph *g = e->g;
+    const hs_edge *ed;
+    int m = memory_of(e, d);
+    if (g->tasks[t].input_bytes > 0 && e->input_mem[t] != m) {
+        e->input_at[t] = queue_copy(e, -1, (long)t, HS_HOST_MEMORY, m, g->tasks[t].input_bytes,
+                                    e->now);
+        e->input_mem[t] = m;
+    }
+    HS_GRAPH_PRED_FOREACH(g, t, ed)
+    {
+        if (ed->bytes > 0)
+            (void)data_on(e, ed, m);
+    }
 }
 
 /* After task t ended on memory m at `end` (executor's model): its data are
@@ -1155,6 +1216,8 @@ static void engine_free(hs_engine *e)
     free(e->ready_off);
     free(e->link_free);
     free(e->arrive);
+    free(e->input_at);
+    free(e->input_mem);
     free(e->part_in);
     free(e->part_out);
     free(e->placement_of);
@@ -1221,12 +1284,14 @@ static int engine_alloc(hs_engine *e, hs_error *err)
         size_t nm = (size_t)e->pf->nmemories;
         e->link_free = calloc(nm * nm, sizeof *e->link_free);
         e->arrive = calloc(n * nm, sizeof *e->arrive);
+        e->input_at = malloc(n * sizeof *e->input_at);
+        e->input_mem = malloc(n * sizeof *e->input_mem);
     }
     if (!e->waiting || !e->state || !e->device || !e->assigned || !e->end || !e->valid ||
         !e->ready_memory || !e->ready_at || !e->depth || !e->held || !e->fifo ||
         !e->fifo_head || !e->declined || !e->run_end || !e->tail || !e->queued ||
         !e->nqueued || !e->batch || !e->newly_ready ||
-        !e->ready_off || !e->placement_of || (e->exec_depth && (!e->link_free || !e->arrive)) ||
+        !e->ready_off || !e->placement_of || (e->exec_depth && (!e->link_free || !e->arrive || !e->input_at || !e->input_mem)) ||
         !e->dead || !e->orphan_next || !e->orphan_head || !e->orphan_tail || !e->quiet)
         return hs_error_set(err, HS_ENOMEM, "out of memory for an engine of %zu tasks", n);
     for (size_t d = 0; d < nd; d++)
@@ -1234,6 +1299,8 @@ static int engine_alloc(hs_engine *e, hs_error *err)
     for (size_t t = 0; t < e->g->ntasks; t++) {
         e->waiting[t] = in_degree(e->g, t);
         e->device[t] = e->assigned[t] = e->ready_memory[t] = -1;
+        if (e->input_mem)
+            e->input_mem[t] = -1;
     }
     return HS_OK;
 }

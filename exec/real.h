@@ -42,6 +42,7 @@ int hs__real_drive(hs_backend *b, int (*step)(void *ctx, hs_error *err), void *c
                    hs_error *err);
 double hs__real_now(const hs_backend *b);
 int hs__real_finish(hs_backend *b, hs_error *err);
+void hs__real_prefetch(hs_backend *b, size_t t, int d);
 void hs__real_fini(hs_backend *b);
 
 /* Defines backend `var` called `name`: the worker machinery above run in
@@ -62,6 +63,7 @@ void hs__real_fini(hs_backend *b);
                                 .fini = hs__real_fini,                                         \
                                 .depth = hs__real_depth,                                       \
                                 .finish = hs__real_finish,                                     \
+                                .prefetch = hs__real_prefetch,                                 \
                                 .drive = hs__real_drive}
 
 #endif

@@ -4,7 +4,8 @@
  * where it is expected to complete first: the device's availability (what
  * it runs plus what is queued on it), the time to bring its inputs there, and
  * its cost on it (eq. 11-12 of Zhou & Liu: hs_engine_finish_time).  Ties go
- * to the lower device index.
+ * to the lower device index.  Its inputs start moving there at once
+ * (hs_engine_prefetch), as StarPU's dm* policies prefetch on push.
  *   dmda:  each device runs its queue in arrival order.
  *   dmdar: each device runs first the queued task with the most inputs
  *          already in the device's memory (hs_engine_inputs_on, counted when
@@ -96,6 +97,7 @@ static void dmda_ready(void *state, hs_engine *e, size_t t)
                       -(double)hs_engine_inputs_on(e, t, pf->devices[best].memory), 0.0, t);
     else
         hs__fifo_push(&s->fifo[best], t);
+    hs_engine_prefetch(e, t, best); /* after the count: its own copies are on their way */
 }
 
 static long dmda_pick(void *state, hs_engine *e, int device)
@@ -112,7 +114,7 @@ static long dmda_pick(void *state, hs_engine *e, int device)
 const hs_policy hs__policy_dmda = {
     .name = "dmda",
     .description = "StarPU deque model data-aware: queue each ready task where it is expected "
-                   "to complete first",
+                   "to complete first, prefetching its inputs there",
     .init = dmda_init,
     .ready = dmda_ready,
     .pick = dmda_pick,

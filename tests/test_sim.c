@@ -946,6 +946,63 @@ static void executor_model(void **state)
     hs_workload_free(w);
 }
 
+/* Prefetching by hand (hs_engine_prefetch, as dmda does on push).
+ * cpu0 + gpu0, links 1 GB/s and 10 us (T(100000 B) = 110 us); two
+ * independent typed tasks a, b: cpu 10000, gpu 100, 100000 B in from
+ * host, nothing out; each device holds one started task.  dmda queues
+ * both on gpu0, a first, and prefetches their inputs at once:
+ *   executor's model: the copies queue on host -> gpu0 from 0 (0..110,
+ *     110..220); a runs 110..210; b, started at 210, finds its input there
+ *     at 220 and runs 220..320: makespan 320.  Without the prefetch, b's
+ *     copy would start at 210 and b run 320..420.
+ *   delay model (which ignores it): a 110..210, b 210..310.
+ * The same tasks without a type are not prefetched (a real backend moves
+ * a cost-only task's data when it starts): b's copy 210..320, b 320..420. */
+static void executor_model_prefetch(void **state)
+{
+    const int depth[] = {1, 1};
+    hs_map_options opt = {.executor_depth = depth};
+    static const double copies[][2] = {{0, 110}, {110, 220}};
+    (void)state;
+    for (int typed = 1; typed >= 0; typed--) {
+        hs_workload *w = hs_workload_new();
+        hs_error err = {0};
+        hs_schedule *s;
+        int a = cpu_gpu_app(w);
+        for (int k = 0; k < 2; k++) {
+            assert_int_equal(hs_app_add_kernel(w, a, k ? "b" : "a", &err), k);
+            if (typed)
+                assert_int_equal(hs_kernel_set_type(w, a, k, "va", &err), 0);
+            assert_int_equal(hs_kernel_set_cost(w, a, k, "cpu", 10000, &err), 0);
+            assert_int_equal(hs_kernel_set_cost(w, a, k, "gpu", 100, &err), 0);
+            assert_int_equal(hs_kernel_set_bytes(w, a, k, 100000, 0, &err), 0);
+        }
+        if (hs_workload_finalize(w, &err) != HS_OK)
+            fail_msg("%s", err.msg);
+        assert_int_equal(hs_map(w, "dmda", &opt, &s, NULL, &err), 0);
+        expect_at(s, 0, 1, 110, 210);
+        expect_at(s, 1, 1, typed ? 220 : 320, typed ? 320 : 420);
+        assert_float_equal(s->makespan_us, typed ? 320 : 420, EPS);
+        assert_int_equal(s->ntransfers, 2);
+        for (size_t k = 0; k < 2; k++) {
+            const hs_transfer *t = &s->transfers[k];
+            assert_float_equal(t->start_us, typed || !k ? copies[k][0] : 210, EPS);
+            assert_float_equal(t->end_us, typed || !k ? copies[k][1] : 320, EPS);
+            assert_int_equal(s->placements[t->to_placement].task, k);
+        }
+        /* gpu0 held a 0..110 and b 210..220 (or 210..320) */
+        assert_int_equal(s->nactivities, 2);
+        assert_float_equal(s->activities[1].start_us, 210, EPS);
+        assert_float_equal(s->activities[1].end_us, typed ? 220 : 320, EPS);
+        hs_schedule_free(s);
+        assert_int_equal(hs_map(w, "dmda", NULL, &s, NULL, &err), 0);
+        expect_at(s, 0, 1, 110, 210);
+        expect_at(s, 1, 1, 210, 310);
+        hs_schedule_free(s);
+        hs_workload_free(w);
+    }
+}
+
 /* The executor's model of parts of a split kernel (the data manager runs
  * them through host): ad-part splits a gemm (n = 128: A, B, C 64 KiB each,
  * beta 0: C written only; 1000 us on either device, beside a task of 10
@@ -1068,6 +1125,7 @@ int main(void)
         cmocka_unit_test(tri_eager),
         cmocka_unit_test(tri_eager_overheads),
         cmocka_unit_test(executor_model),
+        cmocka_unit_test(executor_model_prefetch),
         cmocka_unit_test(executor_model_parts_through_host),
         cmocka_unit_test(cluster_routes_in_schedules),
         cmocka_unit_test(tri_cpu_only),

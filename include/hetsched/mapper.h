@@ -31,8 +31,8 @@ typedef struct hs_map_options {
     /* The executor's model instead of the delay model (DESIGN.md §1), as
      * `run` predicts itself: device d holds up to executor_depth[d] started
      * tasks and runs them in order; a task's input copies start when it is
-     * started on its device and queue on their link (one copy at a time per
-     * ordered pair of memories), and an output's copy back to host queues
+     * started on its device (or prefetched: hs_engine_prefetch) and queue
+     * on their link (one copy at a time per ordered pair of memories), and an output's copy back to host queues
      * on its link after the task's end; a result copied to a memory once
      * serves every later reader there.  A part of a split typed kernel on a
      * memory but host works through host, as the data manager runs it: its

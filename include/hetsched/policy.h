@@ -135,6 +135,15 @@ int hs_engine_inputs_on(const hs_engine *e, size_t t, int memory);
  * most once per task. */
 void hs_engine_assign(hs_engine *e, size_t t, int d);
 
+/* A policy starts moving ready task t's inputs to device d's memory now,
+ * ahead of t's start there, as StarPU's dm* schedulers do when they push a
+ * task to a worker's queue: a real backend copies them (a typed task's,
+ * unsplit, to a memory other than host; nothing else), and the executor's
+ * model queues those copies on their links now instead of at t's start.
+ * The delay model ignores it.  They then count as on that memory
+ * (hs_engine_inputs_on). */
+void hs_engine_prefetch(hs_engine *e, size_t t, int d);
+
 #ifdef __cplusplus
 }
 #endif
