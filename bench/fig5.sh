@@ -40,11 +40,14 @@
 #                       sgemm on a VM's host can take 750 or 1000 ms from one
 #                       run to the next, and every speedup divides by it)
 #   --train             with --model: before a composition's measured runs,
-#                       run it with cpu-only and h-ratio (unmeasured) with
-#                       `run --update-model` on a copy of the model, so that
-#                       each kernel's history holds its times inside a run
-#                       (memory and threads shared with the other device's
-#                       work) beside calibrate's; the copy predicts the rest
+#                       run it once with cpu-only and three times with
+#                       h-ratio (unmeasured) with `run --update-model` on a
+#                       copy of the model, so that each kernel's history
+#                       holds its times inside a run (memory and threads
+#                       shared with the other device's work) beside
+#                       calibrate's, over several runs (one run adds a share
+#                       of an entry's window: a stray slow one does not move
+#                       its median); the copy predicts the rest
 #   --gpus N            GPUs of the platform (1: workloads/paper as committed;
 #                       otherwise generated with `hetsched gen` into --keep)
 #   --cores N           cores of the CPU device (4 in the committed files;
@@ -174,17 +177,18 @@ if [ "$train" = 1 ]; then
     model=$dir/trained-model.json
 fi
 echo "Fig. 5 (Zhou & Liu, ESWEEK 2014) on $(hostname): size $size," \
-    "$runs run(s) per cell, cpu-only $base_runs (median)${model:+, model $model}$([ "$train" = 0 ] || echo ", trained by a cpu-only and an h-ratio run of each composition")${platform:+, platform $platform}${run_opts:+, run $run_opts}"
+    "$runs run(s) per cell, cpu-only $base_runs (median)${model:+, model $model}$([ "$train" = 0 ] || echo ", trained by a cpu-only and three h-ratio runs of each composition")${platform:+, platform $platform}${run_opts:+, run $run_opts}"
 for c in ${comps//,/ }; do
     if ! w=$(workload "$c"); then
         echo "composition $c: cannot prepare the workload" >&2
         status=1
         continue
     fi
-    for p in $([ "$train" = 0 ] || echo cpu-only h-ratio); do
+    for t in $([ "$train" = 0 ] || echo cpu-only h-ratio h-ratio.2 h-ratio.3); do
+        p=${t%.*}
         "$hetsched" run -a "$p" ${backend:+--backend "$backend"} --model "$model" \
             --update-model "$model" --check none ${extra[@]+"${extra[@]}"} "$w" \
-            >"$dir/$c-train-$p.log" 2>&1 || echo "training run $p on $c failed" >&2
+            >"$dir/$c-train-$t.log" 2>&1 || echo "training run $t on $c failed" >&2
     done
     # runs interleaved across policies, so a slow spell of the machine is shared
     for ((r = 1; r <= most; r++)); do

@@ -26,7 +26,7 @@ const hs_cli_cmd hs_cmd_model = {
              "                kernel, at its share of the flops)\n"
              "  D             the kernel's size, its flops\n"
              "  n             samples recorded (the median and spread are over a\n"
-             "                window of 32, a run's spread evenly over it)\n"
+             "                window of 32, a run's 8 at most, spread evenly over it)\n"
              "  median us     what the model predicts for this kernel\n"
              "  spread        median absolute deviation, in % of the median\n"
              "  fit us        the a*D^b+c fit of the type and device at D (- : none)\n"

@@ -1327,11 +1327,14 @@ static int entry_of_placement(hs_perfmodel *m, const hs_workload *w, const hs_pl
 }
 
 /* Records the samples of run s into the entries at[] names.  A run gives
- * an entry many samples (4000 pi tasks) and its window keeps
- * HS_PERF_WINDOW: they are spread evenly over the run, so that the median
- * stands for the whole run and not for its last tasks (on the H200, pi on
+ * an entry many samples (4000 pi tasks) and its window takes
+ * HS_PERF_RUN_SHARE of them: spread evenly over the run, so that they
+ * stand for the whole run and not for its last tasks (on the H200, pi on
  * cpu0 had 58.8 us from the last 32 of a training run, and 64-70 us in the
- * runs it then predicted).  Every sample is counted. */
+ * runs it then predicted), and a share of the window, so that one run
+ * does not replace the others (on an H100, a training run with pi 2.6x
+ * slower than in the runs after it, on the GPU and on the CPU, made the
+ * model predict those runs 1.35x too slow).  Every sample is counted. */
 static int record_spread(hs_perfmodel *m, const hs_schedule *s, const size_t *at,
                          hs_error *err)
 {
@@ -1351,7 +1354,8 @@ static int record_spread(hs_perfmodel *m, const hs_schedule *s, const size_t *at
         e = &m->entries[at[i]];
         j = seen[at[i]]++;
         n = total[at[i]];
-        if (n <= HS_PERF_WINDOW || (j + 1) * HS_PERF_WINDOW / n != j * HS_PERF_WINDOW / n)
+        if (n <= HS_PERF_RUN_SHARE ||
+            (j + 1) * HS_PERF_RUN_SHARE / n != j * HS_PERF_RUN_SHARE / n)
             add_sample(e, x, is_outlier(e, x));
         else
             count_sample(e, x, is_outlier(e, x));

@@ -1113,10 +1113,32 @@ static void links_measured_and_applied(void **state)
     hs_perfmodel_free(zero);
 }
 
-/* A run gives an entry more samples than its window holds: 64 va tasks
- * on cpu0, the first 32 at 10 us, the last 32 at 20 us.  Each is counted
- * (64 in all, kept or flagged), and the window gets every other one, 16 of
- * each, so its median is 15 us; keeping the last 32 would make it 20. */
+/* 64 va tasks on cpu0 as one run: the first 32 at `first` us, the last 32
+ * at `last`. */
+static hs_schedule *va_run(hs_workload *w, double first, double last)
+{
+    hs_schedule *s = hs_schedule_new(NULL, NULL);
+    hs_error err = {0};
+    char id[32];
+    for (int i = 0; i < 64; i++) {
+        hs_placement p = {.nparts = 1, .fraction = 1, .device = 0, .start_us = 30.0 * i,
+                          .end_us = 30.0 * i + (i < 32 ? first : last)};
+        snprintf(id, sizeof id, "a#%d/v", i);
+        p.task = task_of(w, id);
+        assert_true(hs_schedule_add_placement(s, &p, &err) >= 0);
+    }
+    return s;
+}
+
+/* A run gives an entry more samples than it may add to the window: 64 va
+ * tasks on cpu0, the first 32 at 10 us, the last 32 at 20 us.  Each is
+ * counted (64 in all, kept or flagged), and the window gets every eighth,
+ * 4 of each (HS_PERF_RUN_SHARE), so its median is 15 us; keeping the last
+ * would make it 20.  Then, in a new model, runs at 10, 10 and 30 us (a
+ * stray one, as a busy spell of the machine makes): 8 samples each, the
+ * median stays 10 (one run filling the window made it 30); a second run at
+ * 30 leaves 16 of each (median 20), a third makes 30 the median: a lasting
+ * change takes the entry over. */
 static void run_spread_over_window(void **state)
 {
     static const char yaml[] =
@@ -1128,32 +1150,38 @@ static void run_spread_over_window(void **state)
         "    instances: 64\n"
         "    kernels:\n"
         "      - {name: v, type: va, params: {n: 1000}, cost_us: {cpu: 10}}\n";
+    static const double runs[] = {10, 10, 30, 30, 30}, median[] = {10, 10, 10, 20, 30};
     hs_perfmodel *m = hs_perfmodel_new();
     hs_workload *w = NULL;
-    hs_schedule *s = hs_schedule_new(NULL, NULL);
+    hs_schedule *s;
     hs_perf_added added;
     hs_perf_history h;
     hs_perf_kernel pk;
     hs_error err = {0};
-    char id[32];
     (void)state;
     if (hs_workload_load_buffer("s.yaml", yaml, sizeof yaml - 1, &w, &err) != HS_OK)
         fail_msg("%s", err.msg);
-    for (int i = 0; i < 64; i++) {
-        hs_placement p = {.nparts = 1, .fraction = 1, .device = 0, .start_us = 30.0 * i,
-                          .end_us = 30.0 * i + (i < 32 ? 10 : 20)};
-        snprintf(id, sizeof id, "a#%d/v", i);
-        p.task = task_of(w, id);
-        assert_true(hs_schedule_add_placement(s, &p, &err) >= 0);
-    }
-    assert_int_equal(hs_perfmodel_add_run(m, w, s, &added, &err), HS_OK);
-    assert_int_equal(added.whole, 64);
     assert_int_equal(hs_perfmodel_kernel_of(&w->apps[0].kernels[0], &pk, &err), HS_OK);
+    s = va_run(w, 10, 20);
+    assert_int_equal(hs_perfmodel_add_run(m, w, s, &added, &err), HS_OK);
+    hs_schedule_free(s);
+    assert_int_equal(added.whole, 64);
     assert_true(hs_perfmodel_history(m, "va", pk.params, pk.size, "cpu0", &h));
-    assert_int_equal(h.nsamples, HS_PERF_WINDOW);
+    assert_int_equal(h.nsamples, HS_PERF_RUN_SHARE);
     assert_float_equal(h.median_us, 15, 0);
     assert_int_equal(h.count + h.rejected, 64);
-    hs_schedule_free(s);
+    hs_perfmodel_free(m);
+    m = hs_perfmodel_new();
+    for (int r = 0; r < 5; r++) {
+        s = va_run(w, runs[r], runs[r]);
+        assert_int_equal(hs_perfmodel_add_run(m, w, s, &added, &err), HS_OK);
+        hs_schedule_free(s);
+        assert_true(hs_perfmodel_history(m, "va", pk.params, pk.size, "cpu0", &h));
+        assert_int_equal(h.nsamples, r < 4 ? (r + 1) * HS_PERF_RUN_SHARE : HS_PERF_WINDOW);
+        if (fabs(h.median_us - median[r]) > 1e-9)
+            fail_msg("after run %d: median %g, expected %g", r + 1, h.median_us, median[r]);
+    }
+    assert_int_equal(h.count + h.rejected, 5 * 64);
     hs_workload_free(w);
     hs_perfmodel_free(m);
 }

@@ -6,11 +6,13 @@
  * Two models, as StarPU keeps them and as Zhou & Liu's ad-part uses them
  * (Sec. 4.3):
  *   - a history table: for each (kernel type, params, size D, device) a
- *     window of HS_PERF_WINDOW measured durations, the last ones (a run's
- *     spread over it: hs_perfmodel_add_run).  What the entry predicts is
- *     their median, a robust statistic: one spike (a page fault, a context
- *     switch) does not move it, and a lasting change (a faster executor, a
- *     loaded machine) takes it over once it holds half the window.  The
+ *     window of HS_PERF_WINDOW measured durations, the last ones (a run
+ *     gives it HS_PERF_RUN_SHARE of its own at most, spread over the run:
+ *     hs_perfmodel_add_run).  What the entry predicts is their median, a
+ *     robust statistic: one spike (a page fault, a context switch) does
+ *     not move it, nor one run slower than those before it (a busy spell of
+ *     the machine), and a lasting change (a faster executor, a loaded
+ *     machine) takes it over once it holds half the window.  The
  *     entry also counts its samples and keeps the mean and standard
  *     deviation (Welford's method) of those that are not outliers: a sample
  *     x is flagged, once the entry holds HS_PERF_MIN_SAMPLES samples, when
@@ -68,6 +70,7 @@ typedef struct hs_perf_fit {
 #define HS_PERF_MIN_SAMPLES 5  /* outlier flagging starts with this many samples */
 #define HS_PERF_OUTLIER_Z 3.5  /* modified z-score beyond which a sample is an outlier */
 #define HS_PERF_WINDOW 32      /* samples an entry keeps for its median and MAD */
+#define HS_PERF_RUN_SHARE 8    /* of them, the most one run adds (hs_perfmodel_add_run) */
 #define HS_PERF_PARAMS_MAX 320 /* bytes of an entry's params text, with its NUL */
 
 typedef struct hs_perf_history {
@@ -266,9 +269,11 @@ typedef struct hs_perf_added {
  * params, the size ad-part asks the model about; a cost-only task only
  * slept its cost and is not recorded.  Every sample is counted (the
  * entry's mean and count); where a run gives an entry more than
- * HS_PERF_WINDOW samples, its window gets HS_PERF_WINDOW of them, spread
- * evenly over the run's placements, so that its median stands for the
- * whole run and not for its last tasks.  Each device that ran at least
+ * HS_PERF_RUN_SHARE samples, its window gets HS_PERF_RUN_SHARE of them,
+ * spread evenly over the run's placements, so that they stand for the
+ * whole run and not for its last tasks, and so that one run cannot fill
+ * the window: the median is taken over several runs (and calibrate's
+ * samples), and one stray run does not move it.  Each device that ran at least
  * HS_PERF_MIN_SAMPLES placements also gets its per-task overhead
  * (hs_perfmodel_overheads) recorded as type HS_PERF_OVERHEAD, and each
  * declared link that moved at least 64 MiB in copies of 1 MiB or more its time per
