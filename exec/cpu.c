@@ -426,7 +426,7 @@ typedef struct seen {
     size_t n;               /* the count last seen */
 } seen;
 
-/* Fewer than depth tasks in flight, or the run stops. */
+/* Fewer than depth tasks in flight. */
 static int has_room(const worker *wk)
 {
     return atomic_load(&wk->launched) - atomic_load(&wk->completed) < (size_t)wk->depth;

@@ -304,8 +304,6 @@ int hs_engine_inputs_on(const hs_engine *e, size_t t, int memory)
     return n;
 }
 
-static void executor_prefetch(hs_engine *e, size_t t, int d);
-
 /* Takes t out of the queue of the device it was assigned to. */
 static void unqueue(hs_engine *e, size_t t)
 {
@@ -336,40 +334,6 @@ void hs_engine_assign(hs_engine *e, size_t t, int d)
     e->nqueued[d]++;
     e->assigned[t] = d;
     e->end[t] = f;
-}
-
-/* What a real backend prefetches (exec/data.h, hs__data_prefetch): the
- * inputs of a typed whole task, to a memory other than host. */
-static int prefetched(const hs_engine *e, size_t t, int d)
-{
-    const hs_task *task = &e->g->tasks[t];
-    return memory_of(e, d) != HS_HOST_MEMORY && task->nparts == 1 &&
-           e->w->apps[task->app].kernels[task->kernel].type != NULL;
-}
-
-void hs_engine_prefetch(hs_engine *e, size_t t, int d)
-{
-    edge_walk w;
-    size_t u;
-    double bytes;
-    if (t >= e->g->ntasks || d < 0 || d >= e->pf->ndevices || e->state[t] != T_READY) {
-        snprintf(e->bug, sizeof e->bug,
-                 "policy '%s' prefetched task %zu for device %d: no such task or device, or "
-                 "the task is not ready or already started",
-                 e->policy->name, t, d);
-        return;
-    }
-    if (!prefetched(e, t, d))
-        return;
-    if (e->exec_depth)
-        executor_prefetch(e, t, d);
-    if (e->b->ops->prefetch)
-        e->b->ops->prefetch(e->b, t, d);
-    WALK_IN(w, e->g, t, u, bytes)
-    {
-        if (bytes > 0)
-            set_copy(e, u, memory_of(e, d));
-    }
 }
 
 /* ------------------------------------------------------------- the run */
@@ -512,6 +476,41 @@ static void executor_prefetch(hs_engine *e, size_t t, int d)
     {
         if (ed->bytes > 0)
             (void)data_on(e, ed, m);
+    }
+}
+
+/* What a real backend prefetches (exec/data.h, hs__data_prefetch): the
+ * inputs of a typed whole task, to a memory other than host. */
+static int prefetched(const hs_engine *e, size_t t, int d)
+{
+    const hs_task *task = &e->g->tasks[t];
+    return memory_of(e, d) != HS_HOST_MEMORY && task->nparts == 1 &&
+           e->w->apps[task->app].kernels[task->kernel].type != NULL;
+}
+
+void hs_engine_prefetch(hs_engine *e, size_t t, int d)
+{
+    edge_walk w;
+    size_t u;
+    double bytes;
+    if (t >= e->g->ntasks || d < 0 || d >= e->pf->ndevices || e->state[t] != T_READY) {
+        snprintf(e->bug, sizeof e->bug,
+                 "policy '%s' prefetched task %zu for device %d: no such task or device, or "
+                 "the task is not ready or already started",
+                 e->policy->name, t, d);
+        return;
+    }
+    if (!prefetched(e, t, d))
+        return;
+    if (e->exec_depth)
+        executor_prefetch(e, t, d);
+    if (!e->b->ops->prefetch)
+        return; /* the simulator: under the delay model, nothing moves early */
+    e->b->ops->prefetch(e->b, t, d);
+    WALK_IN(w, e->g, t, u, bytes)
+    {
+        if (bytes > 0)
+            set_copy(e, u, memory_of(e, d));
     }
 }
 
@@ -1291,7 +1290,8 @@ static int engine_alloc(hs_engine *e, hs_error *err)
         !e->ready_memory || !e->ready_at || !e->depth || !e->held || !e->fifo ||
         !e->fifo_head || !e->declined || !e->run_end || !e->tail || !e->queued ||
         !e->nqueued || !e->batch || !e->newly_ready ||
-        !e->ready_off || !e->placement_of || (e->exec_depth && (!e->link_free || !e->arrive || !e->input_at || !e->input_mem)) ||
+        !e->ready_off || !e->placement_of ||
+        (e->exec_depth && (!e->link_free || !e->arrive || !e->input_at || !e->input_mem)) ||
         !e->dead || !e->orphan_next || !e->orphan_head || !e->orphan_tail || !e->quiet)
         return hs_error_set(err, HS_ENOMEM, "out of memory for an engine of %zu tasks", n);
     for (size_t d = 0; d < nd; d++)

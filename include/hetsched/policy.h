@@ -139,9 +139,9 @@ void hs_engine_assign(hs_engine *e, size_t t, int d);
  * ahead of t's start there, as StarPU's dm* schedulers do when they push a
  * task to a worker's queue: a real backend copies them (a typed task's,
  * unsplit, to a memory other than host; nothing else), and the executor's
- * model queues those copies on their links now instead of at t's start.
- * The delay model ignores it.  They then count as on that memory
- * (hs_engine_inputs_on). */
+ * model queues those copies on their links now instead of at t's start;
+ * there, and in a run, they then count as on that memory
+ * (hs_engine_inputs_on).  The delay model ignores it. */
 void hs_engine_prefetch(hs_engine *e, size_t t, int d);
 
 #ifdef __cplusplus
