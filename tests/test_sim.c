@@ -878,6 +878,27 @@ static void cpu_only_needs_a_cpu(void **state)
     hs_workload_free(w);
 }
 
+/* cpu0 + gpu0 (cpu_gpu_app); two independent tasks a, b: cpu 10000, gpu
+ * 100, 100000 B in from host and `out` B out to host each; typed (va) or
+ * cost-only. */
+static hs_workload *two_tasks(int typed, double out)
+{
+    hs_workload *w = hs_workload_new();
+    hs_error err = {0};
+    int a = cpu_gpu_app(w);
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(hs_app_add_kernel(w, a, k ? "b" : "a", &err), k);
+        if (typed)
+            assert_int_equal(hs_kernel_set_type(w, a, k, "va", &err), 0);
+        assert_int_equal(hs_kernel_set_cost(w, a, k, "cpu", 10000, &err), 0);
+        assert_int_equal(hs_kernel_set_cost(w, a, k, "gpu", 100, &err), 0);
+        assert_int_equal(hs_kernel_set_bytes(w, a, k, 100000, out, &err), 0);
+    }
+    if (hs_workload_finalize(w, &err) != HS_OK)
+        fail_msg("%s", err.msg);
+    return w;
+}
+
 /* The executor's model by hand.  cpu0 + gpu0, links 1 GB/s and 10 us both
  * ways (T(100000 B) = 110 us); two independent tasks a, b: cpu 10000,
  * gpu 100, 100000 B in from host and out to host each.  HEFT puts both on
@@ -893,23 +914,14 @@ static void cpu_only_needs_a_cpu(void **state)
  *     210..220: 120 us (the delay model holds nothing). */
 static void executor_model(void **state)
 {
-    hs_workload *w = hs_workload_new();
+    hs_workload *w = two_tasks(0, 100000);
     hs_error err = {0};
     hs_schedule *s;
     const int depth[] = {2, 2};
     hs_map_options opt = {.executor_depth = depth};
     static const double copies[][2] = {{0, 110}, {110, 220}, {210, 320}, {320, 430}};
     hs_device_stats st[2];
-    int a;
     (void)state;
-    a = cpu_gpu_app(w);
-    for (int k = 0; k < 2; k++) {
-        assert_int_equal(hs_app_add_kernel(w, a, k ? "b" : "a", &err), k);
-        assert_int_equal(hs_kernel_set_cost(w, a, k, "cpu", 10000, &err), 0);
-        assert_int_equal(hs_kernel_set_cost(w, a, k, "gpu", 100, &err), 0);
-        assert_int_equal(hs_kernel_set_bytes(w, a, k, 100000, 100000, &err), 0);
-    }
-    assert_int_equal(hs_workload_finalize(w, &err), 0);
     assert_int_equal(hs_map(w, "heft", NULL, &s, NULL, &err), 0);
     expect_at(s, 0, 1, 110, 210);
     expect_at(s, 1, 1, 210, 310);
@@ -965,20 +977,9 @@ static void executor_model_prefetch(void **state)
     static const double copies[][2] = {{0, 110}, {110, 220}};
     (void)state;
     for (int typed = 1; typed >= 0; typed--) {
-        hs_workload *w = hs_workload_new();
+        hs_workload *w = two_tasks(typed, 0);
         hs_error err = {0};
         hs_schedule *s;
-        int a = cpu_gpu_app(w);
-        for (int k = 0; k < 2; k++) {
-            assert_int_equal(hs_app_add_kernel(w, a, k ? "b" : "a", &err), k);
-            if (typed)
-                assert_int_equal(hs_kernel_set_type(w, a, k, "va", &err), 0);
-            assert_int_equal(hs_kernel_set_cost(w, a, k, "cpu", 10000, &err), 0);
-            assert_int_equal(hs_kernel_set_cost(w, a, k, "gpu", 100, &err), 0);
-            assert_int_equal(hs_kernel_set_bytes(w, a, k, 100000, 0, &err), 0);
-        }
-        if (hs_workload_finalize(w, &err) != HS_OK)
-            fail_msg("%s", err.msg);
         assert_int_equal(hs_map(w, "dmda", &opt, &s, NULL, &err), 0);
         expect_at(s, 0, 1, 110, 210);
         expect_at(s, 1, 1, typed ? 220 : 320, typed ? 320 : 420);
