@@ -95,7 +95,7 @@ struct hs_engine {
     int *input_mem;         /*   (prefetched at commit), input_mem -1: not copied yet */
     double *part_in;        /* [ntasks]: a typed part's bytes read and written, or -1 */
     double *part_out;       /*   (part_bytes; NULL when the graph has no typed part) */
-    long *placement_of;     /* [ntasks]: its placement in s, or -1 */
+    long *placement_of;     /* [ntasks]: its placement in s (executor's model only) */
     hs_transfer *copies;    /* from/to placement fields hold task indices until the end */
     size_t ncopies, capcopies;
     /* failed devices (hs_completion.failed): their work goes to the others */
@@ -769,7 +769,8 @@ static int book_chunk(hs_engine *e, hs_completion *c, hs_error *err)
         return 1;
     for (size_t i = 0; i < ls->nparts; i++) /* every part of n, in completion order */
         e->s->placements[ls->parts[i]].nparts = (int)ls->nparts;
-    e->placement_of[c->task] = ls->parts[ls->nparts - 1];
+    if (e->placement_of)
+        e->placement_of[c->task] = ls->parts[ls->nparts - 1];
     c->device = ls->owner;
     c->start_us = ls->opened;
     *at = ls->next;
@@ -964,12 +965,15 @@ static int book(hs_engine *e, hs_completion *c, unsigned char *quiet, size_t *nr
         }
         m = HS_HOST_MEMORY; /* the chunks' result is stored on host */
     } else {
+        long pi;
         task = &g->tasks[t];
         p = (hs_placement){.task = task->origin, .part = task->part, .nparts = task->nparts,
                            .fraction = task->fraction, .device = d, .start_us = c->start_us,
                            .end_us = c->end_us};
-        if ((e->placement_of[t] = hs_schedule_add_placement(e->s, &p, err)) < 0)
+        if ((pi = hs_schedule_add_placement(e->s, &p, err)) < 0)
             return HS_ENOMEM;
+        if (e->placement_of)
+            e->placement_of[t] = pi;
         e->busy_us += c->end_us - c->start_us;
     }
     if (e->exec_depth)
@@ -1273,7 +1277,6 @@ static int engine_alloc(hs_engine *e, hs_error *err)
     e->batch = calloc(nd * HS_BACKEND_MAX_DEPTH, sizeof *e->batch);
     e->newly_ready = malloc(n * sizeof *e->newly_ready);
     e->ready_off = calloc(nd * HS_BACKEND_MAX_DEPTH + 1, sizeof *e->ready_off);
-    e->placement_of = malloc(n * sizeof *e->placement_of);
     e->dead = calloc(nd, 1);
     e->orphan_next = malloc(n * sizeof *e->orphan_next);
     e->orphan_head = malloc(nd * sizeof *e->orphan_head);
@@ -1285,13 +1288,15 @@ static int engine_alloc(hs_engine *e, hs_error *err)
         e->arrive = calloc(n * nm, sizeof *e->arrive);
         e->input_at = malloc(n * sizeof *e->input_at);
         e->input_mem = malloc(n * sizeof *e->input_mem);
+        e->placement_of = malloc(n * sizeof *e->placement_of);
     }
     if (!e->waiting || !e->state || !e->device || !e->assigned || !e->end || !e->valid ||
         !e->ready_memory || !e->ready_at || !e->depth || !e->held || !e->fifo ||
         !e->fifo_head || !e->declined || !e->run_end || !e->tail || !e->queued ||
         !e->nqueued || !e->batch || !e->newly_ready ||
-        !e->ready_off || !e->placement_of ||
-        (e->exec_depth && (!e->link_free || !e->arrive || !e->input_at || !e->input_mem)) ||
+        !e->ready_off ||
+        (e->exec_depth && (!e->link_free || !e->arrive || !e->input_at || !e->input_mem ||
+                           !e->placement_of)) ||
         !e->dead || !e->orphan_next || !e->orphan_head || !e->orphan_tail || !e->quiet)
         return hs_error_set(err, HS_ENOMEM, "out of memory for an engine of %zu tasks", n);
     for (size_t d = 0; d < nd; d++)
