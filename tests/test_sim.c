@@ -1066,6 +1066,37 @@ static void executor_model_parts_through_host(void **state)
     hs_workload_free(w);
 }
 
+/* Every policy under the executor's model (a cpu device holding 2 started
+ * tasks, a GPU 4, as a real backend lets them) on a typed composition,
+ * where dmda and dmdar prefetch and ad-part's parts go through host: each
+ * schedule passes the validator (every copy after its producer and before
+ * its consumer, one task at a time per device) and holds every task. */
+static void executor_model_valid_for_every_policy(void **state)
+{
+    char path[4096];
+    const char *root = getenv("HS_SOURCE_ROOT");
+    const int depth[] = {2, 4};
+    hs_map_options opt = {.executor_depth = depth};
+    hs_workload *w = NULL;
+    hs_error err = {0};
+    (void)state;
+    snprintf(path, sizeof path, "%s/workloads/paper/mixed-small.yaml", root ? root : ".");
+    if (hs_workload_load_file(path, &w, &err) != HS_OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(w->platform.ndevices, 2);
+    for (const hs_policy *const *p = hs_policy_list(); *p; p++) {
+        const char *name = hs_policy_name(*p);
+        hs_schedule *s = NULL;
+        if (hs_map(w, name, &opt, &s, NULL, &err) != HS_OK)
+            fail_msg("%s: %s", name, err.msg);
+        assert_string_equal(s->model, "executor");
+        if (hs_schedule_validate(w, s, &err) != HS_OK)
+            fail_msg("%s: %s", name, err.msg);
+        hs_schedule_free(s);
+    }
+    hs_workload_free(w);
+}
+
 /* workloads/cluster.yaml: a (input 1 MB) best on gpu0 of node n0, b
  * (output 1 MB) best on gpu1 of node n1, a -> b 1 MB.  Over a node's
  * links 1 MB takes 10 + 100 us, over the network 2 + 200 us, and a route
@@ -1128,6 +1159,7 @@ int main(void)
         cmocka_unit_test(executor_model),
         cmocka_unit_test(executor_model_prefetch),
         cmocka_unit_test(executor_model_parts_through_host),
+        cmocka_unit_test(executor_model_valid_for_every_policy),
         cmocka_unit_test(cluster_routes_in_schedules),
         cmocka_unit_test(tri_cpu_only),
         cmocka_unit_test(tri_app_level),
