@@ -453,6 +453,8 @@ static int completed_or_stop(const void *arg)
 static void make_prefetches(worker *wk, int dying, size_t before)
 {
     real *rb = wk->rb;
+    if (!atomic_load(&wk->pf_pending))
+        return; /* the common case, without the lock: called before every launch */
     for (;;) {
         size_t t;
         pthread_mutex_lock(&wk->pf_mu);

@@ -167,7 +167,7 @@ static int only_device(const unsigned char *allowed, size_t x, size_t m)
  * (DEVICE_BLOCK x GATHER_MAX neighbours on the stack). */
 #define DEVICE_BLOCK 8
 
-/* The bound that predecessors that `allowed` pins to one other device q
+/* The bound that t's neighbours that `allowed` pins to one other device q
  * put on t on device d: they run one after the other there, predecessors
  * (succ = 0) released at their heads, each followed by its transfer to d,
  * or successors (succ = 1) released a transfer after t and followed by
