@@ -87,8 +87,12 @@ struct hs_engine {
     size_t batch_cap;       /* the sum of the depths */
     size_t *newly_ready;    /* [ntasks] */
     size_t *ready_off;      /* [batch_cap + 1] */
-    /* the executor's model (hs_map_options.executor_depth) */
-    const int *exec_depth;  /* NULL: the delay model */
+    /* the executor's model (hs_map_options.executor_depth): exec_depth
+     * under the simulator, which then records its copies and holds;
+     * exec_model wherever the engine's estimates follow it (a real run
+     * predicted with it too: hs_map_options.executor_estimates) */
+    const int *exec_depth;  /* NULL: not simulating the executor */
+    int exec_model;         /* 0: the delay model's estimates */
     double *link_free;      /* [nmemories^2]: when each link's queue is empty */
     double *arrive;         /* [ntasks][nmemories]: when its data are there */
     double *input_at;       /* [ntasks]: when its input from host is on input_mem[t] */
@@ -369,6 +373,8 @@ static double queue_copy(hs_engine *e, long from_task, long to_task, int from, i
     double end = start + hs__transfer_us(e->pf, from, to, bytes);
     hs_transfer *c;
     e->link_free[link] = end;
+    if (!e->exec_depth)
+        return end; /* a real run's estimate: its backend reports the copies */
     if (e->ncopies == e->capcopies) {
         size_t cap = e->capcopies ? 2 * e->capcopies : 256;
         hs_transfer *n = realloc(e->copies, cap * sizeof *n);
@@ -502,7 +508,7 @@ void hs_engine_prefetch(hs_engine *e, size_t t, int d)
     }
     if (!prefetched(e, t, d))
         return;
-    if (e->exec_depth)
+    if (e->exec_model)
         executor_prefetch(e, t, d);
     if (!e->b->ops->prefetch)
         return; /* the simulator: under the delay model, nothing moves early */
@@ -596,7 +602,7 @@ static int start(hs_engine *e, size_t t, int d, hs_error *err)
     if (e->assigned[t] >= 0)
         unqueue(e, t);
     /* exact: every producer has ended */
-    ready = e->exec_depth ? executor_ready(e, t, d) : hs_engine_data_ready(e, t, d);
+    ready = e->exec_model ? executor_ready(e, t, d) : hs_engine_data_ready(e, t, d);
     begin = ready > e->now ? ready : e->now;
     if (e->held[d] > 0 && e->run_end[d] > begin)
         begin = e->run_end[d];
@@ -976,7 +982,7 @@ static int book(hs_engine *e, hs_completion *c, unsigned char *quiet, size_t *nr
             e->placement_of[t] = pi;
         e->busy_us += c->end_us - c->start_us;
     }
-    if (e->exec_depth)
+    if (e->exec_model)
         executor_done(e, t, m, c->end_us);
     e->state[t] = T_DONE;
     e->end[t] = c->end_us;
@@ -1282,21 +1288,22 @@ static int engine_alloc(hs_engine *e, hs_error *err)
     e->orphan_head = malloc(nd * sizeof *e->orphan_head);
     e->orphan_tail = malloc(nd * sizeof *e->orphan_tail);
     e->quiet = calloc(nd * HS_BACKEND_MAX_DEPTH, 1);
-    if (e->exec_depth) {
+    if (e->exec_model) {
         size_t nm = (size_t)e->pf->nmemories;
         e->link_free = calloc(nm * nm, sizeof *e->link_free);
         e->arrive = calloc(n * nm, sizeof *e->arrive);
         e->input_at = malloc(n * sizeof *e->input_at);
         e->input_mem = malloc(n * sizeof *e->input_mem);
-        e->placement_of = malloc(n * sizeof *e->placement_of);
     }
+    if (e->exec_depth)
+        e->placement_of = malloc(n * sizeof *e->placement_of);
     if (!e->waiting || !e->state || !e->device || !e->assigned || !e->end || !e->valid ||
         !e->ready_memory || !e->ready_at || !e->depth || !e->held || !e->fifo ||
         !e->fifo_head || !e->declined || !e->run_end || !e->tail || !e->queued ||
         !e->nqueued || !e->batch || !e->newly_ready ||
         !e->ready_off ||
-        (e->exec_depth && (!e->link_free || !e->arrive || !e->input_at || !e->input_mem ||
-                           !e->placement_of)) ||
+        (e->exec_model && (!e->link_free || !e->arrive || !e->input_at || !e->input_mem)) ||
+        (e->exec_depth && !e->placement_of) ||
         !e->dead || !e->orphan_next || !e->orphan_head || !e->orphan_tail || !e->quiet)
         return hs_error_set(err, HS_ENOMEM, "out of memory for an engine of %zu tasks", n);
     for (size_t d = 0; d < nd; d++)
@@ -1393,6 +1400,7 @@ int hs_engine_run(hs_workload *w, const hs_policy *policy, const hs_map_options 
     e.policy = policy;
     e.b = backend;
     e.exec_depth = opt->executor_depth;
+    e.exec_model = e.exec_depth || opt->executor_estimates;
     if ((e.splitter = opt->live_split) != NULL) {
         if (!backend->ops->start_chunk)
             return hs_error_set(err, HS_EUSAGE, "backend '%s' cannot split kernels at run time",
@@ -1411,14 +1419,14 @@ int hs_engine_run(hs_workload *w, const hs_policy *policy, const hs_map_options 
         if (rc == 1) {
             if ((rc = check_transformed(w, policy, &own, err)) != 0)
                 goto fail;
-            if ((e.exec_depth || !backend->ops->implied_edges) &&
+            if ((e.exec_model || !backend->ops->implied_edges) &&
                 (rc = hs__part_edges_list(&own, err)) != 0)
                 goto fail;
             e.g = &own;
         }
     }
     e.hook_seconds += seconds() - t0;
-    if ((rc = engine_alloc(&e, err)) != 0 || (e.exec_depth && (rc = part_bytes(&e, err)) != 0))
+    if ((rc = engine_alloc(&e, err)) != 0 || (e.exec_model && (rc = part_bytes(&e, err)) != 0))
         goto fail;
     if (!(e.s = hs_schedule_new(w->path, policy->name))) {
         rc = hs_error_set(err, HS_ENOMEM, "out of memory");

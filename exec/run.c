@@ -71,6 +71,8 @@ static int prepare(const char *policy, const hs_run_options *opt, hs_split_optio
     mopt->seed = opt->seed;
     mopt->thr = opt->thr;
     mopt->perfmodel = opt->perfmodel;
+    /* the run's policy estimates as its prediction's does */
+    mopt->executor_estimates = opt->predict == HS_PREDICT_EXECUTOR;
     /* a schedule is read by hs_run once the devices are chosen */
     rc = opt->schedule ? hs__given_check(policy, mopt, err)
                        : hs__policy_resolve(policy, mopt, pol, err);

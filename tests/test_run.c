@@ -848,6 +848,54 @@ static void emu_cost_only_data_copied(void **state)
     hs_workload_free(w);
 }
 
+/* A run's policy estimates with the model that predicts it, the executor's,
+ * so that it decides as its prediction does.  cpu0 + gpu0 (10 GB/s, 5 us);
+ * x (cpu0 100 ms) feeds y (cpu0 5 ms) and g1, y feeds g2 (no bytes); g1
+ * and g2 take 5 ms on gpu0 and 25 ms on cpu0, and 5e8 B each from host
+ * (50.005 ms to gpu0).  h-ratio gives g1 to gpu0 at x's end (100 ms): its
+ * input copy runs to 150.005 ms, g1 to 155.005.  At y's end (105 ms) g2 on
+ * gpu0 would end at 160.005, on cpu0 at 130: cpu0, as the prediction has
+ * it.  Under the delay model a host input is there from time 0, g1 would
+ * end at 105 and gpu0 look free: g2 went to gpu0, behind g1 and its own
+ * copy (to 210 ms).  The margins (25-30 ms) stand far more delay than a
+ * loaded machine adds to y's end. */
+static void run_decides_as_its_prediction(void **state)
+{
+    static const char *const name[] = {"x", "y", "g1", "g2"};
+    static const double cpu[] = {100000, 5000, 25000, 25000}, gpu[] = {1e8, 1e8, 5000, 5000};
+    hs_workload *w = hs_workload_new();
+    hs_run_options o = {.backend = "emu", .check = HS_CHECK_NONE};
+    hs_run_result r;
+    hs_error err = {0};
+    int a, where[4] = {-1, -1, -1, -1};
+    (void)state;
+    platform(w, PF_CPU_GPU);
+    a = hs_workload_add_app(w, "u", 1, &err);
+    for (int k = 0; k < 4; k++) {
+        assert_int_equal(hs_app_add_kernel(w, a, name[k], &err), k);
+        assert_int_equal(hs_kernel_set_cost(w, a, k, "cpu", cpu[k], &err), 0);
+        assert_int_equal(hs_kernel_set_cost(w, a, k, "gpu", gpu[k], &err), 0);
+        if (k >= 2)
+            assert_int_equal(hs_kernel_set_bytes(w, a, k, 5e8, 0, &err), 0);
+    }
+    assert_true(hs_app_add_edge(w, a, "x", "y", 0, &err) >= 0);
+    assert_true(hs_app_add_edge(w, a, "x", "g1", 0, &err) >= 0);
+    assert_true(hs_app_add_edge(w, a, "y", "g2", 0, &err) >= 0);
+    finalize(w);
+    if (hs_run(w, "h-ratio", &o, &r, &err) != HS_OK)
+        fail_msg("%s", err.msg);
+    assert_string_equal(r.predicted->model, "executor");
+    for (size_t i = 0; i < r.predicted->nplacements; i++)
+        where[r.predicted->placements[i].task] = r.predicted->placements[i].device;
+    assert_int_equal(where[3], 0);
+    assert_int_equal(r.schedule->nplacements, 4);
+    for (size_t i = 0; i < 4; i++)
+        assert_int_equal(r.schedule->placements[i].device,
+                         where[r.schedule->placements[i].task]);
+    hs_run_result_free(&r);
+    hs_workload_free(w);
+}
+
 /* A kernel that fails makes the run fail with its message, without a hang
  * or a leak: syrk's result C - A A^T feeds potrf through an edge with bytes.
  * C is generated with diagonal n = 8, A is 8 x 64 with entries uniform in
@@ -1263,6 +1311,7 @@ int main(void)
         cmocka_unit_test(cpu_refuses_gpus),
         cmocka_unit_test(untyped_tasks_sleep),
         cmocka_unit_test(emu_cost_only_data_copied),
+        cmocka_unit_test(run_decides_as_its_prediction),
         cmocka_unit_test(failing_kernel_fails_the_run),
         cmocka_unit_test(device_fails_every_policy),
         cmocka_unit_test(live_split_every_splitter),

@@ -61,6 +61,13 @@ typedef struct hs_map_options {
      * keep (hs_schedule_read_given reads one and checks that); not with
      * split or live_split.  NULL: none. */
     const hs_schedule *schedule;
+    /* A real run (hs_run) whose engine estimates with the executor's model
+     * instead of the delay model: when a held task will end (its input
+     * copies queued on their links) and so when a device is free, what a
+     * policy's finish times build on.  A run predicted with the executor's
+     * model sets it, so that its policy decides on what the prediction's
+     * decided on; the simulator's (executor_depth) always does. */
+    int executor_estimates;
 } hs_map_options;
 
 #define HS_MAX_BUDGET_MS 3.6e6 /* one hour */

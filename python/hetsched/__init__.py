@@ -74,7 +74,8 @@ class _MapOptions(ctypes.Structure):
                 ("split_threshold_us", ctypes.c_double), ("perfmodel", ctypes.c_void_p),
                 ("split", ctypes.c_void_p), ("executor_depth", ctypes.c_void_p),
                 ("live_split", ctypes.c_void_p), ("live_split_options", ctypes.c_void_p),
-                ("budget_ms", ctypes.c_double), ("schedule", ctypes.c_void_p)]
+                ("budget_ms", ctypes.c_double), ("schedule", ctypes.c_void_p),
+                ("executor_estimates", ctypes.c_int)]
 
 
 class _MapStats(ctypes.Structure):
