@@ -687,8 +687,15 @@ static int pregenerate(hs__data *dm, hs_error *err)
 /* Bytes made ahead per memory at most: what a run commonly needs, without
  * pinning or committing much of the machine for nothing. */
 #define RESERVE_MAX ((size_t)16 << 30)
-/* Blocks of one size made ahead per device computing on a memory. */
+/* Blocks of one size made ahead per device computing on a memory, or as
+ * many as RESERVE_SIZE_BYTES hold (RESERVE_SIZE_BLOCKS at most) where that
+ * is more: a GPU's cholesky tiles (4 MiB) outnumbered 8 blocks, and each
+ * one made during the run held its worker 0.1 ms, 1 ms while a large copy
+ * to host went on beside the cudaMalloc (on an H100, 12.7 ms of a 135-ms
+ * run of compute-large under dmdar). */
 #define RESERVE_PER_DEVICE 8
+#define RESERVE_SIZE_BYTES ((size_t)256 << 20)
+#define RESERVE_SIZE_BLOCKS 64
 
 /* One size of buffer and how many blocks of it a memory may want. */
 typedef struct want {
@@ -704,9 +711,9 @@ static int by_bytes(const void *a, const void *b)
 /* Makes blocks ahead on memory m: for each buffer size of the typed tasks
  * that may run there (every task, on a memory some device computes on;
  * host also keeps every output), as many blocks as tasks use that size,
- * up to RESERVE_PER_DEVICE per device computing there (all of the outputs'
- * on host), one of each size in turn until RESERVE_MAX or the capacity's
- * half.  What a run needs beyond comes from the memory during the run (an
+ * up to RESERVE_PER_DEVICE per device computing there or RESERVE_SIZE_BYTES
+ * of them, RESERVE_SIZE_BLOCKS at most (all of the outputs' on host), one of each size in turn until
+ * RESERVE_MAX or the capacity's half.  What a run needs beyond comes from the memory during the run (an
  * ALLOC event of the trace). */
 static int reserve(hs__data *dm, int m, hs_error *err)
 {
@@ -735,15 +742,23 @@ static int reserve(hs__data *dm, int m, hs_error *err)
     qsort(ws, nw, sizeof *ws, by_bytes);
     {
         size_t k = 0;
-        for (size_t i = 0; i < nw;) { /* merge equal sizes: counts capped, outputs not */
+        for (size_t i = 0; i < nw;) { /* merge equal sizes: counts capped, host's outputs not */
             size_t j = i, capped = 0, outputs = 0;
+            size_t most = RESERVE_SIZE_BYTES / ws[i].bytes;
+            if (most > RESERVE_SIZE_BLOCKS)
+                most = RESERVE_SIZE_BLOCKS;
+            if (most < per)
+                most = per;
             for (; j < nw && ws[j].bytes == ws[i].bytes; j++) {
                 capped += ws[j].count;
                 outputs += !ws[j].count;
             }
+            if (m != HS_HOST_MEMORY) { /* an output is made where its task runs too */
+                capped += outputs;
+                outputs = 0;
+            }
             ws[k].bytes = ws[i].bytes;
-            ws[k++].count = (capped < per ? capped : per) +
-                            (m == HS_HOST_MEMORY ? outputs : (outputs && !capped));
+            ws[k++].count = (capped < most ? capped : most) + outputs;
             i = j;
         }
         nw = k;

@@ -419,11 +419,39 @@ static void runs_reuse_pool_blocks(void **state)
     hs_workload_free(w);
 }
 
+/* 16 independent va (n = 1000: a and b read, c written, 4000 bytes
+ * each), all for gpu0: dmda queues every one there and prefetches its
+ * inputs, so gpu0 holds up to 48 blocks of one size, more than the 8 a
+ * device once had made ahead per size.  Blocks made ahead cover them:
+ * none is made during the run. */
+static void many_queued_inputs(hs_workload *w)
+{
+    hs_error err = {0};
+    int a = hs_workload_add_app(w, "many", 16, &err);
+    kernel(w, a, "va", "va", "n", 1000, NULL, 0, 1000, 10);
+}
+
+static void runs_make_blocks_ahead_for_queued_inputs(void **state)
+{
+    hs_workload *w = workload(PF_CPU_GPU, many_queued_inputs);
+    hs_run_report r;
+    hs_error err = {0};
+    (void)state;
+    if (run(w, "dmda", &hs_backend_emu, 0, &r, &err) != 0)
+        fail_msg("%s", err.msg);
+    assert_int_equal(r.typed, 16);
+    assert_true(r.prefetched > 8);
+    assert_int_equal(r.pool_misses, 0);
+    hs_run_report_free(&r);
+    hs_workload_free(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pool_reuses_blocks),
         cmocka_unit_test(runs_reuse_pool_blocks),
+        cmocka_unit_test(runs_make_blocks_ahead_for_queued_inputs),
         cmocka_unit_test(eviction_writes_back),
         cmocka_unit_test(kernel_too_big),
         cmocka_unit_test(prefetch_pins_and_cancel),
