@@ -40,14 +40,14 @@
 #                       sgemm on a VM's host can take 750 or 1000 ms from one
 #                       run to the next, and every speedup divides by it)
 #   --train             with --model: before a composition's measured runs,
-#                       run it once with cpu-only and three times with
-#                       h-ratio (unmeasured) with `run --update-model` on a
-#                       copy of the model, so that each kernel's history
-#                       holds its times inside a run (memory and threads
-#                       shared with the other device's work) beside
-#                       calibrate's, over several runs (one run adds a share
-#                       of an entry's window: a stray slow one does not move
-#                       its median); the copy predicts the rest
+#                       run it three times with cpu-only and three times
+#                       with h-ratio, in turn (unmeasured), with `run
+#                       --update-model` on a copy of the model, so that each
+#                       kernel's history holds its times inside a run
+#                       (memory and threads shared with the other device's
+#                       work) beside calibrate's, over several runs (one run
+#                       adds a share of an entry's window: a stray slow one
+#                       does not move its median); the copy predicts the rest
 #   --gpus N            GPUs of the platform (1: workloads/paper as committed;
 #                       otherwise generated with `hetsched gen` into --keep)
 #   --cores N           cores of the CPU device (4 in the committed files;
@@ -177,14 +177,14 @@ if [ "$train" = 1 ]; then
     model=$dir/trained-model.json
 fi
 echo "Fig. 5 (Zhou & Liu, ESWEEK 2014) on $(hostname): size $size," \
-    "$runs run(s) per cell, cpu-only $base_runs (median)${model:+, model $model}$([ "$train" = 0 ] || echo ", trained by a cpu-only and three h-ratio runs of each composition")${platform:+, platform $platform}${run_opts:+, run $run_opts}"
+    "$runs run(s) per cell, cpu-only $base_runs (median)${model:+, model $model}$([ "$train" = 0 ] || echo ", trained by three cpu-only and three h-ratio runs of each composition")${platform:+, platform $platform}${run_opts:+, run $run_opts}"
 for c in ${comps//,/ }; do
     if ! w=$(workload "$c"); then
         echo "composition $c: cannot prepare the workload" >&2
         status=1
         continue
     fi
-    for t in $([ "$train" = 0 ] || echo cpu-only h-ratio h-ratio.2 h-ratio.3); do
+    for t in $([ "$train" = 0 ] || echo cpu-only h-ratio cpu-only.2 h-ratio.2 cpu-only.3 h-ratio.3); do
         p=${t%.*}
         "$hetsched" run -a "$p" ${backend:+--backend "$backend"} --model "$model" \
             --update-model "$model" --check none ${extra[@]+"${extra[@]}"} "$w" \

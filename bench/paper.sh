@@ -48,8 +48,8 @@
 #                       paper_plot beside the binary's build; no charts when
 #                       it is missing or built without cairo)
 #   --train             before Fig. 5's measured runs, each composition runs
-#                       once with cpu-only and three times with h-ratio
-#                       (unmeasured) with `run
+#                       three times with cpu-only and three times with
+#                       h-ratio, in turn (unmeasured) with `run
 #                       --update-model` (bench/fig5.sh --train), so that the
 #                       model holds each kernel's times inside a run beside
 #                       calibrate's; that model (kept as

@@ -180,7 +180,7 @@ check "each such line says where the time went" awk '
     END { exit 0 }' "$md"
 check "the model is kept" [ -s "$out/$d-ci-small-model.json" ]
 check "--train: the trained model is kept and predicted the rest" [ -s "$out/$d-ci-small-trained-model.json" ]
-check "--train: fig5 says it trained" grep -q 'trained by a cpu-only and three h-ratio runs of each composition' "$tmp/log"
+check "--train: fig5 says it trained" grep -q 'trained by three cpu-only and three h-ratio runs of each composition' "$tmp/log"
 check "--train: Fig. 4 ran with the trained model" grep -q "model $out/$d-ci-small-trained-model.json" "$tmp/log"
 check "the model has emu's gpu0" grep -q '"device": "gpu0"' "$out/$d-ci-small-model.json"
 check "the platform is kept" grep -q '^platform:' "$out/$d-ci-small-platform.yaml"
