@@ -712,9 +712,10 @@ static int by_bytes(const void *a, const void *b)
  * that may run there (every task, on a memory some device computes on;
  * host also keeps every output), as many blocks as tasks use that size,
  * up to RESERVE_PER_DEVICE per device computing there or RESERVE_SIZE_BYTES
- * of them, RESERVE_SIZE_BLOCKS at most (all of the outputs' on host), one of each size in turn until
- * RESERVE_MAX or the capacity's half.  What a run needs beyond comes from the memory during the run (an
- * ALLOC event of the trace). */
+ * of them, RESERVE_SIZE_BLOCKS at most (all of the outputs' on host), one
+ * of each size in turn until RESERVE_MAX or the capacity's half.  What a
+ * run needs beyond comes from the memory during the run (an ALLOC event of
+ * the trace). */
 static int reserve(hs__data *dm, int m, hs_error *err)
 {
     const hs_platform *pf = &dm->w->platform;
