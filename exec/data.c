@@ -687,12 +687,13 @@ static int pregenerate(hs__data *dm, hs_error *err)
 /* Bytes made ahead per memory at most: what a run commonly needs, without
  * pinning or committing much of the machine for nothing. */
 #define RESERVE_MAX ((size_t)16 << 30)
-/* Blocks of one size made ahead per device computing on a memory, or as
- * many as RESERVE_SIZE_BYTES hold (RESERVE_SIZE_BLOCKS at most) where that
- * is more: a GPU's cholesky tiles (4 MiB) outnumbered 8 blocks, and each
- * one made during the run held its worker 0.1 ms, 1 ms while a large copy
- * to host went on beside the cudaMalloc (on an H100, 12.7 ms of a 135-ms
- * run of compute-large under dmdar). */
+/* Blocks of one size made ahead per device computing on a memory, or, on
+ * a device's own memory, as many as RESERVE_SIZE_BYTES hold
+ * (RESERVE_SIZE_BLOCKS at most) where that is more: a GPU's cholesky tiles
+ * (4 MiB) outnumbered 8 blocks, and each one made during the run held its
+ * worker 0.1 ms, 1 ms while a large copy to host went on beside the
+ * cudaMalloc (on an H100, 12.7 ms of a 135-ms run of compute-large under
+ * dmdar).  Host keeps 8 a device: its blocks are pinned, slower to make. */
 #define RESERVE_PER_DEVICE 8
 #define RESERVE_SIZE_BYTES ((size_t)256 << 20)
 #define RESERVE_SIZE_BLOCKS 64
@@ -711,11 +712,11 @@ static int by_bytes(const void *a, const void *b)
 /* Makes blocks ahead on memory m: for each buffer size of the typed tasks
  * that may run there (every task, on a memory some device computes on;
  * host also keeps every output), as many blocks as tasks use that size,
- * up to RESERVE_PER_DEVICE per device computing there or RESERVE_SIZE_BYTES
- * of them, RESERVE_SIZE_BLOCKS at most (all of the outputs' on host), one
- * of each size in turn until RESERVE_MAX or the capacity's half.  What a
- * run needs beyond comes from the memory during the run (an ALLOC event of
- * the trace). */
+ * up to RESERVE_PER_DEVICE per device computing there or, but on host,
+ * RESERVE_SIZE_BYTES of them, RESERVE_SIZE_BLOCKS at most (all of the
+ * outputs' on host), one of each size in turn until RESERVE_MAX or the
+ * capacity's half.  What a run needs beyond comes from the memory during
+ * the run (an ALLOC event of the trace). */
 static int reserve(hs__data *dm, int m, hs_error *err)
 {
     const hs_platform *pf = &dm->w->platform;
@@ -745,7 +746,7 @@ static int reserve(hs__data *dm, int m, hs_error *err)
         size_t k = 0;
         for (size_t i = 0; i < nw;) { /* merge equal sizes: counts capped, host's outputs not */
             size_t j = i, capped = 0, outputs = 0;
-            size_t most = RESERVE_SIZE_BYTES / ws[i].bytes;
+            size_t most = m == HS_HOST_MEMORY ? per : RESERVE_SIZE_BYTES / ws[i].bytes;
             if (most > RESERVE_SIZE_BLOCKS)
                 most = RESERVE_SIZE_BLOCKS;
             if (most < per)
