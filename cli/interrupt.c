@@ -24,7 +24,8 @@ static void on_interrupt(int sig)
         raise(sig); /* delivered when this handler returns */
         return;
     }
-    hs_cli_stop = 1;
+    /* atomic: the MILP's watcher thread (milp/cbc.cpp) polls the flag */
+    __atomic_store_n(&hs_cli_stop, 1, __ATOMIC_RELAXED);
     if (write(STDERR_FILENO, msg, sizeof msg - 1) < 0) {
         /* nothing to do: the flag is what matters */
     }

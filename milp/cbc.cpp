@@ -118,7 +118,9 @@ class search_watch {
                 std::lock_guard<std::mutex> lock(mu_);
                 if (over_)
                     return;
-                if (*stop && model_) {
+                // the flag is set on another thread (a signal handler's, a
+                // test's node hook): read as an atomic, as it is written
+                if (__atomic_load_n(stop, __ATOMIC_RELAXED) && model_) {
                     model_->sayEventHappened();
                     model_->setMaximumSeconds(0);
                 }

@@ -673,7 +673,7 @@ static long hook_calls, hook_stop_at;
 static void stop_at_call(volatile sig_atomic_t *stop)
 {
     if (++hook_calls == hook_stop_at)
-        *stop = 1;
+        __atomic_store_n(stop, 1, __ATOMIC_RELAXED); /* CBC's watcher thread reads it */
 }
 
 /* A stop asked in the middle of the branch and bound, at a chosen node (the
