@@ -1,5 +1,5 @@
 /* hetsched benchmarks — the few helpers every benchmark program uses: a
- * clock, a command-line number, a median.  Header-only: each benchmark is
+ * clock, a command-line number, a median, a CUDA call's check.  Header-only: each benchmark is
  * one executable, and starpu_overhead links nothing of hetsched. */
 #ifndef HS_BENCH_UTIL_H
 #define HS_BENCH_UTIL_H
@@ -40,5 +40,16 @@ static inline double bench_median(double *v, int n)
     qsort(v, (size_t)n, sizeof *v, bench_cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
+
+/* Exits with status 1, naming program `prog` and the call, when CUDA call
+ * `call` fails (the CUDA benchmarks, which include cuda_runtime.h). */
+#define BENCH_CUDA_CHECK(prog, call)                                                     \
+    do {                                                                                 \
+        cudaError_t e_ = (call);                                                         \
+        if (e_ != cudaSuccess) {                                                         \
+            fprintf(stderr, "%s: %s failed: %s\n", prog, #call, cudaGetErrorString(e_)); \
+            exit(1);                                                                     \
+        }                                                                                \
+    } while (0)
 
 #endif

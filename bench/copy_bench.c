@@ -18,19 +18,13 @@
 
 #include <cuda_runtime.h>
 
+#include "bench_util.h"
 #include "exec/data.h"
 #include "exec/engine.h"
 #include "hetsched/hetsched.h"
 #include "mapper/policy.h"
 
-#define CK(call)                                                                         \
-    do {                                                                                 \
-        cudaError_t e_ = (call);                                                         \
-        if (e_ != cudaSuccess) {                                                         \
-            fprintf(stderr, "copy_bench: %s failed: %s\n", #call, cudaGetErrorString(e_)); \
-            exit(1);                                                                     \
-        }                                                                                \
-    } while (0)
+#define CK(call) BENCH_CUDA_CHECK("copy_bench", call)
 
 static void die(const hs_error *err)
 {

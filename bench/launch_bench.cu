@@ -26,20 +26,16 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <climits>
 #include <ctime>
 #include <thread>
 
 #include <cuda_runtime.h>
 #include <curand_kernel.h>
 
-#define CK(call)                                                                         \
-    do {                                                                                 \
-        cudaError_t e_ = (call);                                                         \
-        if (e_ != cudaSuccess) {                                                         \
-            fprintf(stderr, "launch_bench: %s: %s\n", #call, cudaGetErrorString(e_));    \
-            exit(1);                                                                     \
-        }                                                                                \
-    } while (0)
+#include "bench_util.h"
+
+#define CK(call) BENCH_CUDA_CHECK("launch_bench", call)
 
 enum { RING = 256 };
 
@@ -60,9 +56,7 @@ __global__ void pi_kernel(unsigned *counts, unsigned long long seed, unsigned lo
 
 static double now_us()
 {
-    timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+    return 1e6 * bench_clock_s(CLOCK_MONOTONIC);
 }
 
 struct bench {
@@ -168,10 +162,12 @@ int main(int argc, char **argv)
                  : !strcmp(argv[i], "--tasks") ? &b->tasks
                  : !strcmp(argv[i], "--depth") ? &b->depth
                                                : NULL;
-        if (!v || i + 1 == argc || (*v = atoi(argv[++i])) < 1 || (v == &b->depth && *v > 16)) {
+        unsigned long n = v && i + 1 < argc ? bench_number(argv[++i]) : 0;
+        if (n < 1 || n > (v == &b->depth ? 16ul : (unsigned long)INT_MAX)) {
             fprintf(stderr, "usage: launch_bench [--blocks B] [--tasks N] [--depth D (1-16)]\n");
             return 2;
         }
+        *v = (int)n;
     }
     CK(cudaSetDevice(0));
     CK(cudaStreamCreateWithFlags(&b->s, cudaStreamNonBlocking));
