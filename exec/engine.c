@@ -96,7 +96,7 @@ struct hs_engine {
     double *link_free;      /* [nmemories^2]: when each link's queue is empty */
     double *arrive;         /* [ntasks][nmemories]: when its data are there */
     double *input_at;       /* [ntasks]: when its input from host is on input_mem[t] */
-    int *input_mem;         /*   (prefetched at commit), input_mem -1: not copied yet */
+    int *input_mem;         /*   (executor_fetch), input_mem -1: not copied yet */
     double *part_in;        /* [ntasks]: a typed part's bytes read and written, or -1 */
     double *part_out;       /*   (part_bytes; NULL when the graph has no typed part) */
     long *placement_of;     /* [ntasks]: its placement in s (executor's model only) */
@@ -435,54 +435,45 @@ static double part_ready(hs_engine *e, size_t t, int m)
                              : ready;
 }
 
-/* When t's inputs are on device d's memory under the executor's model:
- * its input from host, and each predecessor's data that no earlier copy
- * brought there (from host when host holds it, else from where the
- * predecessor ran), copied from now on, each queued on its link; a typed
- * part's as part_ready says. */
-static double executor_ready(hs_engine *e, size_t t, int d)
+/* When t's inputs are on memory m under the executor's model: its input
+ * from host, and each predecessor's data that no earlier copy brought
+ * there (from host when host holds it, else from where the predecessor
+ * ran), each copied once, from now on, queued on its link. */
+static double executor_fetch(hs_engine *e, size_t t, int m)
 {
     const hs_graph *g = e->g;
     const hs_edge *ed;
-    int m = memory_of(e, d);
     double ready = e->now;
-    if (part_via_host(e, t, m))
-        return part_ready(e, t, m);
-    if (g->tasks[t].input_bytes > 0 && m != HS_HOST_MEMORY)
-        ready = e->input_mem[t] == m ? fmax(e->input_at[t], e->now)
-                                     : queue_copy(e, -1, (long)t, HS_HOST_MEMORY, m,
-                                                  g->tasks[t].input_bytes, e->now);
-    HS_GRAPH_PRED_FOREACH(g, t, ed)
-    {
-        double at;
-        if (ed->bytes <= 0)
-            continue;
-        at = data_on(e, ed, m);
-        if (at > ready)
-            ready = at;
-    }
-    return ready;
-}
-
-/* The policy prefetched ready task t for device d (hs_engine_prefetch,
- * where `prefetched` holds): a real backend starts copying its inputs to
- * d's memory now, so the executor's model queues them now too, each on its
- * link, as executor_ready would at its start. */
-static void executor_prefetch(hs_engine *e, size_t t, int d)
-{
-    const hs_graph *g = e->g;
-    const hs_edge *ed;
-    int m = memory_of(e, d);
-    if (g->tasks[t].input_bytes > 0 && e->input_mem[t] != m) {
-        e->input_at[t] = queue_copy(e, -1, (long)t, HS_HOST_MEMORY, m, g->tasks[t].input_bytes,
-                                    e->now);
-        e->input_mem[t] = m;
+    if (g->tasks[t].input_bytes > 0 && m != HS_HOST_MEMORY) {
+        if (e->input_mem[t] != m) {
+            e->input_at[t] = queue_copy(e, -1, (long)t, HS_HOST_MEMORY, m,
+                                        g->tasks[t].input_bytes, e->now);
+            e->input_mem[t] = m;
+        }
+        ready = fmax(e->input_at[t], e->now);
     }
     HS_GRAPH_PRED_FOREACH(g, t, ed)
     {
         if (ed->bytes > 0)
-            (void)data_on(e, ed, m);
+            ready = fmax(ready, data_on(e, ed, m));
     }
+    return ready;
+}
+
+/* When t's inputs are on device d's memory, from its start: fetched as
+ * above (or earlier, when prefetched), a typed part's as part_ready says. */
+static double executor_ready(hs_engine *e, size_t t, int d)
+{
+    int m = memory_of(e, d);
+    return part_via_host(e, t, m) ? part_ready(e, t, m) : executor_fetch(e, t, m);
+}
+
+/* The policy prefetched ready task t for device d (hs_engine_prefetch,
+ * where `prefetched` holds): a real backend starts copying its inputs to
+ * d's memory now, so the executor's model queues them now too. */
+static void executor_prefetch(hs_engine *e, size_t t, int d)
+{
+    (void)executor_fetch(e, t, memory_of(e, d));
 }
 
 /* What a real backend prefetches (exec/data.h, hs__data_prefetch): the
