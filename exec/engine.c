@@ -1015,8 +1015,14 @@ static int tell(hs_engine *e, size_t n)
 }
 
 /* Announces the graph's sources to the policy. */
+/* The sources are ready at the run's start: the clock is read again here,
+ * since a real backend starts its clock after the engine's set-up read it
+ * (before, the first decisions of a run on the cuda backend saw every idle
+ * device 3 ms late, and app-level's choices at time 0 differed from its
+ * prediction's). */
 static void announce(hs_engine *e)
 {
+    e->now = e->b->ops->now(e->b);
     for (size_t t = 0; t < e->g->ntasks; t++) {
         if (e->waiting[t] == 0) {
             e->state[t] = T_READY;
