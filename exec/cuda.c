@@ -21,6 +21,7 @@
  * memories that no gpu device uses are malloc'd.  Timed copies record a
  * start and an end event; their durations are added at flush.  Events live
  * until fini.  Every CUDA call is checked and a failure names the call. */
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -39,7 +40,7 @@
 #include "workloads/kernels/cuda_int.h"
 
 enum { MK_HOST, MK_PLAIN, MK_GPU };
-enum { S_COMPUTE, S_H2D, S_D2H, S_D2D, S_N };
+enum { S_COMPUTE, S_H2D, S_D2H, S_D2D, S_CLOCK, S_N };
 
 /* One kernel enqueued on a GPU's compute stream, between two events. */
 typedef struct ckernel {
@@ -48,14 +49,20 @@ typedef struct ckernel {
     cudaEvent_t start, end;
 } ckernel;
 
+/* An event of a GPU whose time on the run's clock is known. */
+typedef struct anchor {
+    cudaEvent_t ev;
+    double us;
+} anchor;
+
 typedef struct cmem {
     int kind, dev;              /* MK_*, the CUDA device of an MK_GPU memory */
-    cudaStream_t s[S_N];
+    cudaStream_t s[S_N];        /* S_CLOCK: only anchors are recorded there */
     hs_kcuda *k;
     size_t capacity;
-    /* the run's clock on this GPU: `anchor` happened at anchor_us */
-    cudaEvent_t anchor;
-    double anchor_us;
+    /* the run's clock on this GPU, by time (under cctx.clock_mu) */
+    anchor *anchors;
+    size_t nanchors, capanchors;
     /* kernels in flight, taken in turn (at most HS_BACKEND_MAX_DEPTH) */
     ckernel kern[HS_BACKEND_MAX_DEPTH];
     unsigned next_kern;
@@ -83,6 +90,11 @@ typedef struct cctx {
     mapping *maps;
     size_t nmaps, capmaps;
     int clock_started;
+    /* the thread placing anchors while the clock runs (clock_main) */
+    pthread_mutex_t clock_mu;   /* every GPU's anchors, clock_stop */
+    pthread_cond_t clock_cv;
+    pthread_t clock;
+    int clock_running, clock_stop;
 } cctx;
 
 /* 0, or HS_EIO naming the call and CUDA's error. */
@@ -368,33 +380,64 @@ static int c_ready(void *ctx, void *ev)
     return 1; /* done, or failed: sync reports the failure */
 }
 
-/* Where event ev of memory m's GPU happened on the run's clock. */
+/* GPU times go onto the run's clock (the host's monotonic clock) through
+ * anchors: events that the host saw happen, each at the middle of the
+ * shortest of ANCHOR_TRIES windows between asking for it on the GPU's idle
+ * clock stream and seeing it done.  One anchor at start_clock was not
+ * enough: an event's time is a float of ms from its anchor (0.12 us steps
+ * at 1 s, 1 us at 10 s), and a GPU's clock runs apart from the host's (an
+ * H200 gained 3.1-3.2 us a second on both CLOCK_MONOTONIC and its raw
+ * kind, steadily over 4 s), so in runs of a second the copy that a CPU
+ * kernel waited for came out ending up to 0.6 us after that kernel
+ * started, and validate refused those schedules.  So a thread places an
+ * anchor every ANCHOR_EVERY_MS while the clock runs, and an event is timed
+ * from the last anchor before it (0.06 us of drift at most). */
+#define ANCHOR_TRIES 16
+#define ANCHOR_EVERY_MS 20
+/* An event is timed from an anchor this much before its rough time (from
+ * the first anchor), so that the anchor surely came first. */
+#define ANCHOR_MARGIN_US 1000.0
+
+/* Where event ev of memory m's GPU happened on the run's clock (0 before
+ * the clock starts: no anchor). */
 static int event_us(cctx *cx, int m, cudaEvent_t ev, double *us, hs_error *err)
 {
+    cmem *cm = &cx->m[m];
     float ms = 0;
-    int rc = CK(cudaEventElapsedTime(&ms, cx->m[m].anchor, ev));
-    *us = cx->m[m].anchor_us + 1e3 * (double)ms;
+    int rc = HS_OK;
+    *us = 0.0;
+    pthread_mutex_lock(&cx->clock_mu);
+    if (cm->nanchors > 0 && (rc = CK(cudaEventElapsedTime(&ms, cm->anchors[0].ev, ev))) == 0) {
+        double rough = cm->anchors[0].us + 1e3 * (double)ms;
+        size_t lo = 0, hi = cm->nanchors;
+        while (hi - lo > 1) { /* the last anchor at or before rough - margin */
+            size_t mid = lo + (hi - lo) / 2;
+            if (cm->anchors[mid].us <= rough - ANCHOR_MARGIN_US)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        if (lo > 0)
+            rc = CK(cudaEventElapsedTime(&ms, cm->anchors[lo].ev, ev));
+        *us = cm->anchors[lo].us + 1e3 * (double)ms;
+    }
+    pthread_mutex_unlock(&cx->clock_mu);
     return rc;
 }
 
-/* Places GPU memory cm's anchor on the run's clock: of ANCHOR_TRIES events
- * recorded on its idle compute stream, the one the host saw happen soonest
- * after asking for it, at the middle of that window.  Before, one event
- * and the host's time after cudaEventSynchronize: every GPU time came out
- * late by that wait, and a copy's measured end could follow the start of
- * the CPU kernel that the host ran once the copy had ended (by 0.7-1.7 us
- * on an H100, so that validate refused the schedule). */
-#define ANCHOR_TRIES 16
-
-static int place_anchor(cmem *cm, const struct timespec *t0, hs_error *err)
+/* Records an anchor of cm's GPU (the current device) into *a: a new event,
+ * and where it happened on the clock of t0. */
+static int place_anchor(cmem *cm, const struct timespec *t0, anchor *a, hs_error *err)
 {
-    cudaEvent_t spare;
+    cudaEvent_t spare = NULL;
     double best = HUGE_VAL;
-    int rc = CK(cudaEventCreate(&spare));
+    int rc = CK(cudaEventCreate(&a->ev));
+    if (rc == HS_OK)
+        rc = CK(cudaEventCreate(&spare));
     for (int i = 0; i < ANCHOR_TRIES && rc == HS_OK; i++) {
         double before = hs__since_us(t0), after;
         cudaError_t q;
-        if ((rc = CK(cudaEventRecord(spare, cm->s[S_COMPUTE]))) != 0)
+        if ((rc = CK(cudaEventRecord(spare, cm->s[S_CLOCK]))) != 0)
             break;
         while ((q = cudaEventQuery(spare)) == cudaErrorNotReady)
             ;
@@ -404,32 +447,120 @@ static int place_anchor(cmem *cm, const struct timespec *t0, hs_error *err)
             break;
         }
         if (after - before < best) {
-            cudaEvent_t was = cm->anchor;
-            cm->anchor = spare;
+            cudaEvent_t was = a->ev;
+            a->ev = spare;
             spare = was;
             best = after - before;
-            cm->anchor_us = (before + after) / 2;
+            a->us = (before + after) / 2;
         }
     }
-    cudaEventDestroy(spare);
+    if (spare)
+        cudaEventDestroy(spare);
+    if (rc != HS_OK && a->ev) {
+        cudaEventDestroy(a->ev);
+        a->ev = NULL;
+    }
     return rc;
 }
 
+/* Places an anchor of memory m's GPU and adds it to its anchors. */
+static int add_anchor(cctx *cx, int m, hs_error *err)
+{
+    cmem *cm = &cx->m[m];
+    anchor a = {0};
+    int rc = CK(cudaSetDevice(cm->dev));
+    if (rc != HS_OK || (rc = place_anchor(cm, cx->t0, &a, err)) != HS_OK)
+        return rc;
+    pthread_mutex_lock(&cx->clock_mu);
+    if (cm->nanchors == cm->capanchors) {
+        size_t cap = cm->capanchors ? 2 * cm->capanchors : 64;
+        anchor *more = realloc(cm->anchors, cap * sizeof *more);
+        if (!more) {
+            pthread_mutex_unlock(&cx->clock_mu);
+            cudaEventDestroy(a.ev);
+            return hs_error_set(err, HS_ENOMEM, "out of memory for the cuda backend's clock");
+        }
+        cm->anchors = more;
+        cm->capanchors = cap;
+    }
+    cm->anchors[cm->nanchors++] = a;
+    pthread_mutex_unlock(&cx->clock_mu);
+    return HS_OK;
+}
+
+/* Every ANCHOR_EVERY_MS until clock_stop: an anchor on every GPU.  A
+ * failure leaves the times to the anchors placed before it. */
+static void *clock_main(void *arg)
+{
+    cctx *cx = arg;
+    pthread_mutex_lock(&cx->clock_mu);
+    while (!cx->clock_stop) {
+        struct timespec until;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        until.tv_nsec += ANCHOR_EVERY_MS * 1000000L;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        while (!cx->clock_stop &&
+               pthread_cond_timedwait(&cx->clock_cv, &cx->clock_mu, &until) != ETIMEDOUT)
+            ;
+        if (cx->clock_stop)
+            break;
+        pthread_mutex_unlock(&cx->clock_mu);
+        for (int m = 0; m < cx->nmem; m++)
+            if (cx->m[m].kind == MK_GPU)
+                add_anchor(cx, m, NULL);
+        pthread_mutex_lock(&cx->clock_mu);
+    }
+    pthread_mutex_unlock(&cx->clock_mu);
+    return NULL;
+}
+
+/* Stops the anchoring thread, if it runs. */
+static void stop_clock(cctx *cx)
+{
+    if (!cx->clock_running)
+        return;
+    pthread_mutex_lock(&cx->clock_mu);
+    cx->clock_stop = 1;
+    pthread_cond_signal(&cx->clock_cv);
+    pthread_mutex_unlock(&cx->clock_mu);
+    pthread_join(cx->clock, NULL);
+    cx->clock_running = cx->clock_stop = 0;
+}
+
+/* Forgets every anchor (the anchoring thread stopped). */
+static void drop_anchors(cctx *cx)
+{
+    for (int m = 0; cx->m && m < cx->nmem; m++) {
+        cmem *cm = &cx->m[m];
+        if (cm->nanchors)
+            cudaSetDevice(cm->dev);
+        for (size_t i = 0; i < cm->nanchors; i++)
+            cudaEventDestroy(cm->anchors[i].ev);
+        cm->nanchors = 0;
+    }
+}
+
+/* The clock starts (again: calibrate restarts it before each measurement)
+ * with an anchor on every GPU and the thread that places the next ones;
+ * without that thread (it could not start) times are taken from the first
+ * anchor. */
 static int c_start_clock(void *ctx, const struct timespec *t0, hs_error *err)
 {
     cctx *cx = ctx;
     int rc;
+    stop_clock(cx);
+    drop_anchors(cx);
     pthread_mutex_lock(&cx->mu);
     cx->t0 = t0;
     cx->clock_started = 1;
     pthread_mutex_unlock(&cx->mu);
-    for (int m = 0; m < cx->nmem; m++) {
-        cmem *cm = &cx->m[m];
-        if (cm->kind != MK_GPU)
-            continue;
-        if ((rc = CK(cudaSetDevice(cm->dev))) != 0 || (rc = place_anchor(cm, t0, err)) != 0)
+    for (int m = 0; m < cx->nmem; m++)
+        if (cx->m[m].kind == MK_GPU && (rc = add_anchor(cx, m, err)) != 0)
             return rc;
-    }
+    cx->clock_running = pthread_create(&cx->clock, NULL, clock_main, cx) == 0;
     return HS_OK;
 }
 
@@ -496,6 +627,8 @@ static void c_fini(void *ctx)
     cctx *cx = ctx;
     if (!cx)
         return;
+    stop_clock(cx);
+    drop_anchors(cx);
     for (size_t i = 0; i < cx->nrecs; i++) {
         cudaEventDestroy(cx->recs[i].b);
         if (cx->recs[i].a)
@@ -509,8 +642,7 @@ static void c_fini(void *ctx)
         for (int s = 0; s < S_N; s++)
             if (cm->s[s])
                 cudaStreamDestroy(cm->s[s]);
-        if (cm->anchor)
-            cudaEventDestroy(cm->anchor);
+        free(cm->anchors);
         for (int i = 0; i < HS_BACKEND_MAX_DEPTH; i++) {
             if (cm->kern[i].start)
                 cudaEventDestroy(cm->kern[i].start);
@@ -523,6 +655,8 @@ static void c_fini(void *ctx)
         unpin_mapped(&cx->maps[i]);
     free(cx->maps);
     pthread_mutex_destroy(&cx->mu);
+    pthread_mutex_destroy(&cx->clock_mu);
+    pthread_cond_destroy(&cx->clock_cv);
     free(cx->recs);
     free(cx->peer);
     free(cx->m);
@@ -634,8 +768,6 @@ static int open_gpus(cctx *cx, size_t device_memory, hs_error *err)
                 return rc;
         if ((rc = hs_kcuda_new(cm->dev, &cm->k, err)) != 0)
             return rc;
-        if ((rc = CK(cudaEventCreate(&cm->anchor))) != 0)
-            return rc;
         for (int i = 0; i < HS_BACKEND_MAX_DEPTH; i++) {
             cm->kern[i].cx = cx;
             cm->kern[i].mem = m;
@@ -674,6 +806,14 @@ int hs__mem_cuda_new(const hs_workload *w, const unsigned char *local, size_t de
     if (!cx)
         return hs_error_set(err, HS_ENOMEM, "out of memory for the cuda backend");
     pthread_mutex_init(&cx->mu, NULL);
+    pthread_mutex_init(&cx->clock_mu, NULL);
+    {
+        pthread_condattr_t ca;
+        pthread_condattr_init(&ca);
+        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+        pthread_cond_init(&cx->clock_cv, &ca);
+        pthread_condattr_destroy(&ca);
+    }
     cx->nmem = nm;
     cx->m = calloc((size_t)nm, sizeof *cx->m);
     cx->peer = calloc((size_t)nm * (size_t)nm, 1);

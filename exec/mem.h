@@ -25,7 +25,8 @@
  * Times: every copy and kernel can be measured on the run's clock (µs since
  * the t0 given to start_clock, the monotonic clock): a synchronous one with
  * the host clock around it, an asynchronous one with device events mapped
- * onto the host clock through an anchor event recorded at start_clock.  A
+ * onto the host clock through anchor events, the first recorded at
+ * start_clock and the next ones while the clock runs.  A
  * copy's record (hs_run_copy, exec/data.h) gets its times: at once for a
  * synchronous copy, at flush for an asynchronous one (the record must stay
  * where it is until then). */
