@@ -390,10 +390,12 @@ static int c_ready(void *ctx, void *ev)
  * kind, steadily over 4 s), so in runs of a second the copy that a CPU
  * kernel waited for came out ending up to 0.6 us after that kernel
  * started, and validate refused those schedules.  So a thread places an
- * anchor every ANCHOR_EVERY_MS while the clock runs, and an event is timed
- * from the last anchor before it (0.06 us of drift at most). */
+ * anchor every ANCHOR_EVERY_MS while the clock runs (of ANCHOR_TRIES_RUNNING
+ * windows, to keep its CUDA calls few beside the workers'), and an event is
+ * timed from the last anchor before it (0.16 us of drift at most). */
 #define ANCHOR_TRIES 16
-#define ANCHOR_EVERY_MS 20
+#define ANCHOR_TRIES_RUNNING 4
+#define ANCHOR_EVERY_MS 50
 /* An event is timed from an anchor this much before its rough time (from
  * the first anchor), so that the anchor surely came first. */
 #define ANCHOR_MARGIN_US 1000.0
@@ -427,14 +429,15 @@ static int event_us(cctx *cx, int m, cudaEvent_t ev, double *us, hs_error *err)
 
 /* Records an anchor of cm's GPU (the current device) into *a: a new event,
  * and where it happened on the clock of t0. */
-static int place_anchor(cmem *cm, const struct timespec *t0, anchor *a, hs_error *err)
+static int place_anchor(cmem *cm, const struct timespec *t0, int tries, anchor *a,
+                        hs_error *err)
 {
     cudaEvent_t spare = NULL;
     double best = HUGE_VAL;
     int rc = CK(cudaEventCreate(&a->ev));
     if (rc == HS_OK)
         rc = CK(cudaEventCreate(&spare));
-    for (int i = 0; i < ANCHOR_TRIES && rc == HS_OK; i++) {
+    for (int i = 0; i < tries && rc == HS_OK; i++) {
         double before = hs__since_us(t0), after;
         cudaError_t q;
         if ((rc = CK(cudaEventRecord(spare, cm->s[S_CLOCK]))) != 0)
@@ -464,12 +467,12 @@ static int place_anchor(cmem *cm, const struct timespec *t0, anchor *a, hs_error
 }
 
 /* Places an anchor of memory m's GPU and adds it to its anchors. */
-static int add_anchor(cctx *cx, int m, hs_error *err)
+static int add_anchor(cctx *cx, int m, int tries, hs_error *err)
 {
     cmem *cm = &cx->m[m];
     anchor a = {0};
     int rc = CK(cudaSetDevice(cm->dev));
-    if (rc != HS_OK || (rc = place_anchor(cm, cx->t0, &a, err)) != HS_OK)
+    if (rc != HS_OK || (rc = place_anchor(cm, cx->t0, tries, &a, err)) != HS_OK)
         return rc;
     pthread_mutex_lock(&cx->clock_mu);
     if (cm->nanchors == cm->capanchors) {
@@ -510,7 +513,7 @@ static void *clock_main(void *arg)
         pthread_mutex_unlock(&cx->clock_mu);
         for (int m = 0; m < cx->nmem; m++)
             if (cx->m[m].kind == MK_GPU)
-                add_anchor(cx, m, NULL);
+                add_anchor(cx, m, ANCHOR_TRIES_RUNNING, NULL);
         pthread_mutex_lock(&cx->clock_mu);
     }
     pthread_mutex_unlock(&cx->clock_mu);
@@ -558,7 +561,7 @@ static int c_start_clock(void *ctx, const struct timespec *t0, hs_error *err)
     cx->clock_started = 1;
     pthread_mutex_unlock(&cx->mu);
     for (int m = 0; m < cx->nmem; m++)
-        if (cx->m[m].kind == MK_GPU && (rc = add_anchor(cx, m, err)) != 0)
+        if (cx->m[m].kind == MK_GPU && (rc = add_anchor(cx, m, ANCHOR_TRIES, err)) != 0)
             return rc;
     cx->clock_running = pthread_create(&cx->clock, NULL, clock_main, cx) == 0;
     return HS_OK;
