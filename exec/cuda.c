@@ -47,6 +47,7 @@ typedef struct ckernel {
     struct cctx *cx;
     int mem;
     cudaEvent_t start, end;
+    size_t anchor;              /* an anchor before them (see event_us) */
 } ckernel;
 
 /* An event of a GPU whose time on the run's clock is known. */
@@ -71,6 +72,7 @@ typedef struct cmem {
 typedef struct crec {           /* one copy's events */
     cudaEvent_t a, b;           /* a: start (timed copies only), b: end */
     int mem;                    /* the GPU memory whose clock times them */
+    size_t anchor;              /* an anchor before them (see event_us) */
     hs_run_copy *rec;          /* where its times go, or NULL */
 } crec;
 
@@ -96,6 +98,17 @@ typedef struct cctx {
     pthread_t clock;
     int clock_running, clock_stop;
 } cctx;
+
+/* The last anchor of memory m's GPU so far: an event recorded from now on
+ * happens after it (0 before the clock starts, when there is none). */
+static size_t last_anchor(cctx *cx, int m)
+{
+    size_t n;
+    pthread_mutex_lock(&cx->clock_mu);
+    n = cx->m[m].nanchors;
+    pthread_mutex_unlock(&cx->clock_mu);
+    return n ? n - 1 : 0;
+}
 
 /* 0, or HS_EIO naming the call and CUDA's error. */
 #define CK(call) hs__cuda_ok((call), "backend cuda", #call, err)
@@ -236,7 +249,7 @@ static void c_free(void *ctx, int m, void *p)
  * events b (and a, before the copy, when it is timed). */
 static int new_rec(cctx *cx, int mem, hs_run_copy *rec, crec **out, hs_error *err)
 {
-    crec r = {.mem = mem, .rec = rec};
+    crec r = {.mem = mem, .anchor = last_anchor(cx, mem), .rec = rec};
     int rc;
     if ((rc = CK(cudaEventCreateWithFlags(&r.b, rec ? cudaEventDefault
                                                     : cudaEventDisableTiming))) != 0)
@@ -396,22 +409,26 @@ static int c_ready(void *ctx, void *ev)
 #define ANCHOR_TRIES 16
 #define ANCHOR_TRIES_RUNNING 4
 #define ANCHOR_EVERY_MS 50
-/* An event is timed from an anchor this much before its rough time (from
- * the first anchor), so that the anchor surely came first. */
+/* An event is timed from an anchor this much before its rough time, so
+ * that the anchor surely came first. */
 #define ANCHOR_MARGIN_US 1000.0
 
-/* Where event ev of memory m's GPU happened on the run's clock (0 before
- * the clock starts: no anchor). */
-static int event_us(cctx *cx, int m, cudaEvent_t ev, double *us, hs_error *err)
+/* Where event ev of memory m's GPU happened on the run's clock, given
+ * anchor k0 recorded before it (last_anchor when ev was recorded): timed
+ * from k0, and again from the last anchor before that time when a later one
+ * is nearer (0 before the clock starts: no anchor). */
+static int event_us(cctx *cx, int m, size_t k0, cudaEvent_t ev, double *us, hs_error *err)
 {
     cmem *cm = &cx->m[m];
     float ms = 0;
     int rc = HS_OK;
     *us = 0.0;
     pthread_mutex_lock(&cx->clock_mu);
-    if (cm->nanchors > 0 && (rc = CK(cudaEventElapsedTime(&ms, cm->anchors[0].ev, ev))) == 0) {
-        double rough = cm->anchors[0].us + 1e3 * (double)ms;
-        size_t lo = 0, hi = cm->nanchors;
+    if (k0 >= cm->nanchors) /* the clock started again since */
+        k0 = 0;
+    if (cm->nanchors > 0 && (rc = CK(cudaEventElapsedTime(&ms, cm->anchors[k0].ev, ev))) == 0) {
+        double rough = cm->anchors[k0].us + 1e3 * (double)ms;
+        size_t lo = k0, hi = cm->nanchors;
         while (hi - lo > 1) { /* the last anchor at or before rough - margin */
             size_t mid = lo + (hi - lo) / 2;
             if (cm->anchors[mid].us <= rough - ANCHOR_MARGIN_US)
@@ -419,7 +436,7 @@ static int event_us(cctx *cx, int m, cudaEvent_t ev, double *us, hs_error *err)
             else
                 hi = mid;
         }
-        if (lo > 0)
+        if (lo > k0)
             rc = CK(cudaEventElapsedTime(&ms, cm->anchors[lo].ev, ev));
         *us = cm->anchors[lo].us + 1e3 * (double)ms;
     }
@@ -576,6 +593,7 @@ static int c_launch(void *ctx, int m, const hs_kconf *c, void *const *bufs, size
     cudaStream_t s = cm->s[S_COMPUTE];
     ckernel *kn = &cm->kern[cm->next_kern++ % HS_BACKEND_MAX_DEPTH];
     int rc;
+    kn->anchor = last_anchor(cx, m);
     if ((rc = CK(cudaSetDevice(cm->dev))) != 0)
         return rc;
     for (int i = 0; i < nev; i++)
@@ -596,10 +614,10 @@ static int c_finish(void *ctx, void *k, double *start_us, double *end_us, void *
     ckernel *kn = k;
     int rc;
     if ((rc = CK(cudaEventSynchronize(kn->end))) != 0 || (rc = CK(cudaGetLastError())) != 0 ||
-        (rc = event_us(cx, kn->mem, kn->start, start_us, err)) != 0)
+        (rc = event_us(cx, kn->mem, kn->anchor, kn->start, start_us, err)) != 0)
         return rc;
     *done = NULL; /* it has happened */
-    return event_us(cx, kn->mem, kn->end, end_us, err);
+    return event_us(cx, kn->mem, kn->anchor, kn->end, end_us, err);
 }
 
 /* Waits for every recorded copy, fills the records of the timed ones once,
@@ -613,8 +631,8 @@ static int c_flush(void *ctx, hs_error *err)
         crec *r = &cx->recs[i];
         int e = CK(cudaEventSynchronize(r->b));
         if (e == HS_OK && r->rec && r->a &&
-            (e = event_us(cx, r->mem, r->a, &r->rec->start_us, err)) == 0)
-            e = event_us(cx, r->mem, r->b, &r->rec->end_us, err);
+            (e = event_us(cx, r->mem, r->anchor, r->a, &r->rec->start_us, err)) == 0)
+            e = event_us(cx, r->mem, r->anchor, r->b, &r->rec->end_us, err);
         r->rec = NULL; /* filled once */
         if (rc == HS_OK)
             rc = e;
