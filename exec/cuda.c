@@ -9,9 +9,10 @@
  * A platform with more gpu devices than CUDA finds, or whose gpu device
  * shares its memory with another device, is bad input.
  *
- * Per GPU: a kernel context (hs_kcuda: cuBLAS and cuSOLVER handles) and four
+ * Per GPU: a kernel context (hs_kcuda: cuBLAS and cuSOLVER handles) and five
  * non-blocking streams, one each for kernels, host-to-device, device-to-host
- * and device-to-device copies.  A copy into a GPU goes on that GPU's H2D (or
+ * and device-to-device copies, and one for the clock's anchors (see
+ * event_us).  A copy into a GPU goes on that GPU's H2D (or
  * D2D) stream, a copy out of one on its D2H stream; each waits on the event
  * of the copy that filled its source and records its own, which the kernel
  * waits on (cudaStreamWaitEvent) before it runs on the compute stream.
@@ -19,7 +20,7 @@
  * access enabled at init), else staged through pinned host memory,
  * synchronously.  Host memory is pinned (cudaHostAlloc, portable); other
  * memories that no gpu device uses are malloc'd.  Timed copies record a
- * start and an end event; their durations are added at flush.  Events live
+ * start and an end event; their times are read at flush.  Events live
  * until fini.  Every CUDA call is checked and a failure names the call. */
 #include <errno.h>
 #include <math.h>

@@ -684,24 +684,30 @@ for solver in $solvers; do
     [ ${#gantt[@]} -eq 0 ] || check "optimal $solver interrupted: gantt" "$tmp/int.svg" '<svg'
 done
 # a second interrupt quits at once: here while the model is written into a
-# FIFO nobody reads, where the first one cannot end anything
-"$H" optimal "$R60" --time-limit 600 --write-lp "$tmp/lp" --json "$tmp/int2.json" \
-    >"$tmp/out" 2>"$tmp/err" &
-pid=$!
-exec 3<"$tmp/lp" # returns once hetsched has opened the FIFO
-kill -INT $pid
-for _ in $(seq 1 600); do
-    grep -q '^hetsched: interrupted' "$tmp/err" && break
-    sleep 0.05
-done
-kill -INT $pid
-wait_stopped $pid
-exec 3<&-
-got_status 130 "optimal interrupted twice"
-if [ -e "$tmp/int2.json" ]; then
-    fail=$((fail + 1))
-    echo "FAIL: optimal interrupted twice wrote its JSON"
-else pass=$((pass + 1)); fi
+# FIFO nobody reads, where the first one cannot end anything.  Not under
+# ThreadSanitizer, which delivers a signal once the call it came in returns
+# (a write into that FIFO never does)
+if ldd "$H" 2>/dev/null | grep -q libtsan; then
+    echo "skip: optimal interrupted twice (ThreadSanitizer holds signals in a blocked write)"
+else
+    "$H" optimal "$R60" --time-limit 600 --write-lp "$tmp/lp" --json "$tmp/int2.json" \
+        >"$tmp/out" 2>"$tmp/err" &
+    pid=$!
+    exec 3<"$tmp/lp" # returns once hetsched has opened the FIFO
+    kill -INT $pid
+    for _ in $(seq 1 600); do
+        grep -q '^hetsched: interrupted' "$tmp/err" && break
+        sleep 0.05
+    done
+    kill -INT $pid
+    wait_stopped $pid
+    exec 3<&-
+    got_status 130 "optimal interrupted twice"
+    if [ -e "$tmp/int2.json" ]; then
+        fail=$((fail + 1))
+        echo "FAIL: optimal interrupted twice wrote its JSON"
+    else pass=$((pass + 1)); fi
+fi
 # compare --optimal: every policy's row, the optimal row, the note says why
 # it is not proven
 "$H" compare "$R60" --optimal --time-limit 600 >"$tmp/out" 2>"$tmp/err" &
