@@ -468,14 +468,6 @@ static double executor_ready(hs_engine *e, size_t t, int d)
     return part_via_host(e, t, m) ? part_ready(e, t, m) : executor_fetch(e, t, m);
 }
 
-/* The policy prefetched ready task t for device d (hs_engine_prefetch,
- * where `prefetched` holds): a real backend starts copying its inputs to
- * d's memory now, so the executor's model queues them now too. */
-static void executor_prefetch(hs_engine *e, size_t t, int d)
-{
-    (void)executor_fetch(e, t, memory_of(e, d));
-}
-
 /* What a real backend prefetches (exec/data.h, hs__data_prefetch): the
  * inputs of a typed whole task, to a memory other than host. */
 static int prefetched(const hs_engine *e, size_t t, int d)
@@ -499,8 +491,8 @@ void hs_engine_prefetch(hs_engine *e, size_t t, int d)
     }
     if (!prefetched(e, t, d))
         return;
-    if (e->exec_model)
-        executor_prefetch(e, t, d);
+    if (e->exec_model) /* a real backend starts copying them now: so does the model */
+        (void)executor_fetch(e, t, memory_of(e, d));
     if (!e->b->ops->prefetch)
         return; /* the simulator: under the delay model, nothing moves early */
     e->b->ops->prefetch(e->b, t, d);
@@ -1014,12 +1006,11 @@ static int tell(hs_engine *e, size_t n)
     return 0;
 }
 
-/* Announces the graph's sources to the policy. */
-/* The sources are ready at the run's start: the clock is read again here,
- * since a real backend starts its clock after the engine's set-up read it
- * (before, the first decisions of a run on the cuda backend saw every idle
- * device 3 ms late, and app-level's choices at time 0 differed from its
- * prediction's). */
+/* Announces the graph's sources to the policy.  They are ready at the
+ * run's start: the clock is read again here, since a real backend starts
+ * its clock after the engine's set-up read it (before, the first decisions
+ * of a run on the cuda backend saw every idle device 3 ms late, and
+ * app-level's choices at time 0 differed from its prediction's). */
 static void announce(hs_engine *e)
 {
     e->now = e->b->ops->now(e->b);
