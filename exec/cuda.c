@@ -517,12 +517,7 @@ static void *clock_main(void *arg)
     pthread_mutex_lock(&cx->clock_mu);
     while (!cx->clock_stop) {
         struct timespec until;
-        clock_gettime(CLOCK_MONOTONIC, &until);
-        until.tv_nsec += ANCHOR_EVERY_MS * 1000000L;
-        if (until.tv_nsec >= 1000000000L) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000L;
-        }
+        hs__monotonic_in(&until, ANCHOR_EVERY_MS * 1e3);
         while (!cx->clock_stop &&
                pthread_cond_timedwait(&cx->clock_cv, &cx->clock_mu, &until) != ETIMEDOUT)
             ;

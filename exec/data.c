@@ -165,6 +165,15 @@ double hs__since_us(const struct timespec *t0)
     return 1e6 * (double)(ts.tv_sec - t0->tv_sec) + 1e-3 * (double)(ts.tv_nsec - t0->tv_nsec);
 }
 
+void hs__monotonic_in(struct timespec *ts, double us)
+{
+    long long ns;
+    clock_gettime(CLOCK_MONOTONIC, ts);
+    ns = (long long)ts->tv_nsec + (long long)(us * 1e3);
+    ts->tv_sec += (time_t)(ns / 1000000000LL);
+    ts->tv_nsec = (long)(ns % 1000000000LL);
+}
+
 void hs_run_report_free(hs_run_report *r)
 {
     if (!r)

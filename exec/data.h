@@ -408,6 +408,9 @@ extern void (*hs__data_test_hook)(const hs_kconf *c, void *const *bufs);
 
 /* µs on the monotonic clock since t0. */
 double hs__since_us(const struct timespec *t0);
+/* Into *ts, the monotonic clock's time us (>= 0) from now: a deadline for
+ * pthread_cond_timedwait on a condition variable of that clock. */
+void hs__monotonic_in(struct timespec *ts, double us);
 
 /* µs on the run's clock (0 before hs__data_start). */
 double hs__data_now(const hs__data *dm);

@@ -40,6 +40,7 @@
 #include <sys/prctl.h>
 #endif
 
+#include "exec/data.h"
 #include "exec/mpi.h"
 #include "hetsched/run.h"
 
@@ -405,12 +406,7 @@ static void *progress_main(void *arg)
         if (moved == 0 && empty && !(stop && mr->nfl == 0)) {
             /* nothing moved: sleep until a send is queued or the next poll */
             struct timespec until;
-            clock_gettime(CLOCK_MONOTONIC, &until);
-            until.tv_nsec += (mr->waiting || mr->nfl ? PROGRESS_IDLE_US : PROGRESS_QUIET_US) * 1000L;
-            if (until.tv_nsec >= 1000000000L) {
-                until.tv_sec++;
-                until.tv_nsec -= 1000000000L;
-            }
+            hs__monotonic_in(&until, mr->waiting || mr->nfl ? PROGRESS_IDLE_US : PROGRESS_QUIET_US);
             pthread_cond_timedwait(&mr->queued, &mr->mu, &until);
         }
         pthread_mutex_unlock(&mr->mu);

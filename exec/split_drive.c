@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "exec/data.h"
 #include "exec/split_drive.h"
 
 typedef struct span {
@@ -175,13 +176,7 @@ static void wait_until(drive *dr, double wake_us)
     left = wake_us - since(&dr->t0);
     if (left <= 0)
         return;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    ts.tv_sec += (time_t)(left / 1e6);
-    ts.tv_nsec += (long)fmod(left * 1e3, 1e9);
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
+    hs__monotonic_in(&ts, left);
     pthread_cond_timedwait(&dr->cv, &dr->mu, &ts);
 }
 
