@@ -1,6 +1,7 @@
 /* hetsched benchmarks — the few helpers every benchmark program uses: a
- * clock, a command-line number, a median, a CUDA call's check.  Header-only: each benchmark is
- * one executable, and starpu_overhead links nothing of hetsched. */
+ * clock, a command-line number, a median, a CUDA call's check.
+ * Header-only: each benchmark is one executable, and starpu_overhead links
+ * nothing of hetsched. */
 #ifndef HS_BENCH_UTIL_H
 #define HS_BENCH_UTIL_H
 
