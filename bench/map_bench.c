@@ -14,6 +14,9 @@
  *                 the process's resident memory during the call (the kernel's
  *                 VmHWM, reset before it) less what it held before, the
  *                 schedule included; "-" where /proc cannot tell;
+ *   places/t      the schedule's placements per task: more than 1 where a
+ *                 policy splits kernels into parts (ad-part), each part a
+ *                 task of the engine and a placement of the schedule;
  *   growth        how much cpu us/task grew since the previous size of the
  *                 same policy and platform in this run; with sizes 10x apart
  *                 an n log n policy shows about 1.1-1.3, an n^2 one about 10.
@@ -276,9 +279,9 @@ int main(int argc, char **argv)
     if (!(prev = calloc(npolicies, sizeof *prev)))
         return 1;
 
-    printf("%-12s %8s %8s %-10s %14s %9s %9s %9s %8s %8s %6s\n", "devices", "tasks", "edges",
-           "policy", "makespan us", "hook us/t", "map us/t", "cpu us/t", "map s", "map B/t",
-           "growth");
+    printf("%-12s %8s %8s %-10s %14s %9s %9s %9s %8s %8s %8s %6s\n", "devices", "tasks",
+           "edges", "policy", "makespan us", "hook us/t", "map us/t", "cpu us/t", "map s",
+           "map B/t", "places/t", "growth");
     for (int pf = 0; pf < nplatforms; pf++) {
         for (size_t i = 0; i < npolicies; i++)
             prev[i] = 0;
@@ -319,6 +322,7 @@ int main(int argc, char **argv)
                     printf(" %8.0f", mem / n);
                 else
                     printf(" %8s", "-");
+                printf(" %8.3f", (double)s->nplacements / n);
                 if (prev[i] > 0)
                     printf(" %6.2f", (1e6 * cpu / n) / prev[i]);
                 printf("\n");
