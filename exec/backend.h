@@ -35,8 +35,11 @@ typedef struct hs_backend_ops {
     int implied_edges;
     /* Starts task t on device d no earlier than `earliest_us`, the time its
      * inputs can be there (the engine's delay-model prediction; real
-     * backends move the data themselves and may ignore it). */
-    int (*start_task)(hs_backend *b, size_t t, int d, double earliest_us, hs_error *err);
+     * backends move the data themselves and may ignore it), in the `order`
+     * the engine's model runs it (HS_START_*: a real backend may ignore
+     * it). */
+    int (*start_task)(hs_backend *b, size_t t, int d, double earliest_us, int order,
+                      hs_error *err);
     /* Blocks until the next task finishes; returns 0, or 1 when nothing runs. */
     int (*wait)(hs_backend *b, hs_completion *c, hs_error *err);
     double (*now)(const hs_backend *b);
@@ -52,7 +55,7 @@ typedef struct hs_backend_ops {
      * may start a task on d while d holds fewer (one the policy committed to
      * d, engine.h: hs_engine_assign), so a real worker finds its next task
      * queued when it ends one and may prefetch its inputs; it runs them in
-     * start order and reports each completion in that order.  The simulator
+     * start order (but for HS_START_AHEAD) and reports each completion.  The simulator
      * keeps 1: a simulated device takes a task only when idle. */
     int (*depth)(const hs_backend *b, int d);
     /* Optional (needs poll): runs the engine on the backend's own threads,
@@ -81,6 +84,16 @@ typedef struct hs_backend_ops {
      * (reported as a task's would be). */
     void (*prefetch)(hs_backend *b, size_t t, int d);
 } hs_backend_ops;
+
+/* start_task's order.  A device holds its started tasks in start order,
+ * except that the executor's model lets a GPU run a task whose inputs are
+ * there in the gap before a held task that waits for its input copies
+ * (engine.c, start): the waiting one is started HS_START_MAY_WAIT, and a
+ * task that runs before it HS_START_AHEAD.  A GPU's worker then holds the
+ * waiting task's kernel back until its inputs are there or a task not
+ * marked ahead comes (exec/cpu.c); a backend that runs every task in start
+ * order may report the completions so. */
+enum { HS_START_IN_ORDER, HS_START_MAY_WAIT, HS_START_AHEAD };
 
 /* The most tasks a device may hold (the rings of exec/cpu.c). */
 #define HS_BACKEND_MAX_DEPTH 16

@@ -82,6 +82,7 @@ typedef struct worker {
     double issued[RING];                     /* when start_task handed it over */
     size_t span[RING][3];                    /* a chunk's begin, end and the
                                                 kernel's items; items 0: whole */
+    unsigned char order[RING];               /* start_task's (HS_START_*) */
     /* written by the worker, read by the engine's side */
     _Alignas(LINE) atomic_size_t done_tail;  /* completions appended so far */
     hs_completion done[RING];
@@ -381,7 +382,7 @@ static void prefetch_next(worker *wk, size_t head, size_t tail)
  * queued before the running gemm's own doubled its wait on the H100).  A
  * device that runs its task in this call prefetches first, so that the
  * copies overlap the kernel. */
-static void launch(worker *wk, size_t head, size_t tail, hs__launch *l)
+static void launch(worker *wk, size_t head, size_t tail, int hold, hs__launch *l)
 {
     real *rb = wk->rb;
     const size_t *span = wk->span[head % RING];
@@ -392,7 +393,7 @@ static void launch(worker *wk, size_t head, size_t tail, hs__launch *l)
     rc = span[2] ? hs__data_launch_chunk(rb->dm, wk->task[head % RING], wk->device, span[0],
                                          span[1], span[2], wk->issued[head % RING], l)
                  : hs__data_launch(rb->dm, wk->task[head % RING], wk->device,
-                                   wk->issued[head % RING], l);
+                                   wk->issued[head % RING], hold, l);
     if (rc != 0)
         fail(rb, &l->err);
     if (enqueues) {
@@ -476,11 +477,57 @@ static void make_prefetches(worker *wk, int dying, size_t before)
     }
 }
 
+/* Hands launched task l to the completer, as its n-th. */
+static void to_completer(worker *wk, size_t n, const hs__launch *l, int back)
+{
+    wk->back[n % RING] = (unsigned char)back;
+    wk->fl[n % RING] = *l;
+    atomic_store(&wk->launched, n + 1);
+    wake(&wk->cpark);
+}
+
 /* A launch since q->n, or the worker ended. */
 static int launched_or_end(const void *arg)
 {
     const seen *q = arg;
     return atomic_load(&q->wk->launched) != q->n || atomic_load(&q->wk->launcher_done);
+}
+
+/* Releases the kernels held back in held[0..*nheld) (hs__data_launch's
+ * hold_back), in order, up to the first that was started
+ * HS_START_MAY_WAIT and whose copies are under way (all of them: `all`);
+ * the n-th launch is the next.  Returns how many it released. */
+static size_t release_held(worker *wk, size_t *n, hs__launch *held, unsigned char *waits,
+                           size_t *nheld, int all)
+{
+    size_t k = 0;
+    while (k < *nheld &&
+           (all || !waits[k] || hs__data_inputs_there(wk->rb->dm, &held[k]))) {
+        double start = hs__data_now(wk->rb->dm);
+        if (hs__data_release(wk->rb->dm, &held[k]) != 0)
+            fail(wk->rb, &held[k].err);
+        hs__data_log(wk->rb->dm, wk->device, HS_EV_LAUNCH, (long)held[k].t, start,
+                     hs__data_now(wk->rb->dm));
+        to_completer(wk, (*n)++, &held[k], 0);
+        k++;
+    }
+    memmove(held, held + k, (*nheld - k) * sizeof *held);
+    memmove(waits, waits + k, *nheld - k);
+    *nheld -= k;
+    return k;
+}
+
+/* How a worker that launches apart holds back task `head`'s kernel
+ * (HS__HOLD_*), with nheld held back already: one started ahead goes
+ * before them; any other after them, and it is held too while one is. */
+static int hold_of(const worker *wk, size_t head, size_t nheld)
+{
+    int order = wk->order[head % RING];
+    if (order == HS_START_AHEAD)
+        return HS__HOLD_NO;
+    if (nheld > 0)
+        return HS__HOLD_ALWAYS;
+    return order == HS_START_MAY_WAIT ? HS__HOLD_WHILE_COPYING : HS__HOLD_NO;
 }
 
 /* The worker of a device that completes apart: takes each task handed to
@@ -491,17 +538,35 @@ static int launched_or_end(const void *arg)
  * prefetches asked of it are made in turn with its launches, those asked
  * before a task was handed over first, and all of them while it waits:
  * their copies go on the links in the order the executor's model queues
- * them. */
+ * them.  A task started HS_START_MAY_WAIT whose copies are under way is
+ * held back (prepared, its kernel not enqueued), and so are those handed
+ * over after it, but for those started HS_START_AHEAD, which are launched
+ * before it; it is released once its copies have happened, those after it
+ * with it (up to the next such task), and all of them before a task that
+ * cannot be held back (hs__data_can_hold).  While it holds some, the
+ * worker polls their copies instead of sleeping. */
 static void launch_apart(worker *wk)
 {
     real *rb = wk->rb;
-    size_t head = 0, n = 0, taken = 0;
+    size_t head = 0, n = 0, taken = 0, nheld = 0;
     int dying = 0;
+    hs__launch held[RING];
+    unsigned char waits[RING];
     for (;;) {
         want q = {wk, head};
         seen c = {wk, 0};
         size_t tail;
-        await(&wk->park, task_prefetch_or_stop, &q);
+        if (nheld > 0) {
+            if (release_held(wk, &n, held, waits, &nheld, 0) > 0)
+                continue;
+            if (!task_or_stop(&q)) {
+                make_prefetches(wk, dying, SIZE_MAX);
+                cpu_relax();
+                continue;
+            }
+        } else {
+            await(&wk->park, task_prefetch_or_stop, &q);
+        }
         if (atomic_load(&rb->stop))
             break;
         if (!task_or_stop(&q) || !has_room(wk)) {
@@ -524,16 +589,26 @@ static void launch_apart(worker *wk)
         }
         if (!dying)
             dying = fails_now(wk, ++taken);
-        wk->back[n % RING] = (unsigned char)dying;
-        if (dying)
-            wk->fl[n % RING] = (hs__launch){.t = wk->task[head % RING],
-                                            .chunk = wk->span[head % RING][2] != 0};
-        else
-            launch(wk, head, tail, &wk->fl[n % RING]);
+        if (dying) {
+            hs__launch l = {.t = wk->task[head % RING], .chunk = wk->span[head % RING][2] != 0};
+            to_completer(wk, n++, &l, 1);
+        } else {
+            hs__launch l;
+            if (nheld > 0 && wk->order[head % RING] != HS_START_AHEAD &&
+                (wk->span[head % RING][2] ||
+                 !hs__data_can_hold(rb->dm, wk->task[head % RING], wk->device)))
+                release_held(wk, &n, held, waits, &nheld, 1);
+            launch(wk, head, tail, hold_of(wk, head, nheld), &l);
+            if (l.held_back) {
+                waits[nheld] = wk->order[head % RING] == HS_START_MAY_WAIT;
+                held[nheld++] = l;
+            } else {
+                to_completer(wk, n++, &l, 0);
+            }
+        }
         head++;
-        atomic_store(&wk->launched, ++n);
-        wake(&wk->cpark);
     }
+    release_held(wk, &n, held, waits, &nheld, 1); /* the run stops: the completer finishes them */
     atomic_store(&wk->launcher_done, 1);
     wake(&wk->cpark);
 }
@@ -625,7 +700,7 @@ static void *work(void *arg)
         if (!dying && !(dying = fails_now(wk, ++taken))) {
             hs__launch l;
             double start;
-            launch(wk, head, tail, &l);
+            launch(wk, head, tail, HS__HOLD_NO, &l);
             start = hs__data_now(rb->dm);
             if (hs__data_complete(rb->dm, &l) != 0)
                 fail(rb, &l.err);
@@ -834,7 +909,7 @@ int hs__real_depth(const hs_backend *b, int d)
 /* Appends task t, or items [begin, end) of its kernel's `items` (items >
  * 0), to device d's ring. */
 static int hand_over(real *rb, size_t t, int d, size_t begin, size_t end, size_t items,
-                     hs_error *err)
+                     int order, hs_error *err)
 {
     worker *wk;
     if (d < 0 || d >= rb->nworkers || rb->workers[d].held >= (size_t)rb->workers[d].depth)
@@ -846,6 +921,7 @@ static int hand_over(real *rb, size_t t, int d, size_t begin, size_t end, size_t
     wk->span[wk->sent % RING][0] = begin;
     wk->span[wk->sent % RING][1] = end;
     wk->span[wk->sent % RING][2] = items;
+    wk->order[wk->sent % RING] = (unsigned char)order;
     atomic_store(&wk->tasks_tail, ++wk->sent);
     wk->held++;
     rb->outstanding++;
@@ -853,10 +929,11 @@ static int hand_over(real *rb, size_t t, int d, size_t begin, size_t end, size_t
     return HS_OK;
 }
 
-int hs__real_start_task(hs_backend *b, size_t t, int d, double earliest_us, hs_error *err)
+int hs__real_start_task(hs_backend *b, size_t t, int d, double earliest_us, int order,
+                        hs_error *err)
 {
     (void)earliest_us; /* the worker moves the data itself */
-    return hand_over(b->state, t, d, 0, 0, 0, err);
+    return hand_over(b->state, t, d, 0, 0, 0, order, err);
 }
 
 int hs__real_start_chunk(hs_backend *b, size_t t, int d, size_t begin, size_t end,
@@ -866,7 +943,8 @@ int hs__real_start_chunk(hs_backend *b, size_t t, int d, size_t begin, size_t en
     const hs_task *task = &rb->g->tasks[t];
     (void)earliest_us;
     return hand_over(rb, t, d, begin, end,
-                     (size_t)rb->w->apps[task->app].kernels[task->kernel].items, err);
+                     (size_t)rb->w->apps[task->app].kernels[task->kernel].items,
+                     HS_START_IN_ORDER, err);
 }
 
 /* A worker that launches apart (a GPU's) makes the prefetch on its own

@@ -2371,7 +2371,21 @@ static void cost_only_done(hs__data *dm, size_t t, int m, double end_us)
     pthread_mutex_unlock(&dm->mu);
 }
 
-int hs__data_launch(hs__data *dm, size_t t, int d, double issued_us, hs__launch *l)
+/* Enqueues the kernel of l's task (a device's own, prepared) after the
+ * copies it waits for; on failure, finishes the task. */
+static int enqueue_kernel(hs__data *dm, hs__launch *l)
+{
+    dtask *task = &dm->t[dm->rg->tasks[l->t].origin];
+    int m = mem_of(dm, l->d);
+    l->held_back = 0;
+    if ((l->rc = dm->ops->launch(dm->mctx, m, &task->c, task->bufs, 0, task->c.items, task->wait,
+                                 task->nwait, &l->kernel, &l->err)) == HS_OK)
+        return HS_OK;
+    return l->rc = finish(dm, task, m, l->rc, (long)l->t, l->d, &l->err);
+}
+
+int hs__data_launch(hs__data *dm, size_t t, int d, double issued_us, int hold_back,
+                    hs__launch *l)
 {
     dtask *task = &dm->t[dm->rg->tasks[t].origin];
     int m = mem_of(dm, d);
@@ -2381,12 +2395,14 @@ int hs__data_launch(hs__data *dm, size_t t, int d, double issued_us, hs__launch 
         return receive(dm, dm->rg->tasks[t].origin, l);
     if (task->typed && dm->rg->tasks[t].nparts == 1 && !dm->host_side[m]) {
         /* a device's own kernel: enqueued, finished by hs__data_complete */
-        if ((l->rc = prepare(dm, task, m, (long)t, d, &l->err)) == HS_OK &&
-            (l->rc = dm->ops->launch(dm->mctx, m, &task->c, task->bufs, 0, task->c.items,
-                                     task->wait, task->nwait, &l->kernel, &l->err)) == HS_OK)
+        if ((l->rc = prepare(dm, task, m, (long)t, d, &l->err)) != HS_OK)
+            return l->rc = finish(dm, task, m, l->rc, (long)t, d, &l->err);
+        if (hold_back == HS__HOLD_ALWAYS ||
+            (hold_back == HS__HOLD_WHILE_COPYING && !hs__data_inputs_there(dm, l))) {
+            l->held_back = 1;
             return HS_OK;
-        l->rc = finish(dm, task, m, l->rc, (long)t, d, &l->err);
-        return l->rc;
+        }
+        return enqueue_kernel(dm, l);
     }
     if (task->typed && dm->rg->tasks[t].nparts > 1 &&
         piece_on_memory(dm, task, m, dm->range[2 * t], dm->range[2 * t + 1])) {
@@ -2430,6 +2446,26 @@ int hs__data_launch(hs__data *dm, size_t t, int d, double issued_us, hs__launch 
                                           l->end_us, &l->err);
     }
     return l->rc;
+}
+
+int hs__data_can_hold(const hs__data *dm, size_t t, int d)
+{
+    return dm->t[dm->rg->tasks[t].origin].typed && dm->rg->tasks[t].nparts == 1 &&
+           hs__data_enqueues(dm, d);
+}
+
+int hs__data_inputs_there(hs__data *dm, const hs__launch *l)
+{
+    const dtask *task = &dm->t[dm->rg->tasks[l->t].origin];
+    for (int i = 0; i < task->nwait; i++)
+        if (!dm->ops->ready(dm->mctx, task->wait[i]))
+            return 0;
+    return 1;
+}
+
+int hs__data_release(hs__data *dm, hs__launch *l)
+{
+    return l->held_back ? enqueue_kernel(dm, l) : l->rc;
 }
 
 int hs__data_launch_chunk(hs__data *dm, size_t t, int d, size_t begin, size_t end,
@@ -2535,7 +2571,7 @@ int hs__data_run(hs__data *dm, size_t t, int d, double issued_us, double *start_
                  double *end_us, hs_error *err)
 {
     hs__launch l;
-    hs__data_launch(dm, t, d, issued_us, &l);
+    hs__data_launch(dm, t, d, issued_us, 0, &l);
     hs__data_complete(dm, &l);
     *start_us = l.start_us;
     *end_us = l.end_us;

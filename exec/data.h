@@ -339,6 +339,7 @@ typedef struct hs__launch {
     void *bufs[HS_KMAX_BUFS]; /* an enqueued piece of a split task: its buffers */
     int chunk;          /* hs__data_launch_chunk's: items [begin, end) */
     size_t begin, end;
+    int held_back;      /* prepared, its kernel not enqueued: hs__data_release */
     int rc;
     hs_error err;
 } hs__launch;
@@ -350,7 +351,19 @@ typedef struct hs__launch {
  * device's completer (hs__data_completer) may complete one while its
  * worker launches a later one.  Both return l->rc, with its message in
  * l->err. */
-int hs__data_launch(hs__data *dm, size_t t, int d, double issued_us, hs__launch *l);
+int hs__data_launch(hs__data *dm, size_t t, int d, double issued_us, int hold_back,
+                    hs__launch *l);
+/* hold_back: a device's own kernel (a GPU's, of a whole typed task:
+ * hs__data_can_hold) is prepared (its buffers, its copies under way) but
+ * not enqueued, HS__HOLD_WHILE_COPYING when its input copies are still
+ * under way, HS__HOLD_ALWAYS in any case: l->held_back, and the worker may
+ * launch other tasks before it (backend.h, HS_START_MAY_WAIT).
+ * hs__data_inputs_there says whether those copies have happened;
+ * hs__data_release enqueues the kernel (l->rc, as hs__data_launch's). */
+enum { HS__HOLD_NO, HS__HOLD_WHILE_COPYING, HS__HOLD_ALWAYS };
+int hs__data_can_hold(const hs__data *dm, size_t t, int d);
+int hs__data_inputs_there(hs__data *dm, const hs__launch *l);
+int hs__data_release(hs__data *dm, hs__launch *l);
 /* Launches items [begin, end) of the `items` of splittable task t's kernel
  * (a chunk of a split at run time: the engine's start_chunk) on device d
  * and runs them to the end: the chunks of t share buffers on host, as the

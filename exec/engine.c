@@ -79,6 +79,13 @@ struct hs_engine {
     size_t *fifo_head;      /* where the oldest held task is in its ring */
     unsigned char *declined; /* answered HS_NO_TASK in this pick round */
     double *run_end;        /* predicted end of the last started task */
+    /* running a task ahead of a held one that waits for its inputs
+     * (order_of): the devices where the model lets it happen, and, beside
+     * fifo, each held task's predicted start and whether it was started
+     * HS_START_MAY_WAIT */
+    unsigned char *reorders;
+    double *held_begin;
+    unsigned char *held_waits;
     double *tail;           /* predicted end of the queued chain (eq. 11-12 applied in turn) */
     double *queued;         /* sum of the queued tasks' costs */
     size_t *nqueued;
@@ -468,9 +475,10 @@ static double executor_ready(hs_engine *e, size_t t, int d)
     return part_via_host(e, t, m) ? part_ready(e, t, m) : executor_fetch(e, t, m);
 }
 
-/* What a real backend prefetches (exec/data.h, hs__data_prefetch): the
- * inputs of a typed whole task, to a memory other than host. */
-static int prefetched(const hs_engine *e, size_t t, int d)
+/* A typed whole task on device d's own memory (not host): a real backend
+ * prefetches its inputs (exec/data.h, hs__data_prefetch), and a GPU's
+ * worker may hold its kernel back (order_of). */
+static int own_kernel(const hs_engine *e, size_t t, int d)
 {
     const hs_task *task = &e->g->tasks[t];
     return memory_of(e, d) != HS_HOST_MEMORY && task->nparts == 1 &&
@@ -489,7 +497,7 @@ void hs_engine_prefetch(hs_engine *e, size_t t, int d)
                  e->policy->name, t, d);
         return;
     }
-    if (!prefetched(e, t, d))
+    if (!own_kernel(e, t, d))
         return;
     if (e->exec_model) /* a real backend starts copying them now: so does the model */
         (void)executor_fetch(e, t, memory_of(e, d));
@@ -571,24 +579,100 @@ static int executor_schedule(hs_engine *e, hs_error *err)
     return HS_OK;
 }
 
+/* Where the i-th task that device d holds (in the order it runs them) is
+ * in fifo, held_begin and held_waits. */
+static size_t held_slot(const hs_engine *e, int d, size_t i)
+{
+    return (size_t)d * HS_BACKEND_MAX_DEPTH + (e->fifo_head[d] + i) % HS_BACKEND_MAX_DEPTH;
+}
+
+/* Puts task t among device d's held tasks as the at-th to run, predicted
+ * to start at `begin`. */
+static void hold(hs_engine *e, size_t t, int d, size_t at, double begin, int order)
+{
+    size_t k;
+    for (size_t i = e->held[d]; i > at; i--) {
+        size_t to = held_slot(e, d, i), from = held_slot(e, d, i - 1);
+        e->fifo[to] = e->fifo[from];
+        e->held_begin[to] = e->held_begin[from];
+        e->held_waits[to] = e->held_waits[from];
+    }
+    k = held_slot(e, d, at);
+    e->fifo[k] = (long)t;
+    e->held_begin[k] = begin;
+    e->held_waits[k] = order == HS_START_MAY_WAIT;
+    e->held[d]++;
+}
+
+/* The tasks d holds stop waiting: a worker launches those it holds back
+ * before a task that it cannot hold back. */
+static void no_waiting(hs_engine *e, int d)
+{
+    for (size_t i = 0; i < e->held[d]; i++)
+        e->held_waits[held_slot(e, d, i)] = 0;
+}
+
+/* Where the executor's model runs task t, ready on device d at `ready`:
+ * *begin, *at (its place among the tasks d holds) and the order to start
+ * it in (HS_START_*).  Mostly after what d holds; but a GPU's worker holds
+ * back the kernel of a task started HS_START_MAY_WAIT until its input
+ * copies have happened, and with it those started after it (exec/cpu.c),
+ * so a task whose inputs are there runs ahead of the first such task that
+ * waits, when it ends before that one's inputs arrive: it delays nothing
+ * that the model has placed.  On the data composition's GPU runs a task
+ * whose inputs were there waited behind one whose 268-MB copy was under
+ * way for up to a quarter of the makespan.  The worker holds back only an
+ * own_kernel, and the model only one that waits HS__WAIT_MIN_US or more
+ * (its kernel starts some 10-25 us after its inputs arrive: the worker
+ * sees them and launches it). */
+#define HS__WAIT_MIN_US 50.0
+static int order_of(hs_engine *e, size_t t, int d, double ready, double *begin, size_t *at)
+{
+    int reorder = e->reorders[d] && own_kernel(e, t, d);
+    double free_at = e->now;
+    if (e->reorders[d] && !reorder)
+        no_waiting(e, d);
+    for (size_t i = 0; reorder && i < e->held[d]; i++) {
+        size_t k = held_slot(e, d, i);
+        double b;
+        if (!e->held_waits[k] || e->held_begin[k] <= e->now)
+            continue;
+        /* the first held task that waits: the gap before it */
+        b = fmax(ready, e->now);
+        if (i > 0)
+            b = fmax(b, e->end[e->fifo[held_slot(e, d, i - 1)]]);
+        if (b + hs_engine_cost(e, t, d) > e->held_begin[k])
+            break;
+        *begin = b;
+        *at = i;
+        return HS_START_AHEAD;
+    }
+    if (e->held[d] > 0 && e->run_end[d] > free_at)
+        free_at = e->run_end[d];
+    *begin = ready > free_at ? ready : free_at;
+    *at = e->held[d];
+    return reorder && *begin - free_at >= HS__WAIT_MIN_US ? HS_START_MAY_WAIT
+                                                          : HS_START_IN_ORDER;
+}
+
 /* Starts task t on device d, which has room: predicted to run once its
  * inputs are there and what d holds has ended (an idle device: at the
- * inputs' arrival or now, as before depths existed).  Records where its
- * inputs now have copies. */
+ * inputs' arrival or now, as before depths existed), or in the gap before
+ * a held task that waits (order_of).  Records where its inputs now have
+ * copies. */
 static int start(hs_engine *e, size_t t, int d, hs_error *err)
 {
     const hs_graph *g = e->g;
     edge_walk w;
     size_t u;
-    int m = memory_of(e, d);
+    int m = memory_of(e, d), order;
     double ready, begin, bytes;
+    size_t at;
     if (e->assigned[t] >= 0)
         unqueue(e, t);
     /* exact: every producer has ended */
     ready = e->exec_model ? executor_ready(e, t, d) : hs_engine_data_ready(e, t, d);
-    begin = ready > e->now ? ready : e->now;
-    if (e->held[d] > 0 && e->run_end[d] > begin)
-        begin = e->run_end[d];
+    order = order_of(e, t, d, ready, &begin, &at);
     /* the executor's model holds t from now to its kernel's start, as a
      * real run's "held" event does (exec/data.h, HS_EV_HELD): the same
      * idle time while holding work is then predicted and measured */
@@ -600,17 +684,16 @@ static int start(hs_engine *e, size_t t, int d, hs_error *err)
         return HS_ENOMEM;
     e->state[t] = T_RUNNING;
     e->device[t] = d;
-    e->fifo[(size_t)d * HS_BACKEND_MAX_DEPTH +
-            (e->fifo_head[d] + e->held[d]) % HS_BACKEND_MAX_DEPTH] = (long)t;
-    e->held[d]++;
-    e->run_end[d] = begin + hs_engine_cost(e, t, d);
-    e->end[t] = e->run_end[d];
+    hold(e, t, d, at, begin, order);
+    e->end[t] = begin + hs_engine_cost(e, t, d);
+    if (order != HS_START_AHEAD)
+        e->run_end[d] = e->end[t];
     WALK_IN(w, g, t, u, bytes)
     {
         if (bytes > 0)
             set_copy(e, u, m);
     }
-    return e->b->ops->start_task(e->b, t, d, begin, err);
+    return e->b->ops->start_task(e->b, t, d, begin, order, err);
 }
 
 /* Asks every device with room, in index order, for a task and starts it;
@@ -660,9 +743,8 @@ static int start_chunk(hs_engine *e, live *ls, int d, size_t b, size_t x, hs_err
     double begin = ready > e->now ? ready : e->now;
     if (e->held[d] > 0 && e->run_end[d] > begin)
         begin = e->run_end[d];
-    e->fifo[(size_t)d * HS_BACKEND_MAX_DEPTH +
-            (e->fifo_head[d] + e->held[d]) % HS_BACKEND_MAX_DEPTH] = (long)ls->task;
-    e->held[d]++;
+    no_waiting(e, d);
+    hold(e, ls->task, d, e->held[d], begin, HS_START_IN_ORDER);
     e->run_end[d] = begin + hs_engine_cost(e, ls->task, d) * (double)(x - b) / (double)ls->items;
     return e->b->ops->start_chunk(e->b, ls->task, d, b, x, begin, err);
 }
@@ -907,6 +989,27 @@ static int collect(hs_engine *e, size_t *n, hs_error *err)
     return HS_OK;
 }
 
+/* Takes task t out of device d's held tasks: its oldest, except where a
+ * task ran ahead of another (order_of) in the model and not in the run, or
+ * the other way round.  -1: d does not hold t. */
+static int unhold(hs_engine *e, size_t t, int d)
+{
+    size_t i = 0;
+    while (i < e->held[d] && e->fifo[held_slot(e, d, i)] != (long)t)
+        i++;
+    if (i == e->held[d])
+        return -1;
+    for (; i > 0; i--) { /* the older ones move up by one */
+        size_t to = held_slot(e, d, i), from = held_slot(e, d, i - 1);
+        e->fifo[to] = e->fifo[from];
+        e->held_begin[to] = e->held_begin[from];
+        e->held_waits[to] = e->held_waits[from];
+    }
+    e->fifo_head[d] = (e->fifo_head[d] + 1) % HS_BACKEND_MAX_DEPTH;
+    e->held[d]--;
+    return 0;
+}
+
 /* Books completion c: its placement (against the workload's graph, through
  * hs_task.origin), its output's copy, and its successors' counts; the ones it
  * makes ready are appended to newly_ready[*nready].  A chunk of a split task
@@ -925,14 +1028,11 @@ static int book(hs_engine *e, hs_completion *c, unsigned char *quiet, size_t *nr
     int d = c->device, m = memory_of(e, d), rc;
     *quiet = 0;
     if (t >= g->ntasks || d < 0 || d >= e->pf->ndevices || e->state[t] != T_RUNNING ||
-        e->held[d] == 0 ||
-        e->fifo[(size_t)d * HS_BACKEND_MAX_DEPTH + e->fifo_head[d]] != (long)t)
+        unhold(e, t, d) != 0)
         return hs_error_set(err, HS_EINTERNAL,
                             "backend '%s' reported task %zu done on device %d, which the engine "
-                            "did not start there or not next",
+                            "did not start there",
                             e->b->ops->name, t, d);
-    e->fifo_head[d] = (e->fifo_head[d] + 1) % HS_BACKEND_MAX_DEPTH;
-    e->held[d]--;
     if (c->failed && c->chunk)
         return hs_error_set(err, HS_EIO, "device '%s' failed while it ran a chunk of a split "
                             "kernel (a split at run time does not survive a device's loss)",
@@ -1205,6 +1305,9 @@ static void engine_free(hs_engine *e)
     free(e->fifo_head);
     free(e->declined);
     free(e->run_end);
+    free(e->reorders);
+    free(e->held_begin);
+    free(e->held_waits);
     free(e->tail);
     free(e->queued);
     free(e->nqueued);
@@ -1265,6 +1368,9 @@ static int engine_alloc(hs_engine *e, hs_error *err)
     e->fifo_head = calloc(nd, sizeof *e->fifo_head);
     e->declined = calloc(nd, 1);
     e->run_end = calloc(nd, sizeof *e->run_end);
+    e->reorders = calloc(nd, 1);
+    e->held_begin = calloc(nd * HS_BACKEND_MAX_DEPTH, sizeof *e->held_begin);
+    e->held_waits = calloc(nd * HS_BACKEND_MAX_DEPTH, 1);
     e->tail = calloc(nd, sizeof *e->tail);
     e->queued = calloc(nd, sizeof *e->queued);
     e->nqueued = calloc(nd, sizeof *e->nqueued);
@@ -1287,7 +1393,8 @@ static int engine_alloc(hs_engine *e, hs_error *err)
         e->placement_of = malloc(n * sizeof *e->placement_of);
     if (!e->waiting || !e->state || !e->device || !e->assigned || !e->end || !e->valid ||
         !e->ready_memory || !e->ready_at || !e->depth || !e->held || !e->fifo ||
-        !e->fifo_head || !e->declined || !e->run_end || !e->tail || !e->queued ||
+        !e->fifo_head || !e->declined || !e->run_end || !e->reorders || !e->held_begin ||
+        !e->held_waits || !e->tail || !e->queued ||
         !e->nqueued || !e->batch || !e->newly_ready ||
         !e->ready_off ||
         (e->exec_model && (!e->link_free || !e->arrive || !e->input_at || !e->input_mem)) ||
@@ -1364,6 +1471,11 @@ static int backend_depths(hs_engine *e, hs_error *err)
                                 "%d, not 1..%d", ops->name, d, e->depth[d],
                                 HS_BACKEND_MAX_DEPTH);
         e->batch_cap += (size_t)e->depth[d];
+        /* the executor's model of a GPU that holds more than one task: its
+         * worker holds a waiting kernel back (order_of) */
+        e->reorders[d] = e->exec_model && e->depth[d] > 1 &&
+                         e->pf->devices[d].kind == HS_DEVICE_GPU &&
+                         memory_of(e, d) != HS_HOST_MEMORY;
     }
     return HS_OK;
 }

@@ -29,7 +29,8 @@ int hs__real_init(hs_backend *b, const hs_workload *w, const hs_graph *g, hs__re
                   hs_error *err);
 int hs__real_start_chunk(hs_backend *b, size_t t, int d, size_t begin, size_t end,
                          double earliest_us, hs_error *err);
-int hs__real_start_task(hs_backend *b, size_t t, int d, double earliest_us, hs_error *err);
+int hs__real_start_task(hs_backend *b, size_t t, int d, double earliest_us, int order,
+                        hs_error *err);
 int hs__real_wait(hs_backend *b, hs_completion *c, hs_error *err);
 int hs__real_poll(hs_backend *b, hs_completion *c, hs_error *err);
 int hs__real_depth(const hs_backend *b, int d);

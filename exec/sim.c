@@ -46,9 +46,11 @@ static int sim_init(hs_backend *b, const hs_workload *w, const hs_graph *g, hs_e
     return HS_OK;
 }
 
-static int sim_start_task(hs_backend *b, size_t t, int d, double earliest_us, hs_error *err)
+static int sim_start_task(hs_backend *b, size_t t, int d, double earliest_us, int order,
+                          hs_error *err)
 {
     sim *s = b->state;
+    (void)order; /* earliest_us says where the engine's model runs it */
     double start = earliest_us > s->now ? earliest_us : s->now;
     if (hs__heap_push(&s->done, start + duration(s, t, d), (double)d, t) != 0)
         return hs_error_set(err, HS_ENOMEM, "out of memory for the simulator's event heap");

@@ -360,6 +360,59 @@ static void queued_task_is_prefetched(void **state)
     }
 }
 
+/* A task run ahead of a waiting one in the executor's model, not in the
+ * run (engine.c, order_of).  cpu0 + gpu0 (links 10 GB/s, 5 us); typed
+ * tasks a -> c and b, 10 us on gpu0 and 200000 us (a) or 100000 us on
+ * cpu0; a's input is 1000000 B from host (105 us on the link), b's and
+ * c's nothing.  h-ratio sends all three to gpu0, a first (its
+ * heterogeneity ratio is the largest).
+ *   The executor's model (gpu0 holding 4): a waits for its copy, 0..105,
+ *     b fits before it and runs 0..10, a 105..115, c 115..125.
+ *   On emu, whose copies are made when the worker launches a task, gpu0
+ *     runs a first, then b: the engine takes their completions in the
+ *     other order than it started them in, and the run's schedule is
+ *     valid. */
+static void run_ahead_in_the_model_only(void **state)
+{
+    hs_workload *w = hs_workload_new();
+    hs_schedule *s;
+    hs_run_report r;
+    hs_backend b = {.ops = &hs_backend_emu, .state = &r};
+    const int depth[] = {2, 4};
+    hs_map_options opt = {.executor_depth = depth};
+    hs_error err = {0};
+    int a;
+    (void)state;
+    devices(w, 2, 1);
+    a = hs_workload_add_app(w, "ahead", 1, &err);
+    kernel(w, a, "a", "va", "n", 1000, NULL, 0, 200000, 10);
+    kernel(w, a, "b", "va", "n", 1000, NULL, 0, 100000, 10);
+    kernel(w, a, "c", "va", "n", 1000, NULL, 0, 100000, 10);
+    assert_int_equal(hs_kernel_set_bytes(w, a, 0, 1000000, 0, &err), 0);
+    assert_true(hs_app_add_edge(w, a, "a", "c", 0, &err) >= 0);
+    assert_int_equal(hs_workload_finalize(w, &err), 0);
+    if (hs_map(w, "h-ratio", &opt, &s, NULL, &err) != 0)
+        fail_msg("%s", err.msg);
+    for (size_t i = 0; i < s->nplacements; i++) {
+        const hs_placement *p = &s->placements[i];
+        static const double at[] = {105, 0, 115};
+        assert_int_equal(p->device, 1);
+        assert_float_equal(p->start_us, at[p->task], 1e-6);
+    }
+    hs_schedule_free(s);
+    memset(&r, 0, sizeof r);
+    opt = (hs_map_options){.executor_estimates = 1};
+    if (hs_engine_run(w, hs_policy_find("h-ratio"), &opt, &b, &s, NULL, &err) != 0)
+        fail_msg("%s", err.msg);
+    check_structure(w, s);
+    assert_int_equal(s->nplacements, 3);
+    assert_int_equal(s->placements[0].task, 0); /* placements in completion order */
+    assert_int_equal(s->placements[1].task, 1);
+    hs_schedule_free(s);
+    hs_run_report_free(&r);
+    hs_workload_free(w);
+}
+
 /* A policy that gives out at most `budget` tasks, in announcement order:
  * budget 0 stalls the first step (the caller's thread), budget 1 a step on a
  * worker, after the first task ended. */
@@ -539,6 +592,7 @@ int main(void)
         cmocka_unit_test(every_policy_on_layers),
         cmocka_unit_test(failing_task_reaches_the_caller),
         cmocka_unit_test(queued_task_is_prefetched),
+        cmocka_unit_test(run_ahead_in_the_model_only),
         cmocka_unit_test(stalled_policy_is_reported),
         cmocka_unit_test(sources_are_announced_on_the_runs_clock),
         cmocka_unit_test(bad_depth_is_bad_input),

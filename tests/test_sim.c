@@ -1004,6 +1004,56 @@ static void executor_model_prefetch(void **state)
     }
 }
 
+/* A GPU runs a task whose inputs are there ahead of a held one that waits
+ * for its copy (engine.c, order_of).  cpu0 + gpu0, links 1 GB/s and 10 us;
+ * two independent tasks pinned to gpu0, a first: a reads 1000000 B from
+ * host (T = 1010 us) and runs 100 us there, b reads nothing and runs
+ * `b_us`; gpu0 holds `depth` started tasks.
+ *   holding 2, typed, b_us 200: a waits for its copy (0..1010), b fits
+ *     before it: b 0..200, a 1010..1110;
+ *   b_us 2000 does not fit (it would delay a): a 1010..1110, b 1110..3110;
+ *   holding 1, or cost-only tasks (a worker holds back only a typed
+ *     kernel): in start order, a 1010..1110, b 1110..(1110 + b_us). */
+static void run_ahead(int typed, int depth, double b_us, double b_start)
+{
+    hs_workload *w = hs_workload_new();
+    hs_backend sim = {.ops = &hs_backend_sim};
+    hs_error err = {0};
+    hs_schedule *s = NULL;
+    const int pin[] = {1, 1}, depths[] = {depth, depth};
+    hs_map_options opt = {.executor_depth = depths};
+    pinned p = {.pin = pin};
+    int a = cpu_gpu_app(w);
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(hs_app_add_kernel(w, a, k ? "b" : "a", &err), k);
+        if (typed)
+            assert_int_equal(hs_kernel_set_type(w, a, k, "va", &err), 0);
+        assert_int_equal(hs_kernel_set_cost(w, a, k, "cpu", 10000, &err), 0);
+        assert_int_equal(hs_kernel_set_cost(w, a, k, "gpu", k ? b_us : 100, &err), 0);
+        assert_int_equal(hs_kernel_set_bytes(w, a, k, k ? 0 : 1000000, 0, &err), 0);
+    }
+    if (hs_workload_finalize(w, &err) != HS_OK)
+        fail_msg("%s", err.msg);
+    the_pinned = &p;
+    if (hs_engine_run(w, &pinned_policy, &opt, &sim, &s, NULL, &err) != HS_OK ||
+        hs_schedule_validate(w, s, &err) != HS_OK)
+        fail_msg("%s", err.msg);
+    expect_at(s, 0, 1, 1010, 1110);
+    expect_at(s, 1, 1, b_start, b_start + b_us);
+    assert_float_equal(s->makespan_us, fmax(1110, b_start + b_us), EPS);
+    hs_schedule_free(s);
+    hs_workload_free(w);
+}
+
+static void executor_model_runs_ahead(void **state)
+{
+    (void)state;
+    run_ahead(1, 2, 200, 0);
+    run_ahead(1, 2, 2000, 1110);
+    run_ahead(1, 1, 200, 1110);
+    run_ahead(0, 2, 200, 1110);
+}
+
 /* The executor's model of parts of a split kernel (the data manager runs
  * them through host): ad-part splits a gemm (n = 128: A, B, C 64 KiB each,
  * beta 0: C written only; 1000 us on either device, beside a task of 10
@@ -1158,6 +1208,7 @@ int main(void)
         cmocka_unit_test(tri_eager_overheads),
         cmocka_unit_test(executor_model),
         cmocka_unit_test(executor_model_prefetch),
+        cmocka_unit_test(executor_model_runs_ahead),
         cmocka_unit_test(executor_model_parts_through_host),
         cmocka_unit_test(executor_model_valid_for_every_policy),
         cmocka_unit_test(cluster_routes_in_schedules),
