@@ -30,7 +30,10 @@ typedef struct hs_map_options {
                                   (hetsched/split.h); NULL = none */
     /* The executor's model instead of the delay model (DESIGN.md §1), as
      * `run` predicts itself: device d holds up to executor_depth[d] started
-     * tasks and runs them in order; a task's input copies start when it is
+     * tasks and runs them in order (but that a GPU runs a task whose inputs
+     * are there ahead of a held one that waits for its copies, when it ends
+     * before they do: DESIGN.md, "Run-ahead on a GPU"); a task's input
+     * copies start when it is
      * started on its device (or prefetched: hs_engine_prefetch) and queue
      * on their link (one copy at a time per ordered pair of memories), and an output's copy back to host queues
      * on its link after the task's end; a result copied to a memory once

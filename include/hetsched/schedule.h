@@ -103,10 +103,9 @@ typedef struct hs_device_stats {
                               executor's own delay, the copies it waited
                               for left out */
     double behind_idle_us; /* the part of ready_idle_us in which the task
-                              it held longest (the next to start: a device
-                              starts what it holds in order) still waited
-                              for its inputs: a ready task held back
-                              behind one waiting for copies */
+                              it held longest (mostly the next to start)
+                              still waited for its inputs: a ready task
+                              held back behind one waiting for copies */
     double launch_idle_us; /* the part of ready_idle_us, outside
                               behind_idle_us, in which its worker was
                               launching a task (its "launch" activities: a
