@@ -577,6 +577,14 @@ static void launch_apart(worker *wk)
         }
         make_prefetches(wk, dying, head);
         tail = atomic_load_explicit(&wk->tasks_tail, memory_order_acquire);
+        if (!dying && nheld > 0 && wk->order[head % RING] != HS_START_AHEAD &&
+            (wk->span[head % RING][2] ||
+             !hs__data_can_hold(rb->dm, wk->task[head % RING], wk->device))) {
+            /* they go first, and are in flight for the checks below (a
+             * task that runs in its launch waits for them to end) */
+            release_held(wk, &n, held, waits, &nheld, 1);
+            continue;
+        }
         /* one reading of `completed`: the check and the wait use the same */
         c.n = atomic_load(&wk->completed);
         if (!dying && n != c.n &&
@@ -594,10 +602,6 @@ static void launch_apart(worker *wk)
             to_completer(wk, n++, &l, 1);
         } else {
             hs__launch l;
-            if (nheld > 0 && wk->order[head % RING] != HS_START_AHEAD &&
-                (wk->span[head % RING][2] ||
-                 !hs__data_can_hold(rb->dm, wk->task[head % RING], wk->device)))
-                release_held(wk, &n, held, waits, &nheld, 1);
             launch(wk, head, tail, hold_of(wk, head, nheld), &l);
             if (l.held_back) {
                 waits[nheld] = wk->order[head % RING] == HS_START_MAY_WAIT;

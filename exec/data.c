@@ -157,6 +157,7 @@ struct hs__data {
 };
 
 void (*hs__data_test_hook)(const hs_kconf *c, void *const *bufs);
+double hs__data_test_copy_us;
 
 double hs__since_us(const struct timespec *t0)
 {
@@ -220,7 +221,26 @@ typedef struct plain {
     /* per memory, its kernels in flight, taken in turn by its one worker */
     pkernel (*kern)[HS_BACKEND_MAX_DEPTH];
     unsigned *next_kern;
+    /* hs__data_test_copy_us: the events of copies into devices' memories,
+     * each the time it is done (under mu: any worker copies) */
+    double **events;
+    size_t nevents, capevents;
+    pthread_mutex_t mu;
 } plain;
+
+static void sleep_us(double us);
+
+static double plain_now(const plain *pl)
+{
+    return pl->t0 ? hs__since_us(pl->t0) : 0;
+}
+
+/* Waits for the copy of event ev (see hs__data_test_copy_us). */
+static void plain_wait(const plain *pl, void *ev)
+{
+    if (ev)
+        sleep_us(*(double *)ev - plain_now(pl));
+}
 
 static int plain_host_side(void *ctx, int m)
 {
@@ -254,32 +274,53 @@ static int plain_start_clock(void *ctx, const struct timespec *t0, hs_error *err
     return HS_OK;
 }
 
+/* A copy is a memcpy, done on return; under emu with
+ * hs__data_test_copy_us, one into a device's memory is done that long
+ * after it started, as a GPU's copy is under way once enqueued: its event
+ * says when, and what waits for it waits. */
 static int plain_copy(void *ctx, int to, void *dst, int from, const void *src, size_t bytes,
                       void *after, hs_run_copy *rec, void **done, hs_error *err)
 {
-    const plain *pl = ctx;
-    double start = pl->t0 ? hs__since_us(pl->t0) : 0;
-    (void)to, (void)from, (void)after, (void)err;
+    plain *pl = ctx;
+    double start = plain_now(pl), *ev = NULL;
+    (void)from, (void)err;
+    plain_wait(pl, after);
     memcpy(dst, src, bytes);
+    if (hs__data_test_copy_us > 0 && pl->devices && to != HS_HOST_MEMORY && done && pl->t0) {
+        pthread_mutex_lock(&pl->mu);
+        if (pl->nevents == pl->capevents) {
+            size_t cap = pl->capevents ? 2 * pl->capevents : 64;
+            double **n = realloc(pl->events, cap * sizeof *n);
+            if (n) {
+                pl->events = n;
+                pl->capevents = cap;
+            }
+        }
+        if (pl->nevents < pl->capevents && (ev = malloc(sizeof *ev)) != NULL) {
+            *ev = start + hs__data_test_copy_us;
+            pl->events[pl->nevents++] = ev;
+        }
+        pthread_mutex_unlock(&pl->mu);
+    }
     if (rec && pl->t0) {
         rec->start_us = start;
-        rec->end_us = hs__since_us(pl->t0);
+        rec->end_us = ev ? *ev : plain_now(pl);
     }
     if (done)
-        *done = NULL;
+        *done = ev;
     return HS_OK;
 }
 
 static int plain_sync(void *ctx, void *ev, hs_error *err)
 {
-    (void)ctx, (void)ev, (void)err;
+    (void)err;
+    plain_wait(ctx, ev);
     return HS_OK;
 }
 
 static int plain_ready(void *ctx, void *ev)
 {
-    (void)ctx, (void)ev;
-    return 1;
+    return !ev || plain_now(ctx) >= *(double *)ev;
 }
 
 /* Only the memory's own worker launches on it: no lock.  Copies are done
@@ -290,7 +331,8 @@ static int plain_launch(void *ctx, int m, const hs_kconf *c, void *const *bufs, 
     plain *pl = ctx;
     pkernel *kn = &pl->kern[m][pl->next_kern[m]++ % HS_BACKEND_MAX_DEPTH];
     int rc;
-    (void)ev, (void)nev;
+    for (int i = 0; i < nev; i++)
+        plain_wait(pl, ev[i]);
     kn->start_us = pl->t0 ? hs__since_us(pl->t0) : 0;
     rc = hs_krun_cpu(c, bufs, begin, end, 1, err);
     kn->end_us = pl->t0 ? hs__since_us(pl->t0) : 0;
@@ -318,6 +360,10 @@ static int plain_flush(void *ctx, hs_error *err)
 static void plain_fini(void *ctx)
 {
     plain *pl = ctx;
+    for (size_t i = 0; i < pl->nevents; i++)
+        free(pl->events[i]);
+    free(pl->events);
+    pthread_mutex_destroy(&pl->mu);
     free(pl->kern);
     free(pl->next_kern);
     free(pl);
@@ -537,6 +583,8 @@ static int open_memories(hs__data *dm, size_t devmem, hs_error *err)
             return rc;
     } else {
         plain *p = calloc(1, sizeof *p);
+        if (p)
+            pthread_mutex_init(&p->mu, NULL);
         if (!p || !(p->kern = calloc((size_t)dm->nmem, sizeof *p->kern)) ||
             !(p->next_kern = calloc((size_t)dm->nmem, sizeof *p->next_kern))) {
             if (p)

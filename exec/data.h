@@ -418,6 +418,12 @@ void hs__data_free(hs__data *dm);
  * memory, with its configuration and buffers (a test corrupts a result to
  * see its check fail).  Set it while no run is under way. */
 extern void (*hs__data_test_hook)(const hs_kconf *c, void *const *bufs);
+/* Tests only: when > 0, under emu a copy into a device's memory is done
+ * this many us after it starts (its event not ready before; a kernel that
+ * waits for it starts after), as a GPU's copy is under way once enqueued,
+ * so that a GPU's worker holds back a kernel (HS_START_MAY_WAIT).  Set it
+ * while no run is under way. */
+extern double hs__data_test_copy_us;
 
 /* µs on the monotonic clock since t0. */
 double hs__since_us(const struct timespec *t0);

@@ -360,19 +360,23 @@ static void queued_task_is_prefetched(void **state)
     }
 }
 
-/* A task run ahead of a waiting one in the executor's model, not in the
- * run (engine.c, order_of).  cpu0 + gpu0 (links 10 GB/s, 5 us); typed
- * tasks a -> c and b, 10 us on gpu0 and 200000 us (a) or 100000 us on
- * cpu0; a's input is 1000000 B from host (105 us on the link), b's and
- * c's nothing.  h-ratio sends all three to gpu0, a first (its
- * heterogeneity ratio is the largest).
- *   The executor's model (gpu0 holding 4): a waits for its copy, 0..105,
- *     b fits before it and runs 0..10, a 105..115, c 115..125.
+/* Running a task ahead of a waiting one (engine.c, order_of; cpu.c,
+ * launch_apart).  cpu0 + gpu0 (links 10 GB/s, 5 us); typed tasks a -> c
+ * and b, 10 us on gpu0 and 200000 us (a) or 100000 us on cpu0, and a
+ * cost-only task e, 10 us on gpu0 and 50000 on cpu0; a's input is 1000000
+ * B from host (105 us on the link), the others' nothing.  h-ratio sends
+ * them all to gpu0 in the order of their heterogeneity ratios: a, b, e, c.
+ *   The executor's model (gpu0 holding 4): a waits for its copy, 0..105;
+ *     b fits before it and runs 0..10; a 105..115; e, which a worker
+ *     cannot hold back, after a, 115..125; c 125..135.
  *   On emu, whose copies are made when the worker launches a task, gpu0
  *     runs a first, then b: the engine takes their completions in the
- *     other order than it started them in, and the run's schedule is
- *     valid. */
-static void run_ahead_in_the_model_only(void **state)
+ *     other order than it started them in.
+ *   On emu with its copies into gpu0 done 2 ms after they start
+ *     (hs__data_test_copy_us), gpu0's worker holds a back and runs b first,
+ *     and e only once a is done.
+ * Each run's schedule is well formed (one task at a time on a device). */
+static void run_ahead(void **state)
 {
     hs_workload *w = hs_workload_new();
     hs_schedule *s;
@@ -381,13 +385,16 @@ static void run_ahead_in_the_model_only(void **state)
     const int depth[] = {2, 4};
     hs_map_options opt = {.executor_depth = depth};
     hs_error err = {0};
-    int a;
+    int a, k;
     (void)state;
     devices(w, 2, 1);
     a = hs_workload_add_app(w, "ahead", 1, &err);
     kernel(w, a, "a", "va", "n", 1000, NULL, 0, 200000, 10);
     kernel(w, a, "b", "va", "n", 1000, NULL, 0, 100000, 10);
     kernel(w, a, "c", "va", "n", 1000, NULL, 0, 100000, 10);
+    assert_true((k = hs_app_add_kernel(w, a, "e", &err)) >= 0);
+    assert_int_equal(hs_kernel_set_cost(w, a, k, "cpu", 50000, &err), 0);
+    assert_int_equal(hs_kernel_set_cost(w, a, k, "gpu", 10, &err), 0);
     assert_int_equal(hs_kernel_set_bytes(w, a, 0, 1000000, 0, &err), 0);
     assert_true(hs_app_add_edge(w, a, "a", "c", 0, &err) >= 0);
     assert_int_equal(hs_workload_finalize(w, &err), 0);
@@ -395,21 +402,29 @@ static void run_ahead_in_the_model_only(void **state)
         fail_msg("%s", err.msg);
     for (size_t i = 0; i < s->nplacements; i++) {
         const hs_placement *p = &s->placements[i];
-        static const double at[] = {105, 0, 115};
+        static const double at[] = {105, 0, 125, 115};
         assert_int_equal(p->device, 1);
         assert_float_equal(p->start_us, at[p->task], 1e-6);
     }
     hs_schedule_free(s);
-    memset(&r, 0, sizeof r);
     opt = (hs_map_options){.executor_estimates = 1};
-    if (hs_engine_run(w, hs_policy_find("h-ratio"), &opt, &b, &s, NULL, &err) != 0)
-        fail_msg("%s", err.msg);
-    check_structure(w, s);
-    assert_int_equal(s->nplacements, 3);
-    assert_int_equal(s->placements[0].task, 0); /* placements in completion order */
-    assert_int_equal(s->placements[1].task, 1);
-    hs_schedule_free(s);
-    hs_run_report_free(&r);
+    for (int delayed = 0; delayed < 2; delayed++) {
+        hs__data_test_copy_us = delayed ? 2000 : 0;
+        memset(&r, 0, sizeof r);
+        if (hs_engine_run(w, hs_policy_find("h-ratio"), &opt, &b, &s, NULL, &err) != 0)
+            fail_msg("%s", err.msg);
+        check_structure(w, s);
+        assert_int_equal(s->nplacements, 4);
+        /* placements in completion order: a, b (b, a) */
+        assert_int_equal(s->placements[0].task, delayed);
+        assert_int_equal(s->placements[1].task, !delayed);
+        for (size_t i = 0; i < 4; i++)
+            if (s->placements[i].task == 3) /* e after a */
+                assert_true(s->placements[i].start_us >= s->placements[delayed].end_us);
+        hs_schedule_free(s);
+        hs_run_report_free(&r);
+    }
+    hs__data_test_copy_us = 0;
     hs_workload_free(w);
 }
 
@@ -592,7 +607,7 @@ int main(void)
         cmocka_unit_test(every_policy_on_layers),
         cmocka_unit_test(failing_task_reaches_the_caller),
         cmocka_unit_test(queued_task_is_prefetched),
-        cmocka_unit_test(run_ahead_in_the_model_only),
+        cmocka_unit_test(run_ahead),
         cmocka_unit_test(stalled_policy_is_reported),
         cmocka_unit_test(sources_are_announced_on_the_runs_clock),
         cmocka_unit_test(bad_depth_is_bad_input),
