@@ -53,6 +53,7 @@
 #include <time.h>
 #ifdef __linux__
 #include <linux/futex.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #endif
@@ -64,6 +65,7 @@
 #define LINE 64                   /* cache line: fields of different writers apart */
 #define PAUSE_NS 5000             /* how long an idle thread spins with pauses, */
 #define SPIN_NS 50000             /* ... and with yields, before it sleeps */
+#define NAP_NS 10000              /* a worker holding kernels back polls so often */
 
 /* Where one thread sleeps: seq is the futex word, bumped by every wake. */
 typedef struct parker {
@@ -165,10 +167,13 @@ static long long now_ns(void)
     return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+/* Sleeps on p while its word is `seen`, at most ns nanoseconds (0: no
+ * limit). */
 #ifdef __linux__
-static void os_sleep(parker *p, unsigned seen)
+static void os_sleep(parker *p, unsigned seen, long ns)
 {
-    syscall(SYS_futex, &p->seq, FUTEX_WAIT_PRIVATE, seen, NULL, NULL, 0);
+    struct timespec ts = {.tv_sec = ns / 1000000000L, .tv_nsec = ns % 1000000000L};
+    syscall(SYS_futex, &p->seq, FUTEX_WAIT_PRIVATE, seen, ns ? &ts : NULL, NULL, 0);
 }
 
 static void os_wake(parker *p)
@@ -176,11 +181,17 @@ static void os_wake(parker *p)
     syscall(SYS_futex, &p->seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 #else
-static void os_sleep(parker *p, unsigned seen)
+static void os_sleep(parker *p, unsigned seen, long ns)
 {
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += (until.tv_nsec + ns) / 1000000000L;
+    until.tv_nsec = (until.tv_nsec + ns) % 1000000000L;
     pthread_mutex_lock(&p->mu);
     while (atomic_load(&p->seq) == seen)
-        pthread_cond_wait(&p->cv, &p->mu);
+        if ((ns ? pthread_cond_timedwait(&p->cv, &p->mu, &until)
+                : pthread_cond_wait(&p->cv, &p->mu)) != 0)
+            break;
     pthread_mutex_unlock(&p->mu);
 }
 
@@ -241,8 +252,20 @@ static void await(parker *p, int (*ready)(const void *), const void *arg)
         atomic_store(&p->sleeping, 1);
         if (ready(arg)) /* sequentially consistent loads */
             break;
-        os_sleep(p, seen);
+        os_sleep(p, seen, 0);
     }
+    atomic_store_explicit(&p->sleeping, 0, memory_order_relaxed);
+}
+
+/* Sleeps on p for up to ns nanoseconds unless ready(arg) holds (a wake
+ * ends it early): a worker that holds kernels back polls their copies
+ * between naps.  Only p's owner calls it. */
+static void nap(parker *p, int (*ready)(const void *), const void *arg, long ns)
+{
+    unsigned seen = atomic_load(&p->seq);
+    atomic_store(&p->sleeping, 1);
+    if (!ready(arg))
+        os_sleep(p, seen, ns);
     atomic_store_explicit(&p->sleeping, 0, memory_order_relaxed);
 }
 
@@ -543,8 +566,10 @@ static int hold_of(const worker *wk, size_t head, size_t nheld)
  * over after it, but for those started HS_START_AHEAD, which are launched
  * before it; it is released once its copies have happened, those after it
  * with it (up to the next such task), and all of them before a task that
- * cannot be held back (hs__data_can_hold).  While it holds some, the
- * worker polls their copies instead of sleeping. */
+ * cannot be held back (hs__data_can_hold).  While it holds some and has
+ * nothing else to do, the worker polls their copies, spinning for
+ * PAUSE_NS, then every NAP_NS (spinning on throughout took a core from the
+ * CPU device's threads while a 268-MB copy went on). */
 static void launch_apart(worker *wk)
 {
     real *rb = wk->rb;
@@ -552,18 +577,30 @@ static void launch_apart(worker *wk)
     int dying = 0;
     hs__launch held[RING];
     unsigned char waits[RING];
+    long long idle = 0; /* since when it holds kernels back with nothing else to do */
+#ifdef __linux__
+    prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL); /* naps of NAP_NS, not of the 50-us slack */
+#endif
     for (;;) {
         want q = {wk, head};
         seen c = {wk, 0};
         size_t tail;
         if (nheld > 0) {
-            if (release_held(wk, &n, held, waits, &nheld, 0) > 0)
-                continue;
-            if (!task_or_stop(&q)) {
-                make_prefetches(wk, dying, SIZE_MAX);
-                cpu_relax();
+            if (release_held(wk, &n, held, waits, &nheld, 0) > 0) {
+                idle = 0;
                 continue;
             }
+            if (!task_or_stop(&q)) { /* spins for PAUSE_NS, then naps */
+                make_prefetches(wk, dying, SIZE_MAX);
+                if (!idle)
+                    idle = now_ns();
+                if (now_ns() - idle < PAUSE_NS)
+                    cpu_relax();
+                else
+                    nap(&wk->park, task_prefetch_or_stop, &q, NAP_NS);
+                continue;
+            }
+            idle = 0;
         } else {
             await(&wk->park, task_prefetch_or_stop, &q);
         }
