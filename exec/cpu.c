@@ -568,8 +568,8 @@ static int hold_of(const worker *wk, size_t head, size_t nheld)
  * with it (up to the next such task), and all of them before a task that
  * cannot be held back (hs__data_can_hold).  While it holds some and has
  * nothing else to do, the worker polls their copies, spinning for
- * PAUSE_NS, then every NAP_NS (spinning on throughout took a core from the
- * CPU device's threads while a 268-MB copy went on). */
+ * PAUSE_NS, then every NAP_NS: spinning throughout would take a core from
+ * the CPU device's threads for as long as a 268-MB copy goes on. */
 static void launch_apart(worker *wk)
 {
     real *rb = wk->rb;
