@@ -879,9 +879,9 @@ static void cpu_only_needs_a_cpu(void **state)
 }
 
 /* cpu0 + gpu0 (cpu_gpu_app); two independent tasks a, b: cpu 10000, gpu
- * 100, 100000 B in from host and `out` B out to host each; typed (va) or
- * cost-only. */
-static hs_workload *two_tasks(int typed, double out)
+ * gpu_us[k], in[k] B in from host and `out` B out to host each; typed
+ * (va) or cost-only. */
+static hs_workload *two_tasks_of(int typed, const double *gpu_us, const double *in, double out)
 {
     hs_workload *w = hs_workload_new();
     hs_error err = {0};
@@ -891,12 +891,18 @@ static hs_workload *two_tasks(int typed, double out)
         if (typed)
             assert_int_equal(hs_kernel_set_type(w, a, k, "va", &err), 0);
         assert_int_equal(hs_kernel_set_cost(w, a, k, "cpu", 10000, &err), 0);
-        assert_int_equal(hs_kernel_set_cost(w, a, k, "gpu", 100, &err), 0);
-        assert_int_equal(hs_kernel_set_bytes(w, a, k, 100000, out, &err), 0);
+        assert_int_equal(hs_kernel_set_cost(w, a, k, "gpu", gpu_us[k], &err), 0);
+        assert_int_equal(hs_kernel_set_bytes(w, a, k, in[k], out, &err), 0);
     }
     if (hs_workload_finalize(w, &err) != HS_OK)
         fail_msg("%s", err.msg);
     return w;
+}
+
+/* Both 100 us on gpu0 and 100000 B in. */
+static hs_workload *two_tasks(int typed, double out)
+{
+    return two_tasks_of(typed, (const double[]){100, 100}, (const double[]){100000, 100000}, out);
 }
 
 /* The executor's model by hand.  cpu0 + gpu0, links 1 GB/s and 10 us both
@@ -1016,24 +1022,14 @@ static void executor_model_prefetch(void **state)
  *     kernel): in start order, a 1010..1110, b 1110..(1110 + b_us). */
 static void run_ahead(int typed, int depth, double b_us, double b_start)
 {
-    hs_workload *w = hs_workload_new();
+    hs_workload *w = two_tasks_of(typed, (const double[]){100, b_us},
+                                  (const double[]){1000000, 0}, 0);
     hs_backend sim = {.ops = &hs_backend_sim};
     hs_error err = {0};
     hs_schedule *s = NULL;
     const int pin[] = {1, 1}, depths[] = {depth, depth};
     hs_map_options opt = {.executor_depth = depths};
     pinned p = {.pin = pin};
-    int a = cpu_gpu_app(w);
-    for (int k = 0; k < 2; k++) {
-        assert_int_equal(hs_app_add_kernel(w, a, k ? "b" : "a", &err), k);
-        if (typed)
-            assert_int_equal(hs_kernel_set_type(w, a, k, "va", &err), 0);
-        assert_int_equal(hs_kernel_set_cost(w, a, k, "cpu", 10000, &err), 0);
-        assert_int_equal(hs_kernel_set_cost(w, a, k, "gpu", k ? b_us : 100, &err), 0);
-        assert_int_equal(hs_kernel_set_bytes(w, a, k, k ? 0 : 1000000, 0, &err), 0);
-    }
-    if (hs_workload_finalize(w, &err) != HS_OK)
-        fail_msg("%s", err.msg);
     the_pinned = &p;
     if (hs_engine_run(w, &pinned_policy, &opt, &sim, &s, NULL, &err) != HS_OK ||
         hs_schedule_validate(w, s, &err) != HS_OK)
