@@ -740,6 +740,50 @@ static void bundled_workloads_byte_exact(void **state)
     }
 }
 
+/* A GPU's worker holding kernels back and running others ahead of them
+ * (exec/cpu.c, launch_apart) keeps every result right: the paper's small
+ * cg, cholesky and fblock on emu (cpu0 + gpu0), with its copies into gpu0
+ * done 300 us after they start (hs__data_test_copy_us), under h-ratio and
+ * dmdar, the engine estimating with the executor's model (which starts
+ * tasks HS_START_MAY_WAIT and HS_START_AHEAD): the outputs are the serial
+ * reference's byte for byte, and the schedule is well formed. */
+static void held_back_kernels_byte_exact(void **state)
+{
+    static const char *const names[] = {"cg", "cholesky", "fblock"};
+    static const char *const pols[] = {"h-ratio", "dmdar"};
+    const char *root = getenv("HS_SOURCE_ROOT");
+    (void)state;
+    assert_non_null(root);
+    hs__data_test_copy_us = 300;
+    for (size_t b = 0; b < sizeof names / sizeof names[0]; b++) {
+        char path[4096];
+        hs_workload *w;
+        hs_error err = {0};
+        void **ref;
+        snprintf(path, sizeof path, "%s/workloads/paper/%s-small.yaml", root, names[b]);
+        if (hs_workload_load_file(path, &w, &err) != 0)
+            fail_msg("%s", err.msg);
+        for (int d = 0; d < w->platform.ndevices; d++)
+            w->platform.devices[d].cores = 1;
+        ref = reference(w);
+        for (size_t p = 0; p < sizeof pols / sizeof pols[0]; p++) {
+            hs_run_report r = {.check = HS_CHECK_NONE};
+            hs_backend be = {.ops = &hs_backend_emu, .state = &r};
+            hs_map_options opt = {.executor_estimates = 1};
+            hs_schedule *s = NULL;
+            if (hs_engine_run(w, hs_policy_find(pols[p]), &opt, &be, &s, NULL, &err) != 0)
+                fail_msg("%s, %s: %s", path, pols[p], err.msg);
+            check_structure(w, s);
+            check_outputs(w, &r, ref);
+            hs_schedule_free(s);
+            hs_run_report_free(&r);
+        }
+        free_results(w, ref);
+        hs_workload_free(w);
+    }
+    hs__data_test_copy_us = 0;
+}
+
 /* The cpu backend refuses a gpu device with a clear message. */
 static void cpu_refuses_gpus(void **state)
 {
@@ -1302,6 +1346,7 @@ int main(void)
         cmocka_unit_test(every_policy_cpu_and_emu),
         cmocka_unit_test(explicit_binding_feeds_a_later_buffer),
         cmocka_unit_test(bundled_workloads_byte_exact),
+        cmocka_unit_test(held_back_kernels_byte_exact),
         cmocka_unit_test(emu_lone_gpu_copies_only_the_output),
         cmocka_unit_test(emu_next_inputs_after_the_running_ones),
         cmocka_unit_test(last_reader_updates_in_place),
