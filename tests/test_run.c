@@ -699,31 +699,40 @@ static void run_byte_exact(hs_workload *w, const char *pol, const hs_backend_ops
     hs_run_report_free(&r);
 }
 
+/* The paper's small benchmark NAME as committed
+ * (workloads/paper/NAME-small.yaml, its path into path[4096]), every device
+ * computing on one thread, so that each kernel is called exactly as the
+ * serial reference calls it (a BLAS gives the same bits only for the same
+ * call). */
+static hs_workload *paper_small(const char *name, char *path)
+{
+    const char *root = getenv("HS_SOURCE_ROOT");
+    hs_workload *w;
+    hs_error err = {0};
+    assert_non_null(root);
+    snprintf(path, 4096, "%s/workloads/paper/%s-small.yaml", root, name);
+    if (hs_workload_load_file(path, &w, &err) != 0)
+        fail_msg("%s", err.msg);
+    for (int d = 0; d < w->platform.ndevices; d++)
+        w->platform.devices[d].cores = 1;
+    return w;
+}
+
 /* The paper's small benchmark files as committed (cg's edges name their
  * buffers, `none` among them), on emu (cpu0 + gpu0) under eager and heft,
  * and the same benchmark generated on two CPU devices on the cpu backend:
  * the outputs are the serial reference's byte for byte, computed here from
- * the file's edges.  Every CPU device computes on one thread, so that each
- * kernel is called exactly as the reference calls it (a BLAS gives the same
- * bits only for the same call). */
+ * the file's edges (each device on one thread: paper_small). */
 static void bundled_workloads_byte_exact(void **state)
 {
     static const char *const names[] = {"xgemm", "cg", "cholesky", "increment", "va",
                                         "pi", "fblock"};
-    const char *root = getenv("HS_SOURCE_ROOT");
     (void)state;
-    assert_non_null(root);
     for (size_t b = 0; b < sizeof names / sizeof names[0]; b++) {
         char path[4096];
-        hs_workload *w, *wc = hs_workload_new();
+        hs_workload *w = paper_small(names[b], path), *wc = hs_workload_new();
         hs_error err = {0};
-        void **ref;
-        snprintf(path, sizeof path, "%s/workloads/paper/%s-small.yaml", root, names[b]);
-        if (hs_workload_load_file(path, &w, &err) != 0)
-            fail_msg("%s", err.msg);
-        for (int d = 0; d < w->platform.ndevices; d++)
-            w->platform.devices[d].cores = 1;
-        ref = reference(w);
+        void **ref = reference(w);
         run_byte_exact(w, "eager", &hs_backend_emu, ref, path);
         run_byte_exact(w, "heft", &hs_backend_emu, ref, path);
         free_results(w, ref);
@@ -751,21 +760,13 @@ static void held_back_kernels_byte_exact(void **state)
 {
     static const char *const names[] = {"cg", "cholesky", "fblock"};
     static const char *const pols[] = {"h-ratio", "dmdar"};
-    const char *root = getenv("HS_SOURCE_ROOT");
     (void)state;
-    assert_non_null(root);
     hs__data_test_copy_us = 300;
     for (size_t b = 0; b < sizeof names / sizeof names[0]; b++) {
         char path[4096];
-        hs_workload *w;
+        hs_workload *w = paper_small(names[b], path);
         hs_error err = {0};
-        void **ref;
-        snprintf(path, sizeof path, "%s/workloads/paper/%s-small.yaml", root, names[b]);
-        if (hs_workload_load_file(path, &w, &err) != 0)
-            fail_msg("%s", err.msg);
-        for (int d = 0; d < w->platform.ndevices; d++)
-            w->platform.devices[d].cores = 1;
-        ref = reference(w);
+        void **ref = reference(w);
         for (size_t p = 0; p < sizeof pols / sizeof pols[0]; p++) {
             hs_run_report r = {.check = HS_CHECK_NONE};
             hs_backend be = {.ops = &hs_backend_emu, .state = &r};
