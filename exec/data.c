@@ -222,11 +222,16 @@ typedef struct plain {
     pkernel (*kern)[HS_BACKEND_MAX_DEPTH];
     unsigned *next_kern;
     /* hs__data_test_copy_us: the events of copies into devices' memories,
-     * each the time it is done (under mu: any worker copies) */
-    double **events;
-    size_t nevents, capevents;
+     * newest first (under mu: any worker copies) */
+    struct pevent *events;
     pthread_mutex_t mu;
 } plain;
+
+/* A copy's event under hs__data_test_copy_us: when the copy is done. */
+typedef struct pevent {
+    double done_us;
+    struct pevent *next;
+} pevent;
 
 static void sleep_us(double us);
 
@@ -239,7 +244,7 @@ static double plain_now(const plain *pl)
 static void plain_wait(const plain *pl, void *ev)
 {
     if (ev)
-        sleep_us(*(double *)ev - plain_now(pl));
+        sleep_us(((const pevent *)ev)->done_us - plain_now(pl));
 }
 
 static int plain_host_side(void *ctx, int m)
@@ -282,29 +287,22 @@ static int plain_copy(void *ctx, int to, void *dst, int from, const void *src, s
                       void *after, hs_run_copy *rec, void **done, hs_error *err)
 {
     plain *pl = ctx;
-    double start = plain_now(pl), *ev = NULL;
+    double start = plain_now(pl);
+    pevent *ev = NULL;
     (void)from, (void)err;
     plain_wait(pl, after);
     memcpy(dst, src, bytes);
-    if (hs__data_test_copy_us > 0 && pl->devices && to != HS_HOST_MEMORY && done && pl->t0) {
+    if (hs__data_test_copy_us > 0 && pl->devices && to != HS_HOST_MEMORY && done && pl->t0 &&
+        (ev = malloc(sizeof *ev)) != NULL) { /* without it, done on return */
+        ev->done_us = start + hs__data_test_copy_us;
         pthread_mutex_lock(&pl->mu);
-        if (pl->nevents == pl->capevents) {
-            size_t cap = pl->capevents ? 2 * pl->capevents : 64;
-            double **n = realloc(pl->events, cap * sizeof *n);
-            if (n) {
-                pl->events = n;
-                pl->capevents = cap;
-            }
-        }
-        if (pl->nevents < pl->capevents && (ev = malloc(sizeof *ev)) != NULL) {
-            *ev = start + hs__data_test_copy_us;
-            pl->events[pl->nevents++] = ev;
-        }
+        ev->next = pl->events;
+        pl->events = ev;
         pthread_mutex_unlock(&pl->mu);
     }
     if (rec && pl->t0) {
         rec->start_us = start;
-        rec->end_us = ev ? *ev : plain_now(pl);
+        rec->end_us = ev ? ev->done_us : plain_now(pl);
     }
     if (done)
         *done = ev;
@@ -320,7 +318,7 @@ static int plain_sync(void *ctx, void *ev, hs_error *err)
 
 static int plain_ready(void *ctx, void *ev)
 {
-    return !ev || plain_now(ctx) >= *(double *)ev;
+    return !ev || plain_now(ctx) >= ((const pevent *)ev)->done_us;
 }
 
 /* Only the memory's own worker launches on it: no lock.  Copies are done
@@ -333,9 +331,9 @@ static int plain_launch(void *ctx, int m, const hs_kconf *c, void *const *bufs, 
     int rc;
     for (int i = 0; i < nev; i++)
         plain_wait(pl, ev[i]);
-    kn->start_us = pl->t0 ? hs__since_us(pl->t0) : 0;
+    kn->start_us = plain_now(pl);
     rc = hs_krun_cpu(c, bufs, begin, end, 1, err);
-    kn->end_us = pl->t0 ? hs__since_us(pl->t0) : 0;
+    kn->end_us = plain_now(pl);
     *k = kn;
     return rc;
 }
@@ -360,9 +358,11 @@ static int plain_flush(void *ctx, hs_error *err)
 static void plain_fini(void *ctx)
 {
     plain *pl = ctx;
-    for (size_t i = 0; i < pl->nevents; i++)
-        free(pl->events[i]);
-    free(pl->events);
+    while (pl->events) {
+        pevent *ev = pl->events;
+        pl->events = ev->next;
+        free(ev);
+    }
     pthread_mutex_destroy(&pl->mu);
     free(pl->kern);
     free(pl->next_kern);
@@ -2441,7 +2441,7 @@ int hs__data_launch(hs__data *dm, size_t t, int d, double issued_us, int hold_ba
     l->start_us = l->end_us = now_us(dm);
     if (!runs_here(dm, d))
         return receive(dm, dm->rg->tasks[t].origin, l);
-    if (task->typed && dm->rg->tasks[t].nparts == 1 && !dm->host_side[m]) {
+    if (hs__data_can_hold(dm, t, d)) {
         /* a device's own kernel: enqueued, finished by hs__data_complete */
         if ((l->rc = prepare(dm, task, m, (long)t, d, &l->err)) != HS_OK)
             return l->rc = finish(dm, task, m, l->rc, (long)t, d, &l->err);
