@@ -88,11 +88,12 @@ typedef struct hs_backend_ops {
 /* start_task's order.  A device holds its started tasks in start order,
  * except that the executor's model lets a GPU run a task whose inputs are
  * there in the gap before a held task that waits for its input copies
- * (engine.c, start): the waiting one is started HS_START_MAY_WAIT, and a
- * task that runs before it HS_START_AHEAD.  A GPU's worker then holds the
- * waiting task's kernel back until its inputs are there or a task not
- * marked ahead comes (exec/cpu.c); a backend that runs every task in start
- * order may report the completions so. */
+ * (engine.c, order_of): the waiting one is started HS_START_MAY_WAIT, and
+ * a task that runs before it HS_START_AHEAD.  A GPU's worker then holds the
+ * waiting task's kernel back until its copies have happened, with it the
+ * tasks handed over after it but those started ahead (exec/cpu.c,
+ * launch_apart); a backend that runs every task in start order may report
+ * the completions so. */
 enum { HS_START_IN_ORDER, HS_START_MAY_WAIT, HS_START_AHEAD };
 
 /* The most tasks a device may hold (the rings of exec/cpu.c). */

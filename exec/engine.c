@@ -586,17 +586,23 @@ static size_t held_slot(const hs_engine *e, int d, size_t i)
     return (size_t)d * HS_BACKEND_MAX_DEPTH + (e->fifo_head[d] + i) % HS_BACKEND_MAX_DEPTH;
 }
 
+/* Moves device d's i-th held task one place later (fifo, held_begin and
+ * held_waits together). */
+static void shift_held(hs_engine *e, int d, size_t i)
+{
+    size_t to = held_slot(e, d, i + 1), from = held_slot(e, d, i);
+    e->fifo[to] = e->fifo[from];
+    e->held_begin[to] = e->held_begin[from];
+    e->held_waits[to] = e->held_waits[from];
+}
+
 /* Puts task t among device d's held tasks as the at-th to run, predicted
  * to start at `begin`. */
 static void hold(hs_engine *e, size_t t, int d, size_t at, double begin, int order)
 {
     size_t k;
-    for (size_t i = e->held[d]; i > at; i--) {
-        size_t to = held_slot(e, d, i), from = held_slot(e, d, i - 1);
-        e->fifo[to] = e->fifo[from];
-        e->held_begin[to] = e->held_begin[from];
-        e->held_waits[to] = e->held_waits[from];
-    }
+    for (size_t i = e->held[d]; i > at; i--)
+        shift_held(e, d, i - 1);
     k = held_slot(e, d, at);
     e->fifo[k] = (long)t;
     e->held_begin[k] = begin;
@@ -999,12 +1005,8 @@ static int unhold(hs_engine *e, size_t t, int d)
         i++;
     if (i == e->held[d])
         return -1;
-    for (; i > 0; i--) { /* the older ones move up by one */
-        size_t to = held_slot(e, d, i), from = held_slot(e, d, i - 1);
-        e->fifo[to] = e->fifo[from];
-        e->held_begin[to] = e->held_begin[from];
-        e->held_waits[to] = e->held_waits[from];
-    }
+    for (; i > 0; i--) /* the older ones move up by one */
+        shift_held(e, d, i - 1);
     e->fifo_head[d] = (e->fifo_head[d] + 1) % HS_BACKEND_MAX_DEPTH;
     e->held[d]--;
     return 0;
