@@ -79,10 +79,13 @@ typedef struct hs_backend_ops {
      * fini: the work that must not count in the run (the real backends'
      * checks).  0, or the error that fails the run. */
     int (*finish)(hs_backend *b, hs_error *err);
-    /* Optional, never blocks: starts copying ready task t's inputs to
-     * device d's memory (hs_engine_prefetch); a failure fails the run
-     * (reported as a task's would be). */
-    void (*prefetch)(hs_backend *b, size_t t, int d);
+    /* Optional, never blocks: starts copying task t's inputs to device d's
+     * memory: with bytes HUGE_VAL, all of ready task t's
+     * (hs_engine_prefetch); otherwise the next `bytes` of its input from
+     * host, of a task that may not be ready yet
+     * (hs_engine_prefetch_input).  A failure fails the run (reported as a
+     * task's would be). */
+    void (*prefetch)(hs_backend *b, size_t t, int d, double bytes);
 } hs_backend_ops;
 
 /* start_task's order.  A device holds its started tasks in start order,

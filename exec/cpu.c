@@ -45,6 +45,7 @@
  * Times are µs on the monotonic clock since init.  The `emu` backend
  * (exec/emu.c) is this one with a memory space per memory.
  */
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -111,6 +112,7 @@ typedef struct worker {
     pthread_mutex_t pf_mu;
     struct asked {
         size_t task, sent;
+        double bytes;                        /* hs__real_prefetch's */
     } *pf;
     size_t pf_first, npf, cappf;
     /* set at init */
@@ -471,6 +473,16 @@ static int completed_or_stop(const void *arg)
            atomic_load(&q->wk->rb->stop);
 }
 
+/* Makes one prefetch the engine asked (hs__real_prefetch's bytes). */
+static void prefetch(real *rb, size_t t, int d, double bytes)
+{
+    hs_error err = {0};
+    int rc = bytes == HUGE_VAL ? hs__data_prefetch(rb->dm, t, d, &err)
+                               : hs__data_prefetch_input(rb->dm, t, d, (size_t)bytes, &err);
+    if (rc != 0)
+        fail(rb, &err);
+}
+
 /* Makes the prefetches asked of wk before the engine handed it task
  * `before` (its count of tasks handed over; SIZE_MAX: all), in the order
  * asked; none once the run stops or the device failed (`dying`). */
@@ -480,23 +492,20 @@ static void make_prefetches(worker *wk, int dying, size_t before)
     if (!atomic_load(&wk->pf_pending))
         return; /* the common case, without the lock: called before every launch */
     for (;;) {
-        size_t t;
+        struct asked a;
         pthread_mutex_lock(&wk->pf_mu);
         if (wk->pf_first == wk->npf || wk->pf[wk->pf_first].sent > before) {
             pthread_mutex_unlock(&wk->pf_mu);
             return;
         }
-        t = wk->pf[wk->pf_first++].task;
+        a = wk->pf[wk->pf_first++];
         if (wk->pf_first == wk->npf) {
             wk->pf_first = wk->npf = 0;
             atomic_store(&wk->pf_pending, 0);
         }
         pthread_mutex_unlock(&wk->pf_mu);
-        if (!dying && !atomic_load(&rb->stop)) {
-            hs_error err = {0};
-            if (hs__data_prefetch(rb->dm, t, wk->device, &err) != 0)
-                fail(rb, &err);
-        }
+        if (!dying && !atomic_load(&rb->stop))
+            prefetch(rb, a.task, wk->device, a.bytes);
     }
 }
 
@@ -992,11 +1001,10 @@ int hs__real_start_chunk(hs_backend *b, size_t t, int d, size_t begin, size_t en
  * thread (make_prefetches): on an H100, prefetches made in the step took it
  * to 2 ms (allocations and copies of 4-134 MB), and no other completion was
  * taken meanwhile.  Others make it here. */
-void hs__real_prefetch(hs_backend *b, size_t t, int d)
+void hs__real_prefetch(hs_backend *b, size_t t, int d, double bytes)
 {
     real *rb = b->state;
     worker *wk = &rb->workers[d];
-    hs_error err = {0};
     if (wk->apart) {
         pthread_mutex_lock(&wk->pf_mu);
         if (wk->npf == wk->cappf) {
@@ -1008,7 +1016,7 @@ void hs__real_prefetch(hs_backend *b, size_t t, int d)
             }
         }
         if (wk->npf < wk->cappf) {
-            wk->pf[wk->npf++] = (struct asked){t, wk->sent};
+            wk->pf[wk->npf++] = (struct asked){t, wk->sent, bytes};
             atomic_store(&wk->pf_pending, 1);
             pthread_mutex_unlock(&wk->pf_mu);
             wake(&wk->park);
@@ -1016,8 +1024,7 @@ void hs__real_prefetch(hs_backend *b, size_t t, int d)
         }
         pthread_mutex_unlock(&wk->pf_mu); /* no memory to queue it: made here */
     }
-    if (hs__data_prefetch(rb->dm, t, d, &err) != 0)
-        fail(rb, &err);
+    prefetch(rb, t, d, bytes);
 }
 
 static int any_done(const void *arg)

@@ -52,9 +52,11 @@ typedef struct dtask {
      * running; borrowed[i]: bufs[i] belongs to someone else (a replica, or
      * its generated input before[i]) */
     unsigned char pinned[HS_KMAX_BUFS], borrowed[HS_KMAX_BUFS];
-    /* pf_buf[i]: a prefetch placed bufs[i] on pf_mem and started its copy
-     * from before[i], whose event is pf_ev[i] */
+    /* pf_buf[i]: a prefetch placed bufs[i] on pf_mem and started copying
+     * its first pf_done[i] bytes from before[i], the last of those copies'
+     * event being pf_ev[i] */
     unsigned char pf_buf[HS_KMAX_BUFS];
+    size_t pf_done[HS_KMAX_BUFS];
     void *pf_ev[HS_KMAX_BUFS];
     /* while it runs: its buffers on mem, its generated inputs on host (kept
      * for its check), the events the kernel waits on */
@@ -1300,6 +1302,7 @@ static int drop_prefetch(hs__data *dm, dtask *d)
             mem_free(dm, d->pf_mem, d->bufs[i], d->c.bufs[i].bytes, d->pf_ev[i]);
             d->bufs[i] = NULL;
             d->pf_buf[i] = 0;
+            d->pf_done[i] = 0;
             n++;
         }
     }
@@ -1886,9 +1889,15 @@ static int place_buffers(hs__data *dm, dtask *d, int m, long rt, int dev, hs_err
         void *ev = NULL;
         if (d->fed[i] || !(c->bufs[i].mode & HS_KREAD))
             continue;
-        if (d->pf_buf[i]) {
+        if (d->pf_buf[i]) { /* what no prefetch moved, after what they did */
+            size_t done = d->pf_done[i];
             ev = d->pf_ev[i];
+            if (done < c->bufs[i].bytes)
+                rc = copy(dm, m, (char *)d->bufs[i] + done, HS_HOST_MEMORY,
+                          (const char *)d->before[i] + done, c->bufs[i].bytes - done, NULL, -1,
+                          rt, HS_COPY_INPUT, &ev, err);
             d->pf_buf[i] = 0;
+            d->pf_done[i] = 0;
         } else {
             rc = place_generated(dm, d, i, m, rt, dev, &ev, err);
         }
@@ -2628,6 +2637,39 @@ int hs__data_run(hs__data *dm, size_t t, int d, double issued_us, double *start_
     return l.rc;
 }
 
+/* Copies the next `budget` bytes of task's generated inputs from host to
+ * their buffers on d's own memory (task->pf_mem), making each buffer at its
+ * first bytes; the buffers are the task's alone (a task the engine started
+ * or plans on d runs on d).  Nothing on host's memory, or for a task whose
+ * inputs are made at its launch.  dm->mu held. */
+static int prefetch_generated(hs__data *dm, dtask *task, size_t t, int d, size_t budget,
+                              hs_error *err)
+{
+    int m = task->pf_mem, rc = HS_OK;
+    for (int i = 0; i < task->c.nbufs && budget > 0 && m != HS_HOST_MEMORY && task->generated;
+         i++) {
+        size_t size = task->c.bufs[i].bytes, len;
+        if (task->fed[i] || !(task->c.bufs[i].mode & HS_KREAD) || task->pf_done[i] == size)
+            continue;
+        if (!task->pf_buf[i]) {
+            if ((rc = mem_alloc(dm, m, size, 1, d, &task->bufs[i], err)) == 1)
+                return HS_OK; /* no room now: left for the launch */
+            if (rc != HS_OK)
+                return rc;
+            task->pf_buf[i] = 1;
+        }
+        len = size - task->pf_done[i] < budget ? size - task->pf_done[i] : budget;
+        if ((rc = copy(dm, m, (char *)task->bufs[i] + task->pf_done[i], HS_HOST_MEMORY,
+                       (const char *)task->before[i] + task->pf_done[i], len, NULL, -1, (long)t,
+                       HS_COPY_INPUT, &task->pf_ev[i], err)) != HS_OK)
+            return rc;
+        task->pf_done[i] += len;
+        budget -= len;
+        dm->r.prefetched++;
+    }
+    return rc;
+}
+
 int hs__data_prefetch(hs__data *dm, size_t t, int d, hs_error *err)
 {
     const hs_task *rt = &dm->rg->tasks[t];
@@ -2661,26 +2703,26 @@ int hs__data_prefetch(hs__data *dm, size_t t, int d, hs_error *err)
             u->rep[m].pins++;
             task->pinned[i] = 1;
         }
-        /* generated inputs of a device's memory: copied from host now, into
-         * buffers that only this task will use (a task the engine started
-         * on d runs on d) */
-        for (int i = 0; i < task->c.nbufs && rc == HS_OK && m != HS_HOST_MEMORY; i++) {
-            if (task->fed[i] || !(task->c.bufs[i].mode & HS_KREAD) || task->pf_buf[i] ||
-                !task->generated)
-                continue;
-            if ((rc = mem_alloc(dm, m, task->c.bufs[i].bytes, 1, d, &task->bufs[i], err)) ==
-                1) {
-                rc = HS_OK;
-                break;
-            }
-            if (rc != HS_OK ||
-                (rc = copy(dm, m, task->bufs[i], HS_HOST_MEMORY, task->before[i],
-                           task->c.bufs[i].bytes, NULL, -1, (long)t, HS_COPY_INPUT,
-                           &task->pf_ev[i], err)) != HS_OK)
-                break;
-            task->pf_buf[i] = 1;
-            dm->r.prefetched++;
-        }
+        if (rc == HS_OK)
+            rc = prefetch_generated(dm, task, t, d, SIZE_MAX, err);
+    }
+    pthread_mutex_unlock(&dm->mu);
+    return rc;
+}
+
+int hs__data_prefetch_input(hs__data *dm, size_t t, int d, size_t bytes, hs_error *err)
+{
+    const hs_task *rt = &dm->rg->tasks[t];
+    dtask *task = &dm->t[rt->origin];
+    int m = mem_of(dm, d), rc = HS_OK;
+    if (!task->typed || rt->nparts > 1 || dm->mode == HS__REAL_CPU || !runs_here(dm, d))
+        return HS_OK;
+    pthread_mutex_lock(&dm->mu);
+    if (!task->running && !task->ran) {
+        if (task->pf_mem != m)
+            drop_prefetch(dm, task);
+        task->pf_mem = m;
+        rc = prefetch_generated(dm, task, t, d, bytes, err);
     }
     pthread_mutex_unlock(&dm->mu);
     return rc;

@@ -398,6 +398,15 @@ int hs__data_complete(hs__data *dm, hs__launch *l);
  * (a failed copy). */
 int hs__data_prefetch(hs__data *dm, size_t t, int d, hs_error *err);
 
+/* Copies the next `bytes` of task t's generated inputs (its input from
+ * host) into their buffers on device d's own memory, ahead of time: t may
+ * not be ready yet (hs_engine_prefetch_input).  The buffers are t's, made
+ * at the first piece; what no piece moved is copied at t's launch, which
+ * waits for the last piece's event (a device's copies from host run in
+ * order).  Best effort as hs__data_prefetch; nothing on host's memory or
+ * for a task that is not generated before the run. */
+int hs__data_prefetch_input(hs__data *dm, size_t t, int d, size_t bytes, hs_error *err);
+
 /* After the last task: waits for every copy, then checks the held kernels
  * on every processor (outside the run's makespan).  HS_ECHECK naming the
  * first kernel whose check failed. */

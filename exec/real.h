@@ -43,7 +43,7 @@ int hs__real_drive(hs_backend *b, int (*step)(void *ctx, hs_error *err), void *c
                    hs_error *err);
 double hs__real_now(const hs_backend *b);
 int hs__real_finish(hs_backend *b, hs_error *err);
-void hs__real_prefetch(hs_backend *b, size_t t, int d);
+void hs__real_prefetch(hs_backend *b, size_t t, int d, double bytes);
 void hs__real_fini(hs_backend *b);
 
 /* Defines backend `var` called `name`: the worker machinery above run in

@@ -169,5 +169,6 @@ const hs_policy hs__policy_best = {
     .init = best_init,
     .ready = hs__planned_ready,
     .pick = hs__planned_pick,
+    .ahead = hs__planned_ahead,
     .fini = hs__planned_fini,
 };

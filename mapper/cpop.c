@@ -108,6 +108,7 @@ const hs_policy hs__policy_cpop = {
     .init = cpop_init,
     .ready = hs__planned_ready,
     .pick = hs__planned_pick,
+    .ahead = hs__planned_ahead,
     .fini = hs__planned_fini,
     .plan = cpop_plan,
 };

@@ -256,5 +256,6 @@ const hs_policy hs__policy_given = {
     .init = given_init,
     .ready = hs__planned_ready,
     .pick = hs__planned_pick,
+    .ahead = hs__planned_ahead,
     .fini = hs__planned_fini,
 };

@@ -35,6 +35,7 @@ const hs_policy hs__policy_heft = {
     .init = heft_init,
     .ready = hs__planned_ready,
     .pick = hs__planned_pick,
+    .ahead = hs__planned_ahead,
     .fini = hs__planned_fini,
     .plan = heft_plan,
 };

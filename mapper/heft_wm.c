@@ -27,6 +27,7 @@ const hs_policy hs__policy_heft_wm = {
     .init = heft_wm_init,
     .ready = hs__planned_ready,
     .pick = hs__planned_pick,
+    .ahead = hs__planned_ahead,
     .fini = hs__planned_fini,
     .plan = heft_wm_plan,
 };

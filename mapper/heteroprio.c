@@ -223,6 +223,7 @@ const hs_policy hs__policy_heteroprio = {
     .init = heteroprio_init,
     .ready = hs__planned_ready,
     .pick = hs__planned_pick,
+    .ahead = hs__planned_ahead,
     .fini = hs__planned_fini,
     .plan = heteroprio_plan,
 };

@@ -168,6 +168,7 @@ const hs_policy hs__policy_hoft = {
     .init = hoft_init,
     .ready = hs__planned_ready,
     .pick = hs__planned_pick,
+    .ahead = hs__planned_ahead,
     .fini = hs__planned_fini,
     .plan = hoft_plan,
 };
@@ -178,6 +179,7 @@ const hs_policy hs__policy_hoft_wm = {
     .init = hoft_wm_init,
     .ready = hs__planned_ready,
     .pick = hs__planned_pick,
+    .ahead = hs__planned_ahead,
     .fini = hs__planned_fini,
     .plan = hoft_wm_plan,
 };

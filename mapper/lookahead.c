@@ -189,6 +189,7 @@ const hs_policy hs__policy_lookahead = {
     .init = lookahead_init,
     .ready = hs__planned_ready,
     .pick = hs__planned_pick,
+    .ahead = hs__planned_ahead,
     .fini = hs__planned_fini,
     .plan = lookahead_plan,
 };

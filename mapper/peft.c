@@ -44,6 +44,7 @@ const hs_policy hs__policy_peft = {
     .init = peft_init,
     .ready = hs__planned_ready,
     .pick = hs__planned_pick,
+    .ahead = hs__planned_ahead,
     .fini = hs__planned_fini,
     .plan = peft_plan,
 };

@@ -212,6 +212,7 @@ int hs__planned_init(hs_engine *e, const hs_map_options *opt, hs__plan_fn plan_f
                      void **state, hs_error *err);
 void hs__planned_ready(void *state, hs_engine *e, size_t task);
 long hs__planned_pick(void *state, hs_engine *e, int device);
+void hs__planned_ahead(void *state, hs_engine *e, int device);
 void hs__planned_fini(void *state);
 
 #endif

@@ -752,14 +752,15 @@ static void bundled_workloads_byte_exact(void **state)
 /* A GPU's worker holding kernels back and running others ahead of them
  * (exec/cpu.c, launch_apart) keeps every result right: the paper's small
  * cg, cholesky and fblock on emu (cpu0 + gpu0), with its copies into gpu0
- * done 300 us after they start (hs__data_test_copy_us), under h-ratio and
- * dmdar, the engine estimating with the executor's model (which starts
- * tasks HS_START_MAY_WAIT and HS_START_AHEAD): the outputs are the serial
+ * done 300 us after they start (hs__data_test_copy_us), under h-ratio,
+ * dmdar and heft (whose plan moves inputs ahead in pieces), the engine
+ * estimating with the executor's model (which starts tasks
+ * HS_START_MAY_WAIT and HS_START_AHEAD): the outputs are the serial
  * reference's byte for byte, and the schedule is well formed. */
 static void held_back_kernels_byte_exact(void **state)
 {
     static const char *const names[] = {"cg", "cholesky", "fblock"};
-    static const char *const pols[] = {"h-ratio", "dmdar"};
+    static const char *const pols[] = {"h-ratio", "dmdar", "heft"};
     (void)state;
     hs__data_test_copy_us = 300;
     for (size_t b = 0; b < sizeof names / sizeof names[0]; b++) {
@@ -783,6 +784,58 @@ static void held_back_kernels_byte_exact(void **state)
         hs_workload_free(w);
     }
     hs__data_test_copy_us = 0;
+}
+
+/* A planned policy's inputs moved ahead in pieces (hs_engine_prefetch_input,
+ * hs__data_prefetch_input) on emu: cpu0 + gpu0 (10 GB/s, 5 us), HEFT, the
+ * engine estimating with the executor's model; a (va, 300 us on cpu0) only
+ * orders b (va of 1000000 on gpu0: x and y, 4000000 B each, are its input
+ * from host, 8000000 B in the workload).  At the first step the next
+ * completion is a's, 300 us away: 295 us of the link move 2950000 B of x
+ * ahead; b's launch copies the other 1050000 B of x, then y.  Every byte
+ * arrives: b's result is the reference's. */
+static void planned_inputs_move_ahead_in_pieces(void **state)
+{
+    hs_workload *w = hs_workload_new();
+    hs_run_report r = {.check = HS_CHECK_NONE};
+    hs_backend be = {.ops = &hs_backend_emu, .state = &r};
+    hs_map_options opt = {.executor_estimates = 1};
+    hs_schedule *s = NULL;
+    hs_error err = {0};
+    double copied[3] = {0};
+    size_t n = 0;
+    void **ref;
+    int a;
+    (void)state;
+    platform(w, PF_CPU_GPU);
+    a = hs_workload_add_app(w, "ahead", 1, &err);
+    kernel(w, a, "a", "va", "n", 1000, NULL, 0, 300, 100000);
+    kernel(w, a, "b", "va", "n", 1000000, NULL, 0, 100000, 10);
+    assert_int_equal(hs_kernel_set_bytes(w, a, 1, 8000000, 4000000, &err), 0);
+    assert_int_equal(hs_app_add_edge(w, a, "a", "b", 0, &err), 0);
+    assert_int_equal(hs_edge_set_buffer(w, a, 0, HS_BUFFER_NONE, &err), 0);
+    finalize(w);
+    ref = reference(w);
+    if (hs_engine_run(w, hs_policy_find("heft"), &opt, &be, &s, NULL, &err) != 0 ||
+        hs_run_measured_schedule(w, "emu", &r, s, &err) != 0 || hs_schedule_validate(w, s, &err))
+        fail_msg("%s", err.msg);
+    check_outputs(w, &r, ref);
+    for (size_t k = 0; k < s->ntransfers; k++) {
+        const hs_transfer *t = &s->transfers[k];
+        if (t->from_placement != HS_NONE || t->to_placement == HS_NONE)
+            continue;
+        assert_int_equal(s->placements[t->to_placement].task, 1);
+        assert_true(n < 3);
+        copied[n++] = t->bytes;
+    }
+    assert_int_equal(n, 3);
+    assert_true(copied[0] >= 2949999 && copied[0] <= 2950000);
+    assert_true(copied[0] + copied[1] == 4000000 && copied[2] == 4000000);
+    assert_true(r.prefetched == 1);
+    free_results(w, ref);
+    hs_schedule_free(s);
+    hs_run_report_free(&r);
+    hs_workload_free(w);
 }
 
 /* The cpu backend refuses a gpu device with a clear message. */
@@ -1348,6 +1401,7 @@ int main(void)
         cmocka_unit_test(explicit_binding_feeds_a_later_buffer),
         cmocka_unit_test(bundled_workloads_byte_exact),
         cmocka_unit_test(held_back_kernels_byte_exact),
+        cmocka_unit_test(planned_inputs_move_ahead_in_pieces),
         cmocka_unit_test(emu_lone_gpu_copies_only_the_output),
         cmocka_unit_test(emu_next_inputs_after_the_running_ones),
         cmocka_unit_test(last_reader_updates_in_place),

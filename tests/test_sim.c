@@ -1050,6 +1050,74 @@ static void executor_model_runs_ahead(void **state)
     run_ahead(0, 2, 200, 1110);
 }
 
+/* A planned policy moves the input from host of a task its plan gives a
+ * GPU ahead of time, in the link's idle time before the next completion
+ * (hs_engine_prefetch_input, mapper/rank.c hs__planned_ahead).  cpu0 +
+ * gpu0, links 1 GB/s and 10 us; a (cpu 510 or 2000 us) feeds b 1000 B (T =
+ * 11 us, bound to none of b's buffers); b, a typed kernel of 100 us on
+ * gpu0, reads 1000000 B from host
+ * (T = 1010 us).  HEFT plans a on cpu0 and b on gpu0; gpu0 holds 2.
+ *   a 510: at 0 the next completion is a's end, 510: 500000 B move in
+ *     0..510; at 510 b starts, the other 500000 B move in 510..1020, a's
+ *     data in 1020..1031, b runs 1031..1131;
+ *   a 2000: the whole input moves in 0..1010; b's start waits only for a's
+ *     data, 2000..2011, and b runs 2011..2111;
+ *   without the hook (heft's plan, nothing moved ahead): b's input moves at
+ *     its start, then a's data: b runs (a + 1021)..(a + 1121). */
+static void planned_inputs_move_ahead(void **state)
+{
+    static const double a_us[] = {510, 2000};
+    (void)state;
+    for (int k = 0; k < 2; k++)
+        for (int hook = 1; hook >= 0; hook--) {
+            hs_workload *w = hs_workload_new();
+            hs_error err = {0};
+            hs_schedule *s = NULL;
+            hs_backend sim = {.ops = &hs_backend_sim};
+            const int depth[] = {2, 2};
+            hs_map_options opt = {.executor_depth = depth};
+            hs_policy heft = *hs_policy_find("heft");
+            double b_start = hook ? (k ? 2011 : 1031) : a_us[k] + 1021;
+            int a = cpu_gpu_app(w);
+            assert_int_equal(hs_app_add_kernel(w, a, "a", &err), 0);
+            assert_int_equal(hs_kernel_set_cost(w, a, 0, "cpu", a_us[k], &err), 0);
+            assert_int_equal(hs_kernel_set_cost(w, a, 0, "gpu", 100000, &err), 0);
+            assert_int_equal(hs_app_add_kernel(w, a, "b", &err), 1);
+            assert_int_equal(hs_kernel_set_type(w, a, 1, "va", &err), 0);
+            assert_int_equal(hs_kernel_add_param(w, a, 1, "n", 125000, &err), 0);
+            assert_int_equal(hs_kernel_set_cost(w, a, 1, "cpu", 100000, &err), 0);
+            assert_int_equal(hs_kernel_set_cost(w, a, 1, "gpu", 100, &err), 0);
+            assert_int_equal(hs_kernel_set_bytes(w, a, 1, 1000000, 0, &err), 0);
+            assert_int_equal(hs_app_add_edge(w, a, "a", "b", 1000, &err), 0);
+            assert_int_equal(hs_edge_set_buffer(w, a, 0, HS_BUFFER_NONE, &err), 0);
+            if (hs_workload_finalize(w, &err) != HS_OK)
+                fail_msg("%s", err.msg);
+            if (!hook)
+                heft.ahead = NULL;
+            if (hs_engine_run(w, &heft, &opt, &sim, &s, NULL, &err) != HS_OK ||
+                hs_schedule_validate(w, s, &err) != HS_OK)
+                fail_msg("%s", err.msg);
+            expect_at(s, 0, 0, 0, a_us[k]);
+            expect_at(s, 1, 1, b_start, b_start + 100);
+            if (hook) {
+                static const double copies[2][3][3] = {
+                    {{500000, 0, 510}, {500000, 510, 1020}, {1000, 1020, 1031}},
+                    {{1000000, 0, 1010}, {1000, 2000, 2011}, {0, 0, 0}}};
+                assert_int_equal(s->ntransfers, k ? 2 : 3);
+                for (size_t c = 0; c < s->ntransfers; c++) {
+                    const hs_transfer *t = &s->transfers[c];
+                    assert_float_equal(t->bytes, copies[k][c][0], EPS);
+                    assert_float_equal(t->start_us, copies[k][c][1], EPS);
+                    assert_float_equal(t->end_us, copies[k][c][2], EPS);
+                    assert_int_equal(s->placements[t->to_placement].task, 1);
+                    assert_int_equal(t->from_placement == HS_NONE, t->bytes != 1000);
+                }
+            }
+            hs_schedule_free(s);
+            hs_workload_free(w);
+        }
+}
+
 /* The executor's model of parts of a split kernel (the data manager runs
  * them through host): ad-part splits a gemm (n = 128: A, B, C 64 KiB each,
  * beta 0: C written only; 1000 us on either device, beside a task of 10
@@ -1205,6 +1273,7 @@ int main(void)
         cmocka_unit_test(executor_model),
         cmocka_unit_test(executor_model_prefetch),
         cmocka_unit_test(executor_model_runs_ahead),
+        cmocka_unit_test(planned_inputs_move_ahead),
         cmocka_unit_test(executor_model_parts_through_host),
         cmocka_unit_test(executor_model_valid_for_every_policy),
         cmocka_unit_test(cluster_routes_in_schedules),

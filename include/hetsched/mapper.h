@@ -33,10 +33,12 @@ typedef struct hs_map_options {
      * tasks and runs them in order (but that a GPU runs a task whose inputs
      * are there ahead of a held one that waits for its copies, when it ends
      * before they do: DESIGN.md, "Run-ahead on a GPU"); a task's input
-     * copies start when it is
-     * started on its device (or prefetched: hs_engine_prefetch) and queue
-     * on their link (one copy at a time per ordered pair of memories), and an output's copy back to host queues
-     * on its link after the task's end; a result copied to a memory once
+     * copies start when it is started on its device (or prefetched:
+     * hs_engine_prefetch; or, for its input from host, moved ahead in
+     * pieces by a policy that plans its tasks: hs_engine_prefetch_input)
+     * and queue on their link (one copy at a time per ordered pair of
+     * memories), and an output's copy back to host queues on its link
+     * after the task's end; a result copied to a memory once
      * serves every later reader there.  A part of a split typed kernel on a
      * memory but host works through host, as the data manager runs it: its
      * inputs go to host first, then one copy brings the spans it reads (a

@@ -74,6 +74,11 @@ struct hs_policy {
      * compares plans without a run. */
     int (*plan)(const hs_graph *g, const hs_platform *pf, const hs_map_options *opt,
                 struct hs__plan *out, hs_error *err);
+    /* Optional: after each round of picks, for every device whose memory
+     * is not host: a policy that knows which tasks d will run next may move
+     * their inputs from host there ahead of time
+     * (hs_engine_prefetch_input). */
+    void (*ahead)(void *state, hs_engine *e, int device);
 };
 
 /* Adds p to the registered policies (hs_policy_list, hs_policy_find): from
@@ -143,6 +148,20 @@ void hs_engine_assign(hs_engine *e, size_t t, int d);
  * there, and in a run, they then count as on that memory
  * (hs_engine_inputs_on).  The delay model ignores it. */
 void hs_engine_prefetch(hs_engine *e, size_t t, int d);
+
+/* From a policy's ahead hook: moves a piece of the input from host of task
+ * t (not started, ready or not) to device d's memory, in time the host ->
+ * d link would otherwise stay idle.  Under the executor's model (the
+ * simulator's, and a run's estimates), the piece fills the link from the
+ * end of its queue to the next completion the model predicts (or to a
+ * little after now, when that is sooner), and a real backend copies the
+ * same bytes; what no piece moved is copied at t's start, as before.
+ * Returns 1 when t has bytes left to move and the link has no more time
+ * before the next completion (ask again at the next round), 0 when t has
+ * nothing (more) to move to d: its whole input is there or on its way, it
+ * has none, or it is not a typed whole kernel on a memory but host; always
+ * 0 under the delay model. */
+int hs_engine_prefetch_input(hs_engine *e, size_t t, int d);
 
 #ifdef __cplusplus
 }
