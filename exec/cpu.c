@@ -396,7 +396,7 @@ static void prefetch_next(worker *wk, size_t head, size_t tail)
     err.code = 0;
     err.msg[0] = err.path[0] = '\0';
     if (tail > head + 1 && !wk->span[(head + 1) % RING][2] &&
-        hs__data_prefetch(wk->rb->dm, wk->task[(head + 1) % RING], wk->device, &err))
+        hs__data_prefetch(wk->rb->dm, wk->task[(head + 1) % RING], wk->device, SIZE_MAX, &err))
         fail(wk->rb, &err);
 }
 
@@ -477,9 +477,7 @@ static int completed_or_stop(const void *arg)
 static void prefetch(real *rb, size_t t, int d, double bytes)
 {
     hs_error err = {0};
-    int rc = bytes == HUGE_VAL ? hs__data_prefetch(rb->dm, t, d, &err)
-                               : hs__data_prefetch_input(rb->dm, t, d, (size_t)bytes, &err);
-    if (rc != 0)
+    if (hs__data_prefetch(rb->dm, t, d, bytes == HUGE_VAL ? SIZE_MAX : (size_t)bytes, &err) != 0)
         fail(rb, &err);
 }
 

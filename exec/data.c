@@ -2670,7 +2670,7 @@ static int prefetch_generated(hs__data *dm, dtask *task, size_t t, int d, size_t
     return rc;
 }
 
-int hs__data_prefetch(hs__data *dm, size_t t, int d, hs_error *err)
+int hs__data_prefetch(hs__data *dm, size_t t, int d, size_t bytes, hs_error *err)
 {
     const hs_task *rt = &dm->rg->tasks[t];
     dtask *task = &dm->t[rt->origin];
@@ -2682,7 +2682,7 @@ int hs__data_prefetch(hs__data *dm, size_t t, int d, hs_error *err)
         if (task->pf_mem != m)
             drop_prefetch(dm, task); /* moved to another device */
         task->pf_mem = m;
-        for (int i = 0; i < task->c.nbufs && rc == HS_OK; i++) {
+        for (int i = 0; i < task->c.nbufs && rc == HS_OK && bytes == SIZE_MAX; i++) {
             dtask *u = &dm->t[task->feed[i]];
             int has = 0;
             if (!task->fed[i] || task->pinned[i])
@@ -2704,25 +2704,7 @@ int hs__data_prefetch(hs__data *dm, size_t t, int d, hs_error *err)
             task->pinned[i] = 1;
         }
         if (rc == HS_OK)
-            rc = prefetch_generated(dm, task, t, d, SIZE_MAX, err);
-    }
-    pthread_mutex_unlock(&dm->mu);
-    return rc;
-}
-
-int hs__data_prefetch_input(hs__data *dm, size_t t, int d, size_t bytes, hs_error *err)
-{
-    const hs_task *rt = &dm->rg->tasks[t];
-    dtask *task = &dm->t[rt->origin];
-    int m = mem_of(dm, d), rc = HS_OK;
-    if (!task->typed || rt->nparts > 1 || dm->mode == HS__REAL_CPU || !runs_here(dm, d))
-        return HS_OK;
-    pthread_mutex_lock(&dm->mu);
-    if (!task->running && !task->ran) {
-        if (task->pf_mem != m)
-            drop_prefetch(dm, task);
-        task->pf_mem = m;
-        rc = prefetch_generated(dm, task, t, d, bytes, err);
+            rc = prefetch_generated(dm, task, t, d, bytes, err);
     }
     pthread_mutex_unlock(&dm->mu);
     return rc;

@@ -388,24 +388,20 @@ int hs__data_enqueues(const hs__data *dm, int d);
 int hs__data_waits(const hs__data *dm, size_t t, int d);
 int hs__data_complete(hs__data *dm, hs__launch *l);
 
-/* Starts moving ready task t's inputs to device d's memory without
- * waiting for the copies (thread-safe): its fed inputs and, on a device's
- * own memory, its generated ones; t will run on d after what d runs now,
- * so its copies overlap that kernel.  cuda: asynchronous; emu: the copies
- * are done before it returns; cpu: nothing to move.  Best effort: an input
- * whose producer has not ended, or that finds no room without evicting a
- * pinned replica, is left for hs__data_run.  0, or a negative HS_E* code
- * (a failed copy). */
-int hs__data_prefetch(hs__data *dm, size_t t, int d, hs_error *err);
-
-/* Copies the next `bytes` of task t's generated inputs (its input from
- * host) into their buffers on device d's own memory, ahead of time: t may
- * not be ready yet (hs_engine_prefetch_input).  The buffers are t's, made
- * at the first piece; what no piece moved is copied at t's launch, which
- * waits for the last piece's event (a device's copies from host run in
- * order).  Best effort as hs__data_prefetch; nothing on host's memory or
- * for a task that is not generated before the run. */
-int hs__data_prefetch_input(hs__data *dm, size_t t, int d, size_t bytes, hs_error *err);
+/* Starts moving task t's inputs to device d's memory without waiting for
+ * the copies (thread-safe).  bytes SIZE_MAX: all of ready task t's, its
+ * fed inputs and, on a device's own memory, its generated ones; t will run
+ * on d after what d runs now, so its copies overlap that kernel.
+ * Otherwise the next `bytes` of its generated inputs (its input from host)
+ * on a device's own memory, of a task that may not be ready yet
+ * (hs_engine_prefetch_input): the buffers are t's, made at their first
+ * bytes; what no call moved is copied at t's launch, which waits for the
+ * last copy's event (a device's copies from host run in order).  cuda:
+ * asynchronous; emu: the copies are done before it returns; cpu: nothing
+ * to move.  Best effort: an input whose producer has not ended, or that
+ * finds no room without evicting a pinned replica, is left for
+ * hs__data_run.  0, or a negative HS_E* code (a failed copy). */
+int hs__data_prefetch(hs__data *dm, size_t t, int d, size_t bytes, hs_error *err);
 
 /* After the last task: waits for every copy, then checks the held kernels
  * on every processor (outside the run's makespan).  HS_ECHECK naming the

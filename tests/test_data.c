@@ -100,14 +100,14 @@ static void prefetch_pins_and_cancel(void **state)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     assert_int_equal(hs__data_new(w, &w->graph, HS__REAL_EMU, &in, &dm, &err), 0);
     assert_int_equal(hs__data_start(dm, &t0, &err), 0);
-    assert_int_equal(hs__data_prefetch(dm, 2, 1, &err), 0); /* x, y not run: nothing */
+    assert_int_equal(hs__data_prefetch(dm, 2, 1, SIZE_MAX, &err), 0); /* x, y not run: nothing */
     assert_int_equal(hs__data_run(dm, 0, 0, 0, &s, &e, &err), 0);
     assert_int_equal(hs__data_run(dm, 1, 0, 0, &s, &e, &err), 0);
-    assert_int_equal(hs__data_prefetch(dm, 2, 1, &err), 0);
-    assert_int_equal(hs__data_prefetch(dm, 2, 1, &err), 0);
+    assert_int_equal(hs__data_prefetch(dm, 2, 1, SIZE_MAX, &err), 0);
+    assert_int_equal(hs__data_prefetch(dm, 2, 1, SIZE_MAX, &err), 0);
     assert_int_equal(hs__data_run(dm, 3, 1, 0, &s, &e, &err), 0);
     assert_int_equal(hs__data_run(dm, 2, 1, 0, &s, &e, &err), 0);
-    assert_int_equal(hs__data_prefetch(dm, 2, 1, &err), 0); /* ran: nothing */
+    assert_int_equal(hs__data_prefetch(dm, 2, 1, SIZE_MAX, &err), 0); /* ran: nothing */
     assert_int_equal(hs__data_verify(dm, &err), 0);
     assert_int_equal(hs__data_report(dm, &r, &err), 0);
     hs__data_free(dm);
@@ -147,7 +147,7 @@ static void prefetch_for_another_device(void **state)
     assert_int_equal(hs__data_start(dm, &t0, &err), 0);
     assert_int_equal(hs__data_run(dm, 0, 1, 0, &s, &e, &err), 0);
     assert_int_equal(hs__data_run(dm, 1, 1, 0, &s, &e, &err), 0);
-    assert_int_equal(hs__data_prefetch(dm, 2, 0, &err), 0);
+    assert_int_equal(hs__data_prefetch(dm, 2, 0, SIZE_MAX, &err), 0);
     assert_int_equal(hs__data_run(dm, 2, 1, 0, &s, &e, &err), 0);
     assert_int_equal(hs__data_run(dm, 3, 0, 0, &s, &e, &err), 0);
     assert_int_equal(hs__data_verify(dm, &err), 0);

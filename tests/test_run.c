@@ -787,7 +787,7 @@ static void held_back_kernels_byte_exact(void **state)
 }
 
 /* A planned policy's inputs moved ahead in pieces (hs_engine_prefetch_input,
- * hs__data_prefetch_input) on emu: cpu0 + gpu0 (10 GB/s, 5 us), HEFT, the
+ * hs__data_prefetch) on emu: cpu0 + gpu0 (10 GB/s, 5 us), HEFT, the
  * engine estimating with the executor's model; a (va, 300 us on cpu0) only
  * orders b (va of 1000000 on gpu0: x and y, 4000000 B each, are its input
  * from host, 8000000 B in the workload).  At the first step the next
