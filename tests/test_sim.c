@@ -1060,15 +1060,18 @@ static void executor_model_runs_ahead(void **state)
  *   a 510: at 0 the next completion is a's end, 510: 500000 B move in
  *     0..510; at 510 b starts, the other 500000 B move in 510..1020, a's
  *     data in 1020..1031, b runs 1031..1131;
+ *   a 100: a piece may reach 200 us past now (HS__PREFETCH_SLACK_US), so
+ *     190000 B move in 0..200; at 100 b starts, the other 810000 B move in
+ *     200..1020, a's data in 1020..1031, b runs 1031..1131;
  *   a 2000: the whole input moves in 0..1010; b's start waits only for a's
  *     data, 2000..2011, and b runs 2011..2111;
  *   without the hook (heft's plan, nothing moved ahead): b's input moves at
  *     its start, then a's data: b runs (a + 1021)..(a + 1121). */
 static void planned_inputs_move_ahead(void **state)
 {
-    static const double a_us[] = {510, 2000};
+    static const double a_us[] = {510, 2000, 100};
     (void)state;
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < 3; k++)
         for (int hook = 1; hook >= 0; hook--) {
             hs_workload *w = hs_workload_new();
             hs_error err = {0};
@@ -1077,7 +1080,7 @@ static void planned_inputs_move_ahead(void **state)
             const int depth[] = {2, 2};
             hs_map_options opt = {.executor_depth = depth};
             hs_policy heft = *hs_policy_find("heft");
-            double b_start = hook ? (k ? 2011 : 1031) : a_us[k] + 1021;
+            double b_start = hook ? (k == 1 ? 2011 : 1031) : a_us[k] + 1021;
             int a = cpu_gpu_app(w);
             assert_int_equal(hs_app_add_kernel(w, a, "a", &err), 0);
             assert_int_equal(hs_kernel_set_cost(w, a, 0, "cpu", a_us[k], &err), 0);
@@ -1100,10 +1103,11 @@ static void planned_inputs_move_ahead(void **state)
             expect_at(s, 0, 0, 0, a_us[k]);
             expect_at(s, 1, 1, b_start, b_start + 100);
             if (hook) {
-                static const double copies[2][3][3] = {
+                static const double copies[3][3][3] = {
                     {{500000, 0, 510}, {500000, 510, 1020}, {1000, 1020, 1031}},
-                    {{1000000, 0, 1010}, {1000, 2000, 2011}, {0, 0, 0}}};
-                assert_int_equal(s->ntransfers, k ? 2 : 3);
+                    {{1000000, 0, 1010}, {1000, 2000, 2011}, {0, 0, 0}},
+                    {{190000, 0, 200}, {810000, 200, 1020}, {1000, 1020, 1031}}};
+                assert_int_equal(s->ntransfers, k == 1 ? 2 : 3);
                 for (size_t c = 0; c < s->ntransfers; c++) {
                     const hs_transfer *t = &s->transfers[c];
                     assert_float_equal(t->bytes, copies[k][c][0], EPS);
