@@ -1787,6 +1787,15 @@ static double slowed(const hs__data *dm, int d, double us)
  * it may become d's result): a held check makes the input again from its
  * seed (check_one), so that no copy of it sits on the worker's path;
  * otherwise a copy from host. */
+/* Copies bytes [from, from + len) of d's generated input i from host to
+ * its buffer on m, for task `consumer`; *ev gets the copy's event. */
+static int copy_input(hs__data *dm, dtask *d, int i, int m, size_t from, size_t len,
+                      long consumer, void **ev, hs_error *err)
+{
+    return copy(dm, m, (char *)d->bufs[i] + from, HS_HOST_MEMORY, (const char *)d->before[i] + from,
+                len, NULL, -1, consumer, HS_COPY_INPUT, ev, err);
+}
+
 static int place_generated(hs__data *dm, dtask *d, int i, int m, long consumer, int dev,
                            void **ev, hs_error *err)
 {
@@ -1806,8 +1815,7 @@ static int place_generated(hs__data *dm, dtask *d, int i, int m, long consumer, 
     }
     if ((rc = mem_alloc(dm, m, b->bytes, 0, dev, &d->bufs[i], err)) != HS_OK)
         return rc;
-    return copy(dm, m, d->bufs[i], HS_HOST_MEMORY, d->before[i], b->bytes, NULL, -1, consumer,
-                HS_COPY_INPUT, ev, err);
+    return copy_input(dm, d, i, m, 0, b->bytes, consumer, ev, err);
 }
 
 /* Whether d, about to run on m, may update in place the replica on m that
@@ -1893,9 +1901,7 @@ static int place_buffers(hs__data *dm, dtask *d, int m, long rt, int dev, hs_err
             size_t done = d->pf_done[i];
             ev = d->pf_ev[i];
             if (done < c->bufs[i].bytes)
-                rc = copy(dm, m, (char *)d->bufs[i] + done, HS_HOST_MEMORY,
-                          (const char *)d->before[i] + done, c->bufs[i].bytes - done, NULL, -1,
-                          rt, HS_COPY_INPUT, &ev, err);
+                rc = copy_input(dm, d, i, m, done, c->bufs[i].bytes - done, rt, &ev, err);
             d->pf_buf[i] = 0;
             d->pf_done[i] = 0;
         } else {
@@ -2659,9 +2665,8 @@ static int prefetch_generated(hs__data *dm, dtask *task, size_t t, int d, size_t
             task->pf_buf[i] = 1;
         }
         len = size - task->pf_done[i] < budget ? size - task->pf_done[i] : budget;
-        if ((rc = copy(dm, m, (char *)task->bufs[i] + task->pf_done[i], HS_HOST_MEMORY,
-                       (const char *)task->before[i] + task->pf_done[i], len, NULL, -1, (long)t,
-                       HS_COPY_INPUT, &task->pf_ev[i], err)) != HS_OK)
+        if ((rc = copy_input(dm, task, i, m, task->pf_done[i], len, (long)t, &task->pf_ev[i],
+                             err)) != HS_OK)
             return rc;
         task->pf_done[i] += len;
         budget -= len;

@@ -444,6 +444,25 @@ static double part_ready(hs_engine *e, size_t t, int m)
                              : ready;
 }
 
+/* How many bytes of t's input from host are neither on memory m nor on
+ * their way there (executor's model): all of them once it is to go to
+ * another memory than the one a copy went to. */
+static double input_left(hs_engine *e, size_t t, int m)
+{
+    if (e->input_mem[t] != m) {
+        e->input_mem[t] = m;
+        e->input_moved[t] = 0;
+    }
+    return e->g->tasks[t].input_bytes - e->input_moved[t];
+}
+
+/* Queues a copy of `bytes` more of t's input from host to memory m now. */
+static void move_input(hs_engine *e, size_t t, int m, double bytes)
+{
+    e->input_at[t] = queue_copy(e, -1, (long)t, HS_HOST_MEMORY, m, bytes, e->now);
+    e->input_moved[t] += bytes;
+}
+
 /* When t's inputs are on memory m under the executor's model: its input
  * from host, and each predecessor's data that no earlier copy brought
  * there (from host when host holds it, else from where the predecessor
@@ -454,15 +473,9 @@ static double executor_fetch(hs_engine *e, size_t t, int m)
     const hs_edge *ed;
     double ready = e->now;
     if (g->tasks[t].input_bytes > 0 && m != HS_HOST_MEMORY) {
-        if (e->input_mem[t] != m) {
-            e->input_mem[t] = m;
-            e->input_moved[t] = 0;
-        }
-        if (e->input_moved[t] < g->tasks[t].input_bytes) { /* all of it, or what is left */
-            e->input_at[t] = queue_copy(e, -1, (long)t, HS_HOST_MEMORY, m,
-                                        g->tasks[t].input_bytes - e->input_moved[t], e->now);
-            e->input_moved[t] = g->tasks[t].input_bytes;
-        }
+        double left = input_left(e, t, m);
+        if (left > 0) /* all of it, or what no piece moved ahead */
+            move_input(e, t, m, left);
         ready = fmax(e->input_at[t], e->now);
     }
     HS_GRAPH_PRED_FOREACH(g, t, ed)
@@ -563,12 +576,7 @@ int hs_engine_prefetch_input(hs_engine *e, size_t t, int d)
     m = memory_of(e, d);
     if (!e->exec_model || !own_kernel(e, t, d) || task->input_bytes <= 0)
         return 0; /* the delay model moves nothing early; host's own memory needs nothing */
-    if (e->input_mem[t] != m) {
-        e->input_mem[t] = m;
-        e->input_moved[t] = 0;
-    }
-    left = task->input_bytes - e->input_moved[t];
-    if (left <= 0)
+    if ((left = input_left(e, t, m)) <= 0)
         return 0;
     l = &e->pf->links[(size_t)m]; /* host -> m */
     idle = fmax(next_completion(e), e->now + HS__PREFETCH_SLACK_US) -
@@ -576,8 +584,7 @@ int hs_engine_prefetch_input(hs_engine *e, size_t t, int d)
     if (idle < HS__PREFETCH_MIN_US)
         return 1; /* the link is busy until the next completion */
     bytes = fmin(left, floor(idle * l->bandwidth_gbps * 1000.0));
-    e->input_at[t] = queue_copy(e, -1, (long)t, HS_HOST_MEMORY, m, bytes, e->now);
-    e->input_moved[t] += bytes;
+    move_input(e, t, m, bytes);
     if (e->b->ops->prefetch)
         e->b->ops->prefetch(e->b, t, d, bytes);
     return bytes < left;
