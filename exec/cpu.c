@@ -224,6 +224,20 @@ static void parker_destroy(parker *p)
     (void)p;
 }
 
+/* Sleeps on p until a wake, or for at most ns nanoseconds (0: no limit),
+ * unless ready(arg) holds: it says it sleeps before it looks (sequentially
+ * consistent), so a producer that publishes then wakes is never missed.  A
+ * worker that holds kernels back polls their copies between naps.  Only
+ * p's owner calls it. */
+static void nap(parker *p, int (*ready)(const void *), const void *arg, long ns)
+{
+    unsigned seen = atomic_load(&p->seq);
+    atomic_store(&p->sleeping, 1);
+    if (!ready(arg))
+        os_sleep(p, seen, ns);
+    atomic_store_explicit(&p->sleeping, 0, memory_order_relaxed);
+}
+
 /* Returns once ready(arg) holds: spins with pauses for up to PAUSE_NS, then
  * with sched_yield up to SPIN_NS (the thread it waits for may need this
  * core: the machine may have fewer free cores than threads), reading the
@@ -249,26 +263,8 @@ static void await(parker *p, int (*ready)(const void *), const void *arg)
         else
             cpu_relax();
     }
-    for (;;) {
-        unsigned seen = atomic_load(&p->seq);
-        atomic_store(&p->sleeping, 1);
-        if (ready(arg)) /* sequentially consistent loads */
-            break;
-        os_sleep(p, seen, 0);
-    }
-    atomic_store_explicit(&p->sleeping, 0, memory_order_relaxed);
-}
-
-/* Sleeps on p for up to ns nanoseconds unless ready(arg) holds (a wake
- * ends it early): a worker that holds kernels back polls their copies
- * between naps.  Only p's owner calls it. */
-static void nap(parker *p, int (*ready)(const void *), const void *arg, long ns)
-{
-    unsigned seen = atomic_load(&p->seq);
-    atomic_store(&p->sleeping, 1);
-    if (!ready(arg))
-        os_sleep(p, seen, ns);
-    atomic_store_explicit(&p->sleeping, 0, memory_order_relaxed);
+    while (!ready(arg))
+        nap(p, ready, arg, 0);
 }
 
 /* Wakes p's owner if it sleeps or is about to; the caller has just
