@@ -34,5 +34,6 @@ const hs_policy hs__policy_d_rank = {
     .ready = hs__dispatch_ready,
     .pick = hs__dispatch_pick,
     .done = hs__dispatch_done,
+    .ahead = hs__dispatch_ahead,
     .fini = hs__dispatch_fini,
 };

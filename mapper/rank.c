@@ -489,6 +489,19 @@ long hs__dispatch_pick(void *state, hs_engine *e, int device)
     return (long)t;
 }
 
+/* A device's own queue is the order in which it takes its tasks, as a
+ * plan's is (hs__planned_ahead): their inputs from host move there in that
+ * order, in the link's idle time before the next completion.  The queue
+ * holds at most thr tasks, so it is walked from its head each time. */
+void hs__dispatch_ahead(void *state, hs_engine *e, int device)
+{
+    dispatch *s = state;
+    const hs__fifo *q = &s->queue[device];
+    for (size_t i = 0; i < q->len; i++)
+        if (hs_engine_prefetch_input(e, q->buf[(q->head + i) % q->cap], device))
+            break;
+}
+
 /* ========================================================== insertion slots */
 
 void hs__slots_init(hs__slots *s)

@@ -100,12 +100,13 @@ int hs__dispatch_default_thr(int ndevices);
  * queue ordered by prio (largest first; takes ownership of prio, an array of
  * g->ntasks entries allocated with malloc), per-device FIFO queues, and the
  * threshold opt->thr (0: default).  The hooks below are the policy's ready,
- * done, pick and fini.  On error prio is freed. */
+ * done, pick, ahead and fini.  On error prio is freed. */
 int hs__dispatch_new(hs_engine *e, const hs_map_options *opt, double *prio, void **state,
                      hs_error *err);
 void hs__dispatch_ready(void *state, hs_engine *e, size_t task);
 void hs__dispatch_done(void *state, hs_engine *e, size_t task, int device, double measured_us);
 long hs__dispatch_pick(void *state, hs_engine *e, int device);
+void hs__dispatch_ahead(void *state, hs_engine *e, int device);
 void hs__dispatch_fini(void *state);
 
 /* ------------------------------------------------------ insertion slots */

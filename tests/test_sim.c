@@ -1122,6 +1122,65 @@ static void planned_inputs_move_ahead(void **state)
         }
 }
 
+/* The threshold dispatcher (h-ratio, d-rank, ad-part) moves the input from
+ * host of a task waiting in a GPU's own queue ahead of time, as a plan's
+ * (mapper/rank.c hs__dispatch_ahead).  cpu0 + gpu0, links 1 GB/s and 10
+ * us, gpu0 holding one task; two ready tasks, g1 (cpu 1000000 us, gpu 2000)
+ * and g2, a typed kernel (cpu 10000, gpu 100) reading 1000000 B from host
+ * (T = 1010 us).  g1 comes first in either order (ratio 500 against 100;
+ * rank 501000 against 5050) and both go to gpu0 (g2 ends there by 2100);
+ * gpu0 runs g1 in 0..2000 while g2 waits in its queue:
+ *   with the hook: at 0 the link is free up to g1's end, so g2's whole
+ *     input moves in 0..1010 and g2 runs 2000..2100;
+ *   without: g2's input moves at its start, 2000..3010, and g2 runs
+ *     3010..3110.
+ * ad-part splits g1 so that its parts end together: f x 2000 = (1 - f) x
+ * 1000000 on gpu0 and cpu0, ending at 2000 x 1000000 / 1002000 = 1996.008;
+ * g2 then starts there. */
+static void dispatched_inputs_move_ahead(void **state)
+{
+    static const char *const policies[] = {"h-ratio", "d-rank", "ad-part"};
+    (void)state;
+    for (size_t k = 0; k < sizeof policies / sizeof *policies; k++)
+        for (int hook = 1; hook >= 0; hook--) {
+            hs_workload *w = hs_workload_new();
+            hs_error err = {0};
+            hs_schedule *s = NULL;
+            hs_backend sim = {.ops = &hs_backend_sim};
+            const int depth[] = {1, 1};
+            hs_map_options opt = {.executor_depth = depth};
+            hs_policy p = *hs_policy_find(policies[k]);
+            double g1_end = k == 2 ? 2000.0 * 1000000 / 1002000 : 2000;
+            double g2 = hook ? g1_end : g1_end + 1010;
+            int a = cpu_gpu_app(w);
+            assert_int_equal(hs_app_add_kernel(w, a, "g1", &err), 0);
+            assert_int_equal(hs_kernel_set_cost(w, a, 0, "cpu", 1000000, &err), 0);
+            assert_int_equal(hs_kernel_set_cost(w, a, 0, "gpu", 2000, &err), 0);
+            assert_int_equal(hs_app_add_kernel(w, a, "g2", &err), 1);
+            assert_int_equal(hs_kernel_set_type(w, a, 1, "va", &err), 0);
+            assert_int_equal(hs_kernel_add_param(w, a, 1, "n", 125000, &err), 0);
+            assert_int_equal(hs_kernel_set_cost(w, a, 1, "cpu", 10000, &err), 0);
+            assert_int_equal(hs_kernel_set_cost(w, a, 1, "gpu", 100, &err), 0);
+            assert_int_equal(hs_kernel_set_bytes(w, a, 1, 1000000, 0, &err), 0);
+            if (hs_workload_finalize(w, &err) != HS_OK)
+                fail_msg("%s", err.msg);
+            if (!hook)
+                p.ahead = NULL;
+            if (hs_engine_run(w, &p, &opt, &sim, &s, NULL, &err) != HS_OK ||
+                hs_schedule_validate(w, s, &err) != HS_OK)
+                fail_msg("%s: %s", policies[k], err.msg);
+            if (k < 2)
+                expect_at(s, 0, 1, 0, 2000);
+            expect_at(s, 1, 1, g2, g2 + 100);
+            assert_int_equal(s->ntransfers, 1);
+            assert_float_equal(s->transfers[0].bytes, 1000000, EPS);
+            assert_float_equal(s->transfers[0].start_us, hook ? 0 : g1_end, EPS);
+            assert_float_equal(s->transfers[0].end_us, hook ? 1010 : g1_end + 1010, EPS);
+            hs_schedule_free(s);
+            hs_workload_free(w);
+        }
+}
+
 /* The executor's model of parts of a split kernel (the data manager runs
  * them through host): ad-part splits a gemm (n = 128: A, B, C 64 KiB each,
  * beta 0: C written only; 1000 us on either device, beside a task of 10
@@ -1278,6 +1337,7 @@ int main(void)
         cmocka_unit_test(executor_model_prefetch),
         cmocka_unit_test(executor_model_runs_ahead),
         cmocka_unit_test(planned_inputs_move_ahead),
+        cmocka_unit_test(dispatched_inputs_move_ahead),
         cmocka_unit_test(executor_model_parts_through_host),
         cmocka_unit_test(executor_model_valid_for_every_policy),
         cmocka_unit_test(cluster_routes_in_schedules),

@@ -75,8 +75,8 @@ struct hs_policy {
     int (*plan)(const hs_graph *g, const hs_platform *pf, const hs_map_options *opt,
                 struct hs__plan *out, hs_error *err);
     /* Optional: after each round of picks, for every device whose memory
-     * is not host: a policy that knows which tasks d will run next may move
-     * their inputs from host there ahead of time
+     * is not host: a policy that knows which tasks d will run next (a plan,
+     * or d's own queue) may move their inputs from host there ahead of time
      * (hs_engine_prefetch_input). */
     void (*ahead)(void *state, hs_engine *e, int device);
 };
