@@ -4,8 +4,8 @@
 #                     policy with the optimum on the case study (the main job)
 #   ./build.sh test   installs missing Debian packages, builds, runs the tests
 #                     (once plainly, once under AddressSanitizer + UBSan), then
-#                     the tests that run threads (the executor, the splitters)
-#                     under ThreadSanitizer
+#                     the tests that run threads (the executor, the splitters,
+#                     a CPU kernel's helpers) under ThreadSanitizer
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -32,8 +32,9 @@ build() { # build DIR [meson options...]
     ninja -C "$dir" ${targets:-} >&2
 }
 
-# The tests that run threads: the executor and the chunk splitters.
-tsan_tests=(split_real engine_real run data split wave splitgraph)
+# The tests that run threads: the executor, the chunk splitters and a CPU
+# kernel's team of helper threads.
+tsan_tests=(kernels split_real engine_real run data split wave splitgraph)
 
 install_deps
 case "${1:-run}" in

@@ -6,11 +6,13 @@
 #include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 #include <lapacke.h>
@@ -415,6 +417,48 @@ static void threads_take_parts(void **state)
     }
 }
 
+/* A thread held up does not hold up its kernel's other items: on two
+ * threads, the first chunk to start waits (up to 10 s) until the other
+ * thread has run 3/4 of the 64 items, which it can do only by taking
+ * further chunks (with one equal part a thread it would run half).  Every
+ * item runs once, in 8 chunks (4 a thread). */
+static atomic_int held_calls, held_timed_out;
+static atomic_size_t held_others;
+
+static int held_up_run(const hs_kconf *c, void *const *bufs, size_t begin, size_t end,
+                       hs_error *err)
+{
+    unsigned char *ran = bufs[0];
+    (void)err;
+    if (atomic_fetch_add(&held_calls, 1) == 0) {
+        const struct timespec ms = {0, 1000000};
+        int waited = 0;
+        while (atomic_load(&held_others) < c->items * 3 / 4 && waited++ < 10000)
+            nanosleep(&ms, NULL);
+        atomic_store(&held_timed_out, waited > 10000);
+    } else {
+        atomic_fetch_add(&held_others, end - begin);
+    }
+    for (size_t i = begin; i < end; i++)
+        ran[i]++;
+    return 0;
+}
+
+static void threads_take_chunks(void **state)
+{
+    static const hs_ktype held_up = {.name = "held-up", .grain = 1, .run_cpu = held_up_run};
+    hs_kconf c = {.type = &held_up, .items = 64, .splittable = 1};
+    unsigned char ran[64] = {0};
+    void *bufs[1] = {ran};
+    hs_error err = {0};
+    (void)state;
+    assert_int_equal(hs_krun_cpu(&c, bufs, 0, c.items, 2, &err), 0);
+    assert_int_equal(atomic_load(&held_timed_out), 0);
+    assert_int_equal(atomic_load(&held_calls), 8);
+    for (size_t i = 0; i < c.items; i++)
+        assert_int_equal(ran[i], 1);
+}
+
 static void ranges_refused(void **state)
 {
     hs_kconf c;
@@ -603,6 +647,7 @@ int main(void)
         cmocka_unit_test(every_type_whole_and_split),
         cmocka_unit_test(threads_split_elementwise),
         cmocka_unit_test(threads_take_parts),
+        cmocka_unit_test(threads_take_chunks),
         cmocka_unit_test(ranges_refused),
         cmocka_unit_test(potrf_refuses_indefinite),
         cmocka_unit_test(cuda_not_built),

@@ -2,6 +2,7 @@
  * params, ranges, CPU threads, checks (workloads/kernels/kernel.h). */
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -207,15 +208,36 @@ static void run_part(part *p)
 
 #define HS_KMAX_THREADS 256
 
+/* A kernel on n threads is cut into up to CHUNKS_PER_THREAD x n contiguous
+ * chunks, which the threads take in turn from a shared counter: a thread
+ * that runs slower (its core shared with another thread, or taken a while)
+ * then does fewer chunks instead of holding up the kernel, as its one
+ * equal part did. */
+#define CHUNKS_PER_THREAD 4
+
+/* One call's chunks and the counter its threads take them by. */
+typedef struct chunks {
+    part *p;
+    size_t n;
+    atomic_size_t next;
+} chunks;
+
+static void take_chunks(chunks *w)
+{
+    size_t i;
+    while ((i = atomic_fetch_add(&w->next, 1)) < w->n)
+        run_part(&w->p[i]);
+}
+
 /* Teams of helper threads, kept from call to call: starting 13 threads
  * for every call made a vector add of 917504 elements take 0.6 ms on a
  * 16-core H200 host, slower than one thread, and about 2 ms a chunk of a
  * split beside a busy GPU (each new stack is mapped while the other
  * threads run, and the kernel then stops them all); with a team it takes
  * 0.09 ms (bench/split_overhead).
- * A call takes a team from the free list (or makes one), helper i runs
- * part i + 1 of each round it has one in, the caller runs part 0, waits for
- * the others and gives the team back: calls at once from several threads
+ * A call takes a team from the free list (or makes one), its helpers and
+ * the caller take the round's chunks, the caller waits for the helpers
+ * and gives the team back: calls at once from several threads
  * (CPU devices, engine workers) use several teams.  Teams and their
  * sleeping helpers last as long as the process. */
 typedef struct team team;
@@ -229,9 +251,9 @@ typedef struct helper {
 struct team {
     pthread_mutex_t mu;
     pthread_cond_t go, done;
-    part *parts;            /* this round's */
-    int np;                 /* parts in this round */
-    int left;               /* helpers' parts of this round not done */
+    chunks *work;           /* this round's */
+    int np;                 /* threads in this round, the caller's included */
+    int left;               /* helpers of this round not done */
     unsigned long round;
     int n;                  /* helpers started */
     team *next_free;
@@ -253,7 +275,7 @@ static void *helper_main(void *arg)
         seen = t->round;
         if (h->i + 1 < t->np) {
             pthread_mutex_unlock(&t->mu);
-            run_part(&t->parts[h->i + 1]);
+            take_chunks(t->work);
             pthread_mutex_lock(&t->mu);
             if (--t->left == 0)
                 pthread_cond_signal(&t->done);
@@ -298,16 +320,19 @@ static void team_give(team *t)
     pthread_mutex_unlock(&teams_mu);
 }
 
-/* Splits [begin, end) into up to nthreads contiguous parts of at least
- * `grain` items, runs the first on the calling thread and the others on
- * its helpers.  A part that gets no helper runs on the caller, so the
- * result never depends on how many threads could be started. */
+/* Splits [begin, end) into chunks of at least `grain` items and runs them
+ * on the calling thread and up to nthreads - 1 helpers.  Chunks that no
+ * helper takes run on the caller, and each item's result never depends on
+ * which chunk holds it, so neither does the output on how many threads
+ * could be started. */
 int hs_krun_cpu(const hs_kconf *c, void *const *bufs, size_t begin, size_t end, int nthreads,
                 hs_error *err)
 {
     const hs_ktype *t = c->type;
     size_t n = end - begin, grain = t->grain ? t->grain : 1;
     part *parts;
+    chunks w;
+    size_t nparts;
     team *tm;
     int np, helped, rc;
     if ((rc = hs__krange(c, begin, end, err)) != 0)
@@ -323,25 +348,28 @@ int hs_krun_cpu(const hs_kconf *c, void *const *bufs, size_t begin, size_t end, 
     np = nthreads < HS_KMAX_THREADS ? nthreads : HS_KMAX_THREADS;
     if ((size_t)np > n / grain)
         np = (int)(n / grain);
-    if (!(parts = calloc((size_t)np, sizeof *parts)))
+    nparts = (size_t)np * CHUNKS_PER_THREAD < n / grain ? (size_t)np * CHUNKS_PER_THREAD
+                                                        : n / grain;
+    if (!(parts = calloc(nparts, sizeof *parts)))
         return hs_error_set(err, HS_ENOMEM, "out of memory");
-    for (int i = 0; i < np; i++)
-        parts[i] = (part){.c = c, .bufs = bufs, .begin = begin + n * (size_t)i / (size_t)np,
-                          .end = begin + n * (size_t)(i + 1) / (size_t)np};
+    for (size_t i = 0; i < nparts; i++)
+        parts[i] = (part){.c = c, .bufs = bufs, .begin = begin + n * i / nparts,
+                          .end = begin + n * (i + 1) / nparts};
+    w.p = parts;
+    w.n = nparts;
+    atomic_init(&w.next, 0);
     tm = team_take(np - 1);
     helped = tm ? (tm->n + 1 < np ? tm->n + 1 : np) : 1;
     if (helped > 1) {
         pthread_mutex_lock(&tm->mu);
-        tm->parts = parts;
+        tm->work = &w;
         tm->np = helped;
         tm->left = helped - 1;
         tm->round++;
         pthread_cond_broadcast(&tm->go);
         pthread_mutex_unlock(&tm->mu);
     }
-    run_part(&parts[0]);
-    for (int i = helped; i < np; i++)
-        run_part(&parts[i]);
+    take_chunks(&w);
     if (helped > 1) {
         pthread_mutex_lock(&tm->mu);
         while (tm->left > 0)
@@ -351,7 +379,7 @@ int hs_krun_cpu(const hs_kconf *c, void *const *bufs, size_t begin, size_t end, 
     if (tm)
         team_give(tm);
     rc = 0;
-    for (int i = 0; i < np && rc == 0; i++)
+    for (size_t i = 0; i < nparts && rc == 0; i++)
         if (parts[i].rc != 0) {
             rc = parts[i].rc;
             if (err)
