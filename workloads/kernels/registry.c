@@ -212,7 +212,8 @@ static void run_part(part *p)
  * chunks, which the threads take in turn from a shared counter: a thread
  * that runs slower (its core shared with another thread, or taken a while)
  * then does fewer chunks instead of holding up the kernel, as its one
- * equal part did. */
+ * equal part did (on an H100 host, the slowest of 64 Fig. 5 runs went from
+ * 1.64 to 1.47 of its prediction: docs/results/2026-11-27-h100-cpu-chunks.txt). */
 #define CHUNKS_PER_THREAD 4
 
 /* One call's chunks and the counter its threads take them by. */
