@@ -1780,6 +1780,16 @@ static double slowed(const hs__data *dm, int d, double us)
     return dm->r.throttle && d == dm->r.throttle_device ? us * dm->r.throttle : us;
 }
 
+/* Copies bytes [from, from + len) of d's generated input i from host to
+ * its buffer on m, for task `consumer`; *ev gets the copy's event. */
+static int copy_input(hs__data *dm, dtask *d, int i, int m, size_t from, size_t len,
+                      long consumer, void **ev, hs_error *err)
+{
+    return copy(dm, m, (char *)d->bufs[i] + from, HS_HOST_MEMORY,
+                (const char *)d->before[i] + from, len, NULL, -1, consumer, HS_COPY_INPUT, ev,
+                err);
+}
+
 /* Gives generated input i of d a buffer on m and starts its copy from host
  * (dm->mu held).  On host, a buffer the kernel only reads is the generated
  * input itself (borrowed), and an updated one becomes d's own buffer
@@ -1787,15 +1797,6 @@ static double slowed(const hs__data *dm, int d, double us)
  * it may become d's result): a held check makes the input again from its
  * seed (check_one), so that no copy of it sits on the worker's path;
  * otherwise a copy from host. */
-/* Copies bytes [from, from + len) of d's generated input i from host to
- * its buffer on m, for task `consumer`; *ev gets the copy's event. */
-static int copy_input(hs__data *dm, dtask *d, int i, int m, size_t from, size_t len,
-                      long consumer, void **ev, hs_error *err)
-{
-    return copy(dm, m, (char *)d->bufs[i] + from, HS_HOST_MEMORY, (const char *)d->before[i] + from,
-                len, NULL, -1, consumer, HS_COPY_INPUT, ev, err);
-}
-
 static int place_generated(hs__data *dm, dtask *d, int i, int m, long consumer, int dev,
                            void **ev, hs_error *err)
 {
